@@ -1,0 +1,43 @@
+import type { Diagnostic, Severity } from './diagnostic.js';
+import type { SourceText } from './source-text.js';
+
+/** The stable JSON shape of SPEC §7: lines and columns 1-based, columns in UTF-16 code units. */
+export interface JsonDiagnostic {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: Severity;
+  code: string;
+  message: string;
+  related?: { file: string; line: number; column: number; endLine: number; endColumn: number; message: string }[];
+}
+
+export function toJsonDiagnostic(
+  diagnostic: Diagnostic,
+  sourceOf: (file: string) => SourceText | undefined,
+): JsonDiagnostic {
+  const span = (file: string, start: number, end: number) => {
+    const source = sourceOf(file);
+    if (!source) return { line: 1, column: 1, endLine: 1, endColumn: 1 };
+    const from = source.positionAt(start);
+    const to = source.positionAt(end);
+    return { line: from.line + 1, column: from.character + 1, endLine: to.line + 1, endColumn: to.character + 1 };
+  };
+  const json: JsonDiagnostic = {
+    file: diagnostic.file,
+    ...span(diagnostic.file, diagnostic.range.start, diagnostic.range.end),
+    severity: diagnostic.severity,
+    code: diagnostic.code,
+    message: diagnostic.message,
+  };
+  if (diagnostic.related?.length) {
+    json.related = diagnostic.related.map((r) => ({
+      file: r.file,
+      ...span(r.file, r.range.start, r.range.end),
+      message: r.message,
+    }));
+  }
+  return json;
+}
