@@ -5,10 +5,11 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig({
   resolve: {
-    alias: {
-      '@kairoku-playbook/grammar': here('./grammar/src/index.ts'),
-      '@kairoku-playbook/compiler': here('./compiler/src/index.ts'),
-    },
+    // Tests run against the sources; only the bare package names map to them (sub-paths stay as published).
+    alias: [
+      { find: /^@kairoku-playbook\/grammar$/, replacement: here('./grammar/src/index.ts') },
+      { find: /^@kairoku-playbook\/compiler$/, replacement: here('./compiler/src/index.ts') },
+    ],
   },
   test: {
     include: ['**/test/**/*.test.ts', 'docs/**/*.test.ts'],

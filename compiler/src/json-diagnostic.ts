@@ -11,7 +11,14 @@ export interface JsonDiagnostic {
   severity: Severity;
   code: string;
   message: string;
-  related?: { file: string; line: number; column: number; endLine: number; endColumn: number; message: string }[];
+  related?: {
+    file: string;
+    line: number;
+    column: number;
+    endLine: number;
+    endColumn: number;
+    message: string;
+  }[];
 }
 
 export function toJsonDiagnostic(
@@ -23,7 +30,12 @@ export function toJsonDiagnostic(
     if (!source) return { line: 1, column: 1, endLine: 1, endColumn: 1 };
     const from = source.positionAt(start);
     const to = source.positionAt(end);
-    return { line: from.line + 1, column: from.character + 1, endLine: to.line + 1, endColumn: to.character + 1 };
+    return {
+      line: from.line + 1,
+      column: from.character + 1,
+      endLine: to.line + 1,
+      endColumn: to.character + 1,
+    };
   };
   const json: JsonDiagnostic = {
     file: diagnostic.file,

@@ -42,7 +42,8 @@ export class SourceText {
   offsetAt(position: Position): number {
     if (position.line >= this.lineStarts.length) return this.text.length;
     const start = this.lineStarts[Math.max(0, position.line)]!;
-    const next = position.line + 1 < this.lineStarts.length ? this.lineStarts[position.line + 1]! : this.text.length;
+    const next =
+      position.line + 1 < this.lineStarts.length ? this.lineStarts[position.line + 1]! : this.text.length;
     return Math.min(start + Math.max(0, position.character), next);
   }
 

@@ -1,0 +1,107 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { SourceText, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
+import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
+import { flag, oneOf, parseArgs } from '../args.js';
+import { discoverPlaybooks, displayPath } from '../discover.js';
+import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
+import { UsageError, readPlaybookFile } from '../io.js';
+import type { CommandIo } from '../main.js';
+import { VERSION } from '../version.js';
+
+export const CHECK_HELP = `Usage: kairoku-playbook check [PATH...] [options]
+
+Checks playbooks and prints their diagnostics. With no PATH, checks the playbooks discovered in
+the current folder: *.playbook.yml|yaml anywhere, and *.yml|yaml directly in playbooks/,
+.kairoku/playbooks/ and .paseo/playbooks/ (node_modules, .git and *.test.yml are skipped).
+A folder PATH is searched the same way; a file PATH is always checked.
+
+Options:
+  --format text|json|sarif|github   output format (default text)
+  --max-warnings N                  exit 1 when there are more than N warnings (default: no limit)
+  --no-color                        plain text even on a terminal
+  -h, --help                        this help
+
+Exit codes: 0 no errors (and warnings within --max-warnings), 1 diagnostics over that, 2 usage or I/O errors.`;
+
+export function runCheck(argv: readonly string[], io: CommandIo): number {
+  const args = parseArgs(
+    argv,
+    {
+      format: 'string',
+      'max-warnings': 'string',
+      'no-color': 'boolean',
+      help: 'boolean',
+      explore: 'boolean',
+    },
+    { h: 'help' },
+  );
+  if (args.flags.has('help')) {
+    io.stdout(`${CHECK_HELP}\n`);
+    return 0;
+  }
+  if (args.flags.has('explore'))
+    throw new UsageError('--explore comes with the runtime (explore); it is not available in this build');
+  const format = oneOf(flag(args, 'format'), ['text', 'json', 'sarif', 'github'] as const, 'format', 'text');
+  const maxWarningsText = flag(args, 'max-warnings');
+  let maxWarnings = Infinity;
+  if (maxWarningsText !== undefined) {
+    if (!/^\d+$/.test(maxWarningsText))
+      throw new UsageError(`--max-warnings takes a whole number, not "${maxWarningsText}"`);
+    maxWarnings = Number(maxWarningsText);
+  }
+
+  const paths = collectPaths(args.positionals.length ? args.positionals : ['.'], io.cwd);
+  const files: WorkspaceFile[] = [];
+  const refused: Diagnostic[] = [];
+  const sources = new Map<string, SourceText>();
+  for (const path of paths) {
+    const shown = displayPath(path, io.cwd);
+    const read = readPlaybookFile(path, shown);
+    if ('diagnostic' in read) {
+      refused.push(read.diagnostic);
+      sources.set(shown, new SourceText(''));
+      continue;
+    }
+    files.push({ file: shown, text: read.text });
+  }
+  const validation = validateWorkspace(files);
+  for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
+  const diagnostics = sortDiagnostics([...refused, ...validation.diagnostics]);
+  const sourceOf = (file: string) => sources.get(file);
+
+  const color = format === 'text' && !args.flags.has('no-color') && io.color;
+  switch (format) {
+    case 'json':
+      io.stdout(formatJson(diagnostics, sourceOf));
+      break;
+    case 'sarif':
+      io.stdout(formatSarif(diagnostics, sourceOf, { toolVersion: VERSION }));
+      break;
+    case 'github':
+      io.stdout(formatGithub(diagnostics, sourceOf));
+      break;
+    default:
+      io.stdout(formatText(diagnostics, sourceOf, { color, fileCount: paths.length }));
+  }
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
+  return errors > 0 || warnings > maxWarnings ? 1 : 0;
+}
+
+/** Files as given, folders searched; a missing path is a usage error. */
+function collectPaths(args: readonly string[], cwd: string): string[] {
+  const paths: string[] = [];
+  for (const arg of args) {
+    const path = resolve(cwd, arg);
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch {
+      throw new UsageError(`no such file or folder: ${arg}`);
+    }
+    if (isDirectory) paths.push(...discoverPlaybooks(path));
+    else paths.push(path);
+  }
+  return [...new Set(paths)];
+}

@@ -1,0 +1,55 @@
+import { runCheck } from './commands/check.js';
+import { runCompile } from './commands/compile.js';
+import { runGraph } from './commands/graph.js';
+import { UsageError } from './io.js';
+import { VERSION } from './version.js';
+
+/** What a command may touch: passed in, so commands run in tests without a process of their own. */
+export interface CommandIo {
+  cwd: string;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** whether stdout is a terminal that takes colour */
+  color: boolean;
+  colorStderr: boolean;
+}
+
+export const HELP = `kairoku-playbook ${VERSION}: check, compile and graph playbooks for teams of AI coding agents
+
+Usage: kairoku-playbook COMMAND [options]
+
+Commands:
+  check [PATH...]     check playbooks and print diagnostics (text, json, sarif, github)
+  compile FILE        print the validated execution IR as JSON
+  graph FILE          print the step graph (text, mermaid, dot)
+
+Run kairoku-playbook COMMAND --help for a command's options.`;
+
+const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => number> = {
+  check: runCheck,
+  compile: runCompile,
+  graph: runGraph,
+};
+
+export function main(argv: readonly string[], io: CommandIo): number {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(`${HELP}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-v') {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const run = COMMANDS[command];
+  try {
+    if (!run) throw new UsageError(`unknown command "${command}"; run kairoku-playbook --help`);
+    return run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`kairoku-playbook: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,59 @@
+import type { Scalar } from 'yaml';
+import type { Diagnostic, OffsetRange, QuickFix, RelatedLocation, Severity } from './diagnostic.js';
+import type { Code } from './codes.js';
+import { CODES } from './codes.js';
+import type { Graph } from './graph/graph.js';
+import type { PlaybookModel, TextRef } from './model/model.js';
+import type { TemplateInfo } from './expressions/template-info.js';
+import { buildScalarMap, mapValueRange } from './yaml/scalar-map.js';
+import type { ScalarMap } from './yaml/scalar-map.js';
+
+export interface ReportOptions {
+  severity?: Severity;
+  related?: RelatedLocation[];
+  fix?: QuickFix;
+}
+
+/** What every check sees: the model, the analyses done before it, and one way to report. */
+export class CheckContext {
+  readonly diagnostics: Diagnostic[] = [];
+  graph!: Graph;
+  /** filled by the expression check: every parsed template and its references */
+  templates: TemplateInfo[] = [];
+  private readonly maps = new WeakMap<Scalar, ScalarMap>();
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+    readonly model: PlaybookModel,
+  ) {}
+
+  report(code: Code, range: OffsetRange, message: string, options: ReportOptions = {}): void {
+    const diagnostic: Diagnostic = {
+      file: this.file,
+      range,
+      severity: options.severity ?? CODES[code].severity,
+      code,
+      message,
+    };
+    if (options.related?.length) diagnostic.related = options.related;
+    if (options.fix) diagnostic.fix = options.fix;
+    this.diagnostics.push(diagnostic);
+  }
+
+  /** The source range of the characters [start, end) of a scalar's decoded value. */
+  rangeIn(ref: TextRef, start: number, end: number): OffsetRange {
+    let map = this.maps.get(ref.node);
+    if (!map) {
+      map = buildScalarMap(this.text, ref.node);
+      this.maps.set(ref.node, map);
+    }
+    return mapValueRange(map, start, end);
+  }
+
+  related(range: OffsetRange, message: string): RelatedLocation {
+    return { file: this.file, range, message };
+  }
+}
+
+export type Check = (context: CheckContext) => void;

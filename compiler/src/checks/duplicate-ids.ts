@@ -1,0 +1,30 @@
+import type { Diagnostic } from '../diagnostic.js';
+import type { PlaybookModel } from '../model/model.js';
+
+/** PB110: playbook ids are unique in a workspace; every file after the first with an id is reported. */
+export function checkDuplicateIds(models: readonly PlaybookModel[]): Diagnostic[] {
+  const first = new Map<string, PlaybookModel>();
+  const diagnostics: Diagnostic[] = [];
+  for (const model of models) {
+    const earlier = first.get(model.id);
+    if (!earlier) {
+      first.set(model.id, model);
+      continue;
+    }
+    diagnostics.push({
+      file: model.file,
+      range: model.idRange ?? { start: 0, end: 0 },
+      severity: 'error',
+      code: 'PB110',
+      message: `playbook id "${model.id}" is already used by ${earlier.file}${model.idRange ? '' : ' (the id comes from the file name; set id: to tell them apart)'}`,
+      related: [
+        {
+          file: earlier.file,
+          range: earlier.idRange ?? { start: 0, end: 0 },
+          message: `"${model.id}" is first used here`,
+        },
+      ],
+    });
+  }
+  return diagnostics;
+}

@@ -1,0 +1,74 @@
+import { isSingleExpression, parseCondition, parseTemplate } from '@kairoku-playbook/grammar';
+import type { Check } from '../check-context.js';
+import { templateSites } from '../expressions/sites.js';
+import type { TemplateInfo } from '../expressions/template-info.js';
+import { ExpressionChecker } from '../expressions/typecheck.js';
+import { STRING, typeToString } from '../types/type.js';
+
+/**
+ * Parses every template and condition (PB400, PB406), binds and type-checks their expressions
+ * (PB202–PB206, PB209, PB401, PB402, PB407) and checks that `when` is boolean (PB405).
+ */
+export const checkExpressions: Check = (context) => {
+  for (const site of templateSites(context.model)) {
+    const info: TemplateInfo = {
+      text: site.text,
+      place: site.place,
+      owner: site.scope.owner
+        ? { name: site.scope.owner.name, isAfter: site.scope.owner.isAfter }
+        : undefined,
+      outcome: site.outcome,
+      template: undefined,
+      condition: undefined,
+      type: undefined,
+      references: [],
+    };
+    context.templates.push(info);
+    const checker = new ExpressionChecker(context, info, site.scope);
+    if (site.place === 'when') {
+      const result = parseCondition(site.text.value);
+      for (const error of result.errors) {
+        context.report(
+          error.code,
+          context.rangeIn(site.text, error.span.start, error.span.end),
+          error.message,
+        );
+      }
+      info.condition = result.value;
+      if (!result.value) continue;
+      const type = checker.infer(result.value);
+      info.type = type;
+      if (type.kind === 'any' || type.kind === 'boolean' || result.errors.length) continue;
+      const range = context.rangeIn(site.text, result.value.span.start, result.value.span.end);
+      if (type.kind === 'nullable' && type.inner.kind === 'boolean') {
+        context.report(
+          'PB401',
+          range,
+          '"when" needs a boolean, but this may be null; guard it with default(…, false)',
+        );
+      } else {
+        context.report('PB405', range, `"when" must be a boolean expression, not ${typeToString(type)}`);
+      }
+      continue;
+    }
+    if (!site.text.value.includes('${{')) {
+      info.type = STRING;
+      continue;
+    }
+    const result = parseTemplate(site.text.value);
+    for (const error of result.errors) {
+      context.report(error.code, context.rangeIn(site.text, error.span.start, error.span.end), error.message);
+    }
+    const template = result.value;
+    info.template = template;
+    if (!template) continue;
+    let type = STRING;
+    for (const part of template.parts) {
+      if (part.kind === 'expression' && part.expr) {
+        const partType = checker.infer(part.expr);
+        if (isSingleExpression(template)) type = partType;
+      }
+    }
+    info.type = type;
+  }
+};

@@ -1,0 +1,36 @@
+import type { Check } from '../check-context.js';
+import { nonNull } from '../types/type.js';
+
+/** PB104: `pattern` applies to string inputs and must be a valid regular expression; `min`/`max` to numbers. */
+export const checkInputConstraints: Check = (context) => {
+  for (const input of context.model.inputs) {
+    const base = input.type ? nonNull(input.type).kind : undefined;
+    if (input.pattern) {
+      try {
+        new RegExp(input.pattern.value, 'u');
+      } catch (error) {
+        const reason =
+          error instanceof Error ? error.message.replace(/^Invalid regular expression: /, '') : 'invalid';
+        context.report(
+          'PB104',
+          context.rangeIn(input.pattern, 0, input.pattern.value.length),
+          `pattern of input "${input.name}" is not a valid regular expression: ${reason}`,
+        );
+      }
+      if (base && base !== 'string') {
+        context.report(
+          'PB104',
+          context.rangeIn(input.pattern, 0, input.pattern.value.length),
+          `"pattern" applies to string inputs; input "${input.name}" is ${base}`,
+        );
+      }
+    }
+    if (input.min !== undefined && input.max !== undefined && input.min > input.max) {
+      context.report(
+        'PB104',
+        input.keyRange,
+        `input "${input.name}" has min ${input.min} above its max ${input.max}`,
+      );
+    }
+  }
+};

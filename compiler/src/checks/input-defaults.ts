@@ -1,0 +1,50 @@
+import type { Check } from '../check-context.js';
+import { rangeOf } from '../yaml/read-yaml.js';
+import { typeToString, valueFits } from '../types/type.js';
+
+/** PB404: an input's default must fit its type, its min/max and its pattern. */
+export const checkInputDefaults: Check = (context) => {
+  for (const input of context.model.inputs) {
+    const value = input.defaultValue?.value;
+    if (!input.defaultValue || !input.type) continue;
+    const range = rangeOf(input.defaultValue.node);
+    if (!valueFits(value, input.type)) {
+      context.report(
+        'PB404',
+        range,
+        `default ${JSON.stringify(value)} of input "${input.name}" does not fit its type ${typeToString(input.type)}`,
+      );
+      continue;
+    }
+    if (typeof value === 'number') {
+      if (input.min !== undefined && value < input.min) {
+        context.report(
+          'PB404',
+          range,
+          `default ${value} of input "${input.name}" is below its min ${input.min}`,
+        );
+      } else if (input.max !== undefined && value > input.max) {
+        context.report(
+          'PB404',
+          range,
+          `default ${value} of input "${input.name}" is above its max ${input.max}`,
+        );
+      }
+    }
+    if (typeof value === 'string' && input.pattern) {
+      let pattern: RegExp | undefined;
+      try {
+        pattern = new RegExp(input.pattern.value, 'u');
+      } catch {
+        pattern = undefined;
+      }
+      if (pattern && !pattern.test(value)) {
+        context.report(
+          'PB404',
+          range,
+          `default ${JSON.stringify(value)} of input "${input.name}" does not match its pattern /${input.pattern.value}/`,
+        );
+      }
+    }
+  }
+};

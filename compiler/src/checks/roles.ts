@@ -1,0 +1,30 @@
+import { closest } from '@kairoku-playbook/grammar';
+import type { Check } from '../check-context.js';
+
+/** PB201: an agent step (or after-task) names a role that is neither in the fixed table nor declared. */
+export const checkRoles: Check = (context) => {
+  const { model } = context;
+  const known = [...model.roles.keys()];
+  for (const step of [...model.steps, ...model.after]) {
+    if (!step.role) {
+      if (step.kind !== 'agent') continue;
+      context.report('PB103', step.keyRange, `agent step "${step.name}" is missing the required key "role"`);
+      continue;
+    }
+    if (model.roles.has(step.role.name)) continue;
+    const suggestion = closest(step.role.name, known);
+    context.report(
+      'PB201',
+      step.role.range,
+      `unknown role "${step.role.name}"${suggestion ? `; did you mean "${suggestion}"?` : `; declare it under roles or use one of ${known.map((k) => `"${k}"`).join(', ')}`}`,
+      suggestion
+        ? {
+            fix: {
+              title: `Replace with "${suggestion}"`,
+              edits: [{ range: step.role.range, newText: suggestion }],
+            },
+          }
+        : {},
+    );
+  }
+};

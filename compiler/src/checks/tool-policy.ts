@@ -1,0 +1,80 @@
+import type { Check, CheckContext } from '../check-context.js';
+import type { FixedBase, RoleDecl, TextRef } from '../model/model.js';
+import { FIXED_ROLES } from '../model/model.js';
+import { BASE_POLICY } from '../policy/base-policy.js';
+
+/** PB502 a policy that grants more than its base allows; PB504 an invalid command pattern. */
+export const checkToolPolicy: Check = (context) => {
+  for (const role of context.model.roles.values()) {
+    if (!role.tools) continue;
+    const base = baseOf(role);
+    if (!base) continue;
+    const allowed = BASE_POLICY[base];
+    for (const tool of ['read', 'edit', 'write', 'network'] as const) {
+      const granted = role.tools[tool];
+      if (granted?.value === true && !allowed[tool]) {
+        context.report(
+          'PB502',
+          granted.range,
+          `role "${role.name}" grants "${tool}", which its base "${base}" does not allow`,
+        );
+      }
+    }
+    for (const tool of ['run', 'mcp'] as const) {
+      const granted = role.tools[tool];
+      if (!granted) continue;
+      const grants = granted.value === true || (Array.isArray(granted.value) && granted.value.length > 0);
+      if (grants && !allowed[tool]) {
+        context.report(
+          'PB502',
+          granted.range,
+          `role "${role.name}" grants "${tool}", which its base "${base}" does not allow`,
+        );
+      }
+      if (tool === 'run' && Array.isArray(granted.value))
+        for (const pattern of granted.value) checkPattern(context, pattern);
+    }
+  }
+};
+
+export function baseOf(role: RoleDecl): FixedBase | undefined {
+  const name = role.base?.name ?? role.name;
+  return (FIXED_ROLES as readonly string[]).includes(name) ? (name as FixedBase) : undefined;
+}
+
+/**
+ * A command pattern is a command line in which `*` matches any run of characters; it must name a
+ * command (not start with `*` or be empty), and carry no shell operators that would let one
+ * allowed command chain another.
+ */
+function checkPattern(context: CheckContext, pattern: TextRef): void {
+  const value = pattern.value;
+  const problem = commandPatternProblem(value);
+  if (!problem) return;
+  const at = problem.at ?? 0;
+  const length = problem.length ?? value.length;
+  context.report(
+    'PB504',
+    context.rangeIn(pattern, at, at + Math.max(length, 1)),
+    `invalid command pattern "${value}": ${problem.message}`,
+  );
+}
+
+export function commandPatternProblem(
+  value: string,
+): { message: string; at?: number; length?: number } | undefined {
+  if (value.trim() === '') return { message: 'it is empty' };
+  if (value.trimStart().startsWith('*'))
+    return { message: 'it must start with a command name, not "*"', at: value.indexOf('*'), length: 1 };
+  const operator = /(&&|\|\||[;|&`<>]|\$\()/.exec(value);
+  if (operator) {
+    return {
+      message: `shell operator "${operator[0]}" would let an allowed command run others; list each command on its own`,
+      at: operator.index,
+      length: operator[0].length,
+    };
+  }
+  if (/[\r\n]/.test(value))
+    return { message: 'it spans several lines', at: value.search(/[\r\n]/), length: 1 };
+  return undefined;
+}

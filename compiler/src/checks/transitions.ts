@@ -1,0 +1,60 @@
+import { closest } from '@kairoku-playbook/grammar';
+import type { Check } from '../check-context.js';
+
+/**
+ * PB207 unknown loop target; PB301 a loop target that is neither the step nor one of its ancestors;
+ * PB605 outcomes that can never be produced (a check step only passes or fails).
+ */
+export const checkTransitions: Check = (context) => {
+  const { model, graph } = context;
+  for (const step of model.steps) {
+    if (step.kind === 'check') {
+      for (const outcome of step.outcomes) {
+        if (outcome.keyRange && outcome.name !== 'pass' && outcome.name !== 'fail') {
+          context.report(
+            'PB605',
+            outcome.keyRange,
+            `check step "${step.name}" can only pass or fail; outcome "${outcome.name}" can never happen`,
+          );
+        }
+      }
+    }
+    for (const outcome of step.outcomes) {
+      const transition = outcome.transition;
+      if (transition?.kind !== 'loop' || !transition.target) continue;
+      const target = model.stepByName.get(transition.target.name);
+      if (!target) {
+        const candidates = [step.name, ...graph.ancestorsOf(step.index).map((i) => model.steps[i]!.name)];
+        const suggestion =
+          closest(transition.target.name, candidates) ??
+          closest(
+            transition.target.name,
+            model.steps.map((s) => s.name),
+          );
+        context.report(
+          'PB207',
+          transition.target.range,
+          `unknown loop target "${transition.target.name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          suggestion
+            ? {
+                fix: {
+                  title: `Replace with "${suggestion}"`,
+                  edits: [{ range: transition.target.range, newText: suggestion }],
+                },
+              }
+            : {},
+        );
+        continue;
+      }
+      if (graph.onCycle.has(step.index)) continue;
+      if (target !== step && !graph.isAncestor(target.index, step.index)) {
+        context.report(
+          'PB301',
+          transition.target.range,
+          `loop target "${target.name}" is not "${step.name}" or one of its ancestors: a loop can only go back up the graph`,
+          { related: [context.related(target.keyRange, `"${target.name}" is declared here`)] },
+        );
+      }
+    }
+  }
+};

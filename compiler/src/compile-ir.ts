@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+import { analyzeFile } from './compile.js';
+import type { Diagnostic } from './diagnostic.js';
+import { emitIr } from './ir/emit.js';
+import type { Ir } from './ir/ir.js';
+
+export interface Compilation {
+  diagnostics: Diagnostic[];
+  /** present when the playbook has no errors */
+  ir: Ir | undefined;
+}
+
+/** Checks one playbook and, when it has no errors, emits its IR. */
+export function compilePlaybook(file: string, text: string): Compilation {
+  const analysis = analyzeFile(file, text);
+  const hasErrors = analysis.diagnostics.some((d) => d.severity === 'error');
+  if (hasErrors || !analysis.context) return { diagnostics: analysis.diagnostics, ir: undefined };
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return { diagnostics: analysis.diagnostics, ir: emitIr(analysis.context, analysis.source, sha256) };
+}
+
+/** The IR as bytes: stable key order (as emitted), two-space indent, a final newline. */
+export function serializeIr(ir: Ir): string {
+  return `${JSON.stringify(ir, null, 2)}\n`;
+}

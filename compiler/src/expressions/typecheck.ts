@@ -1,0 +1,640 @@
+import { BUILTIN_FUNCTIONS, closest } from '@kairoku-playbook/grammar';
+import type { Expr, Span } from '@kairoku-playbook/grammar';
+import type { CheckContext } from '../check-context.js';
+import type { OffsetRange } from '../diagnostic.js';
+import type { StepDecl, TextRef } from '../model/model.js';
+import {
+  ANY,
+  BOOLEAN,
+  INTEGER,
+  NULL,
+  NUMBER,
+  STRING,
+  enumOf,
+  isAssignable,
+  isNullable,
+  nonNull,
+  nullable,
+  typeToString,
+} from '../types/type.js';
+import type { Type } from '../types/type.js';
+import { CONTEXT_ROOTS, STEP_STATUSES, mayBeAbsent } from './scope.js';
+import type { Scope } from './scope.js';
+import type { Reference, TemplateInfo } from './template-info.js';
+
+const CHECK_OUTPUTS = ['passed', 'failed', 'skipped', 'todo', 'exit_code'] as const;
+
+/** Places whose text an agent or a person reads: a secret must not reach them (PB407). */
+const VISIBLE_PLACES = new Set([
+  'title',
+  'description',
+  'prompt',
+  'run',
+  'feedback',
+  'gate-title',
+  'gate-summary',
+  'label',
+  'output',
+]);
+
+/**
+ * Binds and type-checks the expressions of one template: PB202–PB206, PB209, PB401, PB402, PB407.
+ * Every unknown yields `any`, so one mistake is reported once and nothing downstream cascades.
+ */
+export class ExpressionChecker {
+  constructor(
+    private readonly context: CheckContext,
+    private readonly info: TemplateInfo,
+    private readonly scope: Scope,
+  ) {}
+
+  private range(span: Span): OffsetRange {
+    return this.context.rangeIn(this.info.text, span.start, span.end);
+  }
+
+  private get text(): TextRef {
+    return this.info.text;
+  }
+
+  infer(expr: Expr): Type {
+    switch (expr.kind) {
+      case 'error':
+        return ANY;
+      case 'literal':
+        if (expr.value === null) return NULL;
+        if (typeof expr.value === 'string') return STRING;
+        if (typeof expr.value === 'boolean') return BOOLEAN;
+        return Number.isInteger(expr.value) ? INTEGER : NUMBER;
+      case 'identifier':
+        return this.identifier(expr);
+      case 'member':
+        return this.member(expr);
+      case 'index':
+        return this.index(expr);
+      case 'unary': {
+        const operand = this.infer(expr.operand);
+        this.expectBoolean(operand, expr.operand, '"!"');
+        return BOOLEAN;
+      }
+      case 'binary':
+        return this.binary(expr);
+      case 'call':
+        return this.call(expr);
+    }
+  }
+
+  private identifier(expr: Extract<Expr, { kind: 'identifier' }>): Type {
+    const inputs = this.context.model.inputs;
+    if ((CONTEXT_ROOTS as readonly string[]).includes(expr.name)) {
+      if (!this.rootVisible(expr.name)) {
+        this.context.report(
+          'PB209',
+          this.range(expr.span),
+          `"${expr.name}" is not available here: ${this.rootWhere(expr.name)}`,
+        );
+        return ANY;
+      }
+      // A bare context root is an object; its members are checked in `member`.
+      return { kind: 'object', fields: new Map(), open: true };
+    }
+    const input = inputs.find((i) => i.name === expr.name);
+    if (input) {
+      this.context.report(
+        'PB209',
+        this.range(expr.span),
+        `unknown name "${expr.name}"; did you mean "inputs.${expr.name}"?`,
+        {
+          fix: {
+            title: `Replace with "inputs.${expr.name}"`,
+            edits: [{ range: this.range(expr.span), newText: `inputs.${expr.name}` }],
+          },
+        },
+      );
+      return ANY;
+    }
+    const suggestion = closest(expr.name, CONTEXT_ROOTS);
+    this.context.report(
+      'PB209',
+      this.range(expr.span),
+      `unknown name "${expr.name}"${suggestion ? `; did you mean "${suggestion}"?` : `; expressions start with one of ${CONTEXT_ROOTS.join(', ')}`}`,
+      suggestion
+        ? {
+            fix: {
+              title: `Replace with "${suggestion}"`,
+              edits: [{ range: this.range(expr.span), newText: suggestion }],
+            },
+          }
+        : {},
+    );
+    return ANY;
+  }
+
+  private rootVisible(root: string): boolean {
+    switch (root) {
+      case 'loop':
+        return this.scope.owner !== undefined && !this.scope.owner.isAfter;
+      case 'report':
+        return this.scope.transition !== undefined;
+      case 'gate':
+        return this.scope.transition?.isChoice === true;
+      default:
+        return true;
+    }
+  }
+
+  private rootWhere(root: string): string {
+    switch (root) {
+      case 'loop':
+        return 'loop.* is available in the templates of steps';
+      case 'report':
+        return "report.* is available in an outcome's transition (its feedback)";
+      default:
+        return "gate.* is available in a gate choice's transition (its feedback)";
+    }
+  }
+
+  private reference(reference: Reference): void {
+    this.info.references.push(reference);
+  }
+
+  private member(expr: Extract<Expr, { kind: 'member' }>): Type {
+    const object = expr.object;
+    if (object.kind === 'identifier') {
+      switch (object.name) {
+        case 'inputs':
+          return this.inputMember(expr);
+        case 'steps':
+          return this.stepMember(expr);
+        case 'run':
+        case 'loop':
+        case 'report':
+        case 'gate':
+          if (!this.rootVisible(object.name)) {
+            this.context.report(
+              'PB209',
+              this.range(object.span),
+              `"${object.name}" is not available here: ${this.rootWhere(object.name)}`,
+            );
+            return ANY;
+          }
+          return this.fieldOf(this.contextObject(object.name), expr, object.name);
+      }
+    }
+    const owner = this.infer(object);
+    return this.fieldOf(owner, expr, undefined);
+  }
+
+  private contextObject(root: 'run' | 'loop' | 'report' | 'gate'): Type {
+    const step = this.scope.owner;
+    switch (root) {
+      case 'run': {
+        const fields: Record<string, Type> = { id: STRING, playbook: STRING, branch: STRING };
+        if (this.scope.owner?.isAfter) fields.status = enumOf(['completed', 'failed', 'canceled']);
+        return objectType(fields);
+      }
+      case 'loop':
+        return objectType({ count: INTEGER, feedback: STRING });
+      case 'report': {
+        const outputs: Record<string, Type> = {};
+        if (step?.kind === 'check') for (const name of CHECK_OUTPUTS) outputs[name] = INTEGER;
+        else for (const output of step?.outputs ?? []) outputs[output.name] = nullable(output.type ?? ANY);
+        return objectType({
+          summary: STRING,
+          outcome: enumOf(step?.outcomes.map((o) => o.name) ?? [], `step "${step?.name}"`),
+          outputs: objectType(outputs),
+        });
+      }
+      case 'gate':
+        return objectType({
+          comment: STRING,
+          choice: enumOf(step?.outcomes.map((o) => o.name) ?? [], `gate "${step?.name}"`),
+        });
+    }
+  }
+
+  private fieldOf(owner: Type, expr: Extract<Expr, { kind: 'member' }>, rootName: string | undefined): Type {
+    if (owner.kind === 'any') return ANY;
+    const base = nonNull(owner);
+    if (base.kind === 'object') {
+      const field = base.fields.get(expr.property);
+      if (base.outputsOf !== undefined) return this.output(base.outputsOf, field, expr);
+      if (field) {
+        const type = field.optional ? nullable(field.type) : field.type;
+        return isNullable(owner) ? nullable(type) : type;
+      }
+      if (base.open) return ANY;
+      const names = [...base.fields.keys()];
+      const suggestion = closest(expr.property, names);
+      const what = rootName ? `"${rootName}"` : `a value of type ${typeToString(owner)}`;
+      this.context.report(
+        'PB209',
+        this.range(expr.propertySpan),
+        `${what} has no property "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : names.length ? `; it has ${names.map((n) => `"${n}"`).join(', ')}` : ''}`,
+        suggestion
+          ? {
+              fix: {
+                title: `Replace with "${suggestion}"`,
+                edits: [{ range: this.range(expr.propertySpan), newText: suggestion }],
+              },
+            }
+          : {},
+      );
+      return ANY;
+    }
+    this.context.report(
+      'PB401',
+      this.range(expr.propertySpan),
+      `a value of type ${typeToString(owner)} has no properties; cannot read "${expr.property}"`,
+    );
+    return ANY;
+  }
+
+  private output(
+    step: string,
+    field: { type: Type; optional: boolean } | undefined,
+    expr: Extract<Expr, { kind: 'member' }>,
+  ): Type {
+    const range = this.range(expr.propertySpan);
+    if (field) {
+      this.reference({ kind: 'output', step, output: expr.property, range });
+      return field.type;
+    }
+    const declared = this.context.model.stepByName.get(step);
+    const names =
+      declared?.kind === 'check' ? [...CHECK_OUTPUTS] : (declared?.outputs.map((o) => o.name) ?? []);
+    const suggestion = closest(expr.property, names);
+    const has = names.length
+      ? `; it has ${names.map((n) => `"${n}"`).join(', ')}`
+      : '; it declares no outputs';
+    this.context.report(
+      'PB204',
+      range,
+      `step "${step}" has no output "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : has}`,
+      suggestion
+        ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
+        : {},
+    );
+    return ANY;
+  }
+
+  private inputMember(expr: Extract<Expr, { kind: 'member' }>): Type {
+    const input = this.context.model.inputs.find((i) => i.name === expr.property);
+    const range = this.range(expr.propertySpan);
+    if (!input) {
+      const suggestion = closest(
+        expr.property,
+        this.context.model.inputs.map((i) => i.name),
+      );
+      this.context.report(
+        'PB202',
+        range,
+        `unknown input "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+        suggestion
+          ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
+          : {},
+      );
+      return ANY;
+    }
+    this.reference({ kind: 'input', name: input.name, range });
+    if (input.secret && VISIBLE_PLACES.has(this.info.place)) {
+      this.context.report(
+        'PB407',
+        this.range(expr.span),
+        `secret input "${input.name}" would be shown to an agent or a person here; pass it to a check step through env`,
+      );
+    }
+    const type = input.type ?? ANY;
+    return input.required || input.defaultValue ? type : nullable(type);
+  }
+
+  private stepMember(expr: Extract<Expr, { kind: 'member' }>): Type {
+    const { model } = this.context;
+    const range = this.range(expr.propertySpan);
+    const step = model.stepByName.get(expr.property);
+    if (!step) {
+      const visible = this.visibleSteps().map((s) => s.name);
+      const suggestion =
+        closest(expr.property, visible) ??
+        closest(
+          expr.property,
+          model.steps.map((s) => s.name),
+        );
+      const isAfter = model.after.some((a) => a.name === expr.property);
+      this.context.report(
+        'PB203',
+        range,
+        isAfter
+          ? `"${expr.property}" is an after-task; expressions can only refer to steps`
+          : `unknown step "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+        suggestion && !isAfter
+          ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
+          : {},
+      );
+      return ANY;
+    }
+    this.reference({ kind: 'step', step: step.name, range });
+    if (!this.canSee(step)) {
+      const owner = this.scope.owner!;
+      const message =
+        step === owner
+          ? `step "${owner.name}" cannot read its own results before it has run; use report.* in its outcomes`
+          : `step "${step.name}" is not an ancestor of "${owner.name}", so it may not have run yet; add it to needs`;
+      this.context.report('PB205', range, message, {
+        related: [this.context.related(step.keyRange, `"${step.name}" is declared here`)],
+      });
+    }
+    return this.stepView(step);
+  }
+
+  private visibleSteps(): StepDecl[] {
+    return this.context.model.steps.filter((s) => this.canSee(s));
+  }
+
+  private canSee(step: StepDecl): boolean {
+    const owner = this.scope.owner;
+    if (this.scope.seesAllSteps || !owner) return true;
+    if (step === owner) return this.scope.transition !== undefined;
+    if (this.context.graph.onCycle.has(owner.index)) return true;
+    return this.context.graph.isAncestor(step.index, owner.index);
+  }
+
+  private stepView(step: StepDecl): Type {
+    const absent = mayBeAbsent(this.context.model, step, this.scope);
+    const maybe = (type: Type) => (absent ? nullable(type) : type);
+    const outputs = new Map<string, { type: Type; optional: boolean }>();
+    if (step.kind === 'check')
+      for (const name of CHECK_OUTPUTS) outputs.set(name, { type: maybe(INTEGER), optional: false });
+    for (const output of step.outputs)
+      outputs.set(output.name, { type: maybe(output.type ?? ANY), optional: false });
+    const outcome = enumOf(
+      step.outcomes.map((o) => o.name),
+      `${step.kind === 'gate' ? 'gate' : 'step'} "${step.name}"`,
+    );
+    return {
+      kind: 'object',
+      fields: new Map([
+        ['outputs', { type: { kind: 'object', fields: outputs, outputsOf: step.name }, optional: false }],
+        ['outcome', { type: maybe(outcome), optional: false }],
+        ['status', { type: enumOf(STEP_STATUSES), optional: false }],
+        ['summary', { type: maybe(STRING), optional: false }],
+        ['attempt', { type: INTEGER, optional: false }],
+      ]),
+    };
+  }
+
+  private index(expr: Extract<Expr, { kind: 'index' }>): Type {
+    const owner = this.infer(expr.object);
+    const index = this.infer(expr.index);
+    if (owner.kind === 'any') return ANY;
+    const base = nonNull(owner);
+    if (base.kind === 'list') {
+      if (!isAssignable(index, INTEGER) && index.kind !== 'any') {
+        this.context.report(
+          'PB401',
+          this.range(expr.index.span),
+          `a list index must be an integer, not ${typeToString(index)}`,
+        );
+      }
+      return isNullable(owner) ? nullable(base.element) : base.element;
+    }
+    if (base.kind === 'object' && expr.index.kind === 'literal' && typeof expr.index.value === 'string') {
+      const field = base.fields.get(expr.index.value);
+      if (field) return field.optional || isNullable(owner) ? nullable(field.type) : field.type;
+      if (base.open) return ANY;
+      this.context.report(
+        'PB209',
+        this.range(expr.index.span),
+        `a value of type ${typeToString(owner)} has no property ${JSON.stringify(expr.index.value)}`,
+      );
+      return ANY;
+    }
+    this.context.report(
+      'PB401',
+      this.range(expr.object.span),
+      `cannot index a value of type ${typeToString(owner)}`,
+    );
+    return ANY;
+  }
+
+  private binary(expr: Extract<Expr, { kind: 'binary' }>): Type {
+    const left = this.infer(expr.left);
+    const right = this.infer(expr.right);
+    switch (expr.operator) {
+      case '&&':
+      case '||':
+        this.expectBoolean(left, expr.left, `"${expr.operator}"`);
+        this.expectBoolean(right, expr.right, `"${expr.operator}"`);
+        return BOOLEAN;
+      case '==':
+      case '!=':
+        this.checkEquality(expr, left, right);
+        return BOOLEAN;
+      default:
+        this.checkOrdering(expr, left, right);
+        return BOOLEAN;
+    }
+  }
+
+  private expectBoolean(type: Type, expr: Expr, what: string): void {
+    if (type.kind === 'any' || type.kind === 'boolean') return;
+    if (type.kind === 'nullable' && type.inner.kind === 'boolean') {
+      this.context.report(
+        'PB401',
+        this.range(expr.span),
+        `${what} needs a boolean, but this may be null; guard it with default(…, false)`,
+      );
+      return;
+    }
+    this.context.report('PB401', this.range(expr.span), `${what} needs a boolean, not ${typeToString(type)}`);
+  }
+
+  private checkEquality(expr: Extract<Expr, { kind: 'binary' }>, left: Type, right: Type): void {
+    if (left.kind === 'any' || right.kind === 'any') return;
+    const l = nonNull(left);
+    const r = nonNull(right);
+    for (const [enumSide, other, otherExpr] of [
+      [l, r, expr.right],
+      [r, l, expr.left],
+    ] as const) {
+      if (enumSide.kind === 'enum' && otherExpr.kind === 'literal' && typeof otherExpr.value === 'string') {
+        if (enumSide.members.includes(otherExpr.value)) return;
+        const suggestion = closest(otherExpr.value, enumSide.members);
+        const range = this.range(otherExpr.span);
+        const fix = suggestion
+          ? { fix: { title: `Replace with '${suggestion}'`, edits: [{ range, newText: `'${suggestion}'` }] } }
+          : {};
+        const allowed = enumSide.members.map((m) => `"${m}"`).join(', ');
+        if (enumSide.origin) {
+          this.context.report(
+            'PB206',
+            range,
+            `${enumSide.origin} has no outcome "${otherExpr.value}"${suggestion ? `; did you mean "${suggestion}"?` : `; it has ${allowed}`}`,
+            fix,
+          );
+        } else {
+          this.context.report(
+            'PB401',
+            range,
+            `"${otherExpr.value}" is not one of ${allowed}, so this comparison is never true`,
+            fix,
+          );
+        }
+        return;
+      }
+      void other;
+    }
+    if (l.kind === 'null' || r.kind === 'null') return;
+    if (
+      !isAssignable(l, r) &&
+      !isAssignable(r, l) &&
+      !(isNumeric(l) && isNumeric(r)) &&
+      !(isTextual(l) && isTextual(r))
+    ) {
+      this.context.report(
+        'PB401',
+        this.range(expr.operatorSpan),
+        `comparing ${typeToString(left)} with ${typeToString(right)} is never true`,
+      );
+    }
+  }
+
+  private checkOrdering(expr: Extract<Expr, { kind: 'binary' }>, left: Type, right: Type): void {
+    for (const [type, side] of [
+      [left, expr.left],
+      [right, expr.right],
+    ] as const) {
+      if (type.kind === 'nullable') {
+        this.context.report(
+          'PB401',
+          this.range(side.span),
+          `"${expr.operator}" needs a value, but this may be null; guard it with default(…)`,
+        );
+        return;
+      }
+    }
+    if (left.kind === 'any' || right.kind === 'any') return;
+    if ((isNumeric(left) && isNumeric(right)) || (isTextual(left) && isTextual(right))) return;
+    this.context.report(
+      'PB401',
+      this.range(expr.operatorSpan),
+      `"${expr.operator}" compares two numbers (or two strings), not ${typeToString(left)} and ${typeToString(right)}`,
+    );
+  }
+
+  private call(expr: Extract<Expr, { kind: 'call' }>): Type {
+    const fn = BUILTIN_FUNCTIONS.find((f) => f.name === expr.callee);
+    const args = expr.args.map((a) => this.infer(a));
+    if (!fn) {
+      const suggestion = closest(
+        expr.callee,
+        BUILTIN_FUNCTIONS.map((f) => f.name),
+      );
+      const range = this.range(expr.calleeSpan);
+      this.context.report(
+        'PB402',
+        range,
+        `unknown function "${expr.callee}"${suggestion ? `; did you mean "${suggestion}"?` : `; the functions are ${BUILTIN_FUNCTIONS.map((f) => f.name).join(', ')}`}`,
+        suggestion
+          ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
+          : {},
+      );
+      return ANY;
+    }
+    if (args.length < fn.minArgs || args.length > fn.maxArgs) {
+      const expected =
+        fn.maxArgs === Infinity
+          ? `at least ${fn.minArgs}`
+          : fn.minArgs === fn.maxArgs
+            ? `${fn.minArgs}`
+            : `${fn.minArgs} or ${fn.maxArgs}`;
+      this.context.report(
+        'PB402',
+        this.range(expr.span),
+        `${fn.name} takes ${expected} argument${expected === '1' ? '' : 's'}, not ${args.length}: ${fn.signature}`,
+      );
+      return resultOf(fn.name, args);
+    }
+    const expectArg = (i: number, accepts: (t: Type) => boolean, what: string) => {
+      const type = args[i];
+      const arg = expr.args[i];
+      if (!type || !arg || type.kind === 'any') return;
+      if (isNullable(type) && fn.name !== 'default' && fn.name !== 'toJSON') {
+        this.context.report(
+          'PB401',
+          this.range(arg.span),
+          `argument ${i + 1} of ${fn.name} may be null; guard it with default(…)`,
+        );
+        return;
+      }
+      if (!accepts(nonNull(type))) {
+        this.context.report(
+          'PB401',
+          this.range(arg.span),
+          `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeToString(type)}`,
+        );
+      }
+    };
+    switch (fn.name) {
+      case 'contains':
+        expectArg(0, (t) => isTextual(t) || t.kind === 'list', 'a string or a list');
+        if (args[0] && isTextual(nonNull(args[0]))) expectArg(1, isTextual, 'a string');
+        break;
+      case 'startsWith':
+      case 'endsWith':
+        expectArg(0, isTextual, 'a string');
+        expectArg(1, isTextual, 'a string');
+        break;
+      case 'join':
+        expectArg(0, (t) => t.kind === 'list', 'a list');
+        expectArg(1, isTextual, 'a string');
+        break;
+      case 'len':
+        expectArg(0, (t) => isTextual(t) || t.kind === 'list', 'a string or a list');
+        break;
+      case 'format':
+        expectArg(0, isTextual, 'a string');
+        break;
+    }
+    return resultOf(fn.name, args);
+  }
+}
+
+function resultOf(name: string, args: Type[]): Type {
+  switch (name) {
+    case 'contains':
+    case 'startsWith':
+    case 'endsWith':
+      return BOOLEAN;
+    case 'len':
+      return INTEGER;
+    case 'default': {
+      const [value, fallback] = args;
+      if (!value || !fallback) return ANY;
+      if (value.kind === 'any' || fallback.kind === 'any') return ANY;
+      const base = value.kind === 'null' ? fallback : nonNull(value);
+      const joined = isAssignable(nonNull(fallback), base)
+        ? base
+        : isAssignable(base, nonNull(fallback))
+          ? nonNull(fallback)
+          : ANY;
+      return isNullable(fallback) ? nullable(joined) : joined;
+    }
+    default:
+      return STRING;
+  }
+}
+
+function isNumeric(type: Type): boolean {
+  return type.kind === 'number' || type.kind === 'integer';
+}
+
+function isTextual(type: Type): boolean {
+  return type.kind === 'string' || type.kind === 'enum';
+}
+
+function objectType(fields: Record<string, Type>): Type {
+  return {
+    kind: 'object',
+    fields: new Map(Object.entries(fields).map(([n, t]) => [n, { type: t, optional: false }])),
+  };
+}

@@ -1,0 +1,136 @@
+/** The execution IR (SPEC §5): JSON, versioned, deterministic. Its JSON Schema is `ir.schema.json`. */
+
+export const IR_VERSION = 1;
+
+/** `[line, column]`, 1-based, column in UTF-16 code units: where an IR node came from. */
+export type SourceLocation = [number, number];
+
+export type IrExpr =
+  | { kind: 'literal'; value: string | number | boolean | null }
+  | { kind: 'context'; name: string }
+  | { kind: 'member'; object: IrExpr; property: string }
+  | { kind: 'index'; object: IrExpr; index: IrExpr }
+  | { kind: 'not'; operand: IrExpr }
+  | {
+      kind: 'binary';
+      operator: '&&' | '||' | '==' | '!=' | '<' | '<=' | '>' | '>=';
+      left: IrExpr;
+      right: IrExpr;
+    }
+  | { kind: 'call'; function: string; args: IrExpr[] };
+
+export type IrTemplatePart = { text: string } | { expr: IrExpr; at: SourceLocation };
+
+/** A compiled template: `parts` interpolate as text; `single` keeps the one expression's type. */
+export interface IrTemplate {
+  parts: IrTemplatePart[];
+  single: boolean;
+  at: SourceLocation;
+}
+
+export type IrTransition =
+  | { kind: 'next' | 'fail' | 'end' | 'retry' }
+  | {
+      kind: 'loop';
+      target: number;
+      max: number;
+      feedback: IrTemplate | null;
+      exhausted: 'next' | 'fail' | 'end';
+      /** the target and every step that transitively needs it, in topological order */
+      reset: number[];
+      /** counter key: STEP.OUTCOME */
+      counter: string;
+    };
+
+export interface IrOutcome {
+  name: string;
+  label: string | null;
+  comment: 'none' | 'optional' | 'required';
+  transition: IrTransition;
+  at: SourceLocation | null;
+}
+
+export interface IrDerivedInput {
+  /** `inputs.task`, `steps.plan.outputs.plan`, `steps.qa.outcome` … */
+  from: string;
+  /** the step it comes from, as an index into `steps`; null for run inputs */
+  step: number | null;
+}
+
+export interface IrStep {
+  index: number;
+  name: string;
+  kind: 'agent' | 'check' | 'gate';
+  title: IrTemplate | null;
+  needs: number[];
+  when: { expr: IrExpr; at: SourceLocation } | null;
+  role: string | null;
+  provider: string | null;
+  model: string | null;
+  prompt: IrTemplate | null;
+  run: IrTemplate[];
+  env: { name: string; value: IrTemplate }[];
+  cwd: IrTemplate | null;
+  gate: { title: IrTemplate | null; summary: IrTemplate | null } | null;
+  outputs: { name: string; type: string; description: string | null }[];
+  outputSchema: Record<string, unknown>;
+  outcomes: IrOutcome[];
+  retries: number;
+  timeoutMs: number;
+  labels: { name: string; value: IrTemplate }[];
+  inputs: IrDerivedInput[];
+  layout: { row: number; column: number };
+  /** a role with a read-only base: the worktree is checked with git after the step */
+  readOnly: boolean;
+  at: SourceLocation;
+}
+
+export interface IrAfterTask extends Omit<IrStep, 'needs' | 'when' | 'gate' | 'layout' | 'kind'> {
+  kind: 'agent' | 'check';
+  trigger: 'auto' | 'manual';
+  on: ('completed' | 'failed')[];
+}
+
+export interface IrRole {
+  name: string;
+  base: 'implementer' | 'reviewer' | 'planner' | 'researcher';
+  instructions: string | null;
+  provider: string | null;
+  model: string | null;
+  mode: string | null;
+  tools: {
+    read: boolean;
+    edit: boolean;
+    write: boolean;
+    network: boolean;
+    run: boolean | string[];
+    mcp: boolean | string[];
+  };
+}
+
+export interface IrInput {
+  name: string;
+  type: string;
+  description: string | null;
+  required: boolean;
+  secret: boolean;
+  multiline: boolean;
+  default?: unknown;
+}
+
+export interface Ir {
+  ir: 1;
+  id: string;
+  title: string;
+  description: string | null;
+  workspace: 'current' | 'new-agent' | 'new-worktree';
+  source: { file: string; sha256: string };
+  labels: { name: string; value: IrTemplate }[];
+  inputs: IrInput[];
+  inputSchema: Record<string, unknown>;
+  roles: IrRole[];
+  limits: { concurrency: number; timeoutMs: number | null; stepTimeoutMs: number; maxLoops: number };
+  steps: IrStep[];
+  after: IrAfterTask[];
+  outputs: { name: string; value: IrTemplate | null; literal: string | number | boolean | null }[];
+}

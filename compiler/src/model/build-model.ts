@@ -1,0 +1,423 @@
+import { isMap, isScalar, isSeq } from 'yaml';
+import type { Document, Node, Pair, Scalar, YAMLMap } from 'yaml';
+import type { OffsetRange } from '../diagnostic.js';
+import { rangeOf } from '../yaml/read-yaml.js';
+import type {
+  InputDecl,
+  NameRef,
+  OutcomeDecl,
+  OutputDecl,
+  PlaybookModel,
+  RoleDecl,
+  SimpleTransition,
+  StepDecl,
+  StepKind,
+  TextRef,
+  ToolsDecl,
+  TransitionDecl,
+} from './model.js';
+import { FIXED_ROLES } from './model.js';
+
+/**
+ * Builds the model the checks work on, straight from the YAML nodes so every part keeps its range.
+ * It is lenient: a part of the wrong shape was already reported by the schema check and is left out here.
+ */
+export function buildModel(file: string, document: Document.Parsed): PlaybookModel {
+  const root = document.contents;
+  const top = entries(root as Node);
+  const model: PlaybookModel = {
+    file,
+    id: idFromFileName(file),
+    idRange: undefined,
+    version: undefined,
+    title: text(top.get('title')?.value),
+    description: plainString(top.get('description')?.value),
+    workspace: 'current',
+    labels: [],
+    inputs: [],
+    roles: new Map(),
+    limits: { concurrency: 1, timeout: undefined, stepTimeout: undefined, maxLoops: 3 },
+    steps: [],
+    stepByName: new Map(),
+    after: [],
+    outputs: [],
+  };
+  const id = top.get('id');
+  if (id && isScalar(id.value) && typeof id.value.value === 'string') {
+    model.id = id.value.value;
+    model.idRange = rangeOf(id.value);
+  }
+  const version = top.get('version')?.value;
+  if (isScalar(version) && typeof version.value === 'number') model.version = version.value;
+  const workspace = plainString(top.get('workspace')?.value);
+  if (workspace === 'new-agent' || workspace === 'new-worktree') model.workspace = workspace;
+  model.labels = labelsOf(top.get('labels')?.value);
+
+  for (const [name, pair] of entries(top.get('inputs')?.value)) model.inputs.push(buildInput(name, pair));
+  for (const base of FIXED_ROLES) {
+    model.roles.set(base, {
+      name: base,
+      keyRange: undefined,
+      base: undefined,
+      instructions: undefined,
+      provider: undefined,
+      model: undefined,
+      mode: undefined,
+      tools: undefined,
+    });
+  }
+  for (const [name, pair] of entries(top.get('roles')?.value)) model.roles.set(name, buildRole(name, pair));
+
+  const limits = entries(top.get('limits')?.value);
+  const concurrency = numberOf(limits.get('concurrency')?.value);
+  if (concurrency !== undefined) model.limits.concurrency = concurrency;
+  const maxLoops = numberOf(limits.get('max_loops')?.value);
+  if (maxLoops !== undefined) model.limits.maxLoops = maxLoops;
+  model.limits.timeout = text(limits.get('timeout')?.value);
+  model.limits.stepTimeout = text(limits.get('step_timeout')?.value);
+
+  let index = 0;
+  for (const [name, pair] of entries(top.get('steps')?.value)) {
+    const step = buildStep(name, pair, index++, false);
+    model.steps.push(step);
+    model.stepByName.set(name, step);
+  }
+  index = 0;
+  for (const [name, pair] of entries(top.get('after')?.value))
+    model.after.push(buildStep(name, pair, index++, true));
+  for (const [name, pair] of entries(top.get('outputs')?.value)) {
+    const value = pair.value as Node | null;
+    model.outputs.push({
+      name,
+      keyRange: rangeOf(pair.key as Node),
+      text: text(value),
+      literal: isScalar(value) && typeof value.value !== 'string' ? value.value : undefined,
+    });
+  }
+  return model;
+}
+
+export function idFromFileName(file: string): string {
+  const base = file.replace(/\\/g, '/').split('/').pop() ?? file;
+  return base.replace(/\.(ya?ml)$/i, '').replace(/\.playbook$/i, '');
+}
+
+/** The pairs of a mapping by key (the first of duplicate keys wins, as in the plain value). */
+function entries(node: unknown): Map<string, Pair> {
+  const result = new Map<string, Pair>();
+  if (!isMap(node)) return result;
+  for (const pair of (node as YAMLMap<unknown, unknown>).items) {
+    const key = isScalar(pair.key) ? String((pair.key as Scalar).value) : '';
+    if (!result.has(key)) result.set(key, pair as Pair);
+  }
+  return result;
+}
+
+function text(node: unknown): TextRef | undefined {
+  return isScalar(node) && typeof node.value === 'string' ? { value: node.value, node } : undefined;
+}
+
+function plainString(node: unknown): string | undefined {
+  return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
+}
+
+function numberOf(node: unknown): number | undefined {
+  return isScalar(node) && typeof node.value === 'number' ? node.value : undefined;
+}
+
+function booleanOf(node: unknown): { value: boolean; range: OffsetRange } | undefined {
+  return isScalar(node) && typeof node.value === 'boolean'
+    ? { value: node.value, range: rangeOf(node) }
+    : undefined;
+}
+
+function nameRef(node: unknown): NameRef | undefined {
+  return isScalar(node) && typeof node.value === 'string'
+    ? { name: node.value, range: rangeOf(node) }
+    : undefined;
+}
+
+function labelsOf(node: unknown): StepDecl['labels'] {
+  return [...entries(node as Node)].map(([name, pair]) => ({
+    name,
+    text: text(pair.value),
+    literal:
+      isScalar(pair.value) && typeof pair.value.value !== 'string' ? String(pair.value.value) : undefined,
+  }));
+}
+
+function buildInput(name: string, pair: Pair): InputDecl {
+  const fields = entries(pair.value as Node);
+  const defaultPair = fields.get('default');
+  const required = booleanOf(fields.get('required')?.value);
+  return {
+    name,
+    keyRange: rangeOf(pair.key as Node),
+    typeText: text(fields.get('type')?.value),
+    type: undefined,
+    defaultValue: defaultPair
+      ? { value: plain(defaultPair.value as Node), node: defaultPair.value as Node }
+      : undefined,
+    required: required ? required.value : !defaultPair,
+    secret: booleanOf(fields.get('secret')?.value)?.value ?? false,
+    multiline: booleanOf(fields.get('multiline')?.value)?.value ?? false,
+    description: plainString(fields.get('description')?.value),
+    pattern: text(fields.get('pattern')?.value),
+    min: numberOf(fields.get('min')?.value),
+    max: numberOf(fields.get('max')?.value),
+  };
+}
+
+/** The JSON value of a node (defaults are small; aliases were already expanded within limits). */
+function plain(node: Node | null): unknown {
+  if (!node) return null;
+  if (isScalar(node)) return node.value;
+  return node.toJSON();
+}
+
+function buildRole(name: string, pair: Pair): RoleDecl {
+  const fields = entries(pair.value as Node);
+  let tools: ToolsDecl | undefined;
+  const toolsPair = fields.get('tools');
+  if (toolsPair && isMap(toolsPair.value)) {
+    tools = {};
+    for (const [tool, toolPair] of entries(toolsPair.value as Node)) {
+      const value = toolPair.value as Node | null;
+      const range = rangeOf(toolPair.key as Node);
+      if (tool === 'read' || tool === 'edit' || tool === 'write' || tool === 'network') {
+        const flag = booleanOf(value);
+        if (flag) tools[tool] = { value: flag.value, range };
+      } else if (tool === 'run' || tool === 'mcp') {
+        const flag = booleanOf(value);
+        if (flag) tools[tool] = { value: flag.value, range };
+        else if (isSeq(value)) {
+          tools[tool] = { value: value.items.map(text).filter((t): t is TextRef => t !== undefined), range };
+        }
+      }
+    }
+  }
+  return {
+    name,
+    keyRange: rangeOf(pair.key as Node),
+    base: nameRef(fields.get('base')?.value),
+    instructions: text(fields.get('instructions')?.value),
+    provider: plainString(fields.get('provider')?.value),
+    model: plainString(fields.get('model')?.value),
+    mode: plainString(fields.get('mode')?.value),
+    tools,
+  };
+}
+
+const SIMPLE: readonly string[] = ['next', 'fail', 'end', 'retry'];
+
+export function buildTransition(node: Node | null | undefined): TransitionDecl | undefined {
+  if (isScalar(node)) {
+    return typeof node.value === 'string' && SIMPLE.includes(node.value)
+      ? { kind: node.value as SimpleTransition, range: rangeOf(node) }
+      : undefined;
+  }
+  if (!isMap(node)) return undefined;
+  const fields = entries(node);
+  if (!fields.has('loop')) return undefined;
+  const max = fields.get('max')?.value;
+  const exhausted = fields.get('exhausted')?.value;
+  const exhaustedKind = plainString(exhausted);
+  return {
+    kind: 'loop',
+    range: rangeOf(node),
+    target: nameRef(fields.get('loop')?.value),
+    max:
+      isScalar(max) && typeof max.value === 'number' ? { value: max.value, range: rangeOf(max) } : undefined,
+    feedback: text(fields.get('feedback')?.value),
+    exhausted:
+      exhaustedKind === 'next' || exhaustedKind === 'fail' || exhaustedKind === 'end'
+        ? { kind: exhaustedKind, range: rangeOf(exhausted as Node) }
+        : undefined,
+  };
+}
+
+function buildChoice(name: string, pair: Pair): OutcomeDecl {
+  const value = pair.value as Node | null;
+  const keyRange = rangeOf(pair.key as Node);
+  if (isMap(value) && !entries(value).has('loop')) {
+    const fields = entries(value);
+    const comment = plainString(fields.get('comment')?.value);
+    return {
+      name,
+      keyRange,
+      transition: buildTransition(fields.get('then')?.value as Node | null),
+      label: plainString(fields.get('label')?.value),
+      comment: comment === 'optional' || comment === 'required' ? comment : 'none',
+    };
+  }
+  return { name, keyRange, transition: buildTransition(value), label: undefined, comment: 'none' };
+}
+
+function implicitOutcome(name: string, kind: SimpleTransition): OutcomeDecl {
+  return {
+    name,
+    keyRange: undefined,
+    transition: { kind, range: { start: 0, end: 0 } },
+    label: undefined,
+    comment: 'none',
+  };
+}
+
+export const DEFAULT_OUTCOMES: Record<StepKind, readonly [string, SimpleTransition][]> = {
+  agent: [
+    ['done', 'next'],
+    ['failed', 'fail'],
+  ],
+  check: [
+    ['pass', 'next'],
+    ['fail', 'fail'],
+  ],
+  gate: [
+    ['approve', 'next'],
+    ['reject', 'fail'],
+  ],
+};
+
+function buildStep(name: string, pair: Pair, index: number, isAfter: boolean): StepDecl {
+  const fields = entries(pair.value as Node);
+  const kindKeys: NameRef[] = [];
+  const kinds: StepKind[] = [];
+  for (const [key, stepKind] of [
+    ['prompt', 'agent'],
+    ['run', 'check'],
+    ['gate', 'gate'],
+  ] as const) {
+    const keyPair = fields.get(key);
+    if (!keyPair || (isAfter && key === 'gate')) continue;
+    kinds.push(stepKind);
+    kindKeys.push({ name: key, range: rangeOf(keyPair.key as Node) });
+  }
+  const kind = kinds.length === 1 ? kinds[0] : undefined;
+
+  const needsNode = fields.get('needs')?.value as Node | null | undefined;
+  const needs: NameRef[] = [];
+  if (isScalar(needsNode)) {
+    const ref = nameRef(needsNode);
+    if (ref) needs.push(ref);
+  } else if (isSeq(needsNode)) {
+    for (const item of needsNode.items) {
+      const ref = nameRef(item);
+      if (ref) needs.push(ref);
+    }
+  }
+
+  const whenNode = fields.get('when')?.value;
+  const when = text(whenNode) ?? booleanOf(whenNode);
+
+  const runNode = fields.get('run')?.value as Node | null | undefined;
+  const run: TextRef[] = [];
+  if (isSeq(runNode))
+    for (const item of runNode.items) {
+      const t = text(item);
+      if (t) run.push(t);
+    }
+  else {
+    const t = text(runNode);
+    if (t) run.push(t);
+  }
+
+  const outputs: OutputDecl[] = [];
+  for (const [outputName, outputPair] of entries(fields.get('outputs')?.value as Node)) {
+    const value = outputPair.value as Node | null;
+    const detail = isMap(value) ? entries(value) : undefined;
+    outputs.push({
+      name: outputName,
+      keyRange: rangeOf(outputPair.key as Node),
+      typeText: detail ? text(detail.get('type')?.value) : text(value),
+      type: undefined,
+      description: detail ? plainString(detail.get('description')?.value) : undefined,
+    });
+  }
+
+  let gate: StepDecl['gate'];
+  const outcomes: OutcomeDecl[] = [];
+  let outcomesDeclared = false;
+  const gatePair = fields.get('gate');
+  if (kind === 'gate' && gatePair) {
+    const gateFields = entries(gatePair.value as Node);
+    gate = {
+      title: text(gateFields.get('title')?.value),
+      summary: text(gateFields.get('summary')?.value),
+      range: rangeOf(gatePair.key as Node),
+    };
+    const choices = gateFields.get('choices');
+    if (choices && isMap(choices.value)) {
+      outcomesDeclared = true;
+      for (const [choiceName, choicePair] of entries(choices.value as Node))
+        outcomes.push(buildChoice(choiceName, choicePair));
+    }
+  } else {
+    const declared = fields.get('outcomes');
+    if (declared && isMap(declared.value)) {
+      outcomesDeclared = true;
+      for (const [outcomeName, outcomePair] of entries(declared.value as Node)) {
+        outcomes.push({
+          name: outcomeName,
+          keyRange: rangeOf(outcomePair.key as Node),
+          transition: buildTransition(outcomePair.value as Node | null),
+          label: undefined,
+          comment: 'none',
+        });
+      }
+    }
+  }
+  // Defaults fill in: all of them when nothing is declared, and a check step's missing pass/fail.
+  if (kind && (!outcomesDeclared || kind === 'check')) {
+    for (const [outcomeName, transition] of DEFAULT_OUTCOMES[kind]) {
+      if (!outcomes.some((o) => o.name === outcomeName))
+        outcomes.push(implicitOutcome(outcomeName, transition));
+    }
+  }
+
+  const env: StepDecl['env'] = [...entries(fields.get('env')?.value as Node)].map(([envName, envPair]) => ({
+    name: envName,
+    keyRange: rangeOf(envPair.key as Node),
+    text: text(envPair.value),
+    literal:
+      isScalar(envPair.value) && typeof envPair.value.value !== 'string'
+        ? String(envPair.value.value)
+        : undefined,
+  }));
+
+  const retries = numberOf(fields.get('retries')?.value);
+  const trigger = plainString(fields.get('trigger')?.value);
+  const onNode = fields.get('on')?.value;
+  const onValues = isSeq(onNode) ? onNode.items.map(plainString) : [plainString(onNode)];
+  const on = onNode
+    ? onValues.filter((v): v is 'completed' | 'failed' => v === 'completed' || v === 'failed')
+    : [];
+
+  return {
+    name,
+    keyRange: rangeOf(pair.key as Node),
+    index,
+    isAfter,
+    kind,
+    kindKeys,
+    title: text(fields.get('title')?.value),
+    needs,
+    when,
+    role: nameRef(fields.get('role')?.value),
+    provider: plainString(fields.get('provider')?.value),
+    model: plainString(fields.get('model')?.value),
+    prompt: text(fields.get('prompt')?.value),
+    run,
+    env,
+    cwd: text(fields.get('cwd')?.value),
+    outputs,
+    outcomes,
+    outcomesDeclared,
+    gate,
+    timeout: text(fields.get('timeout')?.value),
+    retries:
+      retries !== undefined && Number.isInteger(retries) && retries >= 0 && retries <= 10 ? retries : 0,
+    labels: labelsOf(fields.get('labels')?.value),
+    trigger: trigger === 'manual' ? 'manual' : 'auto',
+    on: onNode ? on : ['completed', 'failed'],
+  };
+}

@@ -1,0 +1,61 @@
+import type { Diagnostic } from './diagnostic.js';
+import { SourceText } from './source-text.js';
+
+interface Suppression {
+  code: string;
+  /** the 0-based line it silences */
+  line: number;
+  range: { start: number; end: number };
+  used: boolean;
+}
+
+const COMMENT = /(^|[ \t])#[ \t]*playbook-ignore\b([^\n\r]*)/g;
+
+/**
+ * Applies `# playbook-ignore CODE reason` comments: a comment at the end of a line silences that line,
+ * one alone on its line silences the next. A suppression that silences nothing is reported (PB903).
+ */
+export function applySuppressions(
+  file: string,
+  text: string,
+  diagnostics: Diagnostic[],
+  source?: SourceText,
+): Diagnostic[] {
+  if (!text.includes('playbook-ignore')) return diagnostics;
+  const lines = source ?? new SourceText(text);
+  const suppressions: Suppression[] = [];
+  for (const match of text.matchAll(COMMENT)) {
+    const hash = match.index + match[1]!.length;
+    const position = lines.positionAt(hash);
+    const before = lines.lineText(position.line).slice(0, position.character);
+    const target = before.trim() === '' ? position.line + 1 : position.line;
+    const argsStart = hash + match[0].length - match[1]!.length - match[2]!.length;
+    for (const code of match[2]!.matchAll(/\bPB\d{3}\b/g)) {
+      const start = argsStart + code.index;
+      suppressions.push({
+        code: code[0],
+        line: target,
+        range: { start, end: start + code[0].length },
+        used: false,
+      });
+    }
+  }
+  const kept = diagnostics.filter((diagnostic) => {
+    const line = lines.positionAt(diagnostic.range.start).line;
+    const suppression = suppressions.find((s) => s.code === diagnostic.code && s.line === line);
+    if (!suppression) return true;
+    suppression.used = true;
+    return false;
+  });
+  for (const suppression of suppressions) {
+    if (suppression.used) continue;
+    kept.push({
+      file,
+      range: suppression.range,
+      severity: 'info',
+      code: 'PB903',
+      message: `this "playbook-ignore ${suppression.code}" silences nothing on line ${suppression.line + 1}; remove it`,
+    });
+  }
+  return kept;
+}

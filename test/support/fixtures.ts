@@ -1,0 +1,46 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SourceText, toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
+import type { Diagnostic } from '@kairoku-playbook/compiler';
+
+export const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
+
+/** Fixture files of a folder, by name; a sub-folder is one workspace fixture (for PB110). */
+export function fixtureNames(folder: 'ok' | 'err'): string[] {
+  return readdirSync(join(FIXTURES, folder))
+    .filter((name) => /\.ya?ml$/.test(name) || !name.includes('.'))
+    .sort();
+}
+
+/** Validates one fixture (a file, or a folder of files as one workspace) with paths relative to the repo. */
+export function validateFixture(
+  folder: 'ok' | 'err',
+  name: string,
+): { diagnostics: Diagnostic[]; sources: Map<string, SourceText> } {
+  const path = join(FIXTURES, folder, name);
+  const names = /\.ya?ml$/.test(name)
+    ? [name]
+    : readdirSync(path)
+        .filter((n) => /\.ya?ml$/.test(n))
+        .sort()
+        .map((n) => `${name}/${n}`);
+  const files = names.map((n) => ({
+    file: `test/fixtures/${folder}/${n}`,
+    text: readFileSync(join(FIXTURES, folder, n), 'utf8'),
+  }));
+  const validation = validateWorkspace(files);
+  const sources = new Map<string, SourceText>();
+  for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
+  return { diagnostics: validation.diagnostics, sources };
+}
+
+/** One line per diagnostic: `FILE:LINE:COL-ENDLINE:ENDCOL severity CODE message` (1-based, UTF-16 columns). */
+export function describeDiagnostics(diagnostics: Diagnostic[], sources: Map<string, SourceText>): string {
+  return diagnostics
+    .map((d) => {
+      const j = toJsonDiagnostic(d, (f) => sources.get(f));
+      const file = j.file.slice(j.file.lastIndexOf('/') + 1);
+      return `${file}:${j.line}:${j.column}-${j.endLine}:${j.endColumn} ${j.severity} ${j.code} ${j.message}`;
+    })
+    .join('\n');
+}
