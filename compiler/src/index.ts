@@ -17,3 +17,4 @@ export type { Compilation } from './compile-ir.js';
 export type * from './ir/ir.js';
 export { IR_VERSION } from './ir/ir.js';
 export { parseDuration } from './ir/duration.js';
+export { checkIr } from './ir/check-ir.js';

@@ -1,11 +1,10 @@
-import { Ajv } from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { isMap, isScalar } from 'yaml';
 import type { Document, Node, Pair, YAMLMap } from 'yaml';
 import { closest } from '@kairoku-playbook/grammar';
-import surfaceSchema from '@kairoku-playbook/grammar/schema/playbook.schema.json' with { type: 'json' };
 import type { Diagnostic } from '../diagnostic.js';
 import { findPair, nodeAtPointer, rangeOf } from '../yaml/read-yaml.js';
+import { validate as validateAgainstSurfaceSchema } from '../generated/surface-validator.js';
 
 interface SchemaNode {
   properties?: Record<string, unknown>;
@@ -14,11 +13,12 @@ interface SchemaNode {
   enum?: unknown[];
 }
 
-let compiled: ValidateFunction | undefined;
-function validator(): ValidateFunction {
-  compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(surfaceSchema);
-  return compiled;
+/** The surface schema, precompiled at build time (compiler/scripts/generate-validators.mjs). */
+interface StandaloneValidator {
+  (value: unknown): boolean;
+  errors?: ErrorObject[] | null;
 }
+const validator = (): StandaloneValidator => validateAgainstSurfaceSchema as StandaloneValidator;
 
 const VALUE_KEYWORDS = new Set([
   'type',

@@ -1,0 +1,107 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkIr, compilePlaybook, serializeIr } from '../src/index.js';
+import type { Ir } from '../src/index.js';
+
+const playbooks = new URL('../../playbooks/', import.meta.url).pathname;
+const samples = readdirSync(playbooks).filter((n) => /\.ya?ml$/.test(n) && !n.includes('.test.'));
+
+function compile(name: string): Ir {
+  const text = readFileSync(playbooks + name, 'utf8');
+  const result = compilePlaybook(`playbooks/${name}`, text);
+  expect(result.diagnostics).toEqual([]);
+  return result.ir!;
+}
+
+describe('the IR', () => {
+  for (const name of samples) {
+    it(`${name}: is byte-identical across compilations and valid against its own schema`, () => {
+      const text = readFileSync(playbooks + name, 'utf8');
+      const first = serializeIr(compilePlaybook(`playbooks/${name}`, text).ir!);
+      const second = serializeIr(compilePlaybook(`playbooks/${name}`, text).ir!);
+      expect(second).toBe(first);
+      const checked = checkIr(JSON.parse(first));
+      expect(checked.ok ? [] : checked.errors).toEqual([]);
+    });
+  }
+
+  it('orders steps topologically with index-based needs and lays out rows by deepest need', () => {
+    const ir = compile('pr.yml');
+    expect(ir.steps.map((s) => s.name)).toEqual(['plan', 'implement', 'qa', 'review', 'ship']);
+    for (const step of ir.steps) for (const need of step.needs) expect(need).toBeLessThan(step.index);
+    expect(ir.steps.map((s) => s.layout.row)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('resolves loops to target indices with their reset region and counter key', () => {
+    const ir = compile('pr.yml');
+    const qa = ir.steps.find((s) => s.name === 'qa')!;
+    const fail = qa.outcomes.find((o) => o.name === 'fail')!.transition;
+    expect(fail).toMatchObject({
+      kind: 'loop',
+      target: 1,
+      max: 3,
+      exhausted: 'fail',
+      reset: [1, 2, 3, 4],
+      counter: 'qa.fail',
+    });
+    const review = ir.steps.find((s) => s.name === 'review')!;
+    // max defaults to limits.max_loops
+    expect(review.outcomes.find((o) => o.name === 'changes_requested')!.transition).toMatchObject({
+      kind: 'loop',
+      max: 3,
+    });
+  });
+
+  it("derives each step's inputs from the references in its templates", () => {
+    const ir = compile('pr.yml');
+    const implement = ir.steps.find((s) => s.name === 'implement')!;
+    expect(implement.inputs).toEqual([
+      { from: 'steps.plan.outputs.plan', step: 0 },
+      { from: 'steps.plan.outputs.files', step: 0 },
+    ]);
+    expect(ir.steps.find((s) => s.name === 'plan')!.inputs.map((i) => i.from)).toEqual([
+      'inputs.task',
+      'inputs.target',
+    ]);
+  });
+
+  it('keeps source locations for steps, outcomes and template expressions', () => {
+    const text = readFileSync(`${playbooks}pr.yml`, 'utf8');
+    const ir = compile('pr.yml');
+    const lines = text.split('\n');
+    const plan = ir.steps[0]!;
+    expect(lines[plan.at[0] - 1]!.slice(plan.at[1] - 1)).toMatch(/^plan:/);
+    const part = plan.prompt!.parts.find((p) => 'expr' in p) as { at: [number, number] };
+    expect(lines[part.at[0] - 1]!.slice(part.at[1] - 1)).toMatch(/^\$\{\{ inputs\.task \}\}/);
+  });
+
+  it('makes the inputs a JSON Schema and masks nothing it should keep', () => {
+    const ir = compile('pr.yml');
+    expect(ir.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['task'],
+      properties: {
+        reviewers: { type: 'integer', minimum: 1, maximum: 3, default: 1 },
+        target: { type: 'string', enum: ['main', 'develop'] },
+        api_key: { type: 'string', writeOnly: true },
+      },
+    });
+  });
+
+  it('refuses an IR of another version with a message that says what to do', () => {
+    const ir = compile('pr.yml');
+    const result = checkIr({ ...ir, ir: 2 });
+    expect(result).toEqual({ ok: false, errors: [expect.stringContaining('unsupported IR version 2')] });
+    const broken = checkIr({ ...ir, steps: [{ name: 'x' }] });
+    expect(broken.ok).toBe(false);
+  });
+
+  it('is not produced for a playbook with errors', () => {
+    const result = compilePlaybook(
+      'x.yml',
+      'version: 1\ntitle: x\nsteps:\n  a: { prompt: hi, role: nobody }\n',
+    );
+    expect(result.ir).toBeUndefined();
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['PB201']);
+  });
+});
