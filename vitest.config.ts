@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^@kairoku-playbook\/grammar$/, replacement: here('./grammar/src/index.ts') },
       { find: /^@kairoku-playbook\/compiler$/, replacement: here('./compiler/src/index.ts') },
+      { find: /^@kairoku-playbook\/runtime$/, replacement: here('./runtime/src/index.ts') },
     ],
   },
   test: {

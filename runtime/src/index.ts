@@ -1,0 +1,1 @@
+export const RUNTIME_VERSION = 1;
