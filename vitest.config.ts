@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@kairoku-playbook\/grammar$/, replacement: here('./grammar/src/index.ts') },
       { find: /^@kairoku-playbook\/compiler$/, replacement: here('./compiler/src/index.ts') },
       { find: /^@kairoku-playbook\/runtime$/, replacement: here('./runtime/src/index.ts') },
+      { find: /^@kairoku-playbook\/lsp$/, replacement: here('./lsp/src/index.ts') },
     ],
   },
   test: {

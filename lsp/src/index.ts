@@ -1,0 +1,1 @@
+export const LSP_VERSION = 1;
