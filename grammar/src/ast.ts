@@ -36,7 +36,11 @@ export type TypeExpr =
   | { kind: 'primitive'; name: 'string' | 'number' | 'integer' | 'boolean'; span: Span }
   | { kind: 'list'; element: TypeExpr; span: Span }
   | { kind: 'enum'; members: { value: string; span: Span }[]; span: Span }
-  | { kind: 'object'; fields: { name: string; optional: boolean; type: TypeExpr; nameSpan: Span }[]; span: Span }
+  | {
+      kind: 'object';
+      fields: { name: string; optional: boolean; type: TypeExpr; nameSpan: Span }[];
+      span: Span;
+    }
   | { kind: 'nullable'; inner: TypeExpr; span: Span };
 
 /** A syntax error found by one of the grammars, with its stable diagnostic code. */

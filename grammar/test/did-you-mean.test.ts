@@ -77,7 +77,9 @@ describe('built-in function table', () => {
     expect(getBuiltinFunction('format')).toMatchObject({ minArgs: 1, maxArgs: Infinity });
     expect(getBuiltinFunction('join')).toMatchObject({ minArgs: 1, maxArgs: 2 });
     expect(getBuiltinFunction('default')).toMatchObject({ minArgs: 2, maxArgs: 2 });
-    expect(getBuiltinFunction('startsWith')?.signature).toBe('startsWith(text: string, prefix: string): boolean');
+    expect(getBuiltinFunction('startsWith')?.signature).toBe(
+      'startsWith(text: string, prefix: string): boolean',
+    );
     expect(getBuiltinFunction('nope')).toBeUndefined();
   });
 

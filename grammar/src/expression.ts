@@ -1,0 +1,592 @@
+/**
+ * The expression language of `${{ }}` and `when:` (SPEC §3.6): literals, context names, `.name`, `[index]`,
+ * calls of built-in functions, `!`, comparisons, `==`/`!=`, `&&`, `||` and parentheses.
+ *
+ * Precedence, loosest first: `||`, `&&`, `==` `!=`, `<` `<=` `>` `>=`, `!`, postfix (`.name`, `[i]`).
+ *
+ * Error handling follows one rule: one mistake gives one error. The parser is a chevrotain embedded-actions
+ * parser built once at module load. The places where input is commonly missing (a value, a closing `)` or
+ * `]`, a property name) are checked by hand before chevrotain would fail, and recorded as one error with an
+ * `error` node (or a skipped closer) standing in, so that the rest of the tree survives for type checking.
+ * Those checks run only outside chevrotain's grammar-recording phase, so the recorded grammar is complete.
+ * Chevrotain's own recovery (`recoveryEnabled`) remains as a safety net (its in-repetition recovery skips a
+ * stray token between call arguments).
+ *
+ * What gets reported: every lexing problem (a stray character run, an unterminated literal, a bad escape),
+ * and at most one syntax error, the earliest (see problems.ts); a syntax error that merely echoes a lexing
+ * problem (at the token right after a stray character, or at the end after an unterminated literal) is
+ * dropped, and so is leftover input after any other error.
+ */
+import { createToken, EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'chevrotain';
+import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
+import type { BinaryOperator, Expr, GrammarError, ParseResult, Span } from './ast.js';
+import { lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
+import { ProblemCollector } from './problems.js';
+import type { Problem } from './problems.js';
+import { decodeQuoted } from './strings.js';
+
+// ---------------------------------------------------------------------------------------------- tokens
+
+const WhiteSpace = createToken({
+  name: 'WhiteSpace',
+  pattern: /\s+/,
+  group: Lexer.SKIPPED,
+  line_breaks: true,
+});
+/** Anything that may follow `.`: identifiers and the keyword literals (an output may be called `null`). */
+const Name = createToken({ name: 'Name', pattern: Lexer.NA });
+const Literal = createToken({ name: 'Literal', pattern: Lexer.NA });
+const Identifier = createToken({
+  name: 'Identifier',
+  pattern: /[A-Za-z_][A-Za-z0-9_-]*/,
+  categories: [Name],
+});
+const True = createToken({
+  name: 'True',
+  pattern: /true/,
+  longer_alt: Identifier,
+  categories: [Name, Literal],
+});
+const False = createToken({
+  name: 'False',
+  pattern: /false/,
+  longer_alt: Identifier,
+  categories: [Name, Literal],
+});
+const Null = createToken({
+  name: 'Null',
+  pattern: /null/,
+  longer_alt: Identifier,
+  categories: [Name, Literal],
+});
+const StringLiteral = createToken({
+  name: 'StringLiteral',
+  pattern: matchQuoted,
+  line_breaks: true,
+  start_chars_hint: ["'", '"'],
+  categories: [Literal],
+});
+const NumberLiteral = createToken({
+  name: 'NumberLiteral',
+  pattern: /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/,
+  categories: [Literal],
+});
+const OrOr = createToken({ name: 'OrOr', pattern: '||' });
+const AndAnd = createToken({ name: 'AndAnd', pattern: '&&' });
+const EqualityOp = createToken({ name: 'EqualityOp', pattern: Lexer.NA });
+const Eq = createToken({ name: 'Eq', pattern: '==', categories: [EqualityOp] });
+const NotEq = createToken({ name: 'NotEq', pattern: '!=', categories: [EqualityOp] });
+const RelationalOp = createToken({ name: 'RelationalOp', pattern: Lexer.NA });
+const LtEq = createToken({ name: 'LtEq', pattern: '<=', categories: [RelationalOp] });
+const GtEq = createToken({ name: 'GtEq', pattern: '>=', categories: [RelationalOp] });
+const Lt = createToken({ name: 'Lt', pattern: '<', categories: [RelationalOp] });
+const Gt = createToken({ name: 'Gt', pattern: '>', categories: [RelationalOp] });
+const Bang = createToken({ name: 'Bang', pattern: '!' });
+const LParen = createToken({ name: 'LParen', pattern: '(' });
+const RParen = createToken({ name: 'RParen', pattern: ')' });
+const LBracket = createToken({ name: 'LBracket', pattern: '[' });
+const RBracket = createToken({ name: 'RBracket', pattern: ']' });
+const Dot = createToken({ name: 'Dot', pattern: '.' });
+const Comma = createToken({ name: 'Comma', pattern: ',' });
+
+const lexerTokens: TokenType[] = [
+  WhiteSpace,
+  StringLiteral,
+  NumberLiteral,
+  True,
+  False,
+  Null,
+  Identifier,
+  OrOr,
+  AndAnd,
+  Eq,
+  NotEq,
+  LtEq,
+  GtEq,
+  Lt,
+  Gt,
+  Bang,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  Dot,
+  Comma,
+];
+
+const lexer = new Lexer(lexerTokens, { positionTracking: 'onlyOffset', ensureOptimizations: false });
+
+/** Tokens that can start an operand: anything else where a value is expected is a "missing value". */
+const VALUE_STARTS: readonly TokenType[] = [Literal, Identifier, LParen, Bang];
+/** Tokens after which "after X" makes a message clearer. */
+const OPERATOR_LIKE: readonly TokenType[] = [
+  OrOr,
+  AndAnd,
+  EqualityOp,
+  RelationalOp,
+  Bang,
+  LParen,
+  LBracket,
+  Comma,
+];
+
+function matchesAny(token: IToken, types: readonly TokenType[]): boolean {
+  for (const type of types) if (tokenMatcher(token, type)) return true;
+  return false;
+}
+
+function describe(token: IToken): string {
+  if (token.tokenType === EOF) return 'the end of the expression';
+  if (token.tokenType === StringLiteral) return `the string ${shortImage(token.image)}`;
+  if (token.tokenType === NumberLiteral) return `the number ${token.image}`;
+  return quoteImage(token.image);
+}
+
+const UNKNOWN_HINTS: Record<string, string> = {
+  '=': '; did you mean "=="?',
+  '&': '; did you mean "&&"?',
+  '|': '; did you mean "||"?',
+  '-': '; there are no arithmetic operators',
+  '+': '; there are no arithmetic operators',
+  '*': '; there are no arithmetic operators',
+  '/': '; there are no arithmetic operators',
+  '${{': '; "${{ }}" cannot be nested inside an expression',
+  '}}': '; "}}" closes a "${{" only in a template',
+};
+
+function unknownMessage(image: string): string {
+  const hint = Object.hasOwn(UNKNOWN_HINTS, image) ? UNKNOWN_HINTS[image]! : '';
+  const plural = image.length > 1 && !hint ? 'characters' : 'character';
+  return hint ? `unexpected ${JSON.stringify(image)}${hint}` : `unexpected ${plural} ${quoteImage(image)}`;
+}
+
+/** Messages for the errors chevrotain itself raises (rare: the common cases are handled by hand). */
+const messages: IParserErrorMessageProvider = {
+  // Chevrotain's in-repetition recovery skips a stray token between call arguments (`f(a 'x', b)`).
+  buildMismatchTokenMessage: ({ expected, actual }) =>
+    expected === RParen
+      ? `expected "," or ")" after an argument but found ${describe(actual)}`
+      : `expected ${tokenLabel(expected)} but found ${describe(actual)}`,
+  buildNotAllInputParsedMessage: ({ firstRedundant }) => {
+    if (tokenMatcher(firstRedundant, RParen)) return 'unexpected ")" without a matching "("';
+    if (tokenMatcher(firstRedundant, RBracket)) return 'unexpected "]" without a matching "["';
+    if (tokenMatcher(firstRedundant, LParen)) return 'unexpected "("; only a function name can be called';
+    return `${unexpected(describe(firstRedundant))}; expected an operator or the end of the expression`;
+  },
+  buildNoViableAltMessage: ({ actual }) => unexpected(describe(actual[0] ?? eofToken())),
+  buildEarlyExitMessage: ({ actual }) => unexpected(describe(actual[0] ?? eofToken())),
+};
+
+function tokenLabel(type: TokenType): string {
+  const pattern = type.PATTERN;
+  return typeof pattern === 'string' ? JSON.stringify(pattern) : type.name;
+}
+
+function eofToken(): IToken {
+  return { image: '', startOffset: NaN, tokenType: EOF } as IToken;
+}
+
+// ---------------------------------------------------------------------------------------------- parser
+
+class ExpressionParser extends EmbeddedActionsParser {
+  /** Added to every span. */
+  private offset = 0;
+  /** Errors found by the hand-written checks and by chevrotain, as absolute spans. */
+  private readonly problems = new ProblemCollector();
+  /** Tokens at which a parse error would echo a lexing error. */
+  private echoes = new Set<IToken>();
+  /** Whether a parse error at the end would echo a lexing error (an unterminated string, a stray character). */
+  private endIsEcho = false;
+  /** The extent of parenthesized expressions, parentheses included (absolute). */
+  private outer = new WeakMap<Expr, Span>();
+
+  constructor() {
+    super([...lexerTokens, Name, Literal, EqualityOp, RelationalOp], {
+      recoveryEnabled: true,
+      errorMessageProvider: messages,
+    });
+    this.performSelfAnalysis();
+  }
+
+  /** Prepares for one parse. */
+  begin(tokens: IToken[], offset: number, echoes: Set<IToken>, endIsEcho: boolean): void {
+    this.input = tokens;
+    this.offset = offset;
+    this.problems.reset();
+    this.echoes = echoes;
+    this.endIsEcho = endIsEcho;
+    this.outer = new WeakMap();
+  }
+
+  /** The errors of the last parse. `earlier` tells whether the lexer already found something. */
+  takeProblems(earlier: boolean): Problem[] {
+    for (const error of this.errors) {
+      this.report(error.token, error.message, error.name === 'NotAllInputParsedException');
+    }
+    return this.problems.take(earlier);
+  }
+
+  // --- rules -----------------------------------------------------------------------------------------
+
+  public expression = this.RULE('expression', (): Expr => this.SUBRULE(this.orExpr), this.recovery());
+
+  private orExpr = this.RULE(
+    'orExpr',
+    (): Expr => {
+      let left = this.SUBRULE(this.andExpr);
+      this.MANY(() => {
+        const operator = this.CONSUME(OrOr);
+        const right = this.SUBRULE2(this.andExpr);
+        this.ACTION(() => (left = this.binary('||', left, operator, right)));
+      });
+      return left;
+    },
+    this.recovery(),
+  );
+
+  private andExpr = this.RULE(
+    'andExpr',
+    (): Expr => {
+      let left = this.SUBRULE(this.equality);
+      this.MANY(() => {
+        const operator = this.CONSUME(AndAnd);
+        const right = this.SUBRULE2(this.equality);
+        this.ACTION(() => (left = this.binary('&&', left, operator, right)));
+      });
+      return left;
+    },
+    this.recovery(),
+  );
+
+  private equality = this.RULE(
+    'equality',
+    (): Expr => {
+      let left = this.SUBRULE(this.relational);
+      this.MANY(() => {
+        const operator = this.CONSUME(EqualityOp);
+        const right = this.SUBRULE2(this.relational);
+        this.ACTION(() => (left = this.binary(operator.image as BinaryOperator, left, operator, right)));
+      });
+      return left;
+    },
+    this.recovery(),
+  );
+
+  private relational = this.RULE(
+    'relational',
+    (): Expr => {
+      let left = this.SUBRULE(this.unary);
+      this.MANY(() => {
+        const operator = this.CONSUME(RelationalOp);
+        const right = this.SUBRULE2(this.unary);
+        this.ACTION(() => (left = this.binary(operator.image as BinaryOperator, left, operator, right)));
+      });
+      return left;
+    },
+    this.recovery(),
+  );
+
+  private unary = this.RULE(
+    'unary',
+    (): Expr => {
+      const missing = this.ACTION(() => this.missingValue());
+      if (missing !== undefined) return missing;
+      return this.OR([
+        {
+          ALT: () => {
+            const bang = this.CONSUME(Bang);
+            const operand = this.SUBRULE(this.unary);
+            return this.ACTION((): Expr => ({
+              kind: 'unary',
+              operator: '!',
+              operand,
+              span: { start: this.start(bang), end: this.outerSpan(operand).end },
+            }));
+          },
+        },
+        { ALT: () => this.SUBRULE(this.postfix) },
+      ]);
+    },
+    this.recovery(),
+  );
+
+  private postfix = this.RULE(
+    'postfix',
+    (): Expr => {
+      let expr = this.SUBRULE(this.primary);
+      this.MANY(() => {
+        this.OR([
+          {
+            ALT: () => {
+              const dot = this.CONSUME(Dot);
+              const hasName = this.ACTION(() => this.expectName());
+              if (hasName === false) {
+                this.ACTION(() => (expr = this.errorNode(this.outerSpan(expr).start, this.end(dot))));
+                return;
+              }
+              const name = this.CONSUME(Name);
+              this.ACTION(() => {
+                expr = {
+                  kind: 'member',
+                  object: expr,
+                  property: name.image,
+                  propertySpan: this.span(name),
+                  span: { start: this.outerSpan(expr).start, end: this.end(name) },
+                };
+              });
+            },
+          },
+          {
+            ALT: () => {
+              const open = this.CONSUME(LBracket);
+              const index = this.SUBRULE(this.expression);
+              const closed = this.ACTION(() => this.expectClose(RBracket, '['));
+              const close = closed === false ? undefined : this.CONSUME(RBracket);
+              this.ACTION(() => {
+                const end = close ? this.end(close) : Math.max(this.outerSpan(index).end, this.end(open));
+                expr = {
+                  kind: 'index',
+                  object: expr,
+                  index,
+                  span: { start: this.outerSpan(expr).start, end },
+                };
+              });
+            },
+          },
+        ]);
+      });
+      return expr;
+    },
+    this.recovery(),
+  );
+
+  private primary = this.RULE(
+    'primary',
+    (): Expr =>
+      this.OR([
+        {
+          ALT: () => {
+            const token = this.CONSUME(Literal);
+            return this.ACTION(() => this.literal(token));
+          },
+        },
+        {
+          ALT: () => {
+            const name = this.CONSUME(Identifier);
+            let call: Expr | undefined;
+            this.OPTION(() => {
+              const open = this.CONSUME(LParen);
+              const args: Expr[] = [];
+              // No arguments unless one can start here: in `f( && x` or `g(f(, 1)` the mistake is more likely
+              // a missing `)` than a missing value, and going on from there keeps it to one error.
+              const empty = this.ACTION(() => !matchesAny(this.LA(1), VALUE_STARTS));
+              if (empty !== true) {
+                args.push(this.SUBRULE(this.expression));
+                this.MANY(() => {
+                  this.CONSUME(Comma);
+                  args.push(this.SUBRULE2(this.expression));
+                });
+              }
+              const closed = this.ACTION(() => this.expectClose(RParen, `${name.image}(`));
+              const close = closed === false ? undefined : this.CONSUME(RParen);
+              this.ACTION(() => {
+                const last = args[args.length - 1];
+                const end = close
+                  ? this.end(close)
+                  : Math.max(this.end(open), last ? this.outerSpan(last).end : 0);
+                call = {
+                  kind: 'call',
+                  callee: name.image,
+                  calleeSpan: this.span(name),
+                  args,
+                  span: { start: this.start(name), end },
+                };
+              });
+            });
+            return this.ACTION(
+              (): Expr => call ?? { kind: 'identifier', name: name.image, span: this.span(name) },
+            );
+          },
+        },
+        {
+          ALT: () => {
+            const open = this.CONSUME2(LParen);
+            const inner = this.SUBRULE3(this.expression);
+            const closed = this.ACTION(() => this.expectClose(RParen, '('));
+            const close = closed === false ? undefined : this.CONSUME2(RParen);
+            return this.ACTION(() => {
+              const end = close ? this.end(close) : Math.max(this.outerSpan(inner).end, this.end(open));
+              this.outer.set(inner, { start: this.start(open), end });
+              return inner;
+            });
+          },
+        },
+      ]),
+    this.recovery(),
+  );
+
+  // --- helpers ---------------------------------------------------------------------------------------
+
+  private recovery(): { recoveryValueFunc: (e: { token: IToken }) => Expr } {
+    return {
+      recoveryValueFunc: (e) => {
+        const at = e.token.tokenType === EOF ? this.endOfPrevious() : this.start(e.token);
+        return this.errorNode(at, at);
+      },
+    };
+  }
+
+  private start(token: IToken): number {
+    return token.startOffset + this.offset;
+  }
+
+  private end(token: IToken): number {
+    return token.startOffset + token.image.length + this.offset;
+  }
+
+  private span(token: IToken): Span {
+    return { start: this.start(token), end: this.end(token) };
+  }
+
+  private outerSpan(expr: Expr): Span {
+    return this.outer.get(expr) ?? expr.span;
+  }
+
+  /** Where the last consumed token ends (or the start of the text). */
+  private endOfPrevious(): number {
+    const previous = this.LA(0);
+    return previous.tokenType === EOF || Number.isNaN(previous.startOffset)
+      ? this.offset
+      : this.end(previous);
+  }
+
+  private errorNode(start: number, end: number): Expr {
+    return { kind: 'error', span: { start, end } };
+  }
+
+  private binary(operator: BinaryOperator, left: Expr, token: IToken, right: Expr): Expr {
+    return {
+      kind: 'binary',
+      operator,
+      left,
+      right,
+      operatorSpan: this.span(token),
+      span: { start: this.outerSpan(left).start, end: this.outerSpan(right).end },
+    };
+  }
+
+  private literal(token: IToken): Expr {
+    const span = this.span(token);
+    switch (token.tokenType) {
+      case True:
+        return { kind: 'literal', value: true, span };
+      case False:
+        return { kind: 'literal', value: false, span };
+      case Null:
+        return { kind: 'literal', value: null, span };
+      case NumberLiteral:
+        return { kind: 'literal', value: Number(token.image), span };
+      default:
+        return { kind: 'literal', value: (token.payload as string | undefined) ?? '', span };
+    }
+  }
+
+  /** Records a syntax error at `token` unless it echoes one the lexer reported. */
+  private report(token: IToken, message: string, leftover = false): void {
+    if (this.echoes.has(token)) return; // the lexer said it already
+    const isEnd = token.tokenType === EOF || Number.isNaN(token.startOffset);
+    if (isEnd && this.endIsEcho) return;
+    const span = isEnd ? { start: this.endOfPrevious(), end: this.endOfPrevious() } : this.span(token);
+    if (leftover) this.problems.addLeftover({ message, ...span });
+    else this.problems.addSyntax({ message, ...span });
+  }
+
+  /** When no operand can start at the next token: reports it and returns the `error` node standing in. */
+  private missingValue(): Expr | undefined {
+    const next = this.LA(1);
+    if (matchesAny(next, VALUE_STARTS)) return undefined;
+    const previous = this.LA(0);
+    const after = matchesAny(previous, OPERATOR_LIKE) ? ` after ${quoteImage(previous.image)}` : '';
+    const atEnd = next.tokenType === EOF;
+    this.report(
+      next,
+      atEnd
+        ? `expected a value${after} but found the end of the expression`
+        : `${unexpected(describe(next))}; expected a value${after}`,
+    );
+    const at = atEnd ? this.endOfPrevious() : this.start(next);
+    return this.errorNode(at, at);
+  }
+
+  /** Whether the closer comes next; reports it missing otherwise. */
+  private expectClose(closer: TokenType, opener: string): boolean {
+    const next = this.LA(1);
+    if (tokenMatcher(next, closer)) return true;
+    this.report(
+      next,
+      `expected ${tokenLabel(closer)} to close ${JSON.stringify(opener)} but found ${describe(next)}`,
+    );
+    return false;
+  }
+
+  /** Whether a property name follows `.`; reports it missing otherwise. */
+  private expectName(): boolean {
+    const next = this.LA(1);
+    if (tokenMatcher(next, Name)) return true;
+    this.report(next, `expected a property name after "." but found ${describe(next)}`);
+    return false;
+  }
+}
+
+const parser = new ExpressionParser();
+
+// ---------------------------------------------------------------------------------------------- API
+
+function pb400(message: string, start: number, end: number): GrammarError {
+  return { code: 'PB400', message, span: { start, end } };
+}
+
+/**
+ * Parses one expression. `offset` is added to every span (to parse the inside of a `${{ }}` with spans
+ * relative to the whole template). The value is present unless the text is empty; after errors it holds
+ * `error` nodes where pieces were missing.
+ */
+export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
+  const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
+  if (tokens.length === 0 && unknown.length === 0) {
+    return { value: undefined, errors: [pb400('empty expression', offset, offset + text.length)] };
+  }
+  const errors: GrammarError[] = [];
+  for (const run of unknown)
+    errors.push(pb400(unknownMessage(run.image), run.start + offset, run.end + offset));
+  let endIsEcho = endsWithUnknown;
+  for (const token of tokens) {
+    if (token.tokenType !== StringLiteral) continue;
+    const decoded = decodeQuoted(text, token.startOffset, token.startOffset + token.image.length);
+    token.payload = decoded.value;
+    if (!decoded.terminated) {
+      endIsEcho = true;
+      afterUnknown.add(token); // a parse error at the literal would echo "unterminated"
+    }
+    for (const problem of decoded.problems) {
+      errors.push(pb400(problem.message, problem.start + offset, problem.end + offset));
+    }
+  }
+
+  parser.begin(tokens, offset, afterUnknown, endIsEcho);
+  let value: Expr;
+  try {
+    value = parser.expression();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    // Only a pathologically deep nesting overflows the stack.
+    return {
+      value: { kind: 'error', span: { start: offset, end: offset + text.length } },
+      errors: [pb400('expression is nested too deeply', offset, offset + text.length)],
+    };
+  }
+  for (const problem of parser.takeProblems(errors.length > 0))
+    errors.push(pb400(problem.message, problem.start, problem.end));
+  errors.sort((a, b) => a.span.start - b.span.start);
+  return { value, errors };
+}

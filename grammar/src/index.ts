@@ -1,0 +1,21 @@
+/**
+ * `@kairoku-playbook/grammar`: the small languages inside playbook strings (templates, expressions,
+ * conditions, type expressions), the built-in function table and the did-you-mean helper.
+ */
+export type {
+  BinaryOperator,
+  Expr,
+  GrammarError,
+  ParseResult,
+  Span,
+  Template,
+  TemplatePart,
+  TypeExpr,
+} from './ast.js';
+export { parseExpression } from './expression.js';
+export { parseTemplate, isSingleExpression } from './template.js';
+export { parseCondition } from './condition.js';
+export { parseTypeExpression } from './type-expression.js';
+export { closest, editDistance } from './did-you-mean.js';
+export { BUILTIN_FUNCTIONS, BUILTIN_FUNCTION_NAMES, CONTEXT_ROOTS, getBuiltinFunction } from './functions.js';
+export type { BuiltinFunction } from './functions.js';

@@ -1,0 +1,57 @@
+import type { Expr, GrammarError, Span } from '../src/index.js';
+
+/** A compact rendering of an expression tree: binary and unary nodes are parenthesized. */
+export function show(expr: Expr | undefined): string {
+  if (expr === undefined) return '<none>';
+  switch (expr.kind) {
+    case 'literal':
+      return JSON.stringify(expr.value);
+    case 'identifier':
+      return expr.name;
+    case 'member':
+      return `${show(expr.object)}.${expr.property}`;
+    case 'index':
+      return `${show(expr.object)}[${show(expr.index)}]`;
+    case 'unary':
+      return `(!${show(expr.operand)})`;
+    case 'binary':
+      return `(${show(expr.left)} ${expr.operator} ${show(expr.right)})`;
+    case 'call':
+      return `${expr.callee}(${expr.args.map(show).join(', ')})`;
+    case 'error':
+      return '<error>';
+  }
+}
+
+export function at(text: string, span: Span): string {
+  return text.slice(span.start, span.end);
+}
+
+/** Every span in an expression tree, with what it belongs to. */
+export function spansOf(expr: Expr): Span[] {
+  const spans: Span[] = [expr.span];
+  switch (expr.kind) {
+    case 'member':
+      spans.push(expr.propertySpan, ...spansOf(expr.object));
+      break;
+    case 'index':
+      spans.push(...spansOf(expr.object), ...spansOf(expr.index));
+      break;
+    case 'unary':
+      spans.push(...spansOf(expr.operand));
+      break;
+    case 'binary':
+      spans.push(expr.operatorSpan, ...spansOf(expr.left), ...spansOf(expr.right));
+      break;
+    case 'call':
+      spans.push(expr.calleeSpan, ...expr.args.flatMap(spansOf));
+      break;
+    default:
+      break;
+  }
+  return spans;
+}
+
+export function messages(errors: GrammarError[]): string[] {
+  return errors.map((error) => `${error.code} ${error.message}`);
+}
