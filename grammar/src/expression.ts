@@ -114,7 +114,12 @@ const lexerTokens: TokenType[] = [
   Comma,
 ];
 
-const lexer = new Lexer(lexerTokens, { positionTracking: 'onlyOffset', ensureOptimizations: false });
+// The token set is fixed and tested; skipping chevrotain's self-checks saves startup time on every run.
+const lexer = new Lexer(lexerTokens, {
+  positionTracking: 'onlyOffset',
+  ensureOptimizations: false,
+  skipValidations: true,
+});
 
 /** Tokens that can start an operand: anything else where a value is expected is a "missing value". */
 const VALUE_STARTS: readonly TokenType[] = [Literal, Identifier, LParen, Bang];
@@ -204,6 +209,7 @@ class ExpressionParser extends EmbeddedActionsParser {
     super([...lexerTokens, Name, Literal, EqualityOp, RelationalOp], {
       recoveryEnabled: true,
       errorMessageProvider: messages,
+      skipValidations: true,
     });
     this.performSelfAnalysis();
   }

@@ -69,7 +69,12 @@ const lexerTokens: TokenType[] = [
   Question,
 ];
 
-const lexer = new Lexer(lexerTokens, { positionTracking: 'onlyOffset', ensureOptimizations: false });
+// The token set is fixed and tested; skipping chevrotain's self-checks saves startup time on every run.
+const lexer = new Lexer(lexerTokens, {
+  positionTracking: 'onlyOffset',
+  ensureOptimizations: false,
+  skipValidations: true,
+});
 
 const PRIMITIVES = ['string', 'number', 'integer', 'boolean'] as const;
 type PrimitiveName = (typeof PRIMITIVES)[number];
@@ -142,7 +147,11 @@ class TypeParser extends EmbeddedActionsParser {
   holed = false;
 
   constructor() {
-    super([...lexerTokens, AnyWord], { recoveryEnabled: true, errorMessageProvider: messages });
+    super([...lexerTokens, AnyWord], {
+      recoveryEnabled: true,
+      errorMessageProvider: messages,
+      skipValidations: true,
+    });
     this.performSelfAnalysis();
   }
 
