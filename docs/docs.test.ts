@@ -1,0 +1,405 @@
+/**
+ * The docs' examples are tests, so the docs cannot drift from the tool.
+ *
+ * In every `docs/**.md` file:
+ *
+ * - A fenced block whose info string is `yaml file=NAME.yml` holds a playbook. Written alone to a fresh
+ *   temporary folder, it is checked with `kairoku-playbook check NAME.yml` (the CLI's `main`, in-process,
+ *   text format, no colour).
+ * - The fenced block right after it (only blank lines between) with the info string `text output` holds
+ *   the exact standard output of that command, summary line included. Without such a block, the
+ *   playbook must check clean (`no problems in 1 file`). Several output blocks in a row each show a
+ *   command run on the same files.
+ * - Several `yaml file=…` blocks in a row (only blank lines between) are one workspace: they are written
+ *   to the same folder and checked together (`check A.yml B.yml …`), and the output block after the last
+ *   one holds the output for all of them.
+ * - An output block may say which command it shows: `text output args="graph NAME.yml"` or
+ *   `json output args="check --format json NAME.yml"`. With `args`, it may also stand alone (the command
+ *   then runs in an empty folder). With `stream=stderr` it holds standard error, and standard output
+ *   must be empty; otherwise standard error must be empty. The exit code must be 1 when the output holds
+ *   an error and 0 otherwise, unless the block says `exit=N`.
+ * - Any other YAML block must be marked `yaml fragment`: it is only parsed (it must be valid YAML).
+ *
+ * `UPDATE_DOCS=1 npx vitest run docs` rewrites every output block from the actual output. Read the diff
+ * afterwards: every message and every caret must be right, or the tool has a bug to report.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CODES } from '@kairoku-playbook/compiler';
+import { main } from '../cli/src/main.js';
+
+const DOCS = dirname(fileURLToPath(import.meta.url));
+const UPDATE = process.env.UPDATE_DOCS === '1';
+
+// ------------------------------------------------------------------------------------ markdown blocks
+
+export interface Fence {
+  /** the info string after the opening fence, trimmed */
+  info: string;
+  /** the first word of the info string */
+  lang: string;
+  attributes: Map<string, string>;
+  /** the block's text, lines joined with "\n", without a final line break */
+  content: string;
+  /** 0-based line of the opening fence */
+  open: number;
+  /** 0-based line of the closing fence (the last line of the file for an unclosed block) */
+  close: number;
+}
+
+/** Fenced code blocks of a CommonMark document (backtick or tilde fences, any length, indented up to 3). */
+export function fencedBlocks(markdown: string): Fence[] {
+  const lines = markdown.split('\n');
+  const blocks: Fence[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const opening = /^( {0,3})(`{3,}|~{3,})(.*)$/.exec(lines[i]!);
+    if (!opening) continue;
+    const [, indent, fence, rest] = opening;
+    if (fence![0] === '`' && rest!.includes('`')) continue; // not a fence: inline code
+    const info = rest!.trim();
+    let j = i + 1;
+    const closing = new RegExp(`^ {0,3}${fence![0] === '`' ? '`' : '~'}{${fence!.length},}\\s*$`);
+    while (j < lines.length && !closing.test(lines[j]!)) j++;
+    const content = lines
+      .slice(i + 1, j)
+      .map((line) => stripIndent(line, indent!.length))
+      .join('\n');
+    blocks.push({
+      info,
+      lang: info.split(/\s+/)[0] ?? '',
+      attributes: attributesOf(info),
+      content,
+      open: i,
+      close: j,
+    });
+    i = j;
+  }
+  return blocks;
+}
+
+function stripIndent(line: string, width: number): string {
+  let n = 0;
+  while (n < width && line[n] === ' ') n++;
+  return line.slice(n);
+}
+
+/** `key=value` and `key="a value"` pairs of an info string; a bare word is a key with the value "". */
+function attributesOf(info: string): Map<string, string> {
+  const attributes = new Map<string, string>();
+  const words = info.split(/\s+/).slice(1).join(' ');
+  for (const match of words.matchAll(/([\w-]+)(?:=("([^"]*)"|\S+))?/g)) {
+    attributes.set(match[1]!, match[3] ?? match[2] ?? '');
+  }
+  return attributes;
+}
+
+function isBlankBetween(lines: readonly string[], from: number, to: number): boolean {
+  return lines.slice(from, to).every((line) => line.trim() === '');
+}
+
+// ------------------------------------------------------------------------------------ examples
+
+export interface Example {
+  doc: string;
+  /** 1-based line of the first playbook block, for test names and messages */
+  line: number;
+  files: { name: string; text: string }[];
+  /** the output block, if any */
+  output: Fence | undefined;
+  args: string[];
+  /** which stream the output block shows; the other one must be empty */
+  stream: 'stdout' | 'stderr';
+  exit: number | undefined;
+}
+
+export interface DocProblems {
+  examples: Example[];
+  /** YAML blocks that are neither runnable playbooks nor marked fragments, stray output blocks, … */
+  problems: string[];
+  fragments: Fence[];
+}
+
+export function examplesOf(doc: string, markdown: string): DocProblems {
+  const lines = markdown.split('\n');
+  const blocks = fencedBlocks(markdown);
+  const examples: Example[] = [];
+  const problems: string[] = [];
+  const fragments: Fence[] = [];
+  const where = (block: Fence) => `${doc}:${block.open + 1}`;
+  for (let k = 0; k < blocks.length; k++) {
+    const block = blocks[k]!;
+    const isYaml = block.lang === 'yaml' || block.lang === 'yml';
+    if (block.attributes.has('output')) {
+      if (block.attributes.has('args')) examples.push(exampleOf(doc, block.open + 1, [], block));
+      else
+        problems.push(
+          `${where(block)}: an output block needs \`args\` or a \`yaml file=NAME.yml\` block before it`,
+        );
+      continue;
+    }
+    if (!isYaml) continue;
+    if (block.attributes.has('fragment')) {
+      fragments.push(block);
+      continue;
+    }
+    const name = block.attributes.get('file');
+    if (!name) {
+      problems.push(
+        `${where(block)}: a YAML block must be a runnable playbook (\`yaml file=NAME.yml\`) or a \`yaml fragment\``,
+      );
+      continue;
+    }
+    // This block and the `file=` blocks directly after it are one workspace.
+    const group = [block];
+    while (
+      k + 1 < blocks.length &&
+      blocks[k + 1]!.attributes.has('file') &&
+      isBlankBetween(lines, group[group.length - 1]!.close + 1, blocks[k + 1]!.open)
+    ) {
+      group.push(blocks[++k]!);
+    }
+    // The output blocks directly after it show commands run on these files.
+    const outputs: Fence[] = [];
+    let previous = group[group.length - 1]!;
+    while (
+      k + 1 < blocks.length &&
+      blocks[k + 1]!.attributes.has('output') &&
+      isBlankBetween(lines, previous.close + 1, blocks[k + 1]!.open)
+    ) {
+      previous = blocks[++k]!;
+      outputs.push(previous);
+    }
+    const files = group.map((b) => ({ name: b.attributes.get('file')!, text: `${b.content}\n` }));
+    const names = files.map((f) => f.name);
+    if (new Set(names).size !== names.length)
+      problems.push(`${where(block)}: two files of one example share a name`);
+    if (outputs.length === 0) examples.push(exampleOf(doc, block.open + 1, files, undefined));
+    for (const output of outputs) examples.push(exampleOf(doc, output.open + 1, files, output));
+  }
+  return { examples, problems, fragments };
+}
+
+function exampleOf(doc: string, line: number, files: Example['files'], output: Fence | undefined): Example {
+  const args = output?.attributes.get('args')?.split(/\s+/).filter(Boolean) ?? [
+    'check',
+    ...files.map((f) => f.name),
+  ];
+  const exitText = output?.attributes.get('exit');
+  return {
+    doc,
+    line,
+    files,
+    output,
+    args,
+    stream: output?.attributes.get('stream') === 'stderr' ? 'stderr' : 'stdout',
+    exit: exitText === undefined ? undefined : Number(exitText),
+  };
+}
+
+/** Runs the CLI in a fresh folder holding only the example's files. */
+export function runExample(example: Example): { stdout: string; stderr: string; exitCode: number } {
+  const folder = mkdtempSync(join(tmpdir(), 'kairoku-playbook-docs-'));
+  try {
+    for (const file of example.files) {
+      const path = join(folder, file.name);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, file.text);
+    }
+    let stdout = '';
+    let stderr = '';
+    const exitCode = main(example.args, {
+      cwd: folder,
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+      color: false,
+      colorStderr: false,
+    });
+    return { stdout, stderr, exitCode };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+function markdownFiles(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md') && !name.split(/[\\/]/).includes('node_modules'))
+    .map((name) => join(folder, name))
+    .sort();
+}
+
+/** Whether the output (text, JSON or GitHub annotations) reports an error. */
+function hasError(output: string): boolean {
+  return (
+    /^\S.*:\d+:\d+: error PB\d{3} /m.test(output) ||
+    /"severity": "error"/.test(output) ||
+    /^::error /m.test(output)
+  );
+}
+
+// ------------------------------------------------------------------------------------ the tests
+
+const docs = markdownFiles(DOCS);
+
+describe('docs', () => {
+  it('has the reference, the diagnostics and the CLI', () => {
+    const names = docs.map((path) => relative(DOCS, path));
+    expect(names).toEqual(expect.arrayContaining(['reference.md', 'diagnostics.md', 'cli.md']));
+  });
+});
+
+for (const path of docs) {
+  const doc = relative(DOCS, path);
+  const markdown = readFileSync(path, 'utf8');
+  const { examples, problems, fragments } = examplesOf(doc, markdown);
+  /** output block → the actual output, for UPDATE_DOCS */
+  const updates = new Map<Fence, string>();
+
+  describe(doc, () => {
+    it('has no YAML outside runnable examples and fragments', () => {
+      expect(problems).toEqual([]);
+    });
+
+    for (const fragment of fragments) {
+      it(`fragment at line ${fragment.open + 1} is valid YAML`, () => {
+        expect(() => parse(fragment.content, { strict: true, uniqueKeys: true })).not.toThrow();
+      });
+    }
+
+    for (const example of examples) {
+      const names = example.files.map((f) => f.name).join(', ');
+      it(`line ${example.line}: ${example.args.join(' ')} (${names})`, () => {
+        const { stdout, stderr, exitCode } = runExample(example);
+        const shown = example.stream === 'stderr' ? stderr : stdout;
+        const other = example.stream === 'stderr' ? stdout : stderr;
+        expect(other, `nothing on standard ${example.stream === 'stderr' ? 'output' : 'error'}`).toBe('');
+        if (example.output) {
+          if (UPDATE) updates.set(example.output, shown);
+          else expect(shown).toBe(`${example.output.content}\n`);
+        } else {
+          expect(stdout, 'a playbook without an output block must check clean').toBe(
+            `no problems in ${example.files.length} file${example.files.length === 1 ? '' : 's'}\n`,
+          );
+        }
+        expect(exitCode).toBe(example.exit ?? (hasError(shown) ? 1 : 0));
+      });
+    }
+
+    afterAll(() => {
+      if (!UPDATE || updates.size === 0) return;
+      const lines = markdown.split('\n');
+      const sorted = [...updates].sort(([a], [b]) => b.open - a.open);
+      for (const [block, stdout] of sorted) {
+        lines.splice(block.open + 1, block.close - block.open - 1, ...stdout.replace(/\n$/, '').split('\n'));
+      }
+      const updated = lines.join('\n');
+      if (updated !== markdown) writeFileSync(path, updated);
+    });
+  });
+}
+
+// ------------------------------------------------------------------------------------ diagnostics.md
+
+/** Codes that only `check --explore` reports (the runtime's explorer): documented without an example. */
+const EXPLORE_ONLY = new Set(['PB310', 'PB311']);
+
+describe('diagnostics.md covers every code', () => {
+  const path = join(DOCS, 'diagnostics.md');
+  const markdown = readFileSync(path, 'utf8');
+  const lines = markdown.split('\n');
+  const headings = lines
+    .map((line, index) => ({ line, index }))
+    .filter(({ line }) => /^## PB\d{3}\b/.test(line));
+  const sections = headings.map(({ line, index }, k) => {
+    const end = headings[k + 1]?.index ?? lines.length;
+    return { code: line.slice(3, 8), heading: line, index, text: lines.slice(index, end).join('\n') };
+  });
+  const codes = Object.keys(CODES) as (keyof typeof CODES)[];
+
+  it('has one section per code, in the order of the code table, titled as in the table', () => {
+    expect(sections.map((s) => s.heading)).toEqual(codes.map((code) => `## ${code} ${CODES[code].title}`));
+  });
+
+  for (const section of sections) {
+    const code = section.code;
+    it(`${code} has its anchor`, () => {
+      const before = lines.slice(0, section.index).reverse();
+      const anchor = before.find((line) => line.trim() !== '');
+      expect(anchor).toBe(`<a id="${code.toLowerCase()}"></a>`);
+    });
+
+    if (EXPLORE_ONLY.has(code)) {
+      it(`${code} is documented as reported by check --explore, without an example`, () => {
+        expect(section.text).toContain('check --explore');
+        expect(examplesOf(`diagnostics.md ${code}`, section.text).examples).toEqual([]);
+      });
+      continue;
+    }
+
+    it(`${code} has a runnable example that reports it`, () => {
+      const { examples } = examplesOf(`diagnostics.md ${code}`, section.text);
+      const failing = examples.filter((e) => e.output !== undefined);
+      expect(failing.length, `${code} needs a failing example with its output`).toBeGreaterThan(0);
+      const reported = failing.some((e) =>
+        new RegExp(`^\\S.*:\\d+:\\d+: (error|warning|info) ${code} `, 'm').test(
+          UPDATE ? runExample(e).stdout : `${e.output!.content}\n`,
+        ),
+      );
+      expect(reported, `an example of ${code} must report ${code}`).toBe(true);
+    });
+  }
+});
+
+// ------------------------------------------------------------------------------------ links
+
+/** GitHub's anchor of a heading: lowercase, punctuation dropped, spaces to hyphens. */
+export function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let inFence = false;
+  for (const line of markdown.split('\n')) {
+    if (/^ {0,3}(`{3,}|~{3,})/.test(line)) inFence = !inFence;
+    if (inFence) continue;
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) anchors.add(slug(heading[1]!));
+    for (const match of line.matchAll(/<a id="([^"]+)"><\/a>/g)) anchors.add(match[1]!);
+  }
+  return anchors;
+}
+
+describe('links between the docs resolve', () => {
+  for (const path of docs) {
+    const doc = relative(DOCS, path);
+    it(doc, () => {
+      const markdown = readFileSync(path, 'utf8');
+      const broken: string[] = [];
+      for (const match of markdown.matchAll(/\]\(([^)\s]*)\)/g)) {
+        const target = match[1]!;
+        if (/^[a-z]+:/.test(target)) continue; // an absolute URL
+        const [file, anchor] = target.split('#') as [string, string | undefined];
+        const targetPath = file ? join(dirname(path), file) : path;
+        let text: string;
+        try {
+          text = readFileSync(targetPath, 'utf8');
+        } catch {
+          broken.push(target);
+          continue;
+        }
+        if (anchor !== undefined && targetPath.endsWith('.md') && !anchorsOf(text).has(anchor))
+          broken.push(target);
+      }
+      expect(broken).toEqual([]);
+    });
+  }
+});
