@@ -56,7 +56,8 @@ const quote = (text: string) => text.replace(/"/g, '#quot;');
 export function graphMermaid(ir: Ir): string {
   const lines = ['flowchart TD'];
   for (const step of ir.steps) {
-    const label = quote(`${step.name}\n${describe(step)}`);
+    // Mermaid takes <br> for a line break inside a label; a raw newline would end the statement.
+    const label = `${quote(step.name)}<br>${quote(describe(step))}`;
     lines.push(
       step.kind === 'gate'
         ? `  ${mermaidId(step.name)}{"${label}"}`
@@ -71,7 +72,8 @@ export function graphMermaid(ir: Ir): string {
   return `${lines.join('\n')}\n`;
 }
 
-const dotString = (text: string) => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+const dotString = (text: string) =>
+  `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
 
 export function graphDot(ir: Ir): string {
   const lines = [`digraph ${dotString(ir.id)} {`, '  rankdir=TB;', '  node [shape=box, style=rounded];'];

@@ -190,3 +190,25 @@ describe('the bundled binary', () => {
     expect(result.stdout).toMatch(/^no problems in \d+ files\n$/);
   });
 });
+
+describe('checking nothing', () => {
+  it('is a usage error, so a wrong path in CI does not pass silently', () => {
+    const root = workspace({ 'notes/readme.yml': 'a: 1' });
+    expect(run(['check'], root)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'kairoku-playbook: no playbooks found in this folder (*.playbook.yml, or *.yml directly in a playbooks/ folder)\n',
+    });
+    expect(run(['check', 'notes'], root).code).toBe(2);
+  });
+});
+
+describe('graph labels', () => {
+  it('never carry a raw line break into mermaid or dot', () => {
+    const mermaid = run(['graph', 'playbooks/pr.yml', '--format', 'mermaid']).stdout;
+    expect(mermaid).toContain('s_plan["plan<br>agent · planner"]');
+    const dot = run(['graph', 'playbooks/pr.yml', '--format', 'dot']).stdout;
+    expect(dot).toContain('"plan" [label="plan\\nagent · planner"];');
+  });
+});

@@ -52,6 +52,13 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
   }
 
   const paths = collectPaths(args.positionals.length ? args.positionals : ['.'], io.cwd);
+  // As ESLint does: checking nothing is more likely a wrong path than a clean workspace.
+  if (paths.length === 0) {
+    const where = args.positionals.length ? args.positionals.join(', ') : 'this folder';
+    throw new UsageError(
+      `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)`,
+    );
+  }
   const files: WorkspaceFile[] = [];
   const refused: Diagnostic[] = [];
   const sources = new Map<string, SourceText>();

@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Ir } from '@kairoku-playbook/compiler';
+import {
+  RunStore,
+  coerceInput,
+  defaultHome,
+  parseYaml,
+  readScenario,
+  recoverRuns,
+  runSim,
+  step,
+  summarize,
+  toText,
+  vecSlice,
+} from '@kairoku-playbook/runtime';
+import type { HistoryEntry, OpenGate, RunState, Scenario, ScriptedDecision } from '@kairoku-playbook/runtime';
+import { flag, oneOf, parseArgs } from '../args.js';
+import { displayPath } from '../discover.js';
+import { UsageError, readPlaybookFile } from '../io.js';
+import type { CommandIo } from '../main.js';
+import { compileFile } from './compile.js';
+import { processTerminal } from './terminal.js';
+import type { Terminal } from './terminal.js';
+
+export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim] [--scenario FILE] [--json]
+
+Runs a playbook. The sim backend (the default) runs it without a model: step agents and checks
+report what the scenario scripts (SPEC §8), or their first declared outcome with outputs made from
+their types. Reported outcomes are applied as reported (autopilot). Gates the scenario does not
+decide are asked at the terminal, or take their first choice when there is no terminal.
+The run is saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs); secret
+inputs never reach it.
+
+Options:
+  --input NAME=VALUE   a run input (repeatable); numbers, booleans and lists are read as JSON;
+                       these win over the scenario's inputs
+  --backend sim        the backend (sim only in this build; paseo and kairoku come later)
+  --scenario FILE      a scenario that scripts the sim backend
+  --json               print the final run state as JSON (SPEC §8) and ask nothing
+  -h, --help           this help
+
+Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, was canceled or
+could not go on; 2 usage errors and inputs that do not fit.`;
+
+export function runRun(argv: readonly string[], io: CommandIo, terminal: Terminal | undefined = processTerminal()): number {
+  const args = parseArgs(
+    argv,
+    { input: 'string', backend: 'string', scenario: 'string', json: 'boolean', help: 'boolean' },
+    { h: 'help' },
+  );
+  if (args.flags.has('help')) {
+    io.stdout(`${RUN_HELP}\n`);
+    return 0;
+  }
+  const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
+  if (backend !== 'sim') throw new UsageError(`the ${backend} backend is not available in this build; use --backend sim`);
+  const json = args.flags.has('json');
+  const ir = compileFile(args.positionals, io, 'run');
+  if (!ir) return 1;
+
+  const scenario = loadScenario(flag(args, 'scenario'), ir, io.cwd);
+  const inputs: Record<string, unknown> = {};
+  for (const pair of args.flags.get('input') ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--input takes NAME=VALUE, not "${pair}"`);
+    const name = pair.slice(0, eq);
+    inputs[name] = coerceInput(ir, name, pair.slice(eq + 1));
+  }
+
+  const now = Date.now;
+  const store = new RunStore(defaultHome());
+  // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
+  const recovered = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: now() });
+  for (const problem of recovered.problems)
+    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
+  let id: string;
+  do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
+  while (store.exists(id));
+
+  const interactive = !json && terminal !== undefined;
+  const progress = json ? undefined : interactive ? terminal.write : io.stdout;
+  const result = runSim({
+    ir,
+    scenario,
+    inputs,
+    id,
+    clock: now,
+    persist: (state) => store.save(state),
+    ...(progress
+      ? {
+          onTransition: (before: RunState, after: RunState) => {
+            for (const entry of vecSlice(after.history, before.history.size)) progress(`${progressLine(entry)}\n`);
+          },
+        }
+      : {}),
+    ...(interactive ? { askGate: (gate: OpenGate) => askGate(gate, terminal) } : {}),
+  });
+  if (!result.ok) {
+    for (const error of result.inputErrors) io.stderr(`kairoku-playbook: ${error}\n`);
+    return 2;
+  }
+
+  let state = result.state;
+  if (state.status === 'running' || state.status === 'paused') {
+    // Nothing else drives a sim run: say why it stopped, and cancel it rather than leave it hanging.
+    const why = result.refusals.length
+      ? result.refusals.map((r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`)
+      : openGates(state).map((name) => `gate "${name}" was left open`);
+    for (const line of why) io.stderr(`kairoku-playbook: ${line}\n`);
+    const canceled = step(state, { type: 'cancel', reason: `the sim run could not go on: ${why.join('; ')}` }, now());
+    state = canceled.state;
+    store.save(state);
+  } else {
+    for (const refusal of result.refusals) io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${refusal.error}\n`);
+  }
+
+  if (json) io.stdout(`${JSON.stringify(summarize(state), null, 2)}\n`);
+  else {
+    const out = interactive ? terminal.write : io.stdout;
+    out(`run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}\n`);
+    const outputs = Object.entries(state.outputs ?? {});
+    if (outputs.length) out(`outputs:\n${outputs.map(([k, v]) => `  ${k}: ${toText(v)}\n`).join('')}`);
+  }
+  return state.status === 'completed' ? 0 : 1;
+}
+
+function loadScenario(file: string | undefined, ir: Ir, cwd: string): Scenario {
+  const path = file === undefined ? undefined : resolve(cwd, file);
+  let value: unknown = undefined;
+  if (path !== undefined) {
+    const shown = displayPath(path, cwd);
+    const read = readPlaybookFile(path, shown);
+    if ('diagnostic' in read) throw new UsageError(`scenario ${shown}: ${read.diagnostic.message}`);
+    const parsed = parseYaml(read.text);
+    if ('error' in parsed) throw new UsageError(`scenario ${shown}: ${parsed.error}`);
+    value = parsed.value;
+  }
+  const { scenario, errors } = readScenario(value, ir);
+  if (errors.length)
+    throw new UsageError(`scenario ${file}: ${errors.join(`\n  `)}`);
+  return scenario;
+}
+
+function openGates(state: RunState): string[] {
+  const names: string[] = [];
+  for (let index = 0; index < state.ir.steps.length; index++) {
+    const name = state.ir.steps[index]!.name;
+    if (summarize(state).steps[name]?.status === 'waiting') names.push(name);
+  }
+  return names;
+}
+
+const SYMBOLS: Record<string, string> = {
+  'run-started': '▶',
+  'step-started': '▸',
+  'step-completed': '✓',
+  'step-skipped': '–',
+  loop: '↺',
+  'loop-counters-reset': '↺',
+  'loop-exhausted': '↺',
+  'step-retry': '↻',
+  'step-failed': '✗',
+  'step-lost': '✗',
+  'agent-lost': '✗',
+  'run-failed': '✗',
+  'run-canceled': '✗',
+  'gate-opened': '?',
+  'gate-decided': '!',
+  'run-completed': '✔',
+};
+
+export function progressLine(entry: HistoryEntry): string {
+  return `${SYMBOLS[entry.kind] ?? '·'} ${entry.text}`;
+}
+
+/** Asks a gate at the terminal: its choices, then a comment when the choice takes one. */
+function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefined {
+  const names = gate.choices.map((c) => c.name);
+  const listed = gate.choices
+    .map((c) => `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`)
+    .join(', ');
+  terminal.write(`\n? ${gate.step}: ${gate.title}\n${gate.summary ? `  ${gate.summary}\n` : ''}  choices: ${listed}\n`);
+  for (;;) {
+    const answer = terminal.ask('choice> ');
+    if (answer === undefined) return undefined;
+    const choice = gate.choices.find((c) => c.name === answer.trim());
+    if (!choice) {
+      terminal.write(`  "${answer.trim()}" is not a choice; type one of ${names.join(', ')}\n`);
+      continue;
+    }
+    if (choice.comment === 'none') return { choice: choice.name };
+    for (;;) {
+      const comment = terminal.ask(choice.comment === 'required' ? 'comment> ' : 'comment (optional)> ');
+      if (comment === undefined) return undefined;
+      if (comment.trim() || choice.comment === 'optional') return { choice: choice.name, comment: comment.trim() };
+      terminal.write(`  choice "${choice.name}" needs a comment\n`);
+    }
+  }
+}
