@@ -1,6 +1,8 @@
 import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
 import { runGraph } from './commands/graph.js';
+import { runRun } from './commands/run.js';
+import { runTest } from './commands/test.js';
 import { UsageError } from './io.js';
 import { VERSION } from './version.js';
 
@@ -14,7 +16,7 @@ export interface CommandIo {
   colorStderr: boolean;
 }
 
-export const HELP = `kairoku-playbook ${VERSION}: check, compile and graph playbooks for teams of AI coding agents
+export const HELP = `kairoku-playbook ${VERSION}: check, compile, graph, run and test playbooks for teams of AI coding agents
 
 Usage: kairoku-playbook COMMAND [options]
 
@@ -22,6 +24,8 @@ Commands:
   check [PATH...]     check playbooks and print diagnostics (text, json, sarif, github)
   compile FILE        print the validated execution IR as JSON
   graph FILE          print the step graph (text, mermaid, dot)
+  run FILE            run a playbook (sim backend: scripted or generated agents, no model)
+  test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
 
 Run kairoku-playbook COMMAND --help for a command's options.`;
 
@@ -29,6 +33,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   check: runCheck,
   compile: runCompile,
   graph: runGraph,
+  run: (argv, io) => runRun(argv, io),
+  test: runTest,
 };
 
 export function main(argv: readonly string[], io: CommandIo): number {

@@ -1,1 +1,47 @@
+/**
+ * `@kairoku-playbook/runtime`: the playbook interpreter (SPEC §6). A pure transition function over run
+ * state, the run store, the `sim` backend and the driver that feeds one to the other.
+ */
 export const RUNTIME_VERSION = 1;
+
+export { step } from './core/transition.js';
+export type { TransitionOptions, TransitionResult } from './core/transition.js';
+export { createRun } from './core/create-run.js';
+export type { NewRun } from './core/create-run.js';
+export type { RunEvent, RunEventType } from './core/events.js';
+export type { Effect, EffectType } from './core/effects.js';
+export { REMINDER } from './core/effects.js';
+export { AFTER_PREFIX, MASK, STATE_VERSION, isEnded } from './core/state.js';
+export type {
+  Attempt,
+  HistoryEntry,
+  RunState,
+  RunStatus,
+  StepRun,
+  StepStatus,
+  WakeUp,
+} from './core/state.js';
+export { emptyVec, vecFromArray, vecGet, vecPush, vecSet, vecSlice, vecToArray } from './core/pvec.js';
+export type { PVec } from './core/pvec.js';
+export { coerceInput, prepareInputs, splitSecrets } from './core/inputs.js';
+export { evaluate, render, renderText, toText, Lookup } from './expr/evaluate.js';
+export type { Scope } from './expr/evaluate.js';
+export { stepRun, allSteps, summarize } from './core/view.js';
+export type { RunSummary, StepSummary, AttemptSummary } from './core/view.js';
+export { RunStore, defaultHome, serializeRun, deserializeRun } from './store/run-store.js';
+export { writeFileAtomic } from './store/atomic-write.js';
+export { recoverRuns } from './store/recover.js';
+export type { Recovery } from './store/recover.js';
+export type { Backend, BackendContext, BackendEffect } from './backends/backend.js';
+export { SimBackend, generatedOutputs } from './backends/sim.js';
+export type { OpenGate, SimOptions } from './backends/sim.js';
+export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
+export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
+export { Driver } from './driver/driver.js';
+export type { DriverOptions, Refusal } from './driver/driver.js';
+export { runSim } from './sim-run.js';
+export type { SimRunOptions, SimRunResult } from './sim-run.js';
+export { compareExpectation, readExpectation } from './testing/expectation.js';
+export type { Expectation, StepExpectation } from './testing/expectation.js';
+export { runPlaybookTest } from './testing/playbook-test.js';
+export type { PlaybookTestResult } from './testing/playbook-test.js';

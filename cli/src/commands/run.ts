@@ -43,7 +43,11 @@ Options:
 Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, was canceled or
 could not go on; 2 usage errors and inputs that do not fit.`;
 
-export function runRun(argv: readonly string[], io: CommandIo, terminal: Terminal | undefined = processTerminal()): number {
+export function runRun(
+  argv: readonly string[],
+  io: CommandIo,
+  terminal: Terminal | undefined = processTerminal(),
+): number {
   const args = parseArgs(
     argv,
     { input: 'string', backend: 'string', scenario: 'string', json: 'boolean', help: 'boolean' },
@@ -54,7 +58,8 @@ export function runRun(argv: readonly string[], io: CommandIo, terminal: Termina
     return 0;
   }
   const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
-  if (backend !== 'sim') throw new UsageError(`the ${backend} backend is not available in this build; use --backend sim`);
+  if (backend !== 'sim')
+    throw new UsageError(`the ${backend} backend is not available in this build; use --backend sim`);
   const json = args.flags.has('json');
   const ir = compileFile(args.positionals, io, 'run');
   if (!ir) return 1;
@@ -90,7 +95,8 @@ export function runRun(argv: readonly string[], io: CommandIo, terminal: Termina
     ...(progress
       ? {
           onTransition: (before: RunState, after: RunState) => {
-            for (const entry of vecSlice(after.history, before.history.size)) progress(`${progressLine(entry)}\n`);
+            for (const entry of vecSlice(after.history, before.history.size))
+              progress(`${progressLine(entry)}\n`);
           },
         }
       : {}),
@@ -105,14 +111,21 @@ export function runRun(argv: readonly string[], io: CommandIo, terminal: Termina
   if (state.status === 'running' || state.status === 'paused') {
     // Nothing else drives a sim run: say why it stopped, and cancel it rather than leave it hanging.
     const why = result.refusals.length
-      ? result.refusals.map((r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`)
+      ? result.refusals.map(
+          (r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`,
+        )
       : openGates(state).map((name) => `gate "${name}" was left open`);
     for (const line of why) io.stderr(`kairoku-playbook: ${line}\n`);
-    const canceled = step(state, { type: 'cancel', reason: `the sim run could not go on: ${why.join('; ')}` }, now());
+    const canceled = step(
+      state,
+      { type: 'cancel', reason: `the sim run could not go on: ${why.join('; ')}` },
+      now(),
+    );
     state = canceled.state;
     store.save(state);
   } else {
-    for (const refusal of result.refusals) io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${refusal.error}\n`);
+    for (const refusal of result.refusals)
+      io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${refusal.error}\n`);
   }
 
   if (json) io.stdout(`${JSON.stringify(summarize(state), null, 2)}\n`);
@@ -137,18 +150,14 @@ function loadScenario(file: string | undefined, ir: Ir, cwd: string): Scenario {
     value = parsed.value;
   }
   const { scenario, errors } = readScenario(value, ir);
-  if (errors.length)
-    throw new UsageError(`scenario ${file}: ${errors.join(`\n  `)}`);
+  if (errors.length) throw new UsageError(`scenario ${file}: ${errors.join(`\n  `)}`);
   return scenario;
 }
 
 function openGates(state: RunState): string[] {
-  const names: string[] = [];
-  for (let index = 0; index < state.ir.steps.length; index++) {
-    const name = state.ir.steps[index]!.name;
-    if (summarize(state).steps[name]?.status === 'waiting') names.push(name);
-  }
-  return names;
+  return Object.entries(summarize(state).steps)
+    .filter(([, s]) => s.status === 'waiting')
+    .map(([name]) => name);
 }
 
 const SYMBOLS: Record<string, string> = {
@@ -178,12 +187,17 @@ export function progressLine(entry: HistoryEntry): string {
 function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefined {
   const names = gate.choices.map((c) => c.name);
   const listed = gate.choices
-    .map((c) => `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`)
+    .map(
+      (c) =>
+        `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`,
+    )
     .join(', ');
-  terminal.write(`\n? ${gate.step}: ${gate.title}\n${gate.summary ? `  ${gate.summary}\n` : ''}  choices: ${listed}\n`);
+  terminal.write(
+    `\n? ${gate.step}: ${gate.title}\n${gate.summary ? `  ${gate.summary}\n` : ''}  choices: ${listed}\n`,
+  );
   for (;;) {
     const answer = terminal.ask('choice> ');
-    if (answer === undefined) return undefined;
+    if (answer === undefined) return endOfInput(terminal);
     const choice = gate.choices.find((c) => c.name === answer.trim());
     if (!choice) {
       terminal.write(`  "${answer.trim()}" is not a choice; type one of ${names.join(', ')}\n`);
@@ -192,9 +206,16 @@ function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefin
     if (choice.comment === 'none') return { choice: choice.name };
     for (;;) {
       const comment = terminal.ask(choice.comment === 'required' ? 'comment> ' : 'comment (optional)> ');
-      if (comment === undefined) return undefined;
-      if (comment.trim() || choice.comment === 'optional') return { choice: choice.name, comment: comment.trim() };
+      if (comment === undefined) return endOfInput(terminal);
+      if (comment.trim() || choice.comment === 'optional')
+        return { choice: choice.name, comment: comment.trim() };
       terminal.write(`  choice "${choice.name}" needs a comment\n`);
     }
   }
+}
+
+/** End of input at a prompt: the gate stays open (and the sim run, which nothing else drives, is canceled). */
+function endOfInput(terminal: Terminal): undefined {
+  terminal.write('\n');
+  return undefined;
 }

@@ -1,0 +1,304 @@
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRun } from '../src/commands/run.js';
+import type { Terminal } from '../src/commands/terminal.js';
+import { main } from '../src/main.js';
+import type { CommandIo } from '../src/main.js';
+
+const repo = new URL('../../', import.meta.url).pathname;
+let home: string;
+let previousHome: string | undefined;
+
+beforeAll(() => {
+  previousHome = process.env.KAIROKU_PLAYBOOK_HOME;
+  home = mkdtempSync(join(tmpdir(), 'kp-run-home-'));
+  process.env.KAIROKU_PLAYBOOK_HOME = home;
+});
+afterAll(() => {
+  if (previousHome === undefined) delete process.env.KAIROKU_PLAYBOOK_HOME;
+  else process.env.KAIROKU_PLAYBOOK_HOME = previousHome;
+});
+
+function io(cwd: string) {
+  const out = { stdout: '', stderr: '' };
+  const commandIo: CommandIo = {
+    cwd,
+    stdout: (t) => (out.stdout += t),
+    stderr: (t) => (out.stderr += t),
+    color: false,
+    colorStderr: false,
+  };
+  return { out, commandIo };
+}
+
+function run(argv: string[], cwd = repo) {
+  const { out, commandIo } = io(cwd);
+  const code = main(argv, commandIo);
+  return { code, ...out };
+}
+
+function workspace(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'kp-run-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const SCENARIO = `inputs: { task: add a --json flag }
+steps:
+  qa:
+    - { outcome: fail, summary: 2 tests failing }
+    - { outcome: pass }
+  review:
+    - { outcome: changes_requested, summary: rename the flag }
+    - { outcome: approved, outputs: { verdict: approve } }
+  implement:
+    - { outcome: done, outputs: { branch: feat/json } }
+gates:
+  ship:
+    - { choice: approve }
+`;
+
+describe('kairoku-playbook run', () => {
+  it('--json prints the final run state of SPEC §8 and saves the run', () => {
+    const root = workspace({ 'scenario.yml': SCENARIO });
+    const result = run(
+      ['run', join(repo, 'playbooks/pr.yml'), '--backend', 'sim', '--scenario', 'scenario.yml', '--json'],
+      root,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const state = JSON.parse(result.stdout);
+    expect(state).toMatchObject({
+      playbook: 'pr',
+      status: 'completed',
+      steps: { qa: { status: 'completed', attempts: [{ outcome: 'fail' }, { outcome: 'pass' }] } },
+      loops: { 'qa.fail': 1 },
+      outputs: { branch: 'feat/json' },
+    });
+    expect(state.id).toMatch(/^pr-[0-9a-f]{6}$/);
+    expect(readdirSync(join(home, 'runs'))).toContain(`${state.id}.json`);
+  });
+
+  it('takes --input over the scenario’s inputs, typed as the input wants', () => {
+    const root = workspace({ 'scenario.yml': SCENARIO });
+    const result = run(
+      [
+        'run',
+        join(repo, 'playbooks/pr.yml'),
+        '--scenario',
+        'scenario.yml',
+        '--input',
+        'strict=true',
+        '--json',
+      ],
+      root,
+    );
+    const state = JSON.parse(result.stdout);
+    expect(state.steps.review.attempts).toEqual([{ outcome: 'changes_requested' }, { outcome: 'approved' }]);
+    expect(state.loops).toEqual({ 'qa.fail': 1, 'review.changes_requested': 1 });
+  });
+
+  it('names the input and why when one does not fit (exit 2)', () => {
+    expect(run(['run', 'playbooks/pr.yml', '--json'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'kairoku-playbook: input "task" is required\n',
+    });
+    const bad = run([
+      'run',
+      'playbooks/pr.yml',
+      '--input',
+      'task=x',
+      '--input',
+      'reviewers=9',
+      '--input',
+      'target=dev',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'kairoku-playbook: input "reviewers" must be <= 3\nkairoku-playbook: input "target" must be one of main, develop\n',
+    );
+    expect(run(['run', 'playbooks/pr.yml', '--input', 'tsk=x']).stderr).toContain(
+      'unknown input "tsk"; did you mean "task"?',
+    );
+    expect(run(['run', 'playbooks/pr.yml', '--input', 'task']).stderr).toBe(
+      'kairoku-playbook: --input takes NAME=VALUE, not "task"\n',
+    );
+  });
+
+  it('prints diagnostics and exits 1 for a playbook with errors; usage errors exit 2', () => {
+    const root = workspace({
+      'x.playbook.yml':
+        'version: 1\ntitle: X\nsteps:\n  a:\n    needs: [nowhere]\n    role: implementer\n    prompt: P\n',
+    });
+    const broken = run(['run', 'x.playbook.yml', '--json'], root);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('x.playbook.yml:5:13: error PB200 unknown step "nowhere" in needs');
+    expect(run(['run', 'playbooks/pr.yml', '--backend', 'paseo']).stderr).toBe(
+      'kairoku-playbook: the paseo backend is not available in this build; use --backend sim\n',
+    );
+    expect(run(['run', 'playbooks/pr.yml', '--scenario', 'nope.yml']).code).toBe(2);
+    const badScenario = workspace({ 's.yml': 'steps: { qq: { outcome: pass } }' });
+    const scenario = run(['run', join(repo, 'playbooks/pr.yml'), '--scenario', 's.yml'], badScenario);
+    expect(scenario).toMatchObject({
+      code: 2,
+      stderr: 'kairoku-playbook: scenario s.yml: steps.qq: unknown step "qq"; did you mean "qa"?\n',
+    });
+  });
+
+  // Without a terminal, an unscripted gate takes its first choice (with one, it would be asked).
+  it.skipIf(process.stdin.isTTY && process.stdout.isTTY)(
+    'prints progress lines as steps change when it does not print JSON',
+    () => {
+      const result = run(['run', 'playbooks/pr.yml', '--input', 'task=x']);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).toMatch(/^▶ run pr-[0-9a-f]{6} of pr started$/);
+      expect(lines).toContain('▸ plan started (attempt 1)');
+      expect(lines).toContain('✓ plan completed with done');
+      expect(lines).toContain('– review skipped: its when condition is false');
+      expect(lines).toContain('? ship is waiting for a decision: Ship implement.branch?');
+      expect(lines).toContain('! ship decided: approve');
+      expect(result.stdout).toMatch(
+        /run pr-[0-9a-f]{6} completed\noutputs:\n {2}branch: implement\.branch\n$/,
+      );
+    },
+  );
+
+  it('keeps secret inputs out of everything it saves', () => {
+    const secret = 'sk-live-cli-secret-7731';
+    const result = run([
+      'run',
+      'playbooks/pr.yml',
+      '--input',
+      'task=x',
+      '--input',
+      `api_key=${secret}`,
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(secret);
+    for (const name of readdirSync(join(home, 'runs')))
+      expect(readFileSync(join(home, 'runs', name), 'utf8')).not.toContain(secret);
+  });
+
+  it('asks gates at the terminal: the choices, then a comment where one is required', () => {
+    const answers = ['ship it', 'revise', '', 'mention the flag in the README', 'approve'];
+    const written: string[] = [];
+    const terminal: Terminal = {
+      write: (t) => void written.push(t),
+      ask: (q) => {
+        written.push(q);
+        return answers.shift();
+      },
+    };
+    const { out, commandIo } = io(repo);
+    const code = runRun(['playbooks/pr.yml', '--input', 'task=x'], commandIo, terminal);
+    expect(code).toBe(0);
+    expect(out.stdout).toBe('');
+    const text = written.join('');
+    expect(text).toContain(
+      '? ship: Ship implement.branch?\n  Review verdict: not reviewed\n  choices: approve, reject, revise [comment required]\n',
+    );
+    expect(text).toContain('  "ship it" is not a choice; type one of approve, reject, revise\n');
+    expect(text).toContain('comment> ');
+    expect(text).toContain('  choice "revise" needs a comment\n');
+    expect(text).toContain('! ship decided: revise (mention the flag in the README)');
+    expect(text).toContain('↺ ship revise: loop back to implement (ship.revise 1 of 2)');
+    expect(text).toMatch(/run pr-[0-9a-f]{6} completed\n/);
+  });
+
+  it('cancels a run that cannot go on, and says why (exit 1)', () => {
+    const root = workspace({ 's.yml': 'inputs: { task: x }\ngates: { ship: { choice: revise } }' });
+    const result = run(['run', join(repo, 'playbooks/pr.yml'), '--scenario', 's.yml', '--json'], root);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'kairoku-playbook: gate-decided ship was refused: choice "revise" of gate "ship" needs a comment\n',
+    );
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'canceled',
+      steps: { ship: { status: 'canceled' } },
+    });
+  });
+
+  it('has --help', () => {
+    const result = run(['run', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim] [--scenario FILE] [--json]',
+    );
+  });
+});
+
+describe('kairoku-playbook test', () => {
+  it('runs the playbook tests beside the samples', () => {
+    const result = run(['test', 'playbooks']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(
+      '✓ qa fails once, review asks for changes once, ship is revised once, then everything lands (playbooks/pr.test.yml)\n',
+    );
+    expect(result.stdout).toMatch(/\n\d+ passed, 0 failed\n$/);
+    expect(result.code).toBe(0);
+  });
+
+  it('reports a failing test with its differences, and exits 1', () => {
+    const pr = readFileSync(join(repo, 'playbooks/pr.yml'), 'utf8');
+    const root = workspace({
+      'playbooks/pr.yml': pr,
+      'playbooks/pr.test.yml':
+        'inputs: { task: x }\nexpect:\n  status: failed\n  steps: { qa: { attempts: 2 } }\n',
+      'playbooks/ok.playbook.yml':
+        'version: 1\ntitle: Ok\nsteps:\n  only: { role: implementer, prompt: P }\n',
+      'playbooks/ok.playbook.test.yml':
+        'expect: { status: completed, steps: { only: { attempts: [done] } } }\n',
+      'playbooks/orphan.test.yml': 'expect: {}\n',
+    });
+    const result = run(['test'], root);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      [
+        '✓ playbooks/ok.playbook.test.yml',
+        '✗ playbooks/orphan.test.yml',
+        '    no playbook beside it: expected playbooks/orphan.yml',
+        '✗ playbooks/pr.test.yml',
+        '    status: expected failed, got completed',
+        '    steps.qa.attempts: expected 2, got 1 [pass]',
+        '',
+        '1 passed, 2 failed',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('fails a test whose playbook has errors, naming them', () => {
+    const root = workspace({
+      'playbooks/x.yml':
+        'version: 1\ntitle: X\nsteps:\n  a:\n    needs: [nowhere]\n    role: implementer\n    prompt: P\n',
+      'playbooks/x.test.yml': 'expect: {}\n',
+    });
+    const result = run(['test', 'playbooks/x.test.yml'], root);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      '    playbooks/x.yml has errors:\n      playbooks/x.yml:5:13: error PB200 unknown step "nowhere" in needs',
+    );
+  });
+
+  it('exits 1 when there is no test, 2 for a path that is not one', () => {
+    const root = workspace({ 'a.txt': '' });
+    expect(run(['test'], root)).toMatchObject({
+      code: 1,
+      stdout: 'no playbook tests found (*.test.yml beside the playbooks)\n',
+    });
+    expect(run(['test', 'a.txt'], root)).toMatchObject({ code: 2 });
+    expect(run(['test', 'missing'], root)).toMatchObject({
+      code: 2,
+      stderr: 'kairoku-playbook: no such file or folder: missing\n',
+    });
+    expect(run(['test', '--help']).stdout).toContain('Usage: kairoku-playbook test [PATH...]');
+  });
+});

@@ -1,0 +1,25 @@
+import type { Effect } from '../core/effects.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunState } from '../core/state.js';
+
+/** The effects a backend performs; `step-ready` and `persist` are the driver's own. */
+export type BackendEffect = Exclude<Effect, { type: 'step-ready' } | { type: 'persist' }>;
+
+export interface BackendContext {
+  /** feeds an event back into the run, now (it is queued) or later */
+  emit(event: RunEvent): void;
+  /** the run as it is now */
+  state(): RunState;
+}
+
+/**
+ * What drives agents, checks and gates: `sim` here; `paseo` and `kairoku` later. A backend performs
+ * one effect at a time and reports what happens as events; it never edits run state.
+ */
+export interface Backend {
+  readonly name: string;
+  perform(effect: BackendEffect, context: BackendContext): void;
+  /** whether the agent behind a handle still exists: the lost-agent rule after a restart */
+  agentExists(agent: string | undefined): boolean;
+  close?(): void;
+}

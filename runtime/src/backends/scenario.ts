@@ -1,0 +1,182 @@
+import type { Ir, IrStep } from '@kairoku-playbook/compiler';
+import { closest } from '@kairoku-playbook/grammar';
+import { parse } from 'yaml';
+
+/**
+ * A scenario scripts the `sim` backend (SPEC §8): reports per successive attempt of a step (past the
+ * list the last one repeats), decisions per successive opening of a gate, and the run's inputs.
+ */
+export interface ScriptedReport {
+  outcome?: string;
+  summary?: string;
+  outputs?: Record<string, unknown>;
+  /** the agent ends its turn without reporting, also after its reminder: it is lost */
+  silent?: boolean;
+}
+
+export interface ScriptedDecision {
+  choice: string;
+  comment?: string;
+}
+
+export interface Scenario {
+  inputs: Record<string, unknown>;
+  steps: Record<string, ScriptedReport[]>;
+  gates: Record<string, ScriptedDecision[]>;
+  /** after-tasks, by name */
+  after: Record<string, ScriptedReport[]>;
+}
+
+export function emptyScenario(): Scenario {
+  return { inputs: {}, steps: {}, gates: {}, after: {} };
+}
+
+const SCENARIO_KEYS = ['inputs', 'steps', 'gates', 'after'];
+const REPORT_KEYS = ['outcome', 'summary', 'outputs', 'silent'];
+const DECISION_KEYS = ['choice', 'comment'];
+
+/**
+ * Reads a scenario (parsed YAML) and checks it against the playbook: unknown keys, steps, gates,
+ * outcomes and choices are errors that say where (`steps.qa[0]`) and what would fit.
+ * `extraKeys` are top-level keys another format adds (a playbook test's `expect` and `name`).
+ */
+export function readScenario(
+  value: unknown,
+  ir: Ir,
+  extraKeys: readonly string[] = [],
+): { scenario: Scenario; errors: string[] } {
+  const errors: string[] = [];
+  const scenario = emptyScenario();
+  if (value === null || value === undefined) return { scenario, errors };
+  if (!isObject(value))
+    return { scenario, errors: ['a scenario is a mapping with inputs, steps, gates, after'] };
+  checkKeys(value, [...SCENARIO_KEYS, ...extraKeys], '', errors);
+  if (value.inputs !== undefined) {
+    if (isObject(value.inputs)) scenario.inputs = { ...value.inputs };
+    else errors.push('inputs: must be a mapping of input names to values');
+  }
+  const steps = new Map(ir.steps.map((s) => [s.name, s]));
+  const after = new Map(ir.after.map((a) => [a.name, a]));
+  for (const [section, target] of [
+    ['steps', scenario.steps],
+    ['after', scenario.after],
+  ] as const) {
+    const entries = value[section];
+    if (entries === undefined || entries === null) continue;
+    if (!isObject(entries)) {
+      errors.push(`${section}: must be a mapping of names to reports`);
+      continue;
+    }
+    for (const [name, list] of Object.entries(entries)) {
+      const where = `${section}.${name}`;
+      const owner = section === 'steps' ? steps.get(name) : after.get(name);
+      if (!owner) {
+        const names =
+          section === 'steps'
+            ? ir.steps.filter((s) => s.kind !== 'gate').map((s) => s.name)
+            : [...after.keys()];
+        errors.push(`${where}: ${unknownName(section === 'steps' ? 'step' : 'after-task', name, names)}`);
+        continue;
+      }
+      if (section === 'steps' && (owner as IrStep).kind === 'gate') {
+        errors.push(`${where}: "${name}" is a gate; script its decisions under gates`);
+        continue;
+      }
+      const outcomes = owner.outcomes.map((o) => o.name);
+      target[name] = asList(list).map((item, i) => {
+        const at = `${where}[${i}]`;
+        if (!isObject(item)) {
+          errors.push(
+            `${at}: a report is a mapping like { outcome: ${outcomes[0]}, summary: …, outputs: … }`,
+          );
+          return {};
+        }
+        checkKeys(item, REPORT_KEYS, at, errors);
+        const report: ScriptedReport = {};
+        if (item.outcome !== undefined) {
+          if (typeof item.outcome !== 'string' || !outcomes.includes(item.outcome))
+            errors.push(
+              `${at}: ${section === 'steps' ? 'step' : 'after-task'} "${name}" has no outcome ${JSON.stringify(item.outcome)}; its outcomes are ${outcomes.join(', ')}`,
+            );
+          else report.outcome = item.outcome;
+        }
+        if (item.summary !== undefined) report.summary = String(item.summary);
+        if (item.outputs !== undefined) {
+          if (isObject(item.outputs)) report.outputs = { ...item.outputs };
+          else errors.push(`${at}.outputs: must be a mapping of output names to values`);
+        }
+        if (item.silent !== undefined) report.silent = item.silent === true;
+        return report;
+      });
+    }
+  }
+  if (value.gates !== undefined && value.gates !== null) {
+    if (!isObject(value.gates)) errors.push('gates: must be a mapping of gate names to decisions');
+    else
+      for (const [name, list] of Object.entries(value.gates)) {
+        const where = `gates.${name}`;
+        const gate = steps.get(name);
+        if (!gate || gate.kind !== 'gate') {
+          const names = ir.steps.filter((s) => s.kind === 'gate').map((s) => s.name);
+          errors.push(
+            `${where}: ${gate ? `step "${name}" is not a gate; script its reports under steps` : unknownName('gate', name, names)}`,
+          );
+          continue;
+        }
+        const choices = gate.outcomes.map((o) => o.name);
+        scenario.gates[name] = asList(list).map((item, i) => {
+          const at = `${where}[${i}]`;
+          if (!isObject(item) || typeof item.choice !== 'string') {
+            errors.push(`${at}: a decision is a mapping like { choice: ${choices[0]}, comment: … }`);
+            return { choice: '' };
+          }
+          checkKeys(item, DECISION_KEYS, at, errors);
+          if (!choices.includes(item.choice))
+            errors.push(
+              `${at}: gate "${name}" has no choice "${item.choice}"; its choices are ${choices.join(', ')}`,
+            );
+          const decision: ScriptedDecision = { choice: item.choice };
+          if (item.comment !== undefined && item.comment !== null) decision.comment = String(item.comment);
+          return decision;
+        });
+      }
+  }
+  return { scenario, errors };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+function checkKeys(
+  value: Record<string, unknown>,
+  allowed: readonly string[],
+  where: string,
+  errors: string[],
+): void {
+  for (const key of Object.keys(value)) {
+    if (allowed.includes(key)) continue;
+    const suggestion = closest(key, allowed);
+    errors.push(
+      `${where ? `${where}: ` : ''}unknown key "${key}"${suggestion ? `; did you mean "${suggestion}"?` : ''} (expected ${allowed.join(', ')})`,
+    );
+  }
+}
+
+function unknownName(what: string, name: string, names: string[]): string {
+  const suggestion = closest(name, names);
+  return `unknown ${what} "${name}"${suggestion ? `; did you mean "${suggestion}"?` : names.length ? ` (the playbook has ${names.join(', ')})` : ''}`;
+}
+
+/** Parses the YAML of a scenario or a playbook test; a syntax error says where. */
+export function parseYaml(text: string): { value: unknown } | { error: string } {
+  try {
+    return { value: parse(text, { prettyErrors: true, uniqueKeys: true }) as unknown };
+  } catch (error) {
+    return { error: (error as Error).message.split('\n')[0]! };
+  }
+}

@@ -1,0 +1,154 @@
+import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
+import { derive } from '../core/derived.js';
+import type { Effect } from '../core/effects.js';
+import { AFTER_PREFIX } from '../core/state.js';
+import type { RunState } from '../core/state.js';
+import type { Backend, BackendContext, BackendEffect } from './backend.js';
+import { emptyScenario } from './scenario.js';
+import type { Scenario, ScriptedDecision } from './scenario.js';
+
+export type OpenGate = Extract<Effect, { type: 'open-gate' }>;
+
+export interface SimOptions {
+  scenario?: Scenario;
+  /**
+   * Asked for a gate the scenario does not decide (a terminal prompt). Returning undefined leaves
+   * the gate open. Without it, such a gate takes its first declared choice.
+   */
+  askGate?: (gate: OpenGate, state: RunState) => ScriptedDecision | undefined;
+}
+
+/**
+ * The embedded default backend (SPEC §6, §8): scripted agents and checks from a scenario, or
+ * generated ones (the first declared outcome, outputs made from their types). No network, no model,
+ * no clock: the same scenario gives the same run.
+ */
+export class SimBackend implements Backend {
+  readonly name = 'sim';
+  private readonly scenario: Scenario;
+  /** agents of this process: a sim agent never outlives it */
+  private readonly agents = new Set<string>();
+
+  constructor(private readonly options: SimOptions = {}) {
+    this.scenario = options.scenario ?? emptyScenario();
+  }
+
+  agentExists(agent: string | undefined): boolean {
+    return agent !== undefined && this.agents.has(agent);
+  }
+
+  perform(effect: BackendEffect, context: BackendContext): void {
+    switch (effect.type) {
+      case 'start-agent':
+      case 'start-check': {
+        const state = context.state();
+        const agent = `sim:${state.id}:${effect.step}:${effect.attempt}`;
+        this.agents.add(agent);
+        context.emit({ type: 'step-started', step: effect.step, attempt: effect.attempt, agent });
+        this.act(effect.step, effect.attempt, state, context);
+        return;
+      }
+      case 'remind-agent':
+        // A sim agent that stayed silent stays silent: after its reminder it is lost.
+        this.act(effect.step, effect.attempt, context.state(), context);
+        return;
+      case 'stop-agent':
+        this.agents.delete(`sim:${context.state().id}:${effect.step}:${effect.attempt}`);
+        return;
+      case 'open-gate': {
+        const decision = this.decide(effect, context.state());
+        if (decision) context.emit({ type: 'gate-decided', step: effect.step, ...decision });
+        return;
+      }
+      case 'close-gate':
+      case 'nudge-agent':
+      case 'wake-manager':
+        return;
+    }
+  }
+
+  private act(name: string, attempt: number, state: RunState, context: BackendContext): void {
+    const isAfter = name.startsWith(AFTER_PREFIX);
+    const { stepIndex, afterIndex } = derive(state.ir);
+    const index = isAfter ? afterIndex.get(name.slice(AFTER_PREFIX.length)) : stepIndex.get(name);
+    if (index === undefined) return;
+    const ir = isAfter ? state.ir.after[index]! : state.ir.steps[index]!;
+    const script = isAfter ? this.scenario.after[ir.name] : this.scenario.steps[ir.name];
+    const scripted = script?.length ? script[Math.min(attempt, script.length) - 1]! : {};
+    const agent = `sim:${state.id}:${name}:${attempt}`;
+    if (scripted.silent) {
+      context.emit({ type: 'agent-stopped', step: name, attempt });
+      return;
+    }
+    const outcome = scripted.outcome ?? defaultOutcome(ir);
+    const report = {
+      type: 'report' as const,
+      step: name,
+      attempt,
+      outcome,
+      summary: scripted.summary ?? '',
+      outputs: { ...generatedOutputs(ir, outcome), ...(scripted.outputs ?? {}) },
+    };
+    this.agents.delete(agent);
+    context.emit(report);
+  }
+
+  private decide(gate: OpenGate, state: RunState): ScriptedDecision | undefined {
+    const script = this.scenario.gates[gate.step];
+    if (script?.length) return script[Math.min(gate.attempt, script.length) - 1];
+    if (this.options.askGate) return this.options.askGate(gate, state);
+    return { choice: gate.choices[0]!.name };
+  }
+}
+
+/** What a step the scenario does not script reports: a check passes, others their first outcome. */
+function defaultOutcome(ir: IrStep | IrAfterTask): string {
+  if (ir.kind === 'check' && ir.outcomes.some((o) => o.name === 'pass')) return 'pass';
+  return ir.outcomes[0]?.name ?? 'done';
+}
+
+/**
+ * Outputs made from their types: a check passes with `passed: 1` (fails with `failed: 1`); an agent
+ * step's strings read `STEP.OUTPUT`, enums take their first member, numbers 0, lists one item.
+ */
+export function generatedOutputs(ir: IrStep | IrAfterTask, outcome: string): Record<string, unknown> {
+  if (ir.kind === 'check') {
+    const pass = outcome === 'pass';
+    return { passed: pass ? 1 : 0, failed: pass ? 0 : 1, skipped: 0, todo: 0, exit_code: pass ? 0 : 1 };
+  }
+  const properties = (ir.outputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const outputs: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties))
+    outputs[name] = fromSchema(schema, `${ir.name}.${name}`);
+  return outputs;
+}
+
+function fromSchema(schema: Record<string, unknown>, hint: string): unknown {
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  if (Array.isArray(schema.anyOf)) {
+    const inner = (schema.anyOf as Record<string, unknown>[]).find((s) => s.type !== 'null');
+    return inner ? fromSchema(inner, hint) : null;
+  }
+  switch (schema.type) {
+    case 'string':
+      return hint;
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    case 'array':
+      return [fromSchema((schema.items as Record<string, unknown> | undefined) ?? {}, `${hint}[0]`)];
+    case 'object': {
+      const object: Record<string, unknown> = {};
+      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      for (const [name, property] of Object.entries(properties))
+        object[name] = fromSchema(property, `${hint}.${name}`);
+      return object;
+    }
+    default:
+      return hint;
+  }
+}

@@ -1,0 +1,61 @@
+import type { IrRole } from '@kairoku-playbook/compiler';
+import type { WakeUp } from './state.js';
+
+/**
+ * What a transition asks the world to do. The core only describes effects; a backend performs them
+ * and feeds what happens back as events. Secrets appear only in `start-check`'s `env`, which is never
+ * persisted or printed.
+ */
+export type Effect =
+  /** a step became ready: the manager is told when it next wakes; autopilot starts it */
+  | { type: 'step-ready'; step: string; kind: 'agent' | 'check' | 'gate' }
+  | {
+      type: 'start-agent';
+      step: string;
+      attempt: number;
+      title: string;
+      role: IrRole;
+      provider: string | null;
+      model: string | null;
+      /** the rendered step prompt */
+      prompt: string;
+      /** loop feedback for this attempt ('' on the first) */
+      feedback: string;
+      loopCount: number;
+      brief: string;
+      /** the step's derived inputs with their values and sources */
+      inputs: { from: string; value: unknown }[];
+      /** check the worktree with git after the step: a change fails the attempt */
+      readOnly: boolean;
+      timeoutMs: number;
+    }
+  | {
+      type: 'start-check';
+      step: string;
+      attempt: number;
+      commands: string[];
+      env: Record<string, string>;
+      cwd: string | null;
+      timeoutMs: number;
+    }
+  | { type: 'stop-agent'; step: string; attempt: number; reason: string }
+  | {
+      type: 'open-gate';
+      step: string;
+      attempt: number;
+      title: string;
+      summary: string;
+      choices: { name: string; label: string | null; comment: 'none' | 'optional' | 'required' }[];
+    }
+  | { type: 'close-gate'; step: string; attempt: number; reason: string }
+  | { type: 'remind-agent'; step: string; attempt: number; message: string }
+  | { type: 'nudge-agent'; step: string; attempt: number; message: string }
+  /** wake the manager, several wake-ups merged into one prompt */
+  | { type: 'wake-manager'; wakeups: WakeUp[] }
+  /** the state changed: write it (a driver may coalesce these) */
+  | { type: 'persist' };
+
+export type EffectType = Effect['type'];
+
+export const REMINDER =
+  'Your turn ended without a report. Call report_step_result with your outcome, a summary and your outputs, then end your turn.';

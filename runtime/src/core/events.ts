@@ -1,0 +1,41 @@
+/**
+ * What happens to a run: the manager's calls, the step agents' reports, what backends observe, and
+ * the operator's buttons. A step is named by its name; an after-task by `after.NAME`.
+ */
+export type RunEvent =
+  /** the run begins: the steps that need nothing become ready */
+  | { type: 'start' }
+  /** the manager (or autopilot) starts a ready agent or check step, or an after-task of an ended run */
+  | { type: 'start-step'; step: string; brief?: string }
+  /** a backend launched the agent of an attempt; `agent` is its handle, for the lost-agent rule */
+  | { type: 'step-started'; step: string; attempt: number; agent: string }
+  /** the manager opens a ready gate, with an optional summary for the human */
+  | { type: 'request-gate'; step: string; summary?: string }
+  /** a step agent (or a check) reports; the step waits for the manager's decision */
+  | {
+      type: 'report';
+      step: string;
+      attempt?: number;
+      outcome: string;
+      summary?: string;
+      outputs?: Record<string, unknown>;
+    }
+  /** the manager's decision on a reported step: apply this outcome's transition */
+  | { type: 'complete-step'; step: string; outcome: string }
+  /** a human decided an open gate */
+  | { type: 'gate-decided'; step: string; choice: string; comment?: string }
+  /** a step agent ended its turn without reporting (it gets one reminder) */
+  | { type: 'agent-stopped'; step: string; attempt?: number }
+  /** a step agent no longer exists (found after a restart): lost at once */
+  | { type: 'agent-lost'; step: string; attempt?: number; reason?: string }
+  /** the manager sends a running step's agent a follow-up */
+  | { type: 'nudge-step'; step: string; message: string }
+  /** a step's attempt ran past its timeout, or (without `step`) the run past its wall clock */
+  | { type: 'timeout'; step?: string; attempt?: number }
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'cancel'; reason?: string }
+  /** reopen an ended run from a step whose needs are settled */
+  | { type: 'restart-from'; step: string };
+
+export type RunEventType = RunEvent['type'];

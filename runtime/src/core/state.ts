@@ -1,0 +1,146 @@
+import type { Ir } from '@kairoku-playbook/compiler';
+import type { PVec } from './pvec.js';
+
+/**
+ * Run state (SPEC §6): everything a run is, in plain JSON. The transition function reads one of these
+ * and returns the next; the store writes it to disk. Secrets never appear in it: secret inputs are
+ * stored as `MASK`, and their values travel beside the state, in memory only.
+ */
+
+export const STATE_VERSION = 1;
+export const MASK = '••••••';
+
+export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'canceled';
+
+export type StepStatus =
+  | 'pending'
+  | 'ready'
+  | 'running'
+  | 'reported'
+  | 'waiting'
+  | 'completed'
+  | 'skipped'
+  | 'failed'
+  | 'canceled'
+  | 'lost';
+
+/** One attempt of a step: an agent's turn, a check's commands, or one opening of a gate. */
+export interface Attempt {
+  /** 1-based, counted over the step's whole life (loops and retries included) */
+  attempt: number;
+  startedAt: string;
+  endedAt?: string;
+  /** the outcome applied (a gate: the choice taken); the reported one until the manager decides */
+  outcome?: string;
+  /** set when the manager applied another outcome than the one reported */
+  reportedOutcome?: string;
+  summary?: string;
+  outputs?: Record<string, unknown>;
+  reportedAt?: string;
+  /** loop feedback handed to this attempt (empty on the first) */
+  feedback?: string;
+  loopCount?: number;
+  /** the manager's brief for this attempt */
+  brief?: string;
+  /** the backend's handle on the agent (for the lost-agent rule after a restart) */
+  agent?: string;
+  /** the agent ended its turn without a report and was reminded once */
+  reminded?: boolean;
+  /** how an attempt without an outcome ended */
+  ended?: 'lost' | 'timeout' | 'stopped' | 'canceled';
+  /** gates: the comment given with the choice */
+  comment?: string;
+  /** gates: the title and summary shown when it opened */
+  title?: string;
+  gateSummary?: string;
+}
+
+export interface StepRun {
+  name: string;
+  status: StepStatus;
+  attempts: Attempt[];
+  /** needs not yet settled (completed or skipped); kept incrementally */
+  unsettledNeeds: number;
+  /** retries spent since the step was last reset */
+  retriesUsed: number;
+  /** what the last loop back to this step handed it */
+  loop: { count: number; feedback: string; counter: string } | null;
+  /** the open gate, while `waiting` */
+  gate: { title: string; summary: string; openedAt: string } | null;
+  /** the outcome that settled the step */
+  outcome: string | null;
+  outputs: Record<string, unknown> | null;
+  summary: string | null;
+  /** why the step was skipped, failed, canceled or lost */
+  reason: string | null;
+}
+
+export type WakeUpKind = 'reported' | 'gate-decided' | 'lost' | 'timeout' | 'run-ended' | 'restarted';
+
+/** A message for the manager. Sent at once while the run is running; held while it is paused. */
+export interface WakeUp {
+  at: string;
+  kind: WakeUpKind;
+  step?: string;
+  attempt?: number;
+  outcome?: string;
+  text: string;
+}
+
+export interface HistoryEntry {
+  at: string;
+  kind: string;
+  step?: string;
+  attempt?: number;
+  text: string;
+}
+
+export interface RunState {
+  version: typeof STATE_VERSION;
+  id: string;
+  playbook: string;
+  title: string;
+  backend: string;
+  branch: string;
+  /** the IR the run was started with: a later edit of the playbook does not change a running run */
+  ir: Ir;
+  /** the run's inputs, defaults applied, secret ones as `MASK` */
+  inputs: Record<string, unknown>;
+  secretInputs: string[];
+  status: RunStatus;
+  /** why the run failed or was canceled */
+  reason: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  updatedAt: string;
+  /** the run's wall clock (limits.timeout): the driver raises a run timeout then */
+  deadline: string | null;
+  /** index-aligned with `ir.steps` */
+  steps: PVec<StepRun>;
+  /** index-aligned with `ir.after` */
+  after: StepRun[];
+  /** steps completed or skipped; the run completes when this reaches the step count */
+  settled: number;
+  /** loop counters, keyed STEP.OUTCOME (a gate: STEP.CHOICE) */
+  loops: Record<string, number>;
+  /** steps that would have become ready while the run was paused */
+  deferred: { step: number; retry: boolean }[];
+  /** wake-ups held while the run is paused */
+  wakeups: WakeUp[];
+  history: PVec<HistoryEntry>;
+  /** the playbook's outputs, once the run has ended */
+  outputs: Record<string, unknown> | null;
+}
+
+/** Refers to a step by name, or to an after-task as `after.NAME`. */
+export const AFTER_PREFIX = 'after.';
+
+export const ENDED: readonly RunStatus[] = ['completed', 'failed', 'canceled'];
+
+export function isEnded(status: RunStatus): boolean {
+  return ENDED.includes(status);
+}
+
+/** Steps in these states have an agent working, a report waiting for a decision, or a gate open. */
+export const ACTIVE: readonly StepStatus[] = ['running', 'reported', 'waiting'];

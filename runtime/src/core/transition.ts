@@ -1,0 +1,553 @@
+import { closest } from '@kairoku-playbook/grammar';
+import type { IrExpr, IrOutcome } from '@kairoku-playbook/compiler';
+import { evaluate, render, renderText, toText } from '../expr/evaluate.js';
+import type { Scope } from '../expr/evaluate.js';
+import { REMINDER } from './effects.js';
+import type { Effect } from './effects.js';
+import type { RunEvent } from './events.js';
+import { checkNamedValues } from './schemas.js';
+import { AFTER_PREFIX, isEnded } from './state.js';
+import type { RunState } from './state.js';
+import { WorkingRun, isSettled } from './working-run.js';
+import type { Ref } from './working-run.js';
+
+export interface TransitionOptions {
+  /** secret input values: used for check steps' `env` only, and scrubbed from what comes in */
+  secrets?: Record<string, unknown>;
+}
+
+/**
+ * The result of one event. A refusal (`error`) leaves the state as it was and asks for nothing; an
+ * event with nothing to do (a stale timeout, say) returns the same state object and no effects.
+ */
+export interface TransitionResult {
+  state: RunState;
+  effects: Effect[];
+  error?: string;
+}
+
+/**
+ * THE transition function (SPEC §6): `(state, event, now) → (state, effects)`. Pure: no I/O, no clock
+ * of its own, and the input state is never changed. Work per event is proportional to what the event
+ * touches (a step, its dependents, a loop's region), except when a run ends or restarts.
+ */
+export function step(
+  state: RunState,
+  event: RunEvent,
+  now: number,
+  options: TransitionOptions = {},
+): TransitionResult {
+  const run = new WorkingRun(state, now, options.secrets ?? {});
+  const error = handle(run, event);
+  if (error !== undefined) return { state, effects: [], error };
+  run.finish();
+  if (!run.changed) return { state, effects: [] };
+  run.s.updatedAt = run.at;
+  run.effects.push({ type: 'persist' });
+  return { state: run.s, effects: run.effects };
+}
+
+function handle(run: WorkingRun, event: RunEvent): string | undefined {
+  switch (event.type) {
+    case 'start':
+      return start(run);
+    case 'start-step':
+      return startStep(run, event.step, event.brief);
+    case 'step-started':
+      return stepStarted(run, event.step, event.attempt, event.agent);
+    case 'request-gate':
+      return requestGate(run, event.step, event.summary);
+    case 'report':
+      return report(run, event);
+    case 'complete-step':
+      return completeStep(run, event.step, event.outcome);
+    case 'gate-decided':
+      return gateDecided(run, event.step, event.choice, event.comment);
+    case 'agent-stopped':
+      return agentStopped(run, event.step, event.attempt);
+    case 'agent-lost':
+      return agentLost(run, event.step, event.attempt, event.reason);
+    case 'nudge-step':
+      return nudge(run, event.step, event.message);
+    case 'timeout':
+      return timeout(run, event.step, event.attempt);
+    case 'pause':
+      return pause(run);
+    case 'resume':
+      return resume(run);
+    case 'cancel':
+      return cancel(run, event.reason);
+    case 'restart-from':
+      return restartFrom(run, event.step);
+    default:
+      return `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`;
+  }
+}
+
+// ---- names --------------------------------------------------------------------------------------
+
+function resolve(run: WorkingRun, name: string): Ref | string {
+  if (name.startsWith(AFTER_PREFIX)) {
+    const task = name.slice(AFTER_PREFIX.length);
+    const index = run.d.afterIndex.get(task);
+    if (index !== undefined) return { after: true, index };
+    return unknown('after-task', task, [...run.d.afterIndex.keys()]);
+  }
+  const index = run.d.stepIndex.get(name);
+  if (index !== undefined) return { after: false, index };
+  return unknown('step', name, [...run.d.stepIndex.keys()]);
+}
+
+function unknown(what: string, name: string, names: string[]): string {
+  const suggestion = closest(name, names);
+  return `unknown ${what} "${name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+}
+
+function outcomeOf(run: WorkingRun, ref: Ref, name: string): IrOutcome | string {
+  const outcomes = ref.after ? run.d.afterOutcomes[ref.index]! : run.d.stepOutcomes[ref.index]!;
+  const outcome = outcomes.get(name);
+  if (outcome) return outcome;
+  const isGate = !ref.after && run.s.ir.steps[ref.index]!.kind === 'gate';
+  const what = isGate ? 'choice' : 'outcome';
+  return `${run.label(ref)} has no ${what} "${name}"; its ${what}s are ${[...outcomes.keys()].join(', ')}`;
+}
+
+function isGate(run: WorkingRun, ref: Ref): boolean {
+  return !ref.after && run.s.ir.steps[ref.index]!.kind === 'gate';
+}
+
+/** Why nothing may start now, or undefined when a step may. */
+function cannotStart(run: WorkingRun, ref: Ref): string | undefined {
+  const status = run.s.status;
+  if (ref.after) {
+    if (!isEnded(status)) return `${run.label(ref)} starts once the run has ended; the run is ${status}`;
+    const task = run.get(ref).status;
+    if (task === 'running' || task === 'reported') return `${run.label(ref)} is already ${task}`;
+    return undefined;
+  }
+  if (run.s.startedAt === null) return 'the run has not started';
+  if (status === 'paused') return 'the run is paused: nothing new starts until it is resumed';
+  if (isEnded(status)) return `the run has ended (${status})`;
+  const step = run.get(ref);
+  if (step.status === 'ready') return undefined;
+  let why = `${run.label(ref)} is not ready: it is ${step.status}`;
+  if (step.status === 'pending') {
+    const waiting = run.s.ir.steps[ref.index]!.needs.filter((n) => !isSettled(run.step(n).status));
+    if (waiting.length) why += `, waiting for ${waiting.map((n) => run.s.ir.steps[n]!.name).join(', ')}`;
+  }
+  return why;
+}
+
+// ---- handlers -----------------------------------------------------------------------------------
+
+function start(run: WorkingRun): string | undefined {
+  if (run.s.startedAt !== null) return 'the run has already started';
+  run.s.startedAt = run.at;
+  const timeoutMs = run.s.ir.limits.timeoutMs;
+  run.s.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
+  run.record('run-started', `run ${run.s.id} of ${run.s.playbook} started`);
+  for (const root of run.d.roots) run.unblock(root);
+  return undefined;
+}
+
+function startStep(run: WorkingRun, name: string, brief: string | undefined): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  if (isGate(run, ref)) return `${run.label(ref)} is a gate: open it with request-gate`;
+  const why = cannotStart(run, ref);
+  if (why) return why;
+  const ir = run.ir(ref);
+  const step = run.get(ref);
+  const attempt = step.attempts.length + 1;
+  const feedback = step.loop?.feedback ?? '';
+  const loopCount = step.loop?.count ?? 0;
+  const entry: (typeof step.attempts)[number] = { attempt, startedAt: run.at };
+  if (step.loop) {
+    entry.feedback = feedback;
+    entry.loopCount = loopCount;
+  }
+  if (brief) entry.brief = run.scrub(brief);
+  run.put(ref, { status: 'running', attempts: [...step.attempts, entry], reason: null });
+  const scope = run.scope(ref);
+  const stepName = run.name(ref);
+  if (ir.kind === 'check') {
+    const secretScope = run.scope(ref, {}, true);
+    const env: Record<string, string> = {};
+    for (const e of ir.env) env[e.name] = toText(render(e.value, secretScope));
+    run.effects.push({
+      type: 'start-check',
+      step: stepName,
+      attempt,
+      commands: ir.run.map((t) => renderText(t, scope)),
+      env,
+      cwd: ir.cwd ? renderText(ir.cwd, scope) : null,
+      timeoutMs: ir.timeoutMs,
+    });
+  } else {
+    const role = run.d.roles.get(ir.role ?? '') ?? run.d.roles.get('implementer')!;
+    run.effects.push({
+      type: 'start-agent',
+      step: stepName,
+      attempt,
+      title: ir.title ? renderText(ir.title, scope) : ir.name,
+      role,
+      provider: ir.provider ?? role.provider,
+      model: ir.model ?? role.model,
+      prompt: ir.prompt ? renderText(ir.prompt, scope) : '',
+      feedback,
+      loopCount,
+      brief: entry.brief ?? '',
+      inputs: ir.inputs.map((input) => ({ from: input.from, value: valueAt(scope, input.from) })),
+      readOnly: ir.readOnly,
+      timeoutMs: ir.timeoutMs,
+    });
+  }
+  run.record('step-started', `${stepName} started (attempt ${attempt})`, ref, attempt);
+  return undefined;
+}
+
+/** The value at a dotted path like `steps.plan.outputs.files` in a scope. */
+function valueAt(scope: Scope, path: string): unknown {
+  const [root, ...rest] = path.split('.');
+  let expr: IrExpr = { kind: 'context', name: root! };
+  for (const property of rest) expr = { kind: 'member', object: expr, property };
+  return evaluate(expr, scope) ?? null;
+}
+
+function stepStarted(run: WorkingRun, name: string, attempt: number, agent: string): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  const current = run.current(ref);
+  if (!current || current.attempt !== attempt || current.endedAt !== undefined) return undefined;
+  run.putAttempt(ref, { agent });
+  return undefined;
+}
+
+function requestGate(run: WorkingRun, name: string, summary: string | undefined): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  if (!isGate(run, ref)) return `${run.label(ref)} is not a gate: start it with start-step`;
+  const why = cannotStart(run, ref);
+  if (why) return why;
+  const ir = run.s.ir.steps[ref.index]!;
+  const step = run.get(ref);
+  const attempt = step.attempts.length + 1;
+  const scope = run.scope(ref);
+  const title = ir.gate?.title
+    ? renderText(ir.gate.title, scope)
+    : ir.title
+      ? renderText(ir.title, scope)
+      : ir.name;
+  const shown =
+    summary !== undefined ? run.scrub(summary) : ir.gate?.summary ? renderText(ir.gate.summary, scope) : '';
+  const entry: (typeof step.attempts)[number] = { attempt, startedAt: run.at, title, gateSummary: shown };
+  if (step.loop) {
+    entry.feedback = step.loop.feedback;
+    entry.loopCount = step.loop.count;
+  }
+  run.put(ref, {
+    status: 'waiting',
+    attempts: [...step.attempts, entry],
+    gate: { title, summary: shown, openedAt: run.at },
+  });
+  run.effects.push({
+    type: 'open-gate',
+    step: ir.name,
+    attempt,
+    title,
+    summary: shown,
+    choices: ir.outcomes.map((o) => ({ name: o.name, label: o.label, comment: o.comment })),
+  });
+  run.record('gate-opened', `${ir.name} is waiting for a decision: ${title}`, ref, attempt);
+  return undefined;
+}
+
+function report(run: WorkingRun, event: Extract<RunEvent, { type: 'report' }>): string | undefined {
+  const ref = resolve(run, event.step);
+  if (typeof ref === 'string') return ref;
+  if (isGate(run, ref)) return `${run.label(ref)} is a gate: it takes a decision, not a report`;
+  const step = run.get(ref);
+  const current = run.current(ref);
+  if (step.status === 'reported')
+    return `${run.label(ref)} has already reported attempt ${current?.attempt}; it waits for complete-step`;
+  if (step.status !== 'running' || !current) return `${run.label(ref)} is not running (it is ${step.status})`;
+  if (event.attempt !== undefined && event.attempt !== current.attempt)
+    return `${run.label(ref)}: the report is for attempt ${event.attempt}, but the current attempt is ${current.attempt}`;
+  const outcome = outcomeOf(run, ref, event.outcome);
+  if (typeof outcome === 'string') return outcome;
+  const outputs = event.outputs ?? {};
+  const ir = run.ir(ref);
+  const problems = checkNamedValues(ir.outputSchema, outputs, 'output', run.label(ref));
+  if (problems.length)
+    return `the report of ${run.label(ref)} does not fit its outputs: ${problems.join('; ')}`;
+  const summary = run.scrub(event.summary ?? '');
+  run.putAttempt(ref, { outcome: outcome.name, summary, outputs: run.scrub(outputs), reportedAt: run.at });
+  run.put(ref, { status: 'reported' });
+  const stepName = run.name(ref);
+  run.record(
+    'step-reported',
+    `${stepName} reported ${outcome.name}${summary ? `: ${summary}` : ''}`,
+    ref,
+    current.attempt,
+  );
+  run.wake('reported', `${stepName} reported ${outcome.name}${summary ? `: ${summary}` : ''}`, ref, {
+    attempt: current.attempt,
+    outcome: outcome.name,
+  });
+  return undefined;
+}
+
+function completeStep(run: WorkingRun, name: string, outcomeName: string): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  if (isGate(run, ref))
+    return `${run.label(ref)} is a gate: it completes when a choice is made (gate-decided)`;
+  const step = run.get(ref);
+  if (step.status !== 'reported')
+    return `${run.label(ref)} has not reported (it is ${step.status}); a step completes after its report`;
+  const outcome = outcomeOf(run, ref, outcomeName);
+  if (typeof outcome === 'string') return outcome;
+  const current = run.current(ref)!;
+  const patch: Partial<typeof current> = { outcome: outcome.name, endedAt: run.at };
+  if (current.outcome !== undefined && current.outcome !== outcome.name)
+    patch.reportedOutcome = current.outcome;
+  run.putAttempt(ref, patch);
+  run.applyOutcome(ref, outcome, {
+    report: {
+      outcome: outcome.name,
+      summary: current.summary ?? '',
+      outputs: current.outputs ?? {},
+      attempt: current.attempt,
+    },
+  });
+  return undefined;
+}
+
+function gateDecided(
+  run: WorkingRun,
+  name: string,
+  choiceName: string,
+  comment: string | undefined,
+): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  if (!isGate(run, ref)) return `${run.label(ref)} is not a gate`;
+  const step = run.get(ref);
+  if (step.status !== 'waiting') return `${run.label(ref)} is not open (it is ${step.status})`;
+  const choice = outcomeOf(run, ref, choiceName);
+  if (typeof choice === 'string') return choice;
+  const text = run.scrub(comment ?? '').trim();
+  if (choice.comment === 'required' && !text)
+    return `choice "${choice.name}" of ${run.label(ref)} needs a comment`;
+  const current = run.current(ref)!;
+  const patch: Partial<typeof current> = { outcome: choice.name, endedAt: run.at };
+  if (text) patch.comment = text;
+  run.putAttempt(ref, patch);
+  run.put(ref, { gate: null });
+  const said = `${run.name(ref)} decided: ${choice.name}${text ? ` (${text})` : ''}`;
+  run.record('gate-decided', said, ref, current.attempt);
+  run.wake('gate-decided', said, ref, { attempt: current.attempt, outcome: choice.name });
+  run.applyOutcome(ref, choice, { gate: { choice: choice.name, comment: text } });
+  return undefined;
+}
+
+/** The current attempt of a running step, or undefined when the event is stale. */
+function runningAttempt(run: WorkingRun, ref: Ref, attempt: number | undefined) {
+  const current = run.current(ref);
+  if (run.get(ref).status !== 'running' || !current || current.endedAt !== undefined) return undefined;
+  if (attempt !== undefined && attempt !== current.attempt) return undefined;
+  return current;
+}
+
+function agentStopped(run: WorkingRun, name: string, attempt: number | undefined): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  const current = runningAttempt(run, ref, attempt);
+  if (!current) return undefined;
+  if (current.reminded) {
+    lose(run, ref, 'its agent ended its turn again without a report');
+    return undefined;
+  }
+  run.putAttempt(ref, { reminded: true });
+  run.effects.push({
+    type: 'remind-agent',
+    step: run.name(ref),
+    attempt: current.attempt,
+    message: REMINDER,
+  });
+  run.record(
+    'reminder',
+    `${run.name(ref)} ended its turn without a report: reminded once`,
+    ref,
+    current.attempt,
+  );
+  return undefined;
+}
+
+function agentLost(
+  run: WorkingRun,
+  name: string,
+  attempt: number | undefined,
+  reason: string | undefined,
+): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  if (!runningAttempt(run, ref, attempt)) return undefined;
+  lose(run, ref, reason ?? 'its agent no longer exists');
+  return undefined;
+}
+
+/** The lost-agent rule: the attempt is lost; the step retries within `retries`, else it is lost. */
+function lose(run: WorkingRun, ref: Ref, why: string): void {
+  const attempt = run.current(ref)!.attempt;
+  run.putAttempt(ref, { endedAt: run.at, ended: 'lost' });
+  run.record('agent-lost', `${run.name(ref)} lost: ${why}`, ref, attempt);
+  run.wake('lost', `${run.name(ref)} lost (attempt ${attempt}): ${why}`, ref, { attempt });
+  run.retryOrFail(ref, `its agent was lost (${why})`, 'lost');
+}
+
+function nudge(run: WorkingRun, name: string, message: string): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  const current = runningAttempt(run, ref, undefined);
+  if (!current)
+    return `${run.label(ref)} is not running (it is ${run.get(ref).status}); only a running step can be nudged`;
+  const text = run.scrub(message);
+  run.effects.push({ type: 'nudge-agent', step: run.name(ref), attempt: current.attempt, message: text });
+  run.record('nudge', `${run.name(ref)} nudged: ${text}`, ref, current.attempt);
+  return undefined;
+}
+
+function timeout(run: WorkingRun, name: string | undefined, attempt: number | undefined): string | undefined {
+  if (name === undefined) {
+    if (run.s.status !== 'running' && run.s.status !== 'paused') return undefined;
+    const limit = run.s.ir.limits.timeoutMs;
+    run.failRun(`the run ran past its timeout${limit ? ` of ${duration(limit)}` : ''}`, 'timeout');
+    return undefined;
+  }
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  const current = runningAttempt(run, ref, attempt);
+  if (!current) return undefined;
+  const limit = duration(run.ir(ref).timeoutMs);
+  run.effects.push({
+    type: 'stop-agent',
+    step: run.name(ref),
+    attempt: current.attempt,
+    reason: `timed out after ${limit}`,
+  });
+  run.putAttempt(ref, { endedAt: run.at, ended: 'timeout' });
+  run.record('step-timeout', `${run.name(ref)} timed out after ${limit}`, ref, current.attempt);
+  run.wake('timeout', `${run.name(ref)} timed out after ${limit} (attempt ${current.attempt})`, ref, {
+    attempt: current.attempt,
+  });
+  run.retryOrFail(ref, `a timeout (${limit})`, 'failed');
+  return undefined;
+}
+
+function duration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+function pause(run: WorkingRun): string | undefined {
+  if (run.s.status !== 'running') return `the run is not running (it is ${run.s.status})`;
+  run.s.status = 'paused';
+  run.record('run-paused', 'run paused: running steps finish their turn, nothing new starts');
+  return undefined;
+}
+
+function resume(run: WorkingRun): string | undefined {
+  if (run.s.status !== 'paused') return `the run is not paused (it is ${run.s.status})`;
+  run.s.status = 'running';
+  run.record('run-resumed', 'run resumed');
+  const deferred = run.s.deferred;
+  run.s.deferred = [];
+  for (const { step: index, retry } of deferred) {
+    const step = run.step(index);
+    if (step.status !== 'pending' || step.unsettledNeeds !== 0) continue;
+    if (retry) run.makeReady({ after: false, index });
+    else run.unblock(index);
+  }
+  if (run.s.wakeups.length) {
+    run.release(run.s.wakeups);
+    run.s.wakeups = [];
+  }
+  return undefined;
+}
+
+function cancel(run: WorkingRun, reason: string | undefined): string | undefined {
+  const why = run.scrub(reason ?? 'canceled by request');
+  if (!isEnded(run.s.status)) {
+    run.cancelRun(why);
+    return undefined;
+  }
+  // On an ended run, cancel its running after-tasks.
+  let any = false;
+  run.s.ir.after.forEach((_, index) => {
+    const ref: Ref = { after: true, index };
+    const status = run.get(ref).status;
+    if (status !== 'running' && status !== 'reported' && status !== 'ready') return;
+    run.stopActive(ref, 'canceled', 'canceled by request');
+    run.put(ref, { status: 'canceled', reason: why });
+    any = true;
+  });
+  if (!any) return `the run has already ended (${run.s.status}) and no after-task is running`;
+  run.record('after-canceled', `after-tasks canceled: ${why}`);
+  return undefined;
+}
+
+function restartFrom(run: WorkingRun, name: string): string | undefined {
+  const ref = resolve(run, name);
+  if (typeof ref === 'string') return ref;
+  if (ref.after) return `${run.label(ref)} is an after-task: restart the run from a step`;
+  if (!isEnded(run.s.status)) return `the run is ${run.s.status}: only an ended run can be restarted`;
+  const needs = run.s.ir.steps[ref.index]!.needs;
+  const open = needs.filter((n) => !isSettled(run.step(n).status));
+  if (open.length) {
+    const list = open.map((n) => `${run.s.ir.steps[n]!.name} is ${run.step(n).status}`).join(', ');
+    return `${run.label(ref)} cannot restart: its needs have not completed (${list})`;
+  }
+  // The step and everything after it run again; so does every step that had not completed (failed,
+  // canceled, never started, or skipped: its `when` is evaluated again), and everything after those.
+  const seeds = [ref.index];
+  for (let index = 0; index < run.s.steps.size; index++)
+    if (run.step(index).status !== 'completed') seeds.push(index);
+  const region = new Set<number>();
+  while (seeds.length) {
+    const index = seeds.pop()!;
+    if (region.has(index)) continue;
+    region.add(index);
+    seeds.push(...run.d.dependents[index]!);
+  }
+  const reset = [...region].sort((a, b) => a - b);
+  const loops = { ...run.s.loops };
+  for (const index of region)
+    for (const counter of run.d.countersByTarget.get(index) ?? []) if (loops[counter]) loops[counter] = 0;
+  run.s.loops = loops;
+  run.s.ir.after.forEach((_, index) => {
+    const task: Ref = { after: true, index };
+    if (run.stopActive(task, 'canceled', 'the run restarted')) run.put(task, { status: 'canceled' });
+    run.put(task, {
+      status: 'pending',
+      retriesUsed: 0,
+      reason: null,
+      outcome: null,
+      outputs: null,
+      summary: null,
+    });
+  });
+  run.resetSteps(reset, -1, 'the run restarted');
+  run.s.status = 'running';
+  run.s.reason = null;
+  run.s.endedAt = null;
+  run.s.outputs = null;
+  run.s.deferred = [];
+  const timeoutMs = run.s.ir.limits.timeoutMs;
+  run.s.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
+  run.record('run-restarted', `run restarted from ${name}`, ref);
+  for (const index of reset) if (run.step(index).unsettledNeeds === 0) run.unblock(index);
+  return undefined;
+}

@@ -1,0 +1,523 @@
+import type { IrAfterTask, IrOutcome, IrStep, IrTransition } from '@kairoku-playbook/compiler';
+import { Lookup, evaluate, render, renderText } from '../expr/evaluate.js';
+import type { Scope } from '../expr/evaluate.js';
+import { derive } from './derived.js';
+import type { Derived } from './derived.js';
+import type { Effect } from './effects.js';
+import { vecGet, vecPush, vecSet } from './pvec.js';
+import { AFTER_PREFIX, MASK, isEnded } from './state.js';
+import type { Attempt, HistoryEntry, RunState, StepRun, StepStatus, WakeUp } from './state.js';
+
+/** A step (`index` into `ir.steps`) or an after-task (`index` into `ir.after`). */
+export type Ref = { after: false; index: number } | { after: true; index: number };
+
+/** What a transition's templates see besides the run: the report or the gate decision. */
+export interface TransitionContext {
+  report?: { outcome: string; summary: string; outputs: Record<string, unknown>; attempt: number };
+  gate?: { choice: string; comment: string };
+}
+
+export function isSettled(status: StepStatus): boolean {
+  return status === 'completed' || status === 'skipped';
+}
+
+/**
+ * A copy-on-write working copy of a run for one transition: reads fall through to the state it was
+ * made from, writes replace single steps (a path copy of the persistent vector) and top-level fields.
+ * The state it was made from is never changed. The rules of SPEC §3.2–3.3 live here, as methods.
+ */
+export class WorkingRun {
+  readonly s: RunState;
+  readonly d: Derived;
+  readonly at: string;
+  readonly effects: Effect[] = [];
+  changed = false;
+  private readonly wakeups: WakeUp[] = [];
+  /** steps whose needs just became settled; `settleReadiness` takes them from here */
+  private readonly unblocked: number[] = [];
+
+  constructor(
+    base: RunState,
+    readonly now: number,
+    readonly secrets: Record<string, unknown>,
+  ) {
+    this.s = { ...base };
+    this.d = derive(base.ir);
+    this.at = new Date(now).toISOString();
+  }
+
+  // ---- reading and writing -------------------------------------------------------------------
+
+  get(ref: Ref): StepRun {
+    return ref.after ? this.s.after[ref.index]! : vecGet(this.s.steps, ref.index);
+  }
+
+  step(index: number): StepRun {
+    return vecGet(this.s.steps, index);
+  }
+
+  ir(ref: Ref): IrStep | IrAfterTask {
+    return ref.after ? this.s.ir.after[ref.index]! : this.s.ir.steps[ref.index]!;
+  }
+
+  name(ref: Ref): string {
+    return ref.after
+      ? `${AFTER_PREFIX}${this.s.ir.after[ref.index]!.name}`
+      : this.s.ir.steps[ref.index]!.name;
+  }
+
+  /** How messages name it: `step "qa"`, `after-task "summarize"`, `gate "ship"`. */
+  label(ref: Ref): string {
+    const ir = this.ir(ref);
+    if (ref.after) return `after-task "${ir.name}"`;
+    return `${ir.kind === 'gate' ? 'gate' : 'step'} "${ir.name}"`;
+  }
+
+  put(ref: Ref, patch: Partial<StepRun>): StepRun {
+    const next = { ...this.get(ref), ...patch };
+    if (ref.after) {
+      const after = this.s.after.slice();
+      after[ref.index] = next;
+      this.s.after = after;
+    } else {
+      this.s.steps = vecSet(this.s.steps, ref.index, next);
+    }
+    this.changed = true;
+    return next;
+  }
+
+  current(ref: Ref): Attempt | undefined {
+    const attempts = this.get(ref).attempts;
+    return attempts[attempts.length - 1];
+  }
+
+  putAttempt(ref: Ref, patch: Partial<Attempt>): void {
+    const attempts = this.get(ref).attempts.slice();
+    attempts[attempts.length - 1] = { ...attempts[attempts.length - 1]!, ...patch };
+    this.put(ref, { attempts });
+  }
+
+  record(kind: string, text: string, ref?: Ref, attempt?: number): void {
+    const entry: HistoryEntry = { at: this.at, kind, text };
+    if (ref) entry.step = this.name(ref);
+    if (attempt !== undefined) entry.attempt = attempt;
+    this.s.history = vecPush(this.s.history, entry);
+    this.changed = true;
+  }
+
+  wake(
+    kind: WakeUp['kind'],
+    text: string,
+    ref?: Ref,
+    extra: { attempt?: number; outcome?: string } = {},
+  ): void {
+    const wakeup: WakeUp = { at: this.at, kind, text };
+    if (ref) wakeup.step = this.name(ref);
+    if (extra.attempt !== undefined) wakeup.attempt = extra.attempt;
+    if (extra.outcome !== undefined) wakeup.outcome = extra.outcome;
+    this.wakeups.push(wakeup);
+  }
+
+  /** Sends wake-ups held while the run was paused, merged with this transition's own. */
+  release(held: readonly WakeUp[]): void {
+    this.wakeups.unshift(...held);
+  }
+
+  /** Ends the transition: runs readiness to a fixed point and sends (or, paused, holds) wake-ups. */
+  finish(): void {
+    this.settleReadiness();
+    if (this.wakeups.length) {
+      if (this.s.status === 'paused') this.s.wakeups = [...this.s.wakeups, ...this.wakeups];
+      else this.effects.push({ type: 'wake-manager', wakeups: this.wakeups.splice(0) });
+      this.changed = true;
+    }
+  }
+
+  // ---- templates -----------------------------------------------------------------------------
+
+  scope(ref: Ref | undefined, context: TransitionContext = {}, withSecrets = false): Scope {
+    const s = this.s;
+    const self = ref && !ref.after ? ref.index : -1;
+    const steps = new Lookup((name) => {
+      const index = this.d.stepIndex.get(name);
+      if (index === undefined) return null;
+      const run = this.step(index);
+      // Inside its own transition a step reads its current report.
+      if (index === self && context.report)
+        return {
+          outputs: context.report.outputs,
+          outcome: context.report.outcome,
+          status: run.status,
+          summary: context.report.summary,
+          attempt: run.attempts.length,
+        };
+      if (index === self && context.gate)
+        return {
+          outputs: {},
+          outcome: context.gate.choice,
+          status: run.status,
+          summary: null,
+          attempt: run.attempts.length,
+        };
+      return {
+        outputs: run.outputs ?? {},
+        outcome: run.outcome,
+        status: run.status,
+        summary: run.summary,
+        attempt: run.attempts.length,
+      };
+    });
+    const loop = ref ? this.get(ref).loop : null;
+    const scope: Scope = {
+      inputs: withSecrets ? { ...s.inputs, ...this.secrets } : s.inputs,
+      steps,
+      run: { id: s.id, playbook: s.playbook, branch: s.branch, status: s.status },
+      loop: { count: loop?.count ?? 0, feedback: loop?.feedback ?? '' },
+    };
+    if (context.report) scope.report = context.report;
+    if (context.gate) scope.gate = context.gate;
+    return scope;
+  }
+
+  // ---- readiness -----------------------------------------------------------------------------
+
+  /** A step became completed or skipped: its dependents may become ready. */
+  settle(index: number): void {
+    this.s.settled++;
+    for (const dependent of this.d.dependents[index]!) {
+      const run = this.step(dependent);
+      const unsettledNeeds = run.unsettledNeeds - 1;
+      this.put({ after: false, index: dependent }, { unsettledNeeds });
+      if (unsettledNeeds === 0 && run.status === 'pending') this.unblocked.push(dependent);
+    }
+  }
+
+  /** Queues a pending step whose needs are all settled; `settleReadiness` decides what it becomes. */
+  unblock(index: number): void {
+    this.unblocked.push(index);
+  }
+
+  /**
+   * Every unblocked step becomes ready, or skipped when its `when` is false (which settles it and
+   * may unblock more); while paused they wait in `deferred`. Then: all settled → the run completes.
+   */
+  settleReadiness(): void {
+    // `settle` appends while this loop runs; an index walk keeps each step O(1).
+    for (let next = 0; next < this.unblocked.length; next++) {
+      const index = this.unblocked[next]!;
+      const run = this.step(index);
+      if (run.status !== 'pending' || run.unsettledNeeds !== 0) continue;
+      if (this.s.status === 'paused') {
+        this.s.deferred = [...this.s.deferred, { step: index, retry: false }];
+        continue;
+      }
+      if (this.s.status !== 'running') continue;
+      const ref: Ref = { after: false, index };
+      const when = this.s.ir.steps[index]!.when;
+      if (when && evaluate(when.expr, this.scope(ref)) !== true) {
+        this.put(ref, { status: 'skipped', reason: 'its when condition is false' });
+        this.record('step-skipped', `${this.name(ref)} skipped: its when condition is false`, ref);
+        this.settle(index);
+        continue;
+      }
+      this.makeReady(ref);
+    }
+    this.unblocked.length = 0;
+    const n = this.s.ir.steps.length;
+    if (this.s.settled === n && (this.s.status === 'running' || this.s.status === 'paused'))
+      this.completeRun();
+  }
+
+  makeReady(ref: Ref): void {
+    this.put(ref, { status: 'ready' });
+    const kind = ref.after ? this.s.ir.after[ref.index]!.kind : this.s.ir.steps[ref.index]!.kind;
+    this.effects.push({ type: 'step-ready', step: this.name(ref), kind });
+  }
+
+  // ---- outcomes and transitions --------------------------------------------------------------
+
+  /** Applies the transition of `outcome` to a step whose attempt has just ended with it. */
+  applyOutcome(ref: Ref, outcome: IrOutcome, context: TransitionContext): void {
+    this.applyTransition(ref, outcome.name, outcome.transition, context);
+  }
+
+  private applyTransition(
+    ref: Ref,
+    outcome: string,
+    transition: IrTransition,
+    context: TransitionContext,
+  ): void {
+    switch (transition.kind) {
+      case 'next':
+        this.completeStep(ref, outcome);
+        return;
+      case 'end':
+        this.completeStep(ref, outcome);
+        if (!ref.after) this.endRun(`${this.name(ref)} ended the run with ${outcome}`);
+        return;
+      case 'fail':
+        this.failStep(ref, 'failed', `${this.label(ref)} failed with outcome "${outcome}"`);
+        return;
+      case 'retry':
+        this.retryOrFail(ref, `outcome "${outcome}"`, 'failed');
+        return;
+      case 'loop':
+        if (ref.after) {
+          this.failStep(ref, 'failed', `${this.label(ref)} cannot loop`);
+          return;
+        }
+        this.fireLoop(ref.index, outcome, transition, context);
+    }
+  }
+
+  completeStep(ref: Ref, outcome: string): void {
+    const attempt = this.current(ref);
+    this.put(ref, {
+      status: 'completed',
+      outcome,
+      outputs: attempt?.outputs ?? {},
+      summary: attempt?.summary ?? null,
+      reason: null,
+    });
+    this.record('step-completed', `${this.name(ref)} completed with ${outcome}`, ref, attempt?.attempt);
+    if (!ref.after) this.settle(ref.index);
+  }
+
+  /** The step fails (or is lost); a step's failure fails the run, an after-task's does not. */
+  failStep(ref: Ref, status: 'failed' | 'lost', reason: string): void {
+    this.put(ref, { status, reason });
+    this.record(status === 'lost' ? 'step-lost' : 'step-failed', reason, ref, this.current(ref)?.attempt);
+    if (!ref.after) this.failRun(reason);
+  }
+
+  /** A new attempt within `retries`; past them the step fails with `status`. */
+  retryOrFail(ref: Ref, why: string, status: 'failed' | 'lost'): void {
+    const run = this.get(ref);
+    const retries = this.ir(ref).retries;
+    if (run.retriesUsed >= retries) {
+      const limit =
+        retries === 0
+          ? 'it has no retries'
+          : `its ${retries} retr${retries === 1 ? 'y is' : 'ies are'} used up`;
+      this.failStep(
+        ref,
+        status,
+        `${this.label(ref)} ${status === 'lost' ? 'was lost' : 'failed'} after ${why}; ${limit}`,
+      );
+      return;
+    }
+    this.put(ref, { retriesUsed: run.retriesUsed + 1, status: 'pending' });
+    this.record(
+      'step-retry',
+      `${this.name(ref)} retries after ${why} (retry ${run.retriesUsed + 1} of ${retries})`,
+      ref,
+      this.current(ref)?.attempt,
+    );
+    if (!ref.after && this.s.status === 'paused') {
+      this.s.deferred = [...this.s.deferred, { step: ref.index, retry: true }];
+      return;
+    }
+    this.makeReady(ref);
+  }
+
+  private fireLoop(
+    index: number,
+    outcome: string,
+    loop: Extract<IrTransition, { kind: 'loop' }>,
+    context: TransitionContext,
+  ): void {
+    const ref: Ref = { after: false, index };
+    const count = this.s.loops[loop.counter] ?? 0;
+    if (count >= loop.max) {
+      this.record(
+        'loop-exhausted',
+        `${loop.counter} is exhausted (${count} of ${loop.max} loops): ${loop.exhausted} applies`,
+        ref,
+      );
+      if (loop.exhausted === 'fail') {
+        this.failStep(
+          ref,
+          'failed',
+          `${this.label(ref)} failed: loop ${loop.counter} is exhausted after ${loop.max} loops`,
+        );
+        return;
+      }
+      this.applyTransition(ref, outcome, { kind: loop.exhausted }, context);
+      return;
+    }
+    // Feedback is rendered before the reset, so it can read the outputs about to be cleared.
+    const feedback = loop.feedback ? renderText(loop.feedback, this.scope(ref, context)) : '';
+    const loops = { ...this.s.loops, [loop.counter]: count + 1 };
+    const region = loop.reset;
+    const inRegion = new Set(region);
+    const reset: string[] = [];
+    for (const member of region) {
+      if (member === loop.target) continue;
+      for (const counter of this.d.countersByTarget.get(member) ?? []) {
+        if (loops[counter]) {
+          loops[counter] = 0;
+          reset.push(counter);
+        }
+      }
+    }
+    this.s.loops = loops;
+    const target = this.s.ir.steps[loop.target]!.name;
+    this.record(
+      'loop',
+      `${this.s.ir.steps[index]!.name} ${outcome}: loop back to ${target} (${loop.counter} ${count + 1} of ${loop.max})`,
+      ref,
+      this.current(ref)?.attempt,
+    );
+    if (reset.length)
+      this.record('loop-counters-reset', `loop counters set back to 0: ${reset.join(', ')}`, ref);
+    this.resetSteps(region, index, `loop ${loop.counter}`);
+    this.put(
+      { after: false, index: loop.target },
+      { loop: { count: count + 1, feedback, counter: loop.counter } },
+    );
+    if (this.s.deferred.length) this.s.deferred = this.s.deferred.filter((d) => !inRegion.has(d.step));
+    for (const member of region) if (this.step(member).unsettledNeeds === 0) this.unblocked.push(member);
+  }
+
+  /**
+   * Sets steps back to pending for another round (a loop's region, a restart). Running agents are
+   * stopped and open gates closed; their attempts stay. `except` is the step whose own transition
+   * caused the reset (its attempt has already ended).
+   */
+  resetSteps(indices: readonly number[], except: number, why: string): void {
+    for (const index of indices) {
+      const ref: Ref = { after: false, index };
+      const run = this.step(index);
+      if (index !== except) this.stopActive(ref, 'stopped', why);
+      if (isSettled(run.status)) this.s.settled--;
+      this.put(ref, {
+        status: 'pending',
+        retriesUsed: 0,
+        loop: null,
+        gate: null,
+        outcome: null,
+        outputs: null,
+        summary: null,
+        reason: null,
+      });
+    }
+    for (const index of indices) {
+      let unsettled = 0;
+      for (const need of this.s.ir.steps[index]!.needs) if (!isSettled(this.step(need).status)) unsettled++;
+      this.put({ after: false, index }, { unsettledNeeds: unsettled });
+    }
+  }
+
+  /** Stops what is active in a step: the agent of a running attempt, an open gate. */
+  stopActive(ref: Ref, ended: 'stopped' | 'canceled', why: string): boolean {
+    const run = this.get(ref);
+    const attempt = this.current(ref);
+    if (!attempt || attempt.endedAt !== undefined) return false;
+    if (run.status === 'running') {
+      this.effects.push({ type: 'stop-agent', step: this.name(ref), attempt: attempt.attempt, reason: why });
+    } else if (run.status === 'waiting') {
+      this.effects.push({ type: 'close-gate', step: this.name(ref), attempt: attempt.attempt, reason: why });
+    } else if (run.status !== 'reported') return false;
+    this.putAttempt(ref, { endedAt: this.at, ended });
+    this.record('step-stopped', `${this.name(ref)} stopped: ${why}`, ref, attempt.attempt);
+    return true;
+  }
+
+  // ---- the end of a run ----------------------------------------------------------------------
+
+  completeRun(): void {
+    this.endWith('completed', null);
+    this.record('run-completed', `run ${this.s.id} completed`);
+  }
+
+  /** `end`: the run completes now; running steps stop, steps not started are skipped. */
+  endRun(why: string): void {
+    if (isEnded(this.s.status)) return;
+    this.stopAll('the run ended', (_ref, run) => {
+      if (run.status !== 'pending' && run.status !== 'ready') return undefined;
+      this.s.settled++;
+      return { status: 'skipped', reason: 'the run ended before it started' };
+    });
+    this.endWith('completed', null);
+    this.record('run-completed', `run ${this.s.id} completed: ${why}`);
+  }
+
+  failRun(reason: string, wakeKind: WakeUp['kind'] = 'run-ended'): void {
+    if (isEnded(this.s.status)) return;
+    this.stopAll('the run failed', () => undefined);
+    this.endWith('failed', reason, wakeKind);
+    this.record('run-failed', `run ${this.s.id} failed: ${reason}`);
+  }
+
+  cancelRun(reason: string): void {
+    this.stopAll('the run was canceled', () => undefined);
+    this.endWith('canceled', reason);
+    this.record('run-canceled', `run ${this.s.id} canceled: ${reason}`);
+  }
+
+  /**
+   * Stops every active step (once per run: the one scan of all steps a run makes when it ends).
+   * Active steps become canceled; `rest` says what becomes of the others.
+   */
+  private stopAll(why: string, rest: (ref: Ref, run: StepRun) => Partial<StepRun> | undefined): void {
+    for (let index = 0; index < this.s.steps.size; index++) {
+      const ref: Ref = { after: false, index };
+      const run = this.step(index);
+      if (run.status === 'running' || run.status === 'reported' || run.status === 'waiting') {
+        this.stopActive(ref, 'canceled', why);
+        this.put(ref, { status: 'canceled', reason: why, gate: null });
+        continue;
+      }
+      if (run.status === 'ready') this.put(ref, { status: 'pending' });
+      const patch = rest(ref, run);
+      if (patch) this.put(ref, patch);
+    }
+    this.s.deferred = [];
+  }
+
+  private endWith(
+    status: 'completed' | 'failed' | 'canceled',
+    reason: string | null,
+    wakeKind: WakeUp['kind'] = 'run-ended',
+  ): void {
+    this.s.status = status;
+    this.s.reason = reason;
+    this.s.endedAt = this.at;
+    this.s.outputs = this.playbookOutputs();
+    this.wake(wakeKind, `run ${this.s.id} ${status}${reason ? `: ${reason}` : ''}`);
+    if (status === 'canceled') return;
+    this.s.ir.after.forEach((task, index) => {
+      if (task.trigger !== 'auto' || !task.on.includes(status)) return;
+      const ref: Ref = { after: true, index };
+      if (this.get(ref).status !== 'pending') return;
+      this.makeReady(ref);
+    });
+  }
+
+  playbookOutputs(): Record<string, unknown> {
+    const outputs: Record<string, unknown> = {};
+    const scope = this.scope(undefined);
+    for (const output of this.s.ir.outputs) {
+      outputs[output.name] = output.value ? (render(output.value, scope) ?? null) : output.literal;
+    }
+    return outputs;
+  }
+
+  // ---- secrets -------------------------------------------------------------------------------
+
+  /** Replaces secret values in text that came from outside (reports, comments, briefs). */
+  scrub<T>(value: T): T {
+    const secrets = Object.values(this.secrets).filter(
+      (v): v is string => typeof v === 'string' && v.length >= 4,
+    );
+    if (!secrets.length) return value;
+    const walk = (v: unknown): unknown => {
+      if (typeof v === 'string') return secrets.reduce((text, secret) => text.split(secret).join(MASK), v);
+      if (Array.isArray(v)) return v.map(walk);
+      if (v && typeof v === 'object')
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+      return v;
+    };
+    return walk(value) as T;
+  }
+}

@@ -1,0 +1,137 @@
+import type { Backend, BackendEffect } from '../backends/backend.js';
+import type { Effect } from '../core/effects.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunState } from '../core/state.js';
+import { step } from '../core/transition.js';
+
+export interface DriverOptions {
+  backend: Backend;
+  /**
+   * Without a manager agent the driver is the manager (SPEC §6): it starts ready steps, opens ready
+   * gates and applies each report's outcome as reported. Default true.
+   */
+  autopilot?: boolean;
+  clock?: () => number;
+  /** secret input values, kept in memory only */
+  secrets?: Record<string, unknown>;
+  /** writes the state; called once per batch of events, after the queue drains */
+  persist?: (state: RunState) => void;
+  /** sees every accepted event with the state before and after it */
+  onTransition?: (before: RunState, after: RunState, event: RunEvent) => void;
+}
+
+export interface Refusal {
+  event: RunEvent;
+  error: string;
+}
+
+/**
+ * Feeds events to the transition function and its effects to a backend, whose events come back
+ * through a FIFO queue: one event at a time, in order, so a run is deterministic for a deterministic
+ * backend. Persistence is coalesced to once per drained batch.
+ */
+export class Driver {
+  private current: RunState;
+  /** events waiting their turn; `head` is the next one (an index walk keeps a long queue O(1) per event) */
+  private queue: RunEvent[] = [];
+  private head = 0;
+  private draining = false;
+  private dirty = false;
+  readonly refusals: Refusal[] = [];
+  readonly autopilot: boolean;
+  private readonly clock: () => number;
+
+  constructor(
+    state: RunState,
+    private readonly options: DriverOptions,
+  ) {
+    this.current = state;
+    this.autopilot = options.autopilot ?? true;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  get state(): RunState {
+    return this.current;
+  }
+
+  /**
+   * Sends an event. Called from outside (not from a backend while the queue drains), it returns the
+   * event's refusal, if any; events that arrive while draining are queued and their refusals collected.
+   */
+  dispatch(event: RunEvent): string | undefined {
+    if (this.draining) {
+      this.queue.push(event);
+      return undefined;
+    }
+    this.draining = true;
+    let first: string | undefined;
+    try {
+      first = this.apply(event);
+      while (this.head < this.queue.length) {
+        this.apply(this.queue[this.head++]!);
+        // Drop what has been handled now and then, so a long batch does not keep every event.
+        if (this.head > 4096 && this.head * 2 > this.queue.length) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
+      }
+    } finally {
+      this.queue = [];
+      this.head = 0;
+      this.draining = false;
+    }
+    if (this.dirty) {
+      this.dirty = false;
+      this.options.persist?.(this.current);
+    }
+    return first;
+  }
+
+  private apply(event: RunEvent): string | undefined {
+    const before = this.current;
+    const result = step(before, event, this.clock(), { secrets: this.options.secrets ?? {} });
+    if (result.error !== undefined) {
+      this.refusals.push({ event, error: result.error });
+      return result.error;
+    }
+    if (result.state === before) return undefined;
+    this.current = result.state;
+    this.options.onTransition?.(before, result.state, event);
+    for (const effect of result.effects) this.perform(effect);
+    return undefined;
+  }
+
+  private perform(effect: Effect): void {
+    switch (effect.type) {
+      case 'persist':
+        this.dirty = true;
+        return;
+      case 'step-ready':
+        if (this.autopilot)
+          this.queue.push(
+            effect.kind === 'gate'
+              ? { type: 'request-gate', step: effect.step }
+              : { type: 'start-step', step: effect.step },
+          );
+        return;
+      case 'wake-manager':
+        if (this.autopilot) {
+          for (const wakeup of effect.wakeups)
+            if (wakeup.kind === 'reported' && wakeup.step && wakeup.outcome)
+              this.queue.push({ type: 'complete-step', step: wakeup.step, outcome: wakeup.outcome });
+          return;
+        }
+        this.toBackend(effect);
+        return;
+      default:
+        this.toBackend(effect);
+    }
+  }
+
+  private toBackend(effect: BackendEffect): void {
+    this.options.backend.perform(effect, {
+      emit: (event) => void this.dispatch(event),
+      state: () => this.current,
+    });
+  }
+}

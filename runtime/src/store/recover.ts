@@ -1,0 +1,57 @@
+import type { Effect } from '../core/effects.js';
+import { vecGet } from '../core/pvec.js';
+import type { RunState } from '../core/state.js';
+import { step } from '../core/transition.js';
+import type { RunStore } from './run-store.js';
+
+export interface Recovery {
+  state: RunState;
+  /** what the lost-agent rule asks for: retries to start, the manager to wake */
+  effects: Effect[];
+  lost: string[];
+}
+
+/**
+ * On start (SPEC §3.3, seed 000): every active run of `backend` whose running steps' agents no longer
+ * exist gets the lost-agent rule (no reminder is possible: the agent is gone), and the manager is told.
+ * Scans each run's steps once, at start. Changed runs are saved.
+ */
+export function recoverRuns(
+  store: RunStore,
+  options: { backend: string; agentExists: (agent: string | undefined) => boolean; now: number },
+): { recovered: Recovery[]; runs: RunState[]; problems: { file: string; message: string }[] } {
+  const { runs, problems } = store.loadAll();
+  const recovered: Recovery[] = [];
+  const result: RunState[] = [];
+  for (const original of runs) {
+    let state = original;
+    if (state.backend === options.backend && (state.status === 'running' || state.status === 'paused')) {
+      const effects: Effect[] = [];
+      const lost: string[] = [];
+      for (let index = 0; index < state.steps.size; index++) {
+        const run = vecGet(state.steps, index);
+        const attempt = run.attempts[run.attempts.length - 1];
+        if (run.status !== 'running' || !attempt || options.agentExists(attempt.agent)) continue;
+        const next = step(
+          state,
+          {
+            type: 'agent-lost',
+            step: run.name,
+            attempt: attempt.attempt,
+            reason: 'its agent no longer exists after a restart',
+          },
+          options.now,
+        );
+        state = next.state;
+        effects.push(...next.effects);
+        lost.push(run.name);
+      }
+      if (lost.length) {
+        store.save(state);
+        recovered.push({ state, effects: effects.filter((e) => e.type !== 'persist'), lost });
+      }
+    }
+    result.push(state);
+  }
+  return { recovered, runs: result, problems };
+}

@@ -1,0 +1,90 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { checkIr } from '@kairoku-playbook/compiler';
+import { vecFromArray, vecToArray } from '../core/pvec.js';
+import { STATE_VERSION } from '../core/state.js';
+import type { HistoryEntry, RunState, StepRun } from '../core/state.js';
+import { writeFileAtomic } from './atomic-write.js';
+
+/** `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`. */
+export function defaultHome(env: Record<string, string | undefined> = process.env): string {
+  return env.KAIROKU_PLAYBOOK_HOME || join(homedir(), '.kairoku-playbook');
+}
+
+/** The run file: the state with its steps and history as plain arrays, for people and other tools. */
+export function serializeRun(state: RunState): string {
+  const record = { ...state, steps: vecToArray(state.steps), history: vecToArray(state.history) };
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+export function deserializeRun(text: string): RunState {
+  const record = JSON.parse(text) as Omit<RunState, 'steps' | 'history'> & {
+    steps: StepRun[];
+    history: HistoryEntry[];
+  };
+  if (record?.version !== STATE_VERSION)
+    throw new Error(
+      `unsupported run state version ${JSON.stringify(record?.version)} (this runtime reads ${STATE_VERSION})`,
+    );
+  const ir = checkIr(record.ir);
+  if (!ir.ok) throw new Error(`its IR snapshot is invalid: ${ir.errors.join('; ')}`);
+  if (!Array.isArray(record.steps) || record.steps.length !== ir.ir.steps.length)
+    throw new Error('its steps do not match its IR snapshot');
+  return { ...record, steps: vecFromArray(record.steps), history: vecFromArray(record.history ?? []) };
+}
+
+/**
+ * One JSON file per run under `HOME/runs/<id>.json`, each written atomically. The store holds no
+ * secret: run state never contains one (see `MASK`).
+ */
+export class RunStore {
+  readonly folder: string;
+
+  constructor(readonly home: string = defaultHome()) {
+    this.folder = join(home, 'runs');
+  }
+
+  path(id: string): string {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) throw new Error(`invalid run id ${JSON.stringify(id)}`);
+    return join(this.folder, `${id}.json`);
+  }
+
+  save(state: RunState): void {
+    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    writeFileAtomic(this.path(state.id), serializeRun(state));
+  }
+
+  exists(id: string): boolean {
+    return existsSync(this.path(id));
+  }
+
+  load(id: string): RunState | undefined {
+    const path = this.path(id);
+    if (!existsSync(path)) return undefined;
+    return deserializeRun(readFileSync(path, 'utf8'));
+  }
+
+  /** Every run on disk; a file that does not read is reported, not fatal. */
+  loadAll(): { runs: RunState[]; problems: { file: string; message: string }[] } {
+    const runs: RunState[] = [];
+    const problems: { file: string; message: string }[] = [];
+    let names: string[];
+    try {
+      names = readdirSync(this.folder)
+        .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+        .sort();
+    } catch {
+      return { runs, problems };
+    }
+    for (const name of names) {
+      const file = join(this.folder, name);
+      try {
+        runs.push(deserializeRun(readFileSync(file, 'utf8')));
+      } catch (error) {
+        problems.push({ file, message: (error as Error).message });
+      }
+    }
+    return { runs, problems };
+  }
+}

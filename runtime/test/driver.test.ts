@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { Backend, BackendEffect } from '../src/backends/backend.js';
+import { createRun } from '../src/core/create-run.js';
+import type { RunState } from '../src/core/state.js';
+import { stepRun } from '../src/core/view.js';
+import { Driver } from '../src/driver/driver.js';
+import { compileFile } from './helpers.js';
+
+const pr = compileFile('playbooks/pr.yml');
+
+/** A backend that only records what it is asked to do; its events are sent by the test. */
+class Recorder implements Backend {
+  readonly name = 'recorder';
+  readonly effects: BackendEffect[] = [];
+  perform(effect: BackendEffect): void {
+    this.effects.push(effect);
+  }
+  agentExists(): boolean {
+    return true;
+  }
+}
+
+function fresh(): RunState {
+  return createRun(pr, {
+    id: 'd-1',
+    inputs: { task: 't', strict: false, reviewers: 1, target: 'main' },
+    now: 0,
+  });
+}
+
+describe('the driver', () => {
+  it('with a manager (no autopilot): leaves ready steps to the manager and hands it the wake-ups', () => {
+    const backend = new Recorder();
+    const saved: RunState[] = [];
+    const driver = new Driver(fresh(), {
+      backend,
+      autopilot: false,
+      clock: () => 0,
+      persist: (s) => saved.push(s),
+    });
+    expect(driver.dispatch({ type: 'start' })).toBeUndefined();
+    expect(backend.effects).toEqual([]);
+    expect(saved).toHaveLength(1);
+    expect(driver.dispatch({ type: 'start-step', step: 'plan', brief: 'short' })).toBeUndefined();
+    expect(backend.effects.map((e) => e.type)).toEqual(['start-agent']);
+    driver.dispatch({ type: 'report', step: 'plan', outcome: 'done', outputs: { plan: 'p', files: [] } });
+    expect(backend.effects.at(-1)).toMatchObject({
+      type: 'wake-manager',
+      wakeups: [{ kind: 'reported', step: 'plan' }],
+    });
+    // Nothing decided for the manager: the step waits for complete-step.
+    expect(stepRun(driver.state, 'plan')!.status).toBe('reported');
+    expect(driver.dispatch({ type: 'start-step', step: 'implement' })).toBe(
+      'step "implement" is not ready: it is pending, waiting for plan',
+    );
+    expect(driver.refusals).toHaveLength(1);
+  });
+
+  it('with autopilot: starts ready steps, applies reported outcomes, opens gates; persists once per batch', () => {
+    const backend = new Recorder();
+    let saves = 0;
+    const driver = new Driver(fresh(), { backend, clock: () => 0, persist: () => saves++ });
+    driver.dispatch({ type: 'start' });
+    expect(backend.effects).toMatchObject([{ type: 'start-agent', step: 'plan' }]);
+    expect(saves).toBe(1);
+    // The backend reports later (as a real one does): the driver completes the step and starts the next.
+    driver.dispatch({ type: 'report', step: 'plan', outcome: 'done', outputs: { plan: 'p', files: ['a'] } });
+    expect(backend.effects.map((e) => `${e.type}:${'step' in e ? e.step : ''}`)).toEqual([
+      'start-agent:plan',
+      'start-agent:implement',
+    ]);
+    expect(saves).toBe(2);
+  });
+});
