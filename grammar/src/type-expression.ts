@@ -474,7 +474,23 @@ function pb403(message: string, start: number, end: number): GrammarError {
 }
 
 /** Parses a type expression such as `list<{ a: string, b?: list<integer> }>?`. */
+/**
+ * Playbooks repeat a handful of type strings (`string`, `list<string>`) thousands of times, so results
+ * are kept by text. A result is shared: callers must treat it as read-only, as they do anyway.
+ */
+const cache = new Map<string, ParseResult<TypeExpr>>();
+const CACHE_LIMIT = 2_000;
+
 export function parseTypeExpression(text: string): ParseResult<TypeExpr> {
+  let result = cache.get(text);
+  if (result) return result;
+  result = parseTypeExpressionUncached(text);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(text, result);
+  return result;
+}
+
+function parseTypeExpressionUncached(text: string): ParseResult<TypeExpr> {
   const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
   if (tokens.length === 0 && unknown.length === 0) {
     return { value: undefined, errors: [pb403('empty type expression', 0, text.length)] };

@@ -199,3 +199,12 @@ describe('parseTypeExpression: errors (one each)', () => {
     expect(parseTypeExpression('{a:'.repeat(20000)).errors).toHaveLength(1);
   });
 });
+
+describe('repeated type strings', () => {
+  it('parse once: the same text gives the same (read-only) result', () => {
+    const first = parseTypeExpression('list<{ a: string }>');
+    expect(parseTypeExpression('list<{ a: string }>')).toBe(first);
+    expect(parseTypeExpression('strng').errors).toHaveLength(1);
+    expect(parseTypeExpression('strng')).toBe(parseTypeExpression('strng'));
+  });
+});
