@@ -1,6 +1,7 @@
 import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
 import { runGraph } from './commands/graph.js';
+import { runLsp } from './commands/lsp.js';
 import { runRun } from './commands/run.js';
 import { runTest } from './commands/test.js';
 import { UsageError } from './io.js';
@@ -26,6 +27,7 @@ Commands:
   graph FILE          print the step graph (text, mermaid, dot)
   run FILE            run a playbook (sim backend: scripted or generated agents, no model)
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
+  lsp --stdio         start the language server (LSP over stdin/stdout)
 
 Run kairoku-playbook COMMAND --help for a command's options.`;
 
@@ -35,6 +37,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   graph: runGraph,
   run: (argv, io) => runRun(argv, io),
   test: runTest,
+  lsp: runLsp,
 };
 
 export function main(argv: readonly string[], io: CommandIo): number {

@@ -1,0 +1,33 @@
+import { startServer } from '@kairoku-playbook/lsp';
+import { parseArgs } from '../args.js';
+import { UsageError } from '../io.js';
+import type { CommandIo } from '../main.js';
+
+export const LSP_HELP = `Usage: kairoku-playbook lsp --stdio
+
+Starts the playbook language server, speaking the Language Server Protocol over stdin and stdout.
+Its diagnostics are exactly those of kairoku-playbook check; it also completes, hovers, goes to
+definitions, finds references, renames, outlines, highlights expressions and offers quick fixes.
+
+Options:
+  --stdio     talk over stdin and stdout (the only transport)
+  -h, --help  this help`;
+
+export function runLsp(argv: readonly string[], io: CommandIo): number {
+  // Language clients add --clientProcessId=N; the server watches its parent through initialize instead.
+  const args = parseArgs(
+    argv,
+    { stdio: 'boolean', clientProcessId: 'string', help: 'boolean' },
+    { h: 'help' },
+  );
+  if (args.flags.has('help')) {
+    io.stdout(`${LSP_HELP}\n`);
+    return 0;
+  }
+  if (!args.flags.has('stdio'))
+    throw new UsageError('lsp needs --stdio (the only transport); see kairoku-playbook lsp --help');
+  if (args.positionals.length) throw new UsageError(`lsp takes no arguments, not "${args.positionals[0]}"`);
+  // Runs until the client says exit; nothing else may write to stdout.
+  startServer(process.stdin, process.stdout);
+  return 0;
+}

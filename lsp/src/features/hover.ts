@@ -1,0 +1,90 @@
+/**
+ * Hover: inside an expression, the type of the name under the cursor and where it comes from (an input, a
+ * step's output, a context field, a function's signature, an outcome); on a step, input, role, output or
+ * outcome anywhere, what it is; on any other key, its description from the playbook schema.
+ */
+import { getBuiltinFunction } from '@kairoku-playbook/grammar';
+import { code, describeSymbol, lineOf } from '../language/describe.js';
+import { expressionAt, nameAt } from '../language/expression-at.js';
+import type { NameAtCursor } from '../language/expression-at.js';
+import { describeKey } from '../language/schema.js';
+import { describeChain, scopeOf } from '../language/scope.js';
+import { occurrenceAt, symbolIndex, symbolKey } from '../language/symbols.js';
+import type { FileAnalysis, OffsetRange } from '../language/types.js';
+import { pathAt, rangeOfNode, yamlDocument } from '../language/yaml-document.js';
+import type { ExpressionSite } from '../language/expression-at.js';
+import type { Node } from 'yaml';
+
+export interface HoverResult {
+  range: OffsetRange;
+  /** Markdown */
+  contents: string;
+}
+
+export function hoverAt(analysis: FileAnalysis, offset: number): HoverResult | undefined {
+  const site = expressionAt(analysis, offset);
+  if (site) return expressionHover(analysis, site);
+  const occurrence = occurrenceAt(analysis, offset);
+  if (occurrence) {
+    const contents = describeSymbol(analysis, occurrence.symbol);
+    if (contents) return { range: occurrence.range, contents };
+  }
+  return keyHover(analysis, offset);
+}
+
+function expressionHover(analysis: FileAnalysis, site: ExpressionSite): HoverResult | undefined {
+  const model = analysis.model;
+  if (!model) return undefined;
+  const name = nameAt(site.expr, site.cursor);
+  if (!name) return undefined;
+  const range = site.context.rangeIn(site.info.text, name.span.start, name.span.end);
+  const contents = describeName(analysis, site, name);
+  return contents ? { range, contents } : undefined;
+}
+
+function describeName(analysis: FileAnalysis, site: ExpressionSite, name: NameAtCursor): string | undefined {
+  const model = analysis.model!;
+  const scope = scopeOf(model, site.info);
+  switch (name.kind) {
+    case 'function': {
+      const fn = getBuiltinFunction(name.name);
+      return fn ? `\`\`\`\n${fn.signature}\n\`\`\`\n\n${fn.description}` : undefined;
+    }
+    case 'string': {
+      const chain = name.comparedWith?.join('.');
+      const index = symbolIndex(analysis);
+      let stepName: string | undefined;
+      if (
+        name.comparedWith?.length === 3 &&
+        name.comparedWith[0] === 'steps' &&
+        name.comparedWith[2] === 'outcome'
+      )
+        stepName = name.comparedWith[1];
+      else if ((chain === 'report.outcome' || chain === 'gate.choice') && site.info.outcome !== undefined)
+        stepName = site.info.owner?.name;
+      const step = stepName ? model.stepByName.get(stepName) : undefined;
+      const symbol = step ? index.symbols.get(symbolKey('outcome', name.value, step)) : undefined;
+      return symbol ? describeSymbol(analysis, symbol) : undefined;
+    }
+    case 'chain': {
+      const member = describeChain(analysis, scope, name.chain);
+      if (!member) return undefined;
+      const label = name.chain.join('.');
+      const head = member.type ? `${label}: ${member.type}` : label;
+      const origin = member.declaredAt ? `Declared on ${lineOf(analysis, member.declaredAt)}.` : undefined;
+      return [`\`\`\`\n${head}\n\`\`\``, member.doc, origin].filter(Boolean).join('\n\n');
+    }
+  }
+}
+
+function keyHover(analysis: FileAnalysis, offset: number): HoverResult | undefined {
+  const document = yamlDocument(analysis);
+  if (!document) return undefined;
+  const { steps, onKey } = pathAt(document, offset);
+  if (!onKey || steps.length === 0) return undefined;
+  const last = steps[steps.length - 1]!;
+  const range = rangeOfNode(last.pair?.key as Node | null | undefined);
+  const description = describeKey(steps.map((s) => s.key));
+  if (!range || !description) return undefined;
+  return { range, contents: `${code(String(last.key))}: ${description}` };
+}

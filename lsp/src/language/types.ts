@@ -1,0 +1,47 @@
+/**
+ * Names for the compiler's analysis types that the compiler exports only as parts of `FileAnalysis`, and
+ * the offset-based shapes the features return. Offsets are UTF-16 offsets into the document's text; they
+ * become LSP positions only at the edge (protocol/convert.ts).
+ */
+import type { FileAnalysis, OffsetRange } from '@kairoku-playbook/compiler';
+
+export type CheckContext = NonNullable<FileAnalysis['context']>;
+export type TemplateInfo = CheckContext['templates'][number];
+export type Reference = TemplateInfo['references'][number];
+export type Place = TemplateInfo['place'];
+
+/** A text edit in offsets. */
+export interface OffsetEdit {
+  range: OffsetRange;
+  newText: string;
+}
+
+export type { FileAnalysis, OffsetRange };
+
+/** Whether `offset` lies in `range`, both ends included (a cursor right after a name is on it). */
+export function touches(range: OffsetRange, offset: number): boolean {
+  return range.start <= offset && offset <= range.end;
+}
+
+/** The valid names of steps, inputs, roles, outputs, outcomes and choices (SPEC §4, PB105). */
+export const NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
+/** The fixed role table (SPEC §3.4). */
+export const FIXED_ROLES = ['implementer', 'reviewer', 'planner', 'researcher'] as const;
+
+/** The outputs every check step has (SPEC §3.6). */
+export const CHECK_OUTPUTS = ['passed', 'failed', 'skipped', 'todo', 'exit_code'] as const;
+
+/** The statuses of a step (SPEC §3.3), the members of `steps.S.status`. */
+export const STEP_STATUSES = [
+  'pending',
+  'ready',
+  'running',
+  'reported',
+  'waiting',
+  'completed',
+  'skipped',
+  'failed',
+  'canceled',
+  'lost',
+] as const;

@@ -1,0 +1,488 @@
+/**
+ * The language server: the only module that talks to the connection. It keeps the open documents, asks
+ * the workspace for the compiler's diagnostics (debounced, only changed files re-analysed) and pushes them,
+ * or answers pull requests, and routes every request to a pure feature function, converting offsets to
+ * positions at the edge. A feature that throws gives an empty result and a log line; the server goes on.
+ */
+import {
+  createConnection,
+  LSPErrorCodes,
+  ProposedFeatures,
+  ResponseError,
+  TextDocuments,
+  TextDocumentSyncKind,
+} from 'vscode-languageserver/node';
+import type {
+  CancellationToken,
+  CodeAction,
+  Connection,
+  Diagnostic as LspDiagnostic,
+  DocumentDiagnosticReport,
+  InitializeParams,
+  InitializeResult,
+  Location,
+  SymbolInformation,
+  DocumentSymbol,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
+import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
+import { codeActionsFor } from './features/code-actions.js';
+import { completionsAt } from './features/completion.js';
+import { definitionAt } from './features/definition.js';
+import { highlightsAt } from './features/document-highlights.js';
+import { documentSymbols } from './features/document-symbols.js';
+import { foldingRanges } from './features/folding-ranges.js';
+import { hoverAt } from './features/hover.js';
+import { referencesAt } from './features/references.js';
+import { prepareRenameAt, renameAt } from './features/rename.js';
+import { semanticTokens } from './features/semantic-tokens.js';
+import {
+  DIAGNOSTIC_SOURCE,
+  SEMANTIC_TOKENS_LEGEND,
+  crashDiagnostic,
+  encodeSemanticTokens,
+  toCodeAction,
+  toCompletionItem,
+  toDocumentSymbol,
+  toFoldingRange,
+  toHighlight,
+  toHover,
+  toLspDiagnostic,
+  toRange,
+  toTextEdit,
+} from './protocol/convert.js';
+import { isPlaybookPath } from './workspace/discovery.js';
+import { PlaybookWorkspace, normalizeUri } from './workspace/playbook-workspace.js';
+import type { WorkspaceFolder } from './workspace/playbook-workspace.js';
+
+/** Settings a client may pass as `initializationOptions`. */
+export interface ServerOptions {
+  /** milliseconds between the last change and validation (default 150) */
+  validationDelay?: number;
+}
+
+/** The custom request the tests (and curious users) read the server's health from. */
+export const STATS_REQUEST = 'kairoku-playbook/stats';
+
+export interface ServerStats {
+  heapUsed: number;
+  rss: number;
+  open: number;
+  disk: number;
+  analyses: number;
+  validations: number;
+  errors: number;
+}
+
+interface Published {
+  resultId: string;
+  items: LspDiagnostic[];
+  version: number | undefined;
+}
+
+const DEFAULT_DELAY = 150;
+
+export function startServer(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Connection {
+  const connection = createConnection(ProposedFeatures.all, input, output);
+  // On stdio, stdout is the protocol: whatever any module prints goes to the client's log instead.
+  if (output === process.stdout) {
+    const to =
+      (log: (message: string) => void) =>
+      (...args: unknown[]) =>
+        log(format(...args));
+    console.log = console.info = console.debug = to((m) => connection.console.log(m));
+    console.warn = to((m) => connection.console.warn(m));
+    console.error = to((m) => connection.console.error(m));
+  }
+  new PlaybookServer(connection).listen();
+  return connection;
+}
+
+class PlaybookServer {
+  private readonly documents = new TextDocuments(TextDocument);
+  private readonly workspace = new PlaybookWorkspace();
+  /** the client's spelling of each normalised URI */
+  private readonly clientUris = new Map<string, string>();
+  private readonly published = new Map<string, Published>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private delay = DEFAULT_DELAY;
+  private pullDiagnostics = false;
+  private refreshSupport = false;
+  private hierarchicalSymbols = true;
+  private workspaceFolderEvents = false;
+  private validations = 0;
+  private errors = 0;
+  private nextResultId = 1;
+  /** documents edited since the last validation (their diagnostics are published even when equal) */
+  private readonly edited = new Set<string>();
+
+  constructor(private readonly connection: Connection) {}
+
+  listen(): void {
+    const { connection, documents } = this;
+    connection.onInitialize((params) => this.initialize(params));
+    connection.onInitialized(() => this.safely('initialized', () => this.initialized()));
+    connection.onShutdown(() => {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+    });
+
+    documents.onDidOpen(({ document }) =>
+      this.safely('open', () => {
+        this.track(document.uri);
+        this.workspace.openDocument(document.uri, document.getText(), document.version);
+        this.edited.add(normalizeUri(document.uri));
+        this.schedule(0);
+      }),
+    );
+    documents.onDidChangeContent(({ document }) =>
+      this.safely('change', () => {
+        const key = this.track(document.uri);
+        if (this.workspace.versionOf(key) === document.version) return; // the open event already has it
+        this.workspace.changeDocument(document.uri, document.getText(), document.version);
+        this.edited.add(key);
+        this.schedule(this.delay);
+      }),
+    );
+    documents.onDidClose(({ document }) =>
+      this.safely('close', () => {
+        const key = normalizeUri(document.uri);
+        this.workspace.closeDocument(document.uri);
+        this.published.delete(key);
+        if (!this.pullDiagnostics) void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
+        this.schedule(0);
+      }),
+    );
+    documents.listen(connection);
+
+    connection.onDidChangeWatchedFiles(({ changes }) =>
+      this.safely('watched files', () => {
+        let any = false;
+        for (const change of changes) {
+          let path: string;
+          try {
+            path = fileURLToPath(change.uri);
+          } catch {
+            continue;
+          }
+          if (!isPlaybookPath(path)) continue;
+          if (change.type === 3) this.workspace.removeFromDisk(change.uri);
+          else this.workspace.readFromDisk(change.uri);
+          any = true;
+        }
+        if (any) this.schedule(this.delay);
+      }),
+    );
+
+    connection.languages.diagnostics.on((params, token) => {
+      if (token.isCancellationRequested)
+        return new ResponseError(LSPErrorCodes.ServerCancelled, 'cancelled', { retriggerRequest: true });
+      const key = normalizeUri(params.textDocument.uri);
+      const document = this.documents.get(params.textDocument.uri);
+      const latest = this.published.get(key);
+      if (this.timer || !latest || (document && latest.version !== document.version)) this.validateNow();
+      const report = this.published.get(key);
+      if (!report) return { kind: 'full', items: [] } satisfies DocumentDiagnosticReport;
+      if (params.previousResultId === report.resultId)
+        return { kind: 'unchanged', resultId: report.resultId } satisfies DocumentDiagnosticReport;
+      return {
+        kind: 'full',
+        resultId: report.resultId,
+        items: report.items,
+      } satisfies DocumentDiagnosticReport;
+    });
+
+    connection.onCompletion((params, token) =>
+      this.feature('completion', params.textDocument.uri, token, null, (analysis) => ({
+        isIncomplete: false,
+        items: completionsAt(analysis, analysis.source.offsetAt(params.position)).map((entry) =>
+          toCompletionItem(analysis.source, entry),
+        ),
+      })),
+    );
+    connection.onHover((params, token) =>
+      this.feature('hover', params.textDocument.uri, token, null, (analysis) => {
+        const hover = hoverAt(analysis, analysis.source.offsetAt(params.position));
+        return hover ? toHover(analysis.source, hover) : null;
+      }),
+    );
+    connection.onDefinition((params, token) =>
+      this.feature('definition', params.textDocument.uri, token, null, (analysis) => {
+        const definition = definitionAt(analysis, analysis.source.offsetAt(params.position));
+        return definition
+          ? ({
+              uri: params.textDocument.uri,
+              range: toRange(analysis.source, definition.target),
+            } satisfies Location)
+          : null;
+      }),
+    );
+    connection.onReferences((params, token) =>
+      this.feature('references', params.textDocument.uri, token, [], (analysis) =>
+        referencesAt(
+          analysis,
+          analysis.source.offsetAt(params.position),
+          params.context.includeDeclaration,
+        ).map(
+          (range) =>
+            ({ uri: params.textDocument.uri, range: toRange(analysis.source, range) }) satisfies Location,
+        ),
+      ),
+    );
+    connection.onDocumentHighlight((params, token) =>
+      this.feature('highlights', params.textDocument.uri, token, [], (analysis) =>
+        highlightsAt(analysis, analysis.source.offsetAt(params.position)).map((h) =>
+          toHighlight(analysis.source, h),
+        ),
+      ),
+    );
+    connection.onPrepareRename((params, token) =>
+      this.feature('prepare rename', params.textDocument.uri, token, null, (analysis) => {
+        const result = prepareRenameAt(analysis, analysis.source.offsetAt(params.position));
+        if (!result) return null;
+        if ('error' in result) return new ResponseError(LSPErrorCodes.RequestFailed, result.error);
+        return { range: toRange(analysis.source, result.range), placeholder: result.placeholder };
+      }),
+    );
+    connection.onRenameRequest((params, token) =>
+      this.feature('rename', params.textDocument.uri, token, null, (analysis) => {
+        const result = renameAt(analysis, analysis.source.offsetAt(params.position), params.newName);
+        if ('error' in result) return new ResponseError(LSPErrorCodes.RequestFailed, result.error);
+        return {
+          changes: { [params.textDocument.uri]: result.edits.map((e) => toTextEdit(analysis.source, e)) },
+        };
+      }),
+    );
+    connection.onDocumentSymbol((params, token) =>
+      this.feature('document symbols', params.textDocument.uri, token, [], (analysis) => {
+        const symbols = documentSymbols(analysis).map((s) => toDocumentSymbol(analysis.source, s));
+        return this.hierarchicalSymbols ? symbols : flatten(params.textDocument.uri, symbols);
+      }),
+    );
+    connection.languages.semanticTokens.on((params, token) =>
+      this.feature('semantic tokens', params.textDocument.uri, token, { data: [] }, (analysis) => ({
+        data: encodeSemanticTokens(analysis.source, semanticTokens(analysis)),
+      })),
+    );
+    connection.onFoldingRanges((params, token) =>
+      this.feature('folding ranges', params.textDocument.uri, token, [], (analysis) =>
+        foldingRanges(analysis).map((r) => toFoldingRange(analysis.source, r)),
+      ),
+    );
+    connection.onCodeAction((params, token) =>
+      this.feature('code actions', params.textDocument.uri, token, [], (analysis) => {
+        if (params.context.only && !params.context.only.some((kind) => 'quickfix'.startsWith(kind)))
+          return [];
+        return this.codeActions(params.textDocument.uri, analysis, params.range, params.context.diagnostics);
+      }),
+    );
+    connection.onRequest(STATS_REQUEST, () => this.stats());
+
+    connection.listen();
+  }
+
+  private initialize(params: InitializeParams): InitializeResult {
+    const capabilities = params.capabilities;
+    this.pullDiagnostics = capabilities.textDocument?.diagnostic !== undefined;
+    this.refreshSupport = capabilities.workspace?.diagnostics?.refreshSupport === true;
+    this.hierarchicalSymbols =
+      capabilities.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport !== false;
+    this.workspaceFolderEvents = capabilities.workspace?.workspaceFolders === true;
+    const options = (params.initializationOptions ?? {}) as ServerOptions;
+    if (typeof options.validationDelay === 'number' && options.validationDelay >= 0)
+      this.delay = options.validationDelay;
+    const folders: WorkspaceFolder[] =
+      params.workspaceFolders ??
+      (params.rootUri ? [{ uri: params.rootUri, name: params.rootUri.split('/').pop() ?? 'root' }] : []);
+    this.workspace.setFolders(folders);
+    const result: InitializeResult = {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        completionProvider: { triggerCharacters: ['.', "'", '"', '[', ',', ' ', '{', '('] },
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        documentHighlightProvider: true,
+        renameProvider: { prepareProvider: true },
+        documentSymbolProvider: true,
+        semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true },
+        codeActionProvider: { codeActionKinds: ['quickfix'] },
+        foldingRangeProvider: true,
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      },
+      serverInfo: { name: 'kairoku-playbook' },
+    };
+    if (this.pullDiagnostics) {
+      result.capabilities.diagnosticProvider = {
+        identifier: DIAGNOSTIC_SOURCE,
+        interFileDependencies: true,
+        workspaceDiagnostics: false,
+      };
+    }
+    return result;
+  }
+
+  private initialized(): void {
+    this.workspace.discover();
+    this.schedule(0);
+    if (!this.workspaceFolderEvents) return;
+    this.connection.workspace.onDidChangeWorkspaceFolders(() => {
+      void this.connection.workspace.getWorkspaceFolders().then((folders) =>
+        this.safely('workspace folders', () => {
+          this.workspace.setFolders(folders ?? []);
+          this.workspace.discover();
+          this.schedule(0);
+        }),
+      );
+    });
+  }
+
+  private track(uri: string): string {
+    const key = normalizeUri(uri);
+    this.clientUris.set(key, uri);
+    return key;
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.safely('validation', () => this.validateNow()), delay);
+  }
+
+  /** Validates the workspace now and publishes what changed. */
+  private validateNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.validations++;
+    const result = this.workspace.validate();
+    const changedElsewhere: string[] = [];
+    for (const [key, diagnostics] of result.diagnostics) {
+      const items = diagnostics.map((d) =>
+        toLspDiagnostic(
+          d,
+          (file) => this.workspace.sourceOf(file),
+          (file) => {
+            const uri = this.workspace.uriOf(file);
+            return uri ? (this.clientUris.get(uri) ?? uri) : undefined;
+          },
+        ),
+      );
+      const crash = result.crashes.get(key);
+      if (crash !== undefined) {
+        items.push(crashDiagnostic(crash));
+        this.log(`the checker failed on ${key}: ${crash}`);
+      }
+      const previous = this.published.get(key);
+      const same = previous !== undefined && JSON.stringify(previous.items) === JSON.stringify(items);
+      const uri = this.clientUris.get(key) ?? key;
+      const version = this.documents.get(uri)?.version;
+      const edited = this.edited.has(key);
+      this.published.set(key, {
+        resultId: same ? previous.resultId : String(this.nextResultId++),
+        items,
+        version,
+      });
+      if (same && !edited) continue;
+      if (!edited) changedElsewhere.push(key);
+      if (!this.pullDiagnostics) void this.connection.sendDiagnostics({ uri, version, diagnostics: items });
+    }
+    this.edited.clear();
+    if (this.pullDiagnostics && this.refreshSupport && changedElsewhere.length)
+      void this.connection.languages.diagnostics.refresh();
+  }
+
+  private codeActions(
+    uri: string,
+    analysis: FileAnalysis,
+    range: { start: { line: number; character: number }; end: { line: number; character: number } },
+    requested: LspDiagnostic[],
+  ): CodeAction[] {
+    const start = analysis.source.offsetAt(range.start);
+    const end = analysis.source.offsetAt(range.end);
+    const toLsp = (d: Diagnostic) =>
+      toLspDiagnostic(
+        d,
+        () => analysis.source,
+        () => uri,
+      );
+    const ours = requested.filter((d) => d.source === DIAGNOSTIC_SOURCE);
+    const candidates = analysis.diagnostics.filter((d) => {
+      if (ours.length) {
+        const lsp = toLsp(d);
+        return ours.some(
+          (r) =>
+            r.code === lsp.code &&
+            JSON.stringify(r.range) === JSON.stringify(lsp.range) &&
+            r.message === lsp.message,
+        );
+      }
+      return d.range.start <= end && start <= d.range.end;
+    });
+    return codeActionsFor(analysis, candidates).map((action) =>
+      toCodeAction(analysis.source, uri, action, toLsp(action.diagnostic)),
+    );
+  }
+
+  private stats(): ServerStats {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (gc) gc();
+    const memory = process.memoryUsage();
+    return {
+      heapUsed: memory.heapUsed,
+      rss: memory.rss,
+      ...this.workspace.stats(),
+      validations: this.validations,
+      errors: this.errors,
+    };
+  }
+
+  /** Runs a feature on a document's current analysis: cancelled → an error reply; a throw → `empty` and a log line. */
+  private feature<T>(
+    name: string,
+    uri: string,
+    token: CancellationToken,
+    empty: T,
+    run: (analysis: FileAnalysis) => T | ResponseError<void>,
+  ): T | ResponseError<void> {
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+    try {
+      const analysis = this.workspace.analysisFor(uri);
+      if (!analysis) return empty;
+      return run(analysis);
+    } catch (error) {
+      this.fail(`${name} on ${uri}`, error);
+      return empty;
+    }
+  }
+
+  private safely(name: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.fail(name, error);
+    }
+  }
+
+  private fail(what: string, error: unknown): void {
+    this.errors++;
+    this.log(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+
+  private log(message: string): void {
+    this.connection.console.error(message);
+  }
+}
+
+function flatten(uri: string, symbols: DocumentSymbol[], container?: string): SymbolInformation[] {
+  return symbols.flatMap((symbol) => {
+    const info: SymbolInformation = {
+      name: symbol.name,
+      kind: symbol.kind,
+      location: { uri, range: symbol.range },
+    };
+    if (container) info.containerName = container;
+    return [info, ...flatten(uri, symbol.children ?? [], symbol.name)];
+  });
+}

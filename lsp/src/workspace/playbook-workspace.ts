@@ -1,0 +1,252 @@
+/**
+ * The playbooks the server knows: the open documents and the playbooks discovered on disk in the
+ * workspace folders. `validate()` hands all of them to the compiler's one validation function, reusing the
+ * analyses of files whose text did not change, and sorts the diagnostics back to the open documents.
+ * No connection here: server.ts feeds it events and publishes what it returns.
+ */
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { relative, sep } from 'node:path';
+import { analyzeFile, decodeSource, validateWorkspace } from '@kairoku-playbook/compiler';
+import type { Diagnostic, FileAnalysis, SourceText, WorkspaceFile } from '@kairoku-playbook/compiler';
+import { discoverPlaybooks, isPlaybookTest } from './discovery.js';
+import type { PlaybookFileSystem } from './file-system.js';
+import { nodeFileSystem } from './file-system.js';
+
+export interface WorkspaceFolder {
+  uri: string;
+  name: string;
+}
+
+interface Root {
+  path: string;
+  name: string;
+}
+
+interface OpenDocument {
+  text: string;
+  version: number;
+}
+
+export interface WorkspaceValidation {
+  /** the compiler's diagnostics of each open document, unchanged */
+  diagnostics: Map<string, Diagnostic[]>;
+  /** open documents the checker failed on (a bug): the error, for one diagnostic and a log line */
+  crashes: Map<string, string>;
+}
+
+/** A URI in one canonical spelling (file URIs re-encoded the way Node writes them). */
+export function normalizeUri(uri: string): string {
+  if (!uri.startsWith('file:')) return uri;
+  try {
+    return pathToFileURL(fileURLToPath(uri)).href;
+  } catch {
+    return uri;
+  }
+}
+
+export class PlaybookWorkspace {
+  private roots: Root[] = [];
+  /** discovered playbooks by URI, in discovery order */
+  private disk = new Map<string, string>();
+  private readonly open = new Map<string, OpenDocument>();
+  /** the latest analysis of every file, handed to the compiler as `previous` */
+  private analyses = new Map<string, FileAnalysis>();
+  private readonly fileByUri = new Map<string, string>();
+  private readonly uriByFile = new Map<string, string>();
+
+  constructor(private readonly fs: PlaybookFileSystem = nodeFileSystem) {}
+
+  setFolders(folders: readonly WorkspaceFolder[]): void {
+    this.roots = [];
+    for (const folder of folders) {
+      if (!folder.uri.startsWith('file:')) continue;
+      try {
+        this.roots.push({ path: fileURLToPath(folder.uri), name: folder.name });
+      } catch {
+        // not a local folder
+      }
+    }
+    this.fileByUri.clear();
+    this.uriByFile.clear();
+  }
+
+  /** Reads the playbooks of the workspace folders from disk (again). */
+  discover(): void {
+    this.disk = new Map();
+    for (const root of this.roots) {
+      for (const path of discoverPlaybooks(root.path, this.fs)) this.readFromDisk(pathToFileURL(path).href);
+    }
+  }
+
+  /** A playbook created or changed on disk. */
+  readFromDisk(uri: string): void {
+    const key = normalizeUri(uri);
+    let path: string;
+    try {
+      path = fileURLToPath(key);
+    } catch {
+      return;
+    }
+    const bytes = this.fs.readFile(path);
+    const decoded = bytes ? decodeSource(this.fileOf(key), bytes) : undefined;
+    if (decoded?.text === undefined) this.disk.delete(key);
+    else this.disk.set(key, decoded.text);
+  }
+
+  removeFromDisk(uri: string): void {
+    this.disk.delete(normalizeUri(uri));
+  }
+
+  /** Whether a document is checked as a playbook: anything the client opens but playbook tests. */
+  isPlaybook(uri: string): boolean {
+    return !isPlaybookTest(uri.split('?')[0]!);
+  }
+
+  openDocument(uri: string, text: string, version: number): void {
+    this.open.set(normalizeUri(uri), { text, version });
+  }
+
+  changeDocument(uri: string, text: string, version: number): void {
+    this.open.set(normalizeUri(uri), { text, version });
+  }
+
+  closeDocument(uri: string): void {
+    this.open.delete(normalizeUri(uri));
+  }
+
+  openUris(): string[] {
+    return [...this.open.keys()];
+  }
+
+  versionOf(uri: string): number | undefined {
+    return this.open.get(normalizeUri(uri))?.version;
+  }
+
+  /** The path shown in diagnostics: relative to its workspace folder, with forward slashes, like `check`. */
+  fileOf(uri: string): string {
+    const key = normalizeUri(uri);
+    const known = this.fileByUri.get(key);
+    if (known !== undefined) return known;
+    let file = key;
+    if (key.startsWith('file:')) {
+      try {
+        const path = fileURLToPath(key);
+        const root = this.roots
+          .filter((r) => path === r.path || path.startsWith(r.path.endsWith(sep) ? r.path : r.path + sep))
+          .sort((a, b) => b.path.length - a.path.length)[0];
+        const shown = root ? relative(root.path, path) : path;
+        file = (root && this.roots.length > 1 ? `${root.name}/${shown}` : shown).split(sep).join('/');
+      } catch {
+        file = key;
+      }
+    }
+    // Two URIs never share a file name (a name clash falls back to the URI itself).
+    const owner = this.uriByFile.get(file);
+    if (owner !== undefined && owner !== key) file = key;
+    this.fileByUri.set(key, file);
+    this.uriByFile.set(file, key);
+    return file;
+  }
+
+  uriOf(file: string): string | undefined {
+    return this.uriByFile.get(file);
+  }
+
+  sourceOf(file: string): SourceText | undefined {
+    return this.analyses.get(file)?.source;
+  }
+
+  /** The analysis of an open document's current text (made now when the text changed since the last one). */
+  analysisFor(uri: string): FileAnalysis | undefined {
+    const key = normalizeUri(uri);
+    const document = this.open.get(key);
+    if (!document || !this.isPlaybook(key)) return undefined;
+    const file = this.fileOf(key);
+    const cached = this.analyses.get(file);
+    if (cached && cached.text === document.text) return cached;
+    const analysis = analyzeFile(file, document.text);
+    this.analyses.set(file, analysis);
+    return analysis;
+  }
+
+  /**
+   * Where a file on disk comes in `check`'s order: by workspace folder, then by path segments compared one
+   * by one, which is the order of a depth-first walk over sorted folder entries.
+   */
+  private diskOrder(): string[] {
+    const keyOf = (uri: string): [number, string[]] => {
+      let path: string;
+      try {
+        path = fileURLToPath(uri);
+      } catch {
+        return [this.roots.length, [uri]];
+      }
+      const root = this.roots.findIndex((r) => path.startsWith(r.path.endsWith(sep) ? r.path : r.path + sep));
+      return [root < 0 ? this.roots.length : root, path.split(sep)];
+    };
+    const keys = new Map([...this.disk.keys()].map((uri) => [uri, keyOf(uri)]));
+    return [...this.disk.keys()].sort((a, b) => {
+      const [ra, pa] = keys.get(a)!;
+      const [rb, pb] = keys.get(b)!;
+      if (ra !== rb) return ra - rb;
+      for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+        if (pa[i] !== pb[i]) return pa[i]! < pb[i]! ? -1 : 1;
+      }
+      return pa.length - pb.length;
+    });
+  }
+
+  /** The files of the workspace: discovered ones in discovery order, then other open documents by name. */
+  private files(): WorkspaceFile[] {
+    const files: WorkspaceFile[] = [];
+    for (const uri of this.diskOrder()) {
+      const text = this.disk.get(uri)!;
+      if (!this.isPlaybook(uri)) continue;
+      files.push({ file: this.fileOf(uri), text: this.open.get(uri)?.text ?? text });
+    }
+    const others = [...this.open]
+      .filter(([uri]) => !this.disk.has(uri) && this.isPlaybook(uri))
+      .map(([uri, document]) => ({ file: this.fileOf(uri), text: document.text }))
+      .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    return [...files, ...others];
+  }
+
+  validate(): WorkspaceValidation {
+    let files = this.files();
+    const crashes = new Map<string, string>();
+    let validation: ReturnType<typeof validateWorkspace>;
+    try {
+      validation = validateWorkspace(files, this.analyses);
+    } catch {
+      // A checker bug: find the files it fails on, report those, check the rest.
+      const healthy: WorkspaceFile[] = [];
+      for (const file of files) {
+        try {
+          const analysis = this.analyses.get(file.file);
+          if (!analysis || analysis.text !== file.text)
+            this.analyses.set(file.file, analyzeFile(file.file, file.text));
+          healthy.push(file);
+        } catch (error) {
+          const uri = this.uriOf(file.file);
+          if (uri && this.open.has(uri))
+            crashes.set(uri, error instanceof Error ? error.message : String(error));
+        }
+      }
+      files = healthy;
+      validation = validateWorkspace(files, this.analyses);
+    }
+    this.analyses = validation.analyses;
+    const diagnostics = new Map<string, Diagnostic[]>();
+    for (const uri of this.open.keys()) if (this.isPlaybook(uri)) diagnostics.set(uri, []);
+    for (const diagnostic of validation.diagnostics) {
+      const uri = this.uriOf(diagnostic.file);
+      if (uri !== undefined) diagnostics.get(uri)?.push(diagnostic);
+    }
+    return { diagnostics, crashes };
+  }
+
+  /** For tests and the stats request. */
+  stats(): { open: number; disk: number; analyses: number } {
+    return { open: this.open.size, disk: this.disk.size, analyses: this.analyses.size };
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * PARITY: the server's diagnostics, converted back to the JSON shape of SPEC §7, equal what
+ * `kairoku-playbook check --format json` prints (validateWorkspace + toJsonDiagnostic), for every fixture
+ * and sample playbook, and for the repository as a workspace (check with no path, from its root).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver-protocol';
+import { decodeSource, toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
+import type { JsonDiagnostic } from '@kairoku-playbook/compiler';
+import { discoverPlaybooks, displayPath } from '../../../cli/src/discover.js';
+import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
+import type { TestClient } from '../support/client.js';
+
+const SEVERITY: Record<number, JsonDiagnostic['severity']> = { 1: 'error', 2: 'warning', 3: 'info' };
+
+function toJson(file: string, d: LspDiagnostic, fileOf: (uri: string) => string): JsonDiagnostic {
+  expect(d.source).toBe('kairoku-playbook');
+  expect(d.codeDescription?.href).toBe(
+    `https://kairoku.dev/playbook/diagnostics#${String(d.code).toLowerCase()}`,
+  );
+  const json: JsonDiagnostic = {
+    file,
+    line: d.range.start.line + 1,
+    column: d.range.start.character + 1,
+    endLine: d.range.end.line + 1,
+    endColumn: d.range.end.character + 1,
+    severity: SEVERITY[d.severity!]!,
+    code: String(d.code),
+    message: d.message,
+  };
+  if (d.relatedInformation?.length) {
+    json.related = d.relatedInformation.map((r) => ({
+      file: fileOf(r.location.uri),
+      line: r.location.range.start.line + 1,
+      column: r.location.range.start.character + 1,
+      endLine: r.location.range.end.line + 1,
+      endColumn: r.location.range.end.character + 1,
+      message: r.message,
+    }));
+  }
+  return json;
+}
+
+/** The text a client would send: decoded like `check` decodes it; undefined for files check refuses. */
+function readText(path: string): string | undefined {
+  return decodeSource(path, readFileSync(path)).text;
+}
+
+/** Each fixture: one file, or a folder of files checked together. */
+function fixtures(): { name: string; paths: string[] }[] {
+  const result: { name: string; paths: string[] }[] = [];
+  for (const folder of ['test/fixtures/ok', 'test/fixtures/err']) {
+    for (const name of readdirSync(join(REPO, folder)).sort()) {
+      const path = join(REPO, folder, name);
+      if (statSync(path).isDirectory()) {
+        const paths = readdirSync(path)
+          .filter((n) => /\.ya?ml$/.test(n))
+          .sort()
+          .map((n) => join(path, n));
+        result.push({ name: `${folder}/${name}`, paths });
+      } else if (/\.ya?ml$/.test(name)) result.push({ name: `${folder}/${name}`, paths: [path] });
+    }
+  }
+  for (const name of readdirSync(join(REPO, 'playbooks')).sort()) {
+    if (/\.ya?ml$/.test(name) && !/\.test\.ya?ml$/.test(name))
+      result.push({ name: `playbooks/${name}`, paths: [join(REPO, 'playbooks', name)] });
+  }
+  return result;
+}
+
+describe('parity with check --format json, file by file', () => {
+  let client: TestClient;
+  beforeAll(async () => {
+    buildServer();
+    client = await startClient();
+  }, 120_000);
+  afterAll(async () => {
+    await client.stop();
+  });
+
+  const all = fixtures();
+  it('covers every fixture and sample playbook', () => {
+    expect(all.length).toBeGreaterThan(100);
+  });
+
+  for (const fixture of all) {
+    it(fixture.name, async () => {
+      const files = fixture.paths
+        .map((path) => ({ file: path, text: readText(path) }))
+        .filter((f): f is { file: string; text: string } => f.text !== undefined);
+      // Without a workspace folder, the server names a file by its path, as check does for a path outside cwd.
+      const validation = validateWorkspace(files);
+      const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
+      for (const { file, text } of files) await client.open(fileUri(file), text);
+      for (const { file } of files) {
+        const published = await client.diagnosticsOf(fileUri(file), 1);
+        const actual = published.map((d) => toJson(file, d, (uri) => fileURLToPath(uri)));
+        const expected = validation.diagnostics
+          .filter((d) => d.file === file)
+          .map((d) => toJsonDiagnostic(d, (f) => sources.get(f)));
+        expect(actual).toEqual(expected);
+      }
+      for (const { file } of files) await client.close(fileUri(file));
+    });
+  }
+});
+
+describe('parity with check --format json for the repository as a workspace', () => {
+  it('gives every discovered playbook the diagnostics check gives it from the repository root', async () => {
+    buildServer();
+    const client = await startClient({
+      workspaceFolders: [{ uri: fileUri(REPO.replace(/\/$/, '')), name: 'main' }],
+    });
+    const paths = discoverPlaybooks(REPO);
+    const files = paths
+      .map((path) => ({ path, file: displayPath(path, REPO), text: readText(path) }))
+      .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
+    const validation = validateWorkspace(files);
+    const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
+    for (const { path, text } of files) await client.open(fileUri(path), text);
+    for (const { path, file } of files) {
+      const published = await client.diagnosticsOf(fileUri(path), 1);
+      const actual = published.map((d) => toJson(file, d, (uri) => displayPath(fileURLToPath(uri), REPO)));
+      const expected = validation.diagnostics
+        .filter((d) => d.file === file)
+        .map((d) => toJsonDiagnostic(d, (f) => sources.get(f)));
+      expect(actual, file).toEqual(expected);
+    }
+    expect(await client.stop()).toBe(0);
+  }, 60_000);
+});
