@@ -1,4 +1,4 @@
-import type { Scalar } from 'yaml';
+import type { Document, Scalar } from 'yaml';
 import type { Diagnostic, OffsetRange, QuickFix, RelatedLocation, Severity } from './diagnostic.js';
 import type { Code } from './codes.js';
 import { CODES } from './codes.js';
@@ -18,8 +18,15 @@ export interface ReportOptions {
 export class CheckContext {
   readonly diagnostics: Diagnostic[] = [];
   graph!: Graph;
+  /** the YAML document the model was built from, for checks that look past the model */
+  document: Document.Parsed | undefined;
   /** filled by the expression check: every parsed template and its references */
   templates: TemplateInfo[] = [];
+  /**
+   * What misspelt references were meant to name, by their did-you-mean (`input\0task`,
+   * `output\0plan\0files`): the misspelling is reported, so these do not also look unused.
+   */
+  readonly meant = new Set<string>();
   private readonly maps = new WeakMap<Scalar, ScalarMap>();
 
   constructor(

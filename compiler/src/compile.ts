@@ -1,4 +1,5 @@
-import { isMap } from 'yaml';
+import { isMap, isPair, isScalar, isSeq } from 'yaml';
+import type { Document, Node, YAMLMap } from 'yaml';
 import { CheckContext } from './check-context.js';
 import { CHECKS } from './checks/index.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -8,7 +9,8 @@ import type { PlaybookModel } from './model/model.js';
 import { validateSurface } from './schema/validate-surface.js';
 import { SourceText } from './source-text.js';
 import { applySuppressions } from './suppressions.js';
-import { readYaml } from './yaml/read-yaml.js';
+import { dropDamageFallout } from './yaml/damage.js';
+import { LIMITS, findPair, rangeOf, readYaml } from './yaml/read-yaml.js';
 
 /** One file's analysis: its diagnostics and, when it could be read, the model and check context. */
 export interface FileAnalysis {
@@ -34,7 +36,13 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
   const yaml = readYaml(file, text);
   const diagnostics = [...yaml.diagnostics];
   const document = yaml.document;
-  if (!document || document.contents === null || document.contents === undefined) {
+  const contents = document?.contents;
+  // (`---` alone reads as an empty scalar: nothing written is nothing, not a null playbook)
+  const nothing =
+    contents === null ||
+    contents === undefined ||
+    (isScalar(contents) && contents.value === null && !contents.source);
+  if (!document || nothing) {
     if (!diagnostics.some((d) => d.severity === 'error')) {
       diagnostics.push({
         file,
@@ -47,22 +55,89 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
     analysis.diagnostics = finish(file, text, diagnostics, source);
     return analysis;
   }
-  diagnostics.push(...validateSurface(file, document, yaml.value));
+  // (a loop, not push(...): a generated file can have more diagnostics than a call has arguments)
+  for (const diagnostic of validateSurface(file, document, yaml.value)) diagnostics.push(diagnostic);
   if (isMap(document.contents)) {
-    const model = buildModel(file, document);
-    const context = new CheckContext(file, text, model);
+    const model = buildModel(file, document, yaml.value, yaml.aliases);
+    const steps = model.steps.length + model.after.length;
+    if (steps > LIMITS.maxSteps) {
+      // The needs graph takes steps² bits: refuse what no person writes rather than run out of memory.
+      const key = isMap(document.contents) ? findPair(document.contents as YAMLMap, 'steps')?.key : undefined;
+      diagnostics.push({
+        file,
+        range: rangeOf(key as Node | undefined),
+        severity: 'error',
+        code: 'PB100',
+        message: `too many steps to check (${steps}; the limit is ${LIMITS.maxSteps}); split the playbook`,
+      });
+      analysis.model = model;
+      analysis.diagnostics = finish(file, text, diagnostics, source, document);
+      return analysis;
+    }
+    // (the text as parsed: scalar maps read it the way the parser did; it has the same offsets)
+    const context = new CheckContext(file, yaml.parsedText, model);
     context.graph = buildGraph(model.steps, model.stepByName);
+    context.document = document;
     for (const check of CHECKS) check(context);
-    diagnostics.push(...context.diagnostics);
+    for (const diagnostic of context.diagnostics) diagnostics.push(diagnostic);
     analysis.model = model;
     analysis.context = context;
   }
-  analysis.diagnostics = finish(file, text, diagnostics, source);
+  analysis.diagnostics = dropDamageFallout(
+    finish(file, text, diagnostics, source, document),
+    yaml.damaged,
+    yaml.document,
+  );
   return analysis;
 }
 
-function finish(file: string, text: string, diagnostics: Diagnostic[], source: SourceText): Diagnostic[] {
-  return sortDiagnostics(applySuppressions(file, text, diagnostics, source));
+function finish(
+  file: string,
+  text: string,
+  diagnostics: Diagnostic[],
+  source: SourceText,
+  document?: Document.Parsed,
+): Diagnostic[] {
+  const insideValue = document && text.includes('playbook-ignore') ? scalarSpans(document) : undefined;
+  return sortDiagnostics(applySuppressions(file, text, withoutRepeats(diagnostics), source, insideValue));
+}
+
+/** Whether an offset lies inside a scalar of the document (where a `#` is text, not a comment). */
+function scalarSpans(document: Document.Parsed): (offset: number) => boolean {
+  const spans: [number, number][] = [];
+  const stack: unknown[] = [document.contents];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    if (isPair(node)) stack.push(node.key, node.value);
+    else if (isScalar(node)) {
+      if (node.range) spans.push([node.range[0], node.range[1]]);
+    } else if (isMap(node) || isSeq(node)) for (const item of node.items as unknown[]) stack.push(item);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  return (offset) => {
+    let low = 0;
+    let high = spans.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const [start, end] = spans[mid]!;
+      if (offset < start) high = mid - 1;
+      else if (offset >= end) low = mid + 1;
+      else return true;
+    }
+    return false;
+  };
+}
+
+/** The same diagnostic twice (text shared through a YAML alias is checked once per use) is shown once. */
+function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = `${d.code}\u0000${d.range.start}\u0000${d.range.end}\u0000${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {

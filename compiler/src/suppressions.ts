@@ -14,18 +14,22 @@ const COMMENT = /(^|[ \t])#[ \t]*playbook-ignore\b([^\n\r]*)/g;
 /**
  * Applies `# playbook-ignore CODE reason` comments: a comment at the end of a line silences that line,
  * one alone on its line silences the next. A suppression that silences nothing is reported (PB903).
+ * `insideValue` tells which offsets lie inside a YAML value (a quoted or block scalar), where a `#` is text.
  */
 export function applySuppressions(
   file: string,
   text: string,
   diagnostics: Diagnostic[],
   source?: SourceText,
+  insideValue?: (offset: number) => boolean,
 ): Diagnostic[] {
   if (!text.includes('playbook-ignore')) return diagnostics;
   const lines = source ?? new SourceText(text);
   const suppressions: Suppression[] = [];
   for (const match of text.matchAll(COMMENT)) {
     const hash = match.index + match[1]!.length;
+    // "# playbook-ignore" inside a string (a prompt that explains it) is text, not a comment.
+    if (insideValue?.(hash)) continue;
     const position = lines.positionAt(hash);
     const before = lines.lineText(position.line).slice(0, position.character);
     const target = before.trim() === '' ? position.line + 1 : position.line;

@@ -30,12 +30,12 @@ export function validateWorkspace(
     const cached = previous?.get(file);
     const analysis = cached && cached.text === text ? cached : analyzeFile(file, text);
     analyses.set(file, analysis);
-    diagnostics.push(...analysis.diagnostics);
+    for (const diagnostic of analysis.diagnostics) diagnostics.push(diagnostic);
   }
   const models = [...analyses.values()]
     .map((a) => a.model)
     .filter((m): m is PlaybookModel => m !== undefined);
-  diagnostics.push(...checkDuplicateIds(models));
+  for (const diagnostic of checkDuplicateIds(models)) diagnostics.push(diagnostic);
   return { diagnostics: sortDiagnostics(diagnostics), analyses };
 }
 

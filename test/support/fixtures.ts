@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SourceText, toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
-import type { Diagnostic } from '@kairoku-playbook/compiler';
+import { toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
+import type { Diagnostic, SourceText } from '@kairoku-playbook/compiler';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
@@ -34,13 +34,23 @@ export function validateFixture(
   return { diagnostics: validation.diagnostics, sources };
 }
 
-/** One line per diagnostic: `FILE:LINE:COL-ENDLINE:ENDCOL severity CODE message` (1-based, UTF-16 columns). */
+/**
+ * One line per diagnostic: `FILE:LINE:COL-ENDLINE:ENDCOL severity CODE message` (1-based, UTF-16 columns),
+ * then one indented line per related location: `  related FILE:LINE:COL-ENDLINE:ENDCOL message`.
+ */
 export function describeDiagnostics(diagnostics: Diagnostic[], sources: Map<string, SourceText>): string {
+  const base = (file: string) => file.slice(file.lastIndexOf('/') + 1);
   return diagnostics
     .map((d) => {
       const j = toJsonDiagnostic(d, (f) => sources.get(f));
-      const file = j.file.slice(j.file.lastIndexOf('/') + 1);
-      return `${file}:${j.line}:${j.column}-${j.endLine}:${j.endColumn} ${j.severity} ${j.code} ${j.message}`;
+      const lines = [
+        `${base(j.file)}:${j.line}:${j.column}-${j.endLine}:${j.endColumn} ${j.severity} ${j.code} ${j.message}`,
+      ];
+      for (const r of j.related ?? [])
+        lines.push(
+          `  related ${base(r.file)}:${r.line}:${r.column}-${r.endLine}:${r.endColumn} ${r.message}`,
+        );
+      return lines.join('\n');
     })
     .join('\n');
 }

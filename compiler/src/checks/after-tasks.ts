@@ -1,3 +1,4 @@
+import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
 
 /**
@@ -7,6 +8,22 @@ import type { Check } from '../check-context.js';
  */
 export const checkAfterTasks: Check = (context) => {
   for (const task of context.model.after) {
+    if (task.onValue && task.onValue.name !== 'completed' && task.onValue.name !== 'failed') {
+      const suggestion = closest(task.onValue.name, ['completed', 'failed']);
+      context.report(
+        'PB602',
+        task.onValue.range,
+        `invalid value "${task.onValue.name}" for "on" of after-task "${task.name}"; expected "completed" or "failed"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
+      );
+    }
+    const on = task.keys.find((k) => k.name === 'on');
+    if (task.trigger === 'manual' && on) {
+      context.report(
+        'PB602',
+        on.range,
+        `after-task "${task.name}" has trigger: manual, so "on" never applies: a manual after-task starts only from a button or a command`,
+      );
+    }
     for (const outcome of task.outcomes) {
       const transition = outcome.transition;
       if (transition?.kind === 'loop' || transition?.kind === 'end') {

@@ -22,11 +22,13 @@ export const checkExpressions: Check = (context) => {
       condition: undefined,
       type: undefined,
       references: [],
+      syntaxErrors: false,
     };
     context.templates.push(info);
     const checker = new ExpressionChecker(context, info, site.scope);
     if (site.place === 'when') {
       const result = parseCondition(site.text.value);
+      info.syntaxErrors = result.errors.length > 0;
       for (const error of result.errors) {
         context.report(
           error.code,
@@ -56,6 +58,7 @@ export const checkExpressions: Check = (context) => {
       continue;
     }
     const result = parseTemplate(site.text.value);
+    info.syntaxErrors = result.errors.length > 0;
     for (const error of result.errors) {
       context.report(error.code, context.rangeIn(site.text, error.span.start, error.span.end), error.message);
     }

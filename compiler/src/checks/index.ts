@@ -5,6 +5,7 @@ import { checkExpressions } from './expressions.js';
 import { checkGateChoices } from './gate-choices.js';
 import { checkInputConstraints } from './input-constraints.js';
 import { checkInputDefaults } from './input-defaults.js';
+import { checkKindKeys } from './kind-keys.js';
 import { checkNeeds } from './needs.js';
 import { checkRedundantNeeds } from './redundant-needs.js';
 import { checkRoleBase } from './role-base.js';
@@ -19,6 +20,7 @@ import { checkUnusedOutputs } from './unused-outputs.js';
 /** The per-file checks, in the order they run: later ones read what earlier ones resolved. */
 export const CHECKS: readonly Check[] = [
   checkStepKind,
+  checkKindKeys,
   checkNeeds,
   checkCycles,
   checkRedundantNeeds,

@@ -1,5 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
+import { hasMisspeltKey } from './misspelt-keys.js';
 
 /** PB201: an agent step (or after-task) names a role that is neither in the fixed table nor declared. */
 export const checkRoles: Check = (context) => {
@@ -7,7 +8,10 @@ export const checkRoles: Check = (context) => {
   const known = [...model.roles.keys()];
   for (const step of [...model.steps, ...model.after]) {
     if (!step.role) {
-      if (step.kind !== 'agent') continue;
+      // `rol: …` is PB102 with "did you mean "role"?": the missing role is that same mistake.
+      // A `role:` that is not a name is PB104 already.
+      if (step.kind !== 'agent' || hasMisspeltKey(step, ['role']) || step.keys.some((k) => k.name === 'role'))
+        continue;
       context.report('PB103', step.keyRange, `agent step "${step.name}" is missing the required key "role"`);
       continue;
     }

@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check-context.js';
 import type { FixedBase, RoleDecl, TextRef } from '../model/model.js';
 import { FIXED_ROLES } from '../model/model.js';
 import { BASE_POLICY } from '../policy/base-policy.js';
+import { rangeOf } from '../yaml/read-yaml.js';
 
 /** PB502 a policy that grants more than its base allows; PB504 an invalid command pattern. */
 export const checkToolPolicy: Check = (context) => {
@@ -53,11 +54,9 @@ function checkPattern(context: CheckContext, pattern: TextRef): void {
   if (!problem) return;
   const at = problem.at ?? 0;
   const length = problem.length ?? value.length;
-  context.report(
-    'PB504',
-    context.rangeIn(pattern, at, at + Math.max(length, 1)),
-    `invalid command pattern "${value}": ${problem.message}`,
-  );
+  // An empty pattern has no characters to point at: point at its quotes.
+  const range = value === '' ? rangeOf(pattern.node) : context.rangeIn(pattern, at, at + Math.max(length, 1));
+  context.report('PB504', range, `invalid command pattern "${value}": ${problem.message}`);
 }
 
 export function commandPatternProblem(

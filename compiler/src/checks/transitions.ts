@@ -1,5 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
+import { ancestorThroughMisspeltNeed } from './misspelt-needs.js';
 
 /**
  * PB207 unknown loop target; PB301 a loop target that is neither the step nor one of its ancestors;
@@ -47,7 +48,11 @@ export const checkTransitions: Check = (context) => {
         continue;
       }
       if (graph.onCycle.has(step.index)) continue;
-      if (target !== step && !graph.isAncestor(target.index, step.index)) {
+      if (
+        target !== step &&
+        !graph.isAncestor(target.index, step.index) &&
+        !ancestorThroughMisspeltNeed(context, target, step)
+      ) {
         context.report(
           'PB301',
           transition.target.range,

@@ -38,4 +38,6 @@ export interface TemplateInfo {
   /** the type of the whole value: string for text, the expression's type for a single `${{ }}` */
   type: Type | undefined;
   references: Reference[];
+  /** the text had syntax errors (PB400, PB406), so some of its references may not be in `references` */
+  syntaxErrors: boolean;
 }

@@ -1,6 +1,7 @@
 import { BUILTIN_FUNCTIONS, closest } from '@kairoku-playbook/grammar';
 import type { Expr, Span } from '@kairoku-playbook/grammar';
 import type { CheckContext } from '../check-context.js';
+import { ancestorThroughMisspeltNeed } from '../checks/misspelt-needs.js';
 import type { OffsetRange } from '../diagnostic.js';
 import type { StepDecl, TextRef } from '../model/model.js';
 import {
@@ -24,17 +25,30 @@ import type { Reference, TemplateInfo } from './template-info.js';
 
 const CHECK_OUTPUTS = ['passed', 'failed', 'skipped', 'todo', 'exit_code'] as const;
 
-/** Places whose text an agent or a person reads: a secret must not reach them (PB407). */
-const VISIBLE_PLACES = new Set([
-  'title',
-  'description',
-  'prompt',
-  'run',
-  'feedback',
-  'gate-title',
-  'gate-summary',
-  'label',
-  'output',
+/** Places whose text an agent or a person reads, and who: a secret must not reach them (PB407). */
+const VISIBLE_PLACES = new Map([
+  ['title', 'a title, which the panel shows'],
+  ['description', 'a description, which the panel shows'],
+  ['prompt', 'a prompt, which the agent reads'],
+  ['run', 'a command line, which is logged and shown'],
+  ['feedback', 'loop feedback, which the agent reads'],
+  ['gate-title', "a gate's title, which a person reads"],
+  ['gate-summary', "a gate's summary, which a person reads"],
+  ['label', 'a label, which the panel shows'],
+  ['output', 'a playbook output, which is shown when the run ends'],
+]);
+
+/** Names from other languages that mean one of ours, for "did you mean" where the spelling is too far. */
+const FUNCTION_ALIASES = new Map([
+  ['length', 'len'],
+  ['size', 'len'],
+  ['count', 'len'],
+  ['includes', 'contains'],
+  ['has', 'contains'],
+  ['starts_with', 'startsWith'],
+  ['ends_with', 'endsWith'],
+  ['coalesce', 'default'],
+  ['stringify', 'toJSON'],
 ]);
 
 /**
@@ -260,9 +274,13 @@ export class ExpressionChecker {
       return field.type;
     }
     const declared = this.context.model.stepByName.get(step);
+    // A step without one kind (PB107) may turn out a check step: its outputs are not wrong yet.
+    if (declared && !declared.kind && (CHECK_OUTPUTS as readonly string[]).includes(expr.property))
+      return ANY;
     const names =
       declared?.kind === 'check' ? [...CHECK_OUTPUTS] : (declared?.outputs.map((o) => o.name) ?? []);
     const suggestion = closest(expr.property, names);
+    if (suggestion) this.context.meant.add(`output\u0000${step}\u0000${suggestion}`);
     const has = names.length
       ? `; it has ${names.map((n) => `"${n}"`).join(', ')}`
       : '; it declares no outputs';
@@ -285,6 +303,7 @@ export class ExpressionChecker {
         expr.property,
         this.context.model.inputs.map((i) => i.name),
       );
+      if (suggestion) this.context.meant.add(`input\u0000${suggestion}`);
       this.context.report(
         'PB202',
         range,
@@ -296,11 +315,12 @@ export class ExpressionChecker {
       return ANY;
     }
     this.reference({ kind: 'input', name: input.name, range });
-    if (input.secret && VISIBLE_PLACES.has(this.info.place)) {
+    const shownIn = VISIBLE_PLACES.get(this.info.place);
+    if (input.secret && shownIn) {
       this.context.report(
         'PB407',
         this.range(expr.span),
-        `secret input "${input.name}" would be shown to an agent or a person here; pass it to a check step through env`,
+        `secret input "${input.name}" would be shown in ${shownIn}; pass it to a check step through env`,
       );
     }
     const type = input.type ?? ANY;
@@ -320,6 +340,7 @@ export class ExpressionChecker {
           model.steps.map((s) => s.name),
         );
       const isAfter = model.after.some((a) => a.name === expr.property);
+      if (suggestion && !isAfter) this.context.meant.add(`step\u0000${suggestion}`);
       this.context.report(
         'PB203',
         range,
@@ -333,7 +354,8 @@ export class ExpressionChecker {
       return ANY;
     }
     this.reference({ kind: 'step', step: step.name, range });
-    if (!this.canSee(step)) {
+    // (a step reached only through a misspelt need is that need's PB200, not a second mistake)
+    if (!this.canSee(step) && !ancestorThroughMisspeltNeed(this.context, step, this.scope.owner!)) {
       const owner = this.scope.owner!;
       const message =
         step === owner
@@ -366,10 +388,13 @@ export class ExpressionChecker {
       for (const name of CHECK_OUTPUTS) outputs.set(name, { type: maybe(INTEGER), optional: false });
     for (const output of step.outputs)
       outputs.set(output.name, { type: maybe(output.type ?? ANY), optional: false });
-    const outcome = enumOf(
-      step.outcomes.map((o) => o.name),
-      `${step.kind === 'gate' ? 'gate' : 'step'} "${step.name}"`,
-    );
+    // A step without one kind (PB107) has no known outcomes yet: nothing to compare against.
+    const outcome = step.kind
+      ? enumOf(
+          step.outcomes.map((o) => o.name),
+          `${step.kind === 'gate' ? 'gate' : 'step'} "${step.name}"`,
+        )
+      : ANY;
     return {
       kind: 'object',
       fields: new Map([
@@ -383,6 +408,22 @@ export class ExpressionChecker {
   }
 
   private index(expr: Extract<Expr, { kind: 'index' }>): Type {
+    // `x['name']` reads the same property as `x.name`, and is bound the same way (inputs, steps, outputs).
+    const key =
+      expr.index.kind === 'literal' && typeof expr.index.value === 'string' ? expr.index.value : undefined;
+    const asMember = (name: string): Extract<Expr, { kind: 'member' }> => {
+      const { start, end } = expr.index.span;
+      // The name inside the quotes, when no escape makes the source differ from the value.
+      const inner = end - start - 2 === name.length ? { start: start + 1, end: end - 1 } : expr.index.span;
+      return { kind: 'member', object: expr.object, property: name, propertySpan: inner, span: expr.span };
+    };
+    if (
+      key !== undefined &&
+      expr.object.kind === 'identifier' &&
+      (CONTEXT_ROOTS as readonly string[]).includes(expr.object.name)
+    ) {
+      return this.member(asMember(key));
+    }
     const owner = this.infer(expr.object);
     const index = this.infer(expr.index);
     if (owner.kind === 'any') return ANY;
@@ -397,17 +438,7 @@ export class ExpressionChecker {
       }
       return isNullable(owner) ? nullable(base.element) : base.element;
     }
-    if (base.kind === 'object' && expr.index.kind === 'literal' && typeof expr.index.value === 'string') {
-      const field = base.fields.get(expr.index.value);
-      if (field) return field.optional || isNullable(owner) ? nullable(field.type) : field.type;
-      if (base.open) return ANY;
-      this.context.report(
-        'PB209',
-        this.range(expr.index.span),
-        `a value of type ${typeToString(owner)} has no property ${JSON.stringify(expr.index.value)}`,
-      );
-      return ANY;
-    }
+    if (base.kind === 'object' && key !== undefined) return this.fieldOf(owner, asMember(key), undefined);
     this.context.report(
       'PB401',
       this.range(expr.object.span),
@@ -468,7 +499,7 @@ export class ExpressionChecker {
           this.context.report(
             'PB206',
             range,
-            `${enumSide.origin} has no outcome "${otherExpr.value}"${suggestion ? `; did you mean "${suggestion}"?` : `; it has ${allowed}`}`,
+            `${enumSide.origin} has no ${enumSide.origin.startsWith('gate') ? 'choice' : 'outcome'} "${otherExpr.value}"${suggestion ? `; did you mean "${suggestion}"?` : `; it has ${allowed}`}`,
             fix,
           );
         } else {
@@ -525,10 +556,11 @@ export class ExpressionChecker {
     const fn = BUILTIN_FUNCTIONS.find((f) => f.name === expr.callee);
     const args = expr.args.map((a) => this.infer(a));
     if (!fn) {
-      const suggestion = closest(
-        expr.callee,
-        BUILTIN_FUNCTIONS.map((f) => f.name),
-      );
+      const suggestion =
+        closest(
+          expr.callee,
+          BUILTIN_FUNCTIONS.map((f) => f.name),
+        ) ?? FUNCTION_ALIASES.get(expr.callee);
       const range = this.range(expr.calleeSpan);
       this.context.report(
         'PB402',

@@ -1,5 +1,5 @@
-import { isMap, isScalar, isSeq } from 'yaml';
-import type { Document, Node, Pair, Scalar, YAMLMap } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq } from 'yaml';
+import type { Alias, Document, Node, Scalar, YAMLMap } from 'yaml';
 import type { OffsetRange } from '../diagnostic.js';
 import { rangeOf } from '../yaml/read-yaml.js';
 import type {
@@ -22,7 +22,39 @@ import { FIXED_ROLES } from './model.js';
  * Builds the model the checks work on, straight from the YAML nodes so every part keeps its range.
  * It is lenient: a part of the wrong shape was already reported by the schema check and is left out here.
  */
-export function buildModel(file: string, document: Document.Parsed): PlaybookModel {
+export function buildModel(
+  file: string,
+  document: Document.Parsed,
+  plainValue?: unknown,
+  aliases?: ReadonlyMap<Alias, Node | undefined>,
+): PlaybookModel {
+  currentAliases = aliases;
+  try {
+    return build(file, document, plainValue);
+  } finally {
+    currentAliases = undefined;
+  }
+}
+
+/**
+ * What the aliases of the document being built name: `b: *common` reads as the anchored mapping (its
+ * diagnostics point at the anchor's text). Set for the duration of one synchronous `buildModel`.
+ */
+let currentAliases: ReadonlyMap<Alias, Node | undefined> | undefined;
+
+function deref(node: unknown): unknown {
+  return isAlias(node) ? (currentAliases?.get(node) ?? null) : node;
+}
+
+/** A key and its value, the value's alias resolved. */
+interface Entry {
+  key: unknown;
+  value: unknown;
+  /** the value as written, an alias itself (for ranges at the place of use) */
+  raw: unknown;
+}
+
+function build(file: string, document: Document.Parsed, plainValue: unknown): PlaybookModel {
   const root = document.contents;
   const top = entries(root as Node);
   const model: PlaybookModel = {
@@ -53,7 +85,9 @@ export function buildModel(file: string, document: Document.Parsed): PlaybookMod
   if (workspace === 'new-agent' || workspace === 'new-worktree') model.workspace = workspace;
   model.labels = labelsOf(top.get('labels')?.value);
 
-  for (const [name, pair] of entries(top.get('inputs')?.value)) model.inputs.push(buildInput(name, pair));
+  const plainInputs = member(plainValue, 'inputs');
+  for (const [name, pair] of entries(top.get('inputs')?.value))
+    model.inputs.push(buildInput(name, pair, member(plainInputs, name)));
   for (const base of FIXED_ROLES) {
     model.roles.set(base, {
       name: base,
@@ -102,36 +136,49 @@ export function idFromFileName(file: string): string {
   return base.replace(/\.(ya?ml)$/i, '').replace(/\.playbook$/i, '');
 }
 
-/** The pairs of a mapping by key (the first of duplicate keys wins, as in the plain value). */
-function entries(node: unknown): Map<string, Pair> {
-  const result = new Map<string, Pair>();
+/** An own property of a plain value (the names come from the file: `__proto__` is just a name). */
+function member(value: unknown, key: string): unknown {
+  return value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/** The entries of a mapping by key (the first of duplicate keys wins, as in the plain value). */
+function entries(node: unknown): Map<string, Entry> {
+  const result = new Map<string, Entry>();
+  node = deref(node);
   if (!isMap(node)) return result;
   for (const pair of (node as YAMLMap<unknown, unknown>).items) {
     const key = isScalar(pair.key) ? String((pair.key as Scalar).value) : '';
-    if (!result.has(key)) result.set(key, pair as Pair);
+    if (!result.has(key)) result.set(key, { key: pair.key, value: deref(pair.value), raw: pair.value });
   }
   return result;
 }
 
 function text(node: unknown): TextRef | undefined {
+  node = deref(node);
   return isScalar(node) && typeof node.value === 'string' ? { value: node.value, node } : undefined;
 }
 
 function plainString(node: unknown): string | undefined {
+  node = deref(node);
   return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
 }
 
 function numberOf(node: unknown): number | undefined {
+  node = deref(node);
   return isScalar(node) && typeof node.value === 'number' ? node.value : undefined;
 }
 
 function booleanOf(node: unknown): { value: boolean; range: OffsetRange } | undefined {
+  node = deref(node);
   return isScalar(node) && typeof node.value === 'boolean'
     ? { value: node.value, range: rangeOf(node) }
     : undefined;
 }
 
 function nameRef(node: unknown): NameRef | undefined {
+  node = deref(node);
   return isScalar(node) && typeof node.value === 'string'
     ? { name: node.value, range: rangeOf(node) }
     : undefined;
@@ -146,7 +193,7 @@ function labelsOf(node: unknown): StepDecl['labels'] {
   }));
 }
 
-function buildInput(name: string, pair: Pair): InputDecl {
+function buildInput(name: string, pair: Entry, plainInput: unknown): InputDecl {
   const fields = entries(pair.value as Node);
   const defaultPair = fields.get('default');
   const required = booleanOf(fields.get('required')?.value);
@@ -156,7 +203,8 @@ function buildInput(name: string, pair: Pair): InputDecl {
     typeText: text(fields.get('type')?.value),
     type: undefined,
     defaultValue: defaultPair
-      ? { value: plain(defaultPair.value as Node), node: defaultPair.value as Node }
+      ? // the value as the schema check saw it: aliases expanded within the limits, no cycles
+        { value: member(plainInput, 'default') ?? null, node: defaultPair.raw as Node }
       : undefined,
     required: required ? required.value : !defaultPair,
     secret: booleanOf(fields.get('secret')?.value)?.value ?? false,
@@ -168,14 +216,7 @@ function buildInput(name: string, pair: Pair): InputDecl {
   };
 }
 
-/** The JSON value of a node (defaults are small; aliases were already expanded within limits). */
-function plain(node: Node | null): unknown {
-  if (!node) return null;
-  if (isScalar(node)) return node.value;
-  return node.toJSON();
-}
-
-function buildRole(name: string, pair: Pair): RoleDecl {
+function buildRole(name: string, pair: Entry): RoleDecl {
   const fields = entries(pair.value as Node);
   let tools: ToolsDecl | undefined;
   const toolsPair = fields.get('tools');
@@ -211,6 +252,7 @@ function buildRole(name: string, pair: Pair): RoleDecl {
 const SIMPLE: readonly string[] = ['next', 'fail', 'end', 'retry'];
 
 export function buildTransition(node: Node | null | undefined): TransitionDecl | undefined {
+  node = deref(node) as Node | null | undefined;
   if (isScalar(node)) {
     return typeof node.value === 'string' && SIMPLE.includes(node.value)
       ? { kind: node.value as SimpleTransition, range: rangeOf(node) }
@@ -236,7 +278,7 @@ export function buildTransition(node: Node | null | undefined): TransitionDecl |
   };
 }
 
-function buildChoice(name: string, pair: Pair): OutcomeDecl {
+function buildChoice(name: string, pair: Entry): OutcomeDecl {
   const value = pair.value as Node | null;
   const keyRange = rangeOf(pair.key as Node);
   if (isMap(value) && !entries(value).has('loop')) {
@@ -278,7 +320,7 @@ export const DEFAULT_OUTCOMES: Record<StepKind, readonly [string, SimpleTransiti
   ],
 };
 
-function buildStep(name: string, pair: Pair, index: number, isAfter: boolean): StepDecl {
+function buildStep(name: string, pair: Entry, index: number, isAfter: boolean): StepDecl {
   const fields = entries(pair.value as Node);
   const kindKeys: NameRef[] = [];
   const kinds: StepKind[] = [];
@@ -399,6 +441,8 @@ function buildStep(name: string, pair: Pair, index: number, isAfter: boolean): S
     isAfter,
     kind,
     kindKeys,
+    isMapping: isMap(pair.value),
+    keys: [...fields].map(([key, keyPair]) => ({ name: key, range: rangeOf(keyPair.key as Node) })),
     title: text(fields.get('title')?.value),
     needs,
     when,
@@ -419,5 +463,6 @@ function buildStep(name: string, pair: Pair, index: number, isAfter: boolean): S
     labels: labelsOf(fields.get('labels')?.value),
     trigger: trigger === 'manual' ? 'manual' : 'auto',
     on: onNode ? on : ['completed', 'failed'],
+    onValue: nameRef(onNode),
   };
 }

@@ -95,6 +95,10 @@ export interface StepDecl {
   kind: StepKind | undefined;
   /** the `prompt`, `run` and `gate` keys the step carries, for PB107 */
   kindKeys: NameRef[];
+  /** false when the step's value is not a mapping (the schema check reports that, PB104) */
+  isMapping: boolean;
+  /** every key the step carries, with its range (the first of duplicates) */
+  keys: NameRef[];
   title: TextRef | undefined;
   needs: NameRef[];
   when: TextRef | { value: boolean; range: OffsetRange } | undefined;
@@ -114,6 +118,8 @@ export interface StepDecl {
   labels: { name: string; text: TextRef | undefined; literal: string | undefined }[];
   trigger: 'auto' | 'manual';
   on: ('completed' | 'failed')[];
+  /** `on` written as one status rather than a list (a list's items are checked by the schema) */
+  onValue: NameRef | undefined;
 }
 
 export interface PlaybookModel {

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { isMap, isScalar } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node, Pair, YAMLMap } from 'yaml';
 import { closest } from '@kairoku-playbook/grammar';
 import type { Diagnostic } from '../diagnostic.js';
@@ -39,11 +39,31 @@ export function validateSurface(file: string, document: Document.Parsed, value: 
   const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if' && e.keyword !== 'propertyNames');
   const diagnostics: Diagnostic[] = [];
   const valueErrorAt = new Set<string>();
+  // `titel: …` is one mistake: its PB102 says "did you mean "title"?", so "title" is not also reported missing.
+  const suggestedAt = new Set<string>();
+  const anyRequired = errors.some((e) => e.keyword === 'required');
+  for (const error of anyRequired ? errors : []) {
+    if (error.keyword !== 'additionalProperties') continue;
+    const key = String((error.params as { additionalProperty: string }).additionalProperty);
+    const allowed = Object.keys(((error.parentSchema ?? {}) as SchemaNode).properties ?? {});
+    const suggestion = closest(key, allowed);
+    if (suggestion) suggestedAt.add(`${error.instancePath}\u0000${suggestion}`);
+    // A YAML merge key (`<<: *defaults`) may have been meant to bring any key: its PB102 says it all.
+    if (key === MERGE_KEY) for (const name of allowed) suggestedAt.add(`${error.instancePath}\u0000${name}`);
+  }
   for (const error of errors) {
+    if (error.keyword === 'required') {
+      const missing = String((error.params as { missingProperty: string }).missingProperty);
+      if (suggestedAt.has(`${error.instancePath}\u0000${missing}`)) continue;
+    }
     // One mistake, one diagnostic: a value that is wrong is reported once, by its first failing keyword.
     if (error.keyword !== 'additionalProperties' && error.keyword !== 'required' && !error.propertyName) {
-      if ([...valueErrorAt].some((p) => error.instancePath === p || error.instancePath.startsWith(`${p}/`)))
-        continue;
+      // (the path and each of its prefixes looked up: linear in the errors, not quadratic)
+      const path = error.instancePath;
+      let covered = valueErrorAt.has(path) || (path !== '' && valueErrorAt.has(''));
+      for (let cut = path.indexOf('/', 1); !covered && cut > 0; cut = path.indexOf('/', cut + 1))
+        covered = valueErrorAt.has(path.slice(0, cut));
+      if (covered) continue;
       valueErrorAt.add(error.instancePath);
     }
     const diagnostic = toDiagnostic(file, document, error);
@@ -86,8 +106,21 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
           `after-task ${quoteLast(error.instancePath)} cannot have needs: after-tasks start when the run ends`,
         );
       }
+      if (key === 'gate' && /^\/after\/[^/]+$/.test(error.instancePath)) {
+        return make(
+          'PB102',
+          range,
+          `after-task ${quoteLast(error.instancePath)} cannot be a gate: after-tasks are agent steps (prompt) or check steps (run)`,
+        );
+      }
       const allowed = Object.keys(parent.properties ?? {});
       const code = parent['x-unknown-key-code'] ?? 'PB102';
+      if (key === MERGE_KEY)
+        return make(
+          code,
+          range,
+          `YAML merge keys ("<<") are not supported in playbooks; write the keys out${where ? ` in ${where}` : ''}, or share a whole value with an anchor and an alias (&name, *name)`,
+        );
       const suggestion = closest(key, allowed);
       const noun = code === 'PB501' ? 'tool' : 'key';
       const base = `unknown ${noun} "${key}"${where ? ` in ${where}` : ''}`;
@@ -112,9 +145,19 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
   }
 
   const node = nodeAtPointer(document, error.instancePath);
-  const range = rangeOf(node);
-  const code = VALUE_KEYWORDS.has(error.keyword) ? (parent['x-code'] ?? 'PB104') : 'PB104';
-  const shown = node && isScalar(node) ? JSON.stringify(node.value) : describeValue(node);
+  // A key without a value (`fix:` and nothing after it) has no characters: the diagnostic goes on the key.
+  const valueRange = rangeOf(node);
+  const range = valueRange.end > valueRange.start ? valueRange : requiredRange(document, error.instancePath);
+  let code = VALUE_KEYWORDS.has(error.keyword) ? (parent['x-code'] ?? itemCode(error.instancePath)) : 'PB104';
+  // A value of the wrong scalar type is PB104 (`retries: two`), not "out of range" or "invalid name";
+  // durations, transitions and after-task triggers keep their own code whatever is wrong with them.
+  if (error.keyword === 'type' && !TYPE_KEEPS_CODE.has(code)) code = 'PB104';
+  const shown =
+    node && isScalar(node)
+      ? typeof node.value === 'number' && node.source
+        ? node.source // as written: 1e400 is not "null", 123456789012345678901 not 1.2345678901234568e+20
+        : JSON.stringify(node.value)
+      : describeValue(node);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'const':
@@ -136,14 +179,36 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
       return diagnostic;
     }
     case 'type': {
-      const expected = String(params.type).replace(/,/g, ' or ');
+      const expected = String(params.type)
+        .split(',')
+        .map((type) => YAML_TYPE_NAMES[type] ?? type)
+        .join(' or ');
+      if (code === 'PB603')
+        return make(
+          code,
+          range,
+          `invalid duration ${shown}: write a number with a unit, such as 90s, 30m, 1h30m or 2d`,
+        );
+      if (/^\/inputs\/[^/]+$/.test(error.instancePath) && node && isScalar(node))
+        return make(
+          code,
+          range,
+          `${where} must be a mapping such as { type: ${typeof node.value === 'string' && TYPE_LIKE.test(node.value) ? node.value : 'string'} }, not ${describeValue(node)}`,
+        );
       if (code === 'PB605')
         return make(
           code,
           range,
           `invalid transition: expected next, fail, end, retry or a {loop: STEP} object, not ${describeValue(node)}`,
         );
-      return make(code, range, `${where} must be ${article(expected)}, not ${describeValue(node)}`);
+      // `prompt: {{ inputs.task }}` or `title: [draft] Fix it`: text that YAML reads as a collection.
+      const flow = (isMap(node) || isSeq(node)) && (node as { flow?: boolean }).flow && expected === 'string';
+      const hint = !flow
+        ? ''
+        : isMap(node)
+          ? '; a value that starts with "{" is read as a YAML mapping: quote the text (a template is written ${{ … }})'
+          : '; a value that starts with "[" is read as a YAML list: quote the text';
+      return make(code, range, `${where} must be ${article(expected)}, not ${describeValue(node)}${hint}`);
     }
     case 'pattern':
       if (code === 'PB603')
@@ -169,6 +234,21 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
     default:
       return make(code, range, `${where}: ${error.message ?? 'invalid value'}`);
   }
+}
+
+const MERGE_KEY = '<<';
+
+/** A value that reads as a type (`task: string` for `task: { type: string }`). */
+const TYPE_LIKE = /^(string|number|integer|boolean|list<.*>|enum\(.*\)|\{.*\})\??$/;
+
+const TYPE_KEEPS_CODE = new Set(['PB602', 'PB603', 'PB605']);
+
+/** JSON Schema's type names in the words of YAML. */
+const YAML_TYPE_NAMES: Record<string, string> = { object: 'mapping', array: 'list' };
+
+/** The code for an item of a list whose schema carries none: the list's own code (`on` of an after-task). */
+function itemCode(pointer: string): string {
+  return /^\/after\/[^/]+\/on\/\d+$/.test(pointer) ? 'PB602' : 'PB104';
 }
 
 function rangeOfSchema(schema: { minimum?: number; maximum?: number }): string {
@@ -254,12 +334,16 @@ function quoteLast(pointer: string): string {
 }
 
 function describeValue(node: Node | undefined): string {
-  if (!node) return 'nothing';
+  if (!node) return 'an empty value';
   if (isMap(node)) return 'a mapping';
   if (isScalar(node)) {
     const v = node.value;
     if (v === null) return 'null';
     if (typeof v === 'string') return `the text ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+    if (typeof v === 'number') return `number ${node.source || String(v)}`;
+    // `!!binary …` and other tags make values that are not text, numbers or booleans
+    if (typeof v === 'object')
+      return `a value tagged ${(node.tag ?? '').replace('tag:yaml.org,2002:', '!!')}`;
     return `${typeof v} ${String(v)}`;
   }
   return 'a list';

@@ -1,6 +1,8 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
-import type { Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import type { Diagnostic } from '../diagnostic.js';
+import type { Alias, Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import type { Diagnostic, OffsetRange } from '../diagnostic.js';
+import { damageAround } from './damage.js';
+import { describeYamlError } from './yaml-errors.js';
 
 /** Refusal limits for hostile input: each gives one PB100 diagnostic instead of a hang or a crash. */
 export const LIMITS = {
@@ -10,6 +12,8 @@ export const LIMITS = {
   maxAliasExpansion: 10_000,
   /** nesting depth of collections */
   maxDepth: 64,
+  /** steps and after-tasks of one playbook (the needs graph takes steps² bits) */
+  maxSteps: 10_000,
 };
 
 export interface YamlSource {
@@ -20,32 +24,30 @@ export interface YamlSource {
   /** the plain value of the document for schema validation: objects without prototypes' surprises */
   value: unknown;
   diagnostics: Diagnostic[];
+  /** the parts of the file a syntax error makes unreliable (see `damageAround`) */
+  damaged: OffsetRange[];
+  /** the text as parsed: `text` with each lone CR made LF (same length, same offsets) */
+  parsedText: string;
+  /** what each alias of the document names (see `aliasTargets`) */
+  aliases: Map<Alias, Node | undefined>;
 }
 
-const FRIENDLY: Record<string, string> = {
-  TAB_AS_INDENT: 'tabs are not allowed for indentation in YAML; indent with spaces',
-  BAD_INDENT: 'bad indentation',
-  MISSING_CHAR: 'missing character',
-  UNEXPECTED_TOKEN: 'unexpected token',
-  BLOCK_AS_IMPLICIT_KEY: 'a block value cannot be an implicit key',
-  MULTILINE_IMPLICIT_KEY: 'an implicit key must be on a single line',
-};
-
-function yamlDiagnostic(file: string, code: string, message: string, start: number, end: number): Diagnostic {
-  const friendly = FRIENDLY[code];
-  const text = friendly && !message.toLowerCase().startsWith(friendly) ? `${friendly}: ${message}` : message;
-  return {
-    file,
-    range: { start, end: Math.max(end, start) },
-    severity: 'error',
-    code: 'PB100',
-    message: text,
-  };
+function yamlDiagnostic(file: string, message: string, start: number, end: number): Diagnostic {
+  return { file, range: { start, end: Math.max(end, start) }, severity: 'error', code: 'PB100', message };
 }
 
 /** Reads one playbook file's text into a YAML document, refusing what must not be parsed. */
 export function readYaml(file: string, text: string): YamlSource {
-  const result: YamlSource = { file, text, document: undefined, value: undefined, diagnostics: [] };
+  const result: YamlSource = {
+    file,
+    text,
+    document: undefined,
+    value: undefined,
+    diagnostics: [],
+    damaged: [],
+    parsedText: text,
+    aliases: new Map(),
+  };
   const refuse = (message: string, start = 0, end = 0) => {
     result.diagnostics.push({ file, range: { start, end }, severity: 'error', code: 'PB100', message });
     return result;
@@ -59,9 +61,12 @@ export function readYaml(file: string, text: string): YamlSource {
   if (nul >= 0)
     return refuse('this is a binary file, not a YAML playbook (it contains a NUL byte)', nul, nul + 1);
 
+  // YAML breaks lines at CR too; the parser only at LF and CRLF. A lone CR becomes LF: same offsets.
+  if (text.includes('\r')) result.parsedText = text.replace(/\r(?!\n)/g, '\n');
+
   let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(text, {
+    documents = parseAllDocuments(result.parsedText, {
       keepSourceTokens: true,
       prettyErrors: false,
       // duplicate keys are found while converting, where the key's place is known (PB101 or PB600)
@@ -81,25 +86,79 @@ export function readYaml(file: string, text: string): YamlSource {
     const marker = text.lastIndexOf('---', start + 3);
     const at = marker >= 0 && marker <= start ? marker : start;
     result.diagnostics.push(
-      yamlDiagnostic(
-        file,
-        'MULTIPLE_DOCS',
-        'one playbook per file: a second YAML document starts here',
-        at,
-        at + 3,
-      ),
+      yamlDiagnostic(file, 'one playbook per file: a second YAML document starts here', at, at + 3),
     );
     break;
   }
   if (!first) return result;
-  for (const error of first.errors) {
+  // One syntax error, one diagnostic: the errors the parser reports next to it are mostly its fallout
+  // (tabs excepted: each tab-indented line is a mistake of its own).
+  let tooDeep: number | undefined;
+  for (const error of [...first.errors].sort((a, b) => a.pos[0] - b.pos[0])) {
     const [start, end] = error.pos;
-    result.diagnostics.push(yamlDiagnostic(file, error.code, error.message, start, end));
+    // The parser ran out of stack on deep nesting: the depth limit below says so, where it starts.
+    if (/call stack/i.test(error.message)) {
+      tooDeep ??= start;
+      continue;
+    }
+    const inside = result.damaged.some((r) => start >= r.start && start < r.end);
+    if (inside && error.code !== 'TAB_AS_INDENT') continue;
+    const report = describeYamlError(error.code, error.message, [start, end], result.parsedText, first);
+    result.diagnostics.push(yamlDiagnostic(file, report.message, report.start, report.end));
+    if (!inside) result.damaged.push(damageAround(first, result.parsedText, start));
   }
   result.document = first;
-  const converter = new PlainConverter(first, file, result.diagnostics);
+  result.aliases = aliasTargets(first);
+  const converter = new PlainConverter(
+    first,
+    result.parsedText,
+    file,
+    result.diagnostics,
+    result.damaged,
+    result.aliases,
+  );
   result.value = first.contents ? converter.convert(first.contents as Node, 0, '') : undefined;
+  if (tooDeep !== undefined && !converter.refused) {
+    result.diagnostics.push(
+      yamlDiagnostic(file, 'the YAML is nested too deeply to be read', tooDeep, tooDeep + 1),
+    );
+    result.damaged.push({ start: 0, end: text.length });
+  }
+  // The parser may place an error just past the end (a "[" alone): keep every range inside the text.
+  for (const d of result.diagnostics) {
+    d.range.start = Math.min(Math.max(d.range.start, 0), text.length);
+    d.range.end = Math.min(Math.max(d.range.end, d.range.start), text.length);
+  }
   return result;
+}
+
+/**
+ * What each alias of a document names: the node with its anchor most recently before it, as YAML
+ * defines it (`undefined` when there is none). One pass in document order, without recursion.
+ */
+export function aliasTargets(document: Document.Parsed): Map<Alias, Node | undefined> {
+  const targets = new Map<Alias, Node | undefined>();
+  const anchors = new Map<string, Node>();
+  const stack: unknown[] = [document.contents];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    if (isPair(node)) {
+      stack.push(node.value, node.key);
+      continue;
+    }
+    if (isAlias(node)) {
+      targets.set(node, anchors.get(node.source));
+      continue;
+    }
+    const anchor = (node as { anchor?: string }).anchor;
+    if (anchor) anchors.set(anchor, node as Node);
+    if (isMap(node) || isSeq(node)) {
+      const items = (node as { items: unknown[] }).items;
+      for (let k = items.length - 1; k >= 0; k--) stack.push(items[k]);
+    }
+  }
+  return targets;
 }
 
 /** Sets an own property even for names like `__proto__`, so no input can reach a prototype. */
@@ -109,36 +168,76 @@ export function defineOwn(target: Record<string, unknown>, key: string, value: u
 
 class PlainConverter {
   private expanded = 0;
-  private refused = false;
+  /** set once a limit was hit: nothing more is read */
+  refused = false;
+  /** the alias of the source being expanded, where an alias bomb is reported */
+  private expanding: Alias | undefined;
 
   constructor(
     private readonly document: Document.Parsed,
+    private readonly text: string,
     private readonly file: string,
     private readonly diagnostics: Diagnostic[],
+    private readonly damaged: OffsetRange[],
+    private readonly aliases: ReadonlyMap<Alias, Node | undefined>,
   ) {}
 
   convert(node: Node, depth: number, path: string, viaAlias = false): unknown {
     if (this.refused) return null;
     if (viaAlias && ++this.expanded > LIMITS.maxAliasExpansion) {
       this.refuse(
-        node,
+        this.expanding ?? node,
         `aliases expand to more than ${LIMITS.maxAliasExpansion} nodes; refusing to read further`,
       );
       return null;
     }
     if (depth > LIMITS.maxDepth) {
-      this.refuse(node, `nesting is deeper than ${LIMITS.maxDepth} levels`);
+      this.refuse(
+        node,
+        `nesting is deeper than ${LIMITS.maxDepth} levels; refusing to read further`,
+        'start',
+      );
       return null;
     }
     if (isAlias(node)) {
-      const target = node.resolve(this.document);
-      if (!target) return null;
-      return this.convert(target as Node, depth, path, true);
+      const target = this.aliases.get(node);
+      if (!target) {
+        // Not a mistake of the playbook's structure but of its YAML: one PB100, and nothing checked there.
+        const [start, end] = node.range ?? [0, 0];
+        // Inside a part a syntax error damaged, the syntax error (`*all files`) says it already.
+        if (!this.damaged.some((r) => start >= r.start && start < r.end)) {
+          this.diagnostics.push(
+            yamlDiagnostic(
+              this.file,
+              `"*${node.source}" is an alias, but no anchor "&${node.source}" comes before it; to write text that starts with "*", quote it`,
+              start,
+              end,
+            ),
+          );
+          this.damaged.push(damageAround(this.document, this.text, start));
+        }
+        return null;
+      }
+      const outermost = this.expanding === undefined;
+      if (outermost) this.expanding = node;
+      try {
+        return this.convert(target, depth, path, true);
+      } finally {
+        if (outermost) this.expanding = undefined;
+      }
     }
     if (isScalar(node)) return scalarValue(node);
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
       for (const pair of (node as YAMLMap).items) {
+        if (!viaAlias && isScalar(pair.key) && pair.key.value === null && pair.key.source === '') {
+          // `: value` — a value without a key is a slip of the YAML, not an unknown key named "null".
+          const at = pair.key.range?.[0] ?? 0;
+          this.diagnostics.push(
+            yamlDiagnostic(this.file, 'a value without a key; write "key: value"', at, at + 1),
+          );
+          this.damaged.push(damageAround(this.document, this.text, at));
+        }
         const key = isScalar(pair.key)
           ? String((pair.key as Scalar).value)
           : pair.key == null
@@ -181,10 +280,14 @@ class PlainConverter {
     });
   }
 
-  private refuse(node: Node, message: string): void {
+  private refuse(node: Node, message: string, at: 'node' | 'start' = 'node'): void {
     this.refused = true;
     const [start, end] = node.range ?? [0, 0];
-    this.diagnostics.push(yamlDiagnostic(this.file, 'LIMIT', message, start, Math.min(end, start + 1_000)));
+    this.diagnostics.push(
+      yamlDiagnostic(this.file, message, start, at === 'start' ? start + 1 : Math.min(end, start + 1_000)),
+    );
+    // What was not read cannot be checked: the whole file waits until it is within the limits.
+    this.damaged.push({ start: 0, end: this.text.length });
   }
 }
 
@@ -223,12 +326,21 @@ function resolveAlias(document: Document.Parsed, node: Node | null): Node | null
 }
 
 export function findPair(map: YAMLMap, key: string): Pair | undefined {
-  for (const pair of map.items) {
-    const k = pair.key;
-    if (isScalar(k) ? String((k as Scalar).value) === key : String(k) === key) return pair as Pair;
+  // Indexed once per mapping: a file with many unknown keys asks once per key (quadratic otherwise).
+  let index = pairIndex.get(map);
+  if (!index) {
+    index = new Map();
+    for (const pair of map.items) {
+      const k = pair.key;
+      const name = isScalar(k) ? String((k as Scalar).value) : String(k);
+      if (!index.has(name)) index.set(name, pair as Pair);
+    }
+    pairIndex.set(map, index);
   }
-  return undefined;
+  return index.get(key);
 }
+
+const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
 
 export function rangeOf(node: Node | null | undefined): { start: number; end: number } {
   const range = node?.range;
