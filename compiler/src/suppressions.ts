@@ -7,6 +7,8 @@ interface Suppression {
   line: number;
   range: { start: number; end: number };
   used: boolean;
+  /** it named an error there: errors are never silenced */
+  namedError: boolean;
 }
 
 const COMMENT = /(^|[ \t])#[ \t]*playbook-ignore\b([^\n\r]*)/g;
@@ -14,6 +16,7 @@ const COMMENT = /(^|[ \t])#[ \t]*playbook-ignore\b([^\n\r]*)/g;
 /**
  * Applies `# playbook-ignore CODE reason` comments: a comment at the end of a line silences that line,
  * one alone on its line silences the next. A suppression that silences nothing is reported (PB903).
+ * Errors are never silenced: a playbook with one must not compile, so naming an error is reported too.
  * `insideValue` tells which offsets lie inside a YAML value (a quoted or block scalar), where a `#` is text.
  */
 export function applySuppressions(
@@ -41,6 +44,7 @@ export function applySuppressions(
         line: target,
         range: { start, end: start + code[0].length },
         used: false,
+        namedError: false,
       });
     }
   }
@@ -48,6 +52,10 @@ export function applySuppressions(
     const line = lines.positionAt(diagnostic.range.start).line;
     const suppression = suppressions.find((s) => s.code === diagnostic.code && s.line === line);
     if (!suppression) return true;
+    if (diagnostic.severity === 'error') {
+      suppression.namedError = true;
+      return true;
+    }
     suppression.used = true;
     return false;
   });
@@ -58,7 +66,9 @@ export function applySuppressions(
       range: suppression.range,
       severity: 'info',
       code: 'PB903',
-      message: `this "playbook-ignore ${suppression.code}" silences nothing on line ${suppression.line + 1}; remove it`,
+      message: suppression.namedError
+        ? `errors cannot be silenced: "playbook-ignore ${suppression.code}" leaves the error on line ${suppression.line + 1}; fix it instead`
+        : `this "playbook-ignore ${suppression.code}" silences nothing on line ${suppression.line + 1}; remove it`,
     });
   }
   return kept;

@@ -1,7 +1,8 @@
 import { isSingleExpression, parseCondition, parseTemplate } from '@kairoku-playbook/grammar';
-import type { Check } from '../check-context.js';
+import type { Check, CheckContext } from '../check-context.js';
 import { templateSites } from '../expressions/sites.js';
 import type { TemplateInfo } from '../expressions/template-info.js';
+import type { TextRef } from '../model/model.js';
 import { ExpressionChecker } from '../expressions/typecheck.js';
 import { STRING, typeToString } from '../types/type.js';
 
@@ -25,6 +26,7 @@ export const checkExpressions: Check = (context) => {
       syntaxErrors: false,
     };
     context.templates.push(info);
+    if (readAsTag(context, site.text, info)) continue;
     const checker = new ExpressionChecker(context, info, site.scope);
     if (site.place === 'when') {
       const result = parseCondition(site.text.value);
@@ -75,3 +77,29 @@ export const checkExpressions: Check = (context) => {
     info.type = type;
   }
 };
+
+/**
+ * `when: !inputs.strict` is a YAML tag followed by an empty value, not a negation: YAML reads a leading
+ * `!` as a tag. Report that once, on the characters written, and count the names in it as used so no
+ * "unused input" follows from the same mistake.
+ */
+function readAsTag(context: CheckContext, text: TextRef, info: TemplateInfo): boolean {
+  const tag = text.node.tag;
+  if (!tag || tag.startsWith('tag:yaml.org,2002:')) return false;
+  const [valueStart, valueEnd] = text.node.range ?? [0, 0];
+  const lineStart = context.text.lastIndexOf('\n', valueStart - 1) + 1;
+  const bang = context.text.indexOf('!', lineStart);
+  const start = bang >= 0 && bang < valueStart ? bang : valueStart;
+  const end = Math.max(valueEnd, start + 1);
+  const written = context.text.slice(start, end).replace(/\s+$/, '');
+  context.report(
+    'PB400',
+    { start, end: start + written.length },
+    `YAML reads "${tag}" at the start of a value as a tag, not as an expression; quote the whole value: "${written}"`,
+  );
+  info.syntaxErrors = true;
+  for (const match of written.matchAll(/inputs\.([a-z][a-z0-9_-]*)/g)) {
+    info.references.push({ kind: 'input', name: match[1]!, range: { start, end: start + written.length } });
+  }
+  return true;
+}

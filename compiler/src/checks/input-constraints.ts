@@ -1,7 +1,10 @@
 import type { Check } from '../check-context.js';
 import { nonNull } from '../types/type.js';
 
-/** PB104: `pattern` applies to string inputs and must be a valid regular expression; `min`/`max` to numbers. */
+/**
+ * PB104: `pattern` and `multiline` apply to string inputs (pattern must be a valid regular expression),
+ * `min`/`max` to numbers.
+ */
 export const checkInputConstraints: Check = (context) => {
   for (const input of context.model.inputs) {
     const base = input.type ? nonNull(input.type).kind : undefined;
@@ -25,6 +28,15 @@ export const checkInputConstraints: Check = (context) => {
         );
       }
     }
+    const misplaced = (key: string, applies: boolean, to: string) => {
+      const range = input.fieldKeys.get(key);
+      if (range && base && !applies) {
+        context.report('PB104', range, `"${key}" applies to ${to} inputs; input "${input.name}" is ${base}`);
+      }
+    };
+    misplaced('min', base === 'number' || base === 'integer', 'number and integer');
+    misplaced('max', base === 'number' || base === 'integer', 'number and integer');
+    misplaced('multiline', base === 'string', 'string');
     if (input.min !== undefined && input.max !== undefined && input.min > input.max) {
       context.report(
         'PB104',

@@ -31,6 +31,7 @@ const VISIBLE_PLACES = new Map([
   ['description', 'a description, which the panel shows'],
   ['prompt', 'a prompt, which the agent reads'],
   ['run', 'a command line, which is logged and shown'],
+  ['cwd', 'a working directory, which is logged and shown'],
   ['feedback', 'loop feedback, which the agent reads'],
   ['gate-title', "a gate's title, which a person reads"],
   ['gate-summary', "a gate's summary, which a person reads"],
@@ -108,6 +109,15 @@ export class ExpressionChecker {
         );
         return ANY;
       }
+      if (expr.name === 'inputs') return this.wholeInputs(expr);
+      if (expr.name === 'steps') {
+        this.context.report(
+          'PB209',
+          this.range(expr.span),
+          '"steps" must be followed by a step name, as in steps.plan.outputs.x',
+        );
+        return ANY;
+      }
       // A bare context root is an object; its members are checked in `member`.
       return { kind: 'object', fields: new Map(), open: true };
     }
@@ -143,12 +153,33 @@ export class ExpressionChecker {
     return ANY;
   }
 
+  /** `inputs` as a whole (say `toJSON(inputs)`) reads every input: each is referenced, and a secret is PB407. */
+  private wholeInputs(expr: Extract<Expr, { kind: 'identifier' }>): Type {
+    const range = this.range(expr.span);
+    const fields = new Map<string, { type: Type; optional: boolean }>();
+    for (const input of this.context.model.inputs) {
+      this.reference({ kind: 'input', name: input.name, range });
+      fields.set(input.name, { type: input.type ?? ANY, optional: !(input.required || input.defaultValue) });
+    }
+    const secret = this.context.model.inputs.find((i) => i.secret);
+    const shownIn = VISIBLE_PLACES.get(this.info.place);
+    if (secret && shownIn) {
+      this.context.report(
+        'PB407',
+        range,
+        `"inputs" includes the secret input "${secret.name}", which would be shown in ${shownIn}; name the inputs you need instead`,
+      );
+    }
+    return { kind: 'object', fields };
+  }
+
   private rootVisible(root: string): boolean {
     switch (root) {
       case 'loop':
         return this.scope.owner !== undefined && !this.scope.owner.isAfter;
       case 'report':
-        return this.scope.transition !== undefined;
+        // A gate has no report: a person decided it.
+        return this.scope.transition !== undefined && !this.scope.transition.isChoice;
       case 'gate':
         return this.scope.transition?.isChoice === true;
       default:
@@ -161,7 +192,9 @@ export class ExpressionChecker {
       case 'loop':
         return 'loop.* is available in the templates of steps';
       case 'report':
-        return "report.* is available in an outcome's transition (its feedback)";
+        return this.scope.transition?.isChoice
+          ? 'a gate has no report; use gate.comment or gate.choice here'
+          : "report.* is available in an outcome's transition (its feedback)";
       default:
         return "gate.* is available in a gate choice's transition (its feedback)";
     }
@@ -215,7 +248,11 @@ export class ExpressionChecker {
         return objectType({
           summary: STRING,
           outcome: enumOf(step?.outcomes.map((o) => o.name) ?? [], `step "${step?.name}"`),
-          outputs: objectType(outputs),
+          // Tagged with the step, so an unknown report output is PB204 like steps.S.outputs.X.
+          outputs: {
+            ...(objectType(outputs) as Extract<Type, { kind: 'object' }>),
+            outputsOf: step?.name ?? '',
+          },
         });
       }
       case 'gate':
@@ -582,7 +619,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB402',
         this.range(expr.span),
-        `${fn.name} takes ${expected} argument${expected === '1' ? '' : 's'}, not ${args.length}: ${fn.signature}`,
+        `${fn.name} takes ${expected} argument${expected.endsWith(' 1') || expected === '1' ? '' : 's'}, not ${args.length}: ${fn.signature}`,
       );
       return resultOf(fn.name, args);
     }
@@ -610,6 +647,14 @@ export class ExpressionChecker {
       case 'contains':
         expectArg(0, (t) => isTextual(t) || t.kind === 'list', 'a string or a list');
         if (args[0] && isTextual(nonNull(args[0]))) expectArg(1, isTextual, 'a string');
+        else if (args[0] && nonNull(args[0]).kind === 'list') {
+          const element = (nonNull(args[0]) as Extract<Type, { kind: 'list' }>).element;
+          expectArg(
+            1,
+            (t) => isAssignable(t, element) || isAssignable(element, t),
+            withArticle(typeToString(element)),
+          );
+        }
         break;
       case 'startsWith':
       case 'endsWith':
@@ -626,6 +671,21 @@ export class ExpressionChecker {
       case 'format':
         expectArg(0, isTextual, 'a string');
         break;
+      case 'default': {
+        const [value, fallback] = args;
+        if (value && fallback && value.kind !== 'any' && fallback.kind !== 'any' && value.kind !== 'null') {
+          const base = nonNull(value);
+          const fits = isAssignable(nonNull(fallback), base) || isAssignable(base, nonNull(fallback));
+          if (!fits && expr.args[1]) {
+            this.context.report(
+              'PB401',
+              this.range(expr.args[1].span),
+              `the fallback of default must be ${withArticle(typeToString(base))} like the value it stands in for, not ${typeToString(fallback)}`,
+            );
+          }
+        }
+        break;
+      }
     }
     return resultOf(fn.name, args);
   }
@@ -654,6 +714,10 @@ function resultOf(name: string, args: Type[]): Type {
     default:
       return STRING;
   }
+}
+
+function withArticle(noun: string): string {
+  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
 }
 
 function isNumeric(type: Type): boolean {

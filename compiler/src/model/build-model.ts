@@ -213,6 +213,7 @@ function buildInput(name: string, pair: Entry, plainInput: unknown): InputDecl {
     pattern: text(fields.get('pattern')?.value),
     min: numberOf(fields.get('min')?.value),
     max: numberOf(fields.get('max')?.value),
+    fieldKeys: new Map([...fields].map(([key, entry]) => [key, rangeOf(entry.key as Node)])),
   };
 }
 

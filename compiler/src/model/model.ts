@@ -27,6 +27,8 @@ export interface InputDecl {
   pattern: TextRef | undefined;
   min: number | undefined;
   max: number | undefined;
+  /** where each of the input's keys stands, for constraints that do not fit its type */
+  fieldKeys: Map<string, OffsetRange>;
 }
 
 export type FixedBase = 'implementer' | 'reviewer' | 'planner' | 'researcher';

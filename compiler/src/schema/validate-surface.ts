@@ -221,7 +221,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
         return make(
           code,
           range,
-          `invalid ${where} ${shown}: names start with a lowercase letter and use only a-z, 0-9, "_" and "-"`,
+          `invalid ${where.replace(/^"(.*)"$/, '$1')} ${shown}: names start with a lowercase letter and use only a-z, 0-9, "_" and "-"`,
         );
       return make(code, range, `${where} ${shown} does not match ${String(params.pattern)}`);
     case 'minimum':

@@ -56,7 +56,8 @@ export function codeActionsFor(
         add(`Remove this unused suppression`, removeSuppression(analysis.text, diagnostic), true);
         break;
     }
-    if (!NOT_SUPPRESSIBLE.has(diagnostic.code)) {
+    // Errors are never silenced (a playbook with one must not compile): only warnings and infos.
+    if (!NOT_SUPPRESSIBLE.has(diagnostic.code) && diagnostic.severity !== 'error') {
       const edits = suppress(analysis, diagnostic);
       add(`Ignore ${diagnostic.code} on this line`, edits, false);
     }

@@ -142,7 +142,7 @@ steps:
     prompt: y
     outputs: { o: string }
 `;
-    expect(actions(text, 'PB205').map((a) => a.title)).toEqual(['Ignore PB205 on this line']);
+    expect(actions(text, 'PB205').map((a) => a.title)).toEqual([]);
   });
 });
 
@@ -215,17 +215,31 @@ steps:
   it('adds the code to a suppression comment already on the line', () => {
     const text = `version: 1
 title: T
+inputs:
+  spare: { type: string, default: x } # playbook-ignore PB901 not yet
 steps:
   only:
     role: implementer
-    prompt: Do \${{ inputs.nope }} \${{ steps.x.outputs.y }} # playbook-ignore PB202 not yet
+    prompt: Do it.
 `;
     const fixed = apply(
       text,
-      actions(text, 'PB203').find((a) => a.title === 'Ignore PB203 on this line'),
+      actions(text, 'PB900').find((a) => a.title === 'Ignore PB900 on this line'),
     );
-    expect(fixed).toContain('# playbook-ignore PB203 PB202 not yet');
-    expect(codesOf(fixed)).toEqual([]);
+    expect(fixed).toContain('# playbook-ignore PB900 PB901 not yet');
+    // PB900 is silenced; the PB901 that was there already silences nothing on this line.
+    expect(codesOf(fixed)).toEqual(['PB903']);
+  });
+
+  it('is not offered for errors, which are never silenced', () => {
+    const text = `version: 1
+title: T
+steps:
+  only:
+    role: implementer
+    prompt: Do \${{ steps.x.outputs.y }}
+`;
+    expect(actions(text, 'PB203').map((a) => a.title)).not.toContain('Ignore PB203 on this line');
   });
 
   it('is not offered inside a block scalar, where a comment would become part of the text', () => {
