@@ -2,6 +2,7 @@ import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
 import { runGraph } from './commands/graph.js';
 import { runLsp } from './commands/lsp.js';
+import { runMcp } from './commands/mcp.js';
 import { runRun } from './commands/run.js';
 import { runTest } from './commands/test.js';
 import { UsageError } from './io.js';
@@ -28,6 +29,7 @@ Commands:
   run FILE            run a playbook (sim backend: scripted or generated agents, no model)
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
   lsp --stdio         start the language server (LSP over stdin/stdout)
+  mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
 
 Run kairoku-playbook COMMAND --help for a command's options.`;
 
@@ -38,6 +40,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   run: (argv, io) => runRun(argv, io),
   test: runTest,
   lsp: runLsp,
+  mcp: runMcp,
 };
 
 export function main(argv: readonly string[], io: CommandIo): number {

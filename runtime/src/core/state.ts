@@ -131,6 +131,14 @@ export interface RunState {
   history: PVec<HistoryEntry>;
   /** the playbook's outputs, once the run has ended */
   outputs: Record<string, unknown> | null;
+  /**
+   * Set by the manager protocol (`src/mcp/`), carried unchanged by the transition function:
+   * the workspace folder the run belongs to (one active run per workspace), who manages it, and
+   * when it was archived (hidden from `list_runs` unless asked for; `restart_run` clears it).
+   */
+  workspace?: string;
+  manager?: string;
+  archivedAt?: string;
 }
 
 /** Refers to a step by name, or to an after-task as `after.NAME`. */

@@ -1,0 +1,107 @@
+import { resolve } from 'node:path';
+import { parseYaml } from '@kairoku-playbook/runtime';
+import { flag, oneOf, parseArgs } from '../args.js';
+import { displayPath } from '../discover.js';
+import { UsageError, readPlaybookFile } from '../io.js';
+import type { CommandIo } from '../main.js';
+import { VERSION } from '../version.js';
+
+export const MCP_HELP = `Usage: kairoku-playbook mcp [--workspace DIR] [--agents sim|external] [--scenario FILE] [--with-step-tools]
+       kairoku-playbook mcp --step-agent --run RUN --step STEP --attempt N --token TOKEN
+
+Serves the manager protocol over MCP on stdin and stdout, so any MCP-capable agent can be the
+Playbook Manager: list_playbooks, start_playbook, start_step, complete_step, request_gate, resume,
+nudge_step, get_run, list_runs, cancel_run, restart_run, validate_playbooks. The manager owns the
+judgment; the runtime refuses what the playbook does not allow. Runs are saved under
+$KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs) after every change.
+
+Options:
+  --workspace DIR      the workspace whose playbooks can be started (default: the current folder)
+  --agents sim         started steps are sim agents: each reports at once, as --scenario scripts
+                       or with its first declared outcome and generated outputs (the default)
+  --agents external    nothing reports by itself: a started step waits for report_step_result
+                       from a step agent's server (start_step returns its command line)
+  --scenario FILE      a scenario (SPEC §8; a playbook test works too) scripting the sim agents;
+                       gates it decides are decided as if in the panel, others wait for resume
+  --with-step-tools    also expose report_step_result on this server (tests and harnesses that
+                       play the step agents; never give such a server to a step agent)
+  --step-agent         a step agent's server: only report_step_result, bound to --run, --step and
+                       --attempt; --token must be the one start_step gave for that attempt
+  -h, --help           this help`;
+
+export function runMcp(argv: readonly string[], io: CommandIo): number {
+  const args = parseArgs(
+    argv,
+    {
+      workspace: 'string',
+      agents: 'string',
+      scenario: 'string',
+      'with-step-tools': 'boolean',
+      'step-agent': 'boolean',
+      run: 'string',
+      step: 'string',
+      attempt: 'string',
+      token: 'string',
+      help: 'boolean',
+    },
+    { h: 'help' },
+  );
+  if (args.flags.has('help')) {
+    io.stdout(`${MCP_HELP}\n`);
+    return 0;
+  }
+  if (args.positionals.length) throw new UsageError(`mcp takes no arguments, not "${args.positionals[0]}"`);
+  const workspace = resolve(io.cwd, flag(args, 'workspace') ?? '.');
+  const agents = oneOf(flag(args, 'agents'), ['sim', 'external'] as const, 'agents', 'sim');
+  let stepAgent: { run: string; step: string; attempt: number; token: string } | undefined;
+  if (args.flags.has('step-agent')) {
+    const need = (name: string) => {
+      const value = flag(args, name);
+      if (value === undefined) throw new UsageError(`mcp --step-agent needs --${name}`);
+      return value;
+    };
+    const attempt = need('attempt');
+    if (!/^[1-9]\d*$/.test(attempt))
+      throw new UsageError(`--attempt takes a positive whole number, not "${attempt}"`);
+    for (const other of ['with-step-tools', 'scenario', 'agents'])
+      if (args.flags.has(other))
+        throw new UsageError(`--${other} is for the manager's server, not with --step-agent`);
+    stepAgent = { run: need('run'), step: need('step'), attempt: Number(attempt), token: need('token') };
+  } else {
+    for (const only of ['run', 'step', 'attempt', 'token'])
+      if (args.flags.has(only)) throw new UsageError(`--${only} goes with --step-agent`);
+  }
+  const scenario = readScenarioFile(flag(args, 'scenario'), io.cwd);
+  const log = (line: string) => process.stderr.write(`kairoku-playbook mcp: ${line}\n`);
+
+  // The MCP SDK loads only for this command; nothing may write to stdout but the server.
+  void import('@kairoku-playbook/runtime/mcp')
+    .then(({ serveMcp }) =>
+      serveMcp({
+        version: VERSION,
+        workspace,
+        agents,
+        ...(scenario !== undefined ? { scenario } : {}),
+        withStepTools: args.flags.has('with-step-tools'),
+        ...(stepAgent ? { stepAgent } : {}),
+        selfCommand: [process.execPath, ...(process.argv[1] ? [process.argv[1]] : [])],
+        log,
+      }),
+    )
+    .catch((error: Error) => {
+      log(error.message);
+      process.exitCode = error.name === 'ToolError' ? 2 : 1;
+    });
+  return 0;
+}
+
+function readScenarioFile(file: string | undefined, cwd: string): unknown {
+  if (file === undefined) return undefined;
+  const path = resolve(cwd, file);
+  const shown = displayPath(path, cwd);
+  const read = readPlaybookFile(path, shown);
+  if ('diagnostic' in read) throw new UsageError(`scenario ${shown}: ${read.diagnostic.message}`);
+  const parsed = parseYaml(read.text);
+  if ('error' in parsed) throw new UsageError(`scenario ${shown}: ${parsed.error}`);
+  return parsed.value;
+}

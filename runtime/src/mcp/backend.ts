@@ -1,0 +1,70 @@
+import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
+import { SimBackend } from '../backends/sim.js';
+import type { Scenario } from '../backends/scenario.js';
+import type { Effect } from '../core/effects.js';
+
+/** Who does a started step's work when a manager drives the run over MCP. */
+export type AgentMode = 'sim' | 'external';
+
+/** The run's `backend` for each mode: `sim` agents live in the server; `mcp` ones connect to it. */
+export const BACKEND_OF: Record<AgentMode, string> = { sim: 'sim', external: 'mcp' };
+
+export type StartEffect = Extract<Effect, { type: 'start-agent' } | { type: 'start-check' }>;
+export type OpenGateEffect = Extract<Effect, { type: 'open-gate' }>;
+
+/**
+ * The backend behind one tool call of the manager protocol. It performs the effects of each
+ * transition and keeps what the caller should hear about: agents started, gates opened, nudges.
+ * (Wake-ups reach an MCP manager as the `events` of each result: a stdio server cannot start a turn.)
+ *
+ * - `sim`: the sim backend's scripted or generated agents report at once (SPEC §8). Gates stay open
+ *   for the human (`resume`), unless the scenario decides them, as a person in the panel would.
+ * - `external`: nothing reports by itself; a started step waits for `report_step_result` from a step
+ *   agent's server (or from a test through `--with-step-tools`).
+ */
+export class ProtocolBackend implements Backend {
+  readonly name: string;
+  readonly started: StartEffect[] = [];
+  readonly opened: OpenGateEffect[] = [];
+  readonly nudges: Extract<Effect, { type: 'nudge-agent' }>[] = [];
+  private readonly sim: SimBackend | undefined;
+
+  constructor(
+    readonly mode: AgentMode,
+    scenario?: Scenario,
+  ) {
+    this.name = BACKEND_OF[mode];
+    this.sim =
+      mode === 'sim'
+        ? new SimBackend({ ...(scenario ? { scenario } : {}), askGate: () => undefined })
+        : undefined;
+  }
+
+  agentExists(agent: string | undefined): boolean {
+    // Sim agents never outlive the call that started them; external ones live in other processes.
+    return this.sim ? this.sim.agentExists(agent) : agent !== undefined;
+  }
+
+  perform(effect: BackendEffect, context: BackendContext): void {
+    switch (effect.type) {
+      case 'start-agent':
+      case 'start-check':
+        this.started.push(effect);
+        break;
+      case 'open-gate':
+        this.opened.push(effect);
+        break;
+      case 'nudge-agent':
+        this.nudges.push(effect);
+        break;
+    }
+    if (this.sim) {
+      this.sim.perform(effect, context);
+      return;
+    }
+    if (effect.type === 'start-agent' || effect.type === 'start-check') {
+      const agent = `mcp:${context.state().id}:${effect.step}:${effect.attempt}`;
+      context.emit({ type: 'step-started', step: effect.step, attempt: effect.attempt, agent });
+    }
+  }
+}

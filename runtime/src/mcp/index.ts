@@ -1,0 +1,16 @@
+/**
+ * `@kairoku-playbook/runtime/mcp`: the manager protocol (SPEC §6, seed 000) served over MCP. A
+ * separate entry point, so programs that do not serve MCP never load the MCP SDK.
+ */
+export { serveMcp } from './server.js';
+export type { RunningServer, ServeOptions } from './server.js';
+export { PlaybookProtocol, dueTimeouts } from './protocol.js';
+export type { ProtocolOptions } from './protocol.js';
+export { ProtocolBackend, BACKEND_OF } from './backend.js';
+export type { AgentMode } from './backend.js';
+export { MANAGER_TOOLS, STEP_AGENT_TOOLS } from './tools.js';
+export { MANAGER_GUIDE } from './guide.js';
+export { ToolError } from './tool-error.js';
+export { stepAgentToken, checkStepAgentToken } from './token.js';
+export { readWorkspace, validationJson, discoverPlaybooks } from './workspace.js';
+export type { WorkspacePlaybook, WorkspaceSnapshot } from './workspace.js';

@@ -1,0 +1,575 @@
+import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
+import { closest } from '@kairoku-playbook/grammar';
+import { readScenario } from '../backends/scenario.js';
+import type { Scenario } from '../backends/scenario.js';
+import { createRun } from '../core/create-run.js';
+import type { RunEvent } from '../core/events.js';
+import { prepareInputs, splitSecrets } from '../core/inputs.js';
+import { vecSlice, vecToArray } from '../core/pvec.js';
+import { AFTER_PREFIX, isEnded } from '../core/state.js';
+import type { RunState } from '../core/state.js';
+import { Driver } from '../driver/driver.js';
+import { RunStore, defaultHome } from '../store/run-store.js';
+import { recoverRuns } from '../store/recover.js';
+import { BACKEND_OF, ProtocolBackend } from './backend.js';
+import type { AgentMode, StartEffect } from './backend.js';
+import { MANAGER_GUIDE } from './guide.js';
+import { withStoreLock } from './store-lock.js';
+import { stepAgentToken } from './token.js';
+import { ToolError, inToolTerms } from './tool-error.js';
+import { progress, runLine, runView } from './views.js';
+import { currentBranch, readWorkspace, validationJson } from './workspace.js';
+
+export interface ProtocolOptions {
+  /** the workspace folder: its playbooks are the ones that can be started */
+  workspace: string;
+  /** the run store's home (default `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`) */
+  home?: string;
+  /** who does a started step's work (default `sim`); see `ProtocolBackend` */
+  agents?: AgentMode;
+  /** a scenario (parsed YAML, SPEC §8) that scripts the sim agents of the runs started here */
+  scenario?: unknown;
+  clock?: () => number;
+  /** the command line that starts `kairoku-playbook`, for step agents' servers (`external` agents) */
+  selfCommand?: readonly string[];
+  /** who is calling: recorded as the manager of the runs it starts or restarts */
+  caller?: () => string;
+}
+
+type Result = Record<string, unknown>;
+
+interface Change {
+  state: RunState;
+  backend: ProtocolBackend;
+  result: Result;
+}
+
+/**
+ * The manager protocol (SPEC §6, seed 000), without a transport: one method per tool. Every change
+ * loads the run from the store under the store's lock, applies events through the transition
+ * function (driver without autopilot: the manager decides), lets the backend perform their effects,
+ * and saves the state, so servers in several processes (a manager's, step agents') share runs
+ * safely. A refusal throws `ToolError` with what to do instead.
+ */
+export class PlaybookProtocol {
+  readonly store: RunStore;
+  readonly workspace: string;
+  readonly agents: AgentMode;
+  private readonly clock: () => number;
+  /** secret input values of the runs started here, in memory only (SPEC §3.5) */
+  private readonly secrets = new Map<string, Record<string, unknown>>();
+  /** per run, how much of its history this server has shown: results list what happened since */
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly options: ProtocolOptions) {
+    this.workspace = realpath(resolve(options.workspace));
+    this.store = new RunStore(options.home ?? defaultHome());
+    this.agents = options.agents ?? 'sim';
+    this.clock = options.clock ?? Date.now;
+  }
+
+  private caller(): string {
+    return this.options.caller?.() ?? 'mcp client';
+  }
+
+  /**
+   * On start: sim agents never outlive the process that ran them, so sim runs left with a running
+   * step (a killed server) get the lost-agent rule, as `kairoku-playbook run` does.
+   */
+  recover(): { file: string; message: string }[] {
+    return withStoreLock(this.store.folder, () => {
+      const { problems } = recoverRuns(this.store, {
+        backend: 'sim',
+        agentExists: () => false,
+        now: this.clock(),
+      });
+      return problems;
+    });
+  }
+
+  // ---- playbooks ----------------------------------------------------------------------------------
+
+  listPlaybooks(): Result {
+    const snapshot = readWorkspace(this.workspace);
+    return {
+      workspace: this.workspace,
+      protocol: MANAGER_GUIDE,
+      playbooks: snapshot.playbooks.map((p) => {
+        const entry: Result = { id: p.id ?? null, title: p.title ?? null, file: p.file };
+        if (p.ir) {
+          entry.description = p.ir.description;
+          entry.workspace = p.ir.workspace;
+          entry.inputs = p.ir.inputs.map((i) => ({
+            name: i.name,
+            type: i.type,
+            required: i.required,
+            ...('default' in i ? { default: i.default } : {}),
+            description: i.description,
+            ...(i.secret ? { secret: true } : {}),
+            ...(i.multiline ? { multiline: true } : {}),
+          }));
+          entry.steps = p.ir.steps.map((s) => ({
+            name: s.name,
+            kind: s.kind,
+            needs: s.needs.map((n) => p.ir!.steps[n]!.name),
+            outcomes: s.outcomes.map((o) => o.name),
+          }));
+          entry.concurrency = p.ir.limits.concurrency;
+        } else {
+          entry.errors = p.errors.map((d) => `${d.file}:${d.line}:${d.column}: ${d.code} ${d.message}`);
+          entry.startable = false;
+        }
+        return entry;
+      }),
+    };
+  }
+
+  validatePlaybooks(): string {
+    return validationJson(readWorkspace(this.workspace));
+  }
+
+  // ---- runs ---------------------------------------------------------------------------------------
+
+  startPlaybook(args: { playbook: string; inputs?: Record<string, unknown> | undefined }): Result {
+    const snapshot = readWorkspace(this.workspace);
+    const found =
+      snapshot.playbooks.find((p) => p.id === args.playbook) ??
+      snapshot.playbooks.find((p) => p.file === args.playbook);
+    if (!found) {
+      const ids = snapshot.playbooks.map((p) => p.id).filter((id): id is string => id !== undefined);
+      const suggestion = closest(args.playbook, ids);
+      throw new ToolError(
+        `unknown playbook "${args.playbook}"${suggestion ? `; did you mean "${suggestion}"?` : ''} ` +
+          (ids.length
+            ? `(this workspace has ${ids.join(', ')}; list_playbooks describes them)`
+            : `(no playbooks were found in ${this.workspace})`),
+      );
+    }
+    const ir = found.ir;
+    if (!ir) {
+      const shown = found.errors
+        .slice(0, 5)
+        .map((d) => `${d.file}:${d.line}:${d.column}: ${d.code} ${d.message}`);
+      throw new ToolError(
+        `playbook "${found.id ?? found.file}" has errors and cannot start; fix them first (validate_playbooks lists them all):\n${shown.join('\n')}`,
+      );
+    }
+    const scripted = this.scenarioFor(ir);
+    if (scripted.errors.length)
+      throw new ToolError(
+        `the scenario given to this server does not fit playbook "${ir.id}": ${scripted.errors.join('; ')}`,
+      );
+    const prepared = prepareInputs(ir, { ...(scripted.scenario?.inputs ?? {}), ...(args.inputs ?? {}) });
+    if (!prepared.ok)
+      throw new ToolError(
+        `the inputs do not fit playbook "${ir.id}": ${prepared.errors.join('; ')}. Its inputs: ${describeInputs(ir)}`,
+      );
+    return withStoreLock(this.store.folder, () => {
+      this.checkRoom(ir, this.workspace, undefined);
+      let id: string;
+      do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
+      while (this.store.exists(id));
+      const { secrets } = splitSecrets(ir, prepared.inputs);
+      const now = this.clock();
+      const created: RunState = {
+        ...createRun(ir, {
+          id,
+          inputs: prepared.inputs,
+          now,
+          backend: BACKEND_OF[this.agents],
+          branch:
+            ir.workspace === 'new-worktree'
+              ? `playbooks/${ir.id}-${id.slice(-6)}`
+              : currentBranch(this.workspace),
+        }),
+        workspace: this.workspace,
+        manager: this.caller(),
+      };
+      this.secrets.set(id, secrets);
+      this.seen.set(id, 0);
+      const backend = this.backendFor(created);
+      const driver = this.driver(created, backend);
+      const refused = driver.dispatch({ type: 'start' });
+      if (refused !== undefined) throw new ToolError(inToolTerms(refused));
+      this.store.save(driver.state);
+      return this.report(driver.state, 0, { started: true, file: found.file, branch: driver.state.branch });
+    });
+  }
+
+  startStep(args: { run: string; step: string; brief?: string | undefined }): Result {
+    const change = this.change(
+      args.run,
+      { type: 'start-step', step: args.step, ...(args.brief ? { brief: args.brief } : {}) },
+      (state) => `; ${readyNow(state)}`,
+    );
+    const started = change.backend.started.find((e) => e.step === args.step);
+    return started ? { started: this.describeStart(change.state, started), ...change.result } : change.result;
+  }
+
+  completeStep(args: { run: string; step: string; outcome: string }): Result {
+    return this.change(
+      args.run,
+      { type: 'complete-step', step: args.step, outcome: args.outcome },
+      (state, error) =>
+        /has not reported/.test(error)
+          ? '; wait for its report (get_run shows it when it arrives)'
+          : /is a gate|has no outcome/.test(error)
+            ? ''
+            : `; ${reportedNow(state)}`,
+    ).result;
+  }
+
+  requestGate(args: { run: string; step: string; summary?: string | undefined }): Result {
+    const change = this.change(
+      args.run,
+      {
+        type: 'request-gate',
+        step: args.step,
+        ...(args.summary !== undefined ? { summary: args.summary } : {}),
+      },
+      (state) => `; ${readyNow(state)}`,
+    );
+    const opened = change.backend.opened.find((g) => g.step === args.step);
+    if (!opened) return change.result;
+    const { step, attempt, title, summary, choices } = opened;
+    return { gate: { step, attempt, title, summary, choices }, ...change.result };
+  }
+
+  resume(args: { run: string; step: string; choice: string; comment?: string | undefined }): Result {
+    return this.change(
+      args.run,
+      {
+        type: 'gate-decided',
+        step: args.step,
+        choice: args.choice,
+        ...(args.comment !== undefined ? { comment: args.comment } : {}),
+      },
+      (state) => `; ${waitingNow(state)}`,
+    ).result;
+  }
+
+  nudgeStep(args: { run: string; step: string; text: string }): Result {
+    const change = this.change(
+      args.run,
+      { type: 'nudge-step', step: args.step, message: args.text },
+      (state) => `; ${runningNow(state)}`,
+    );
+    const nudge = change.backend.nudges[0];
+    if (!nudge) return change.result;
+    const nudged = {
+      step: nudge.step,
+      attempt: nudge.attempt,
+      message: nudge.message,
+      delivered: false,
+      note: `recorded in the run's history; the ${change.state.backend} backend has no conversation to send it to`,
+    };
+    return { nudged, ...change.result };
+  }
+
+  getRun(args: { run: string }): Result {
+    const change = this.change(args.run, undefined, () => '');
+    return { ...runView(change.state), events: change.result.events };
+  }
+
+  listRuns(args: { archived?: boolean | undefined }): Result {
+    const { runs, problems } = this.store.loadAll();
+    const shown = runs
+      .filter((r) => args.archived === true || r.archivedAt === undefined)
+      .sort(
+        (a, b) =>
+          Number(isEnded(a.status)) - Number(isEnded(b.status)) ||
+          (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0),
+      );
+    const result: Result = { workspace: this.workspace, runs: shown.map(runLine) };
+    if (problems.length) result.unreadable = problems.map((p) => `${p.file}: ${p.message}`);
+    return result;
+  }
+
+  cancelRun(args: { run: string; reason?: string | undefined }): Result {
+    return this.change(
+      args.run,
+      { type: 'cancel', reason: args.reason ?? `canceled by ${this.caller()}` },
+      () => '',
+    ).result;
+  }
+
+  restartRun(args: { run: string; step: string }): Result {
+    return withStoreLock(this.store.folder, () => {
+      const state = this.load(args.run);
+      const before = state.history.size;
+      if (isEnded(state.status)) this.checkRoom(state.ir, state.workspace ?? this.workspace, state.id);
+      const backend = this.backendFor(state);
+      const driver = this.driver(state, backend);
+      const error = driver.dispatch({ type: 'restart-from', step: args.step });
+      if (error !== undefined) {
+        const from = isEnded(state.status) ? restartHint(state) : '';
+        throw new ToolError(`${inToolTerms(error)}${from}`);
+      }
+      const restarted: RunState = { ...driver.state, manager: this.caller() };
+      delete restarted.archivedAt;
+      this.store.save(restarted);
+      return this.report(restarted, before, {});
+    });
+  }
+
+  /**
+   * `report_step_result`: a step agent's report (outputs checked against the step's output schema).
+   * `binding` is the run, step and attempt a step agent's server was started for.
+   */
+  reportStepResult(args: {
+    run: string;
+    step: string;
+    attempt?: number | undefined;
+    outcome: string;
+    summary?: string | undefined;
+    outputs?: Record<string, unknown> | undefined;
+  }): Result {
+    const event: RunEvent = {
+      type: 'report',
+      step: args.step,
+      outcome: args.outcome,
+      summary: args.summary ?? '',
+      outputs: args.outputs ?? {},
+      ...(args.attempt !== undefined ? { attempt: args.attempt } : {}),
+    };
+    return this.change(args.run, event, (state, error) => reportHint(state, args.step, error)).result;
+  }
+
+  // ---- the machinery ------------------------------------------------------------------------------
+
+  /** Loads a run, applies due timeouts and `event` (if any), saves, and describes what happened. */
+  private change(
+    runId: string,
+    event: RunEvent | undefined,
+    hint: (state: RunState, error: string) => string,
+  ): Change {
+    return withStoreLock(this.store.folder, () => {
+      const loaded = this.load(runId);
+      const before = loaded.history.size;
+      const backend = this.backendFor(loaded);
+      const driver = this.driver(loaded, backend);
+      for (const due of dueTimeouts(driver.state, this.clock())) driver.dispatch(due);
+      const own = driver.refusals.length;
+      if (event) {
+        const error = driver.dispatch(event);
+        if (error !== undefined) throw new ToolError(`${inToolTerms(error)}${hint(driver.state, error)}`);
+      }
+      const result = this.report(driver.state, before, {});
+      const refused = driver.refusals.slice(own);
+      if (refused.length)
+        result.warnings = refused.map(
+          (r) =>
+            `${r.event.type}${'step' in r.event ? ` of ${r.event.step}` : ''} from the ${backend.name} backend was refused: ${inToolTerms(r.error)}`,
+        );
+      return { state: driver.state, backend, result };
+    });
+  }
+
+  private driver(state: RunState, backend: ProtocolBackend): Driver {
+    return new Driver(state, {
+      backend,
+      autopilot: false,
+      clock: this.clock,
+      secrets: this.secrets.get(state.id) ?? {},
+      persist: (next) => this.store.save(next),
+    });
+  }
+
+  private backendFor(state: RunState): ProtocolBackend {
+    if (state.backend === BACKEND_OF.external) return new ProtocolBackend('external');
+    return new ProtocolBackend('sim', this.scenarioFor(state.ir).scenario);
+  }
+
+  private scenarioFor(ir: Ir): { scenario: Scenario | undefined; errors: string[] } {
+    if (this.options.scenario === undefined) return { scenario: undefined, errors: [] };
+    // A playbook test (`*.test.yml`) is a scenario too: its `name` and `expect` are ignored here.
+    return readScenario(this.options.scenario, ir, ['name', 'expect']);
+  }
+
+  private load(runId: string): RunState {
+    let state: RunState | undefined;
+    try {
+      state = this.store.load(runId);
+    } catch (error) {
+      throw new ToolError(`run "${runId}" cannot be read: ${(error as Error).message}`);
+    }
+    if (state) return state;
+    const ids = this.store.loadAll().runs.map((r) => r.id);
+    const suggestion = closest(runId, ids);
+    throw new ToolError(
+      `unknown run "${runId}"${suggestion ? `; did you mean "${suggestion}"?` : ''} (list_runs lists the runs)`,
+    );
+  }
+
+  /** One active run per workspace; `limits.concurrency` active runs per playbook. Under the lock. */
+  private checkRoom(ir: Ir, workspace: string, except: string | undefined): void {
+    const active = this.store
+      .loadAll()
+      .runs.filter((r) => r.id !== except && (r.status === 'running' || r.status === 'paused'));
+    const here = active.find((r) => r.workspace === workspace);
+    if (here)
+      throw new ToolError(
+        `run "${here.id}" of playbook "${here.playbook}" is already active in this workspace (${here.status}); ` +
+          `one run may be active per workspace: finish it, or cancel it with cancel_run, before starting another`,
+      );
+    const same = active.filter((r) => r.playbook === ir.id);
+    if (same.length >= ir.limits.concurrency)
+      throw new ToolError(
+        `playbook "${ir.id}" allows ${ir.limits.concurrency} active run${ir.limits.concurrency === 1 ? '' : 's'} at once ` +
+          `(limits.concurrency) and ${same.map((r) => `"${r.id}"`).join(', ')} ${same.length === 1 ? 'is' : 'are'} active; ` +
+          `wait for ${same.length === 1 ? 'it' : 'one'} to end, or cancel it with cancel_run`,
+      );
+  }
+
+  /** The progress of a run and what happened since this server last showed it. */
+  private report(state: RunState, before: number, extra: Result): Result {
+    const from = Math.min(this.seen.get(state.id) ?? before, state.history.size);
+    const events = vecSlice(state.history, from).map((h) => h.text);
+    this.seen.set(state.id, state.history.size);
+    return { ...extra, ...progress(state), events };
+  }
+
+  private describeStart(state: RunState, effect: StartEffect): Result {
+    const started: Result = { step: effect.step, attempt: effect.attempt };
+    if (effect.type === 'start-check') {
+      started.kind = 'check';
+      started.commands = effect.commands;
+      started.env = Object.keys(effect.env);
+      started.cwd = effect.cwd;
+    } else {
+      started.kind = 'agent';
+      started.title = effect.title;
+      started.role = effect.role.name;
+      started.instructions = effect.role.instructions;
+      started.provider = effect.provider;
+      started.model = effect.model;
+      started.prompt = effect.prompt;
+      started.feedback = effect.feedback;
+      started.loopCount = effect.loopCount;
+      started.brief = effect.brief;
+      started.inputs = effect.inputs;
+      started.readOnly = effect.readOnly;
+    }
+    started.timeoutMs = effect.timeoutMs;
+    if (state.backend === BACKEND_OF.external) {
+      const command = this.options.selfCommand ?? ['kairoku-playbook'];
+      started.stepAgent = {
+        what: 'the MCP server to give this step agent: it exposes only report_step_result, bound to this attempt',
+        command: command[0],
+        args: [
+          ...command.slice(1),
+          'mcp',
+          '--step-agent',
+          '--run',
+          state.id,
+          '--step',
+          effect.step,
+          '--attempt',
+          String(effect.attempt),
+          '--token',
+          stepAgentToken(this.store.home, state.id, effect.step, effect.attempt),
+        ],
+        env: { KAIROKU_PLAYBOOK_HOME: this.store.home },
+      };
+    }
+    return started;
+  }
+}
+
+function realpath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function describeInputs(ir: Ir): string {
+  if (!ir.inputs.length) return 'none';
+  return ir.inputs
+    .map(
+      (i) =>
+        `${i.name} (${i.type}${i.required ? ', required' : 'default' in i ? `, default ${JSON.stringify(i.default)}` : ', optional'})`,
+    )
+    .join(', ');
+}
+
+/** Timeouts that are due: the run's wall clock, else each running attempt past its step's timeout. */
+export function dueTimeouts(state: RunState, now: number): RunEvent[] {
+  if (
+    (state.status === 'running' || state.status === 'paused') &&
+    state.deadline &&
+    now >= Date.parse(state.deadline)
+  )
+    return [{ type: 'timeout' }];
+  const events: RunEvent[] = [];
+  const check = (
+    name: string,
+    ir: IrStep | IrAfterTask,
+    status: string,
+    attempts: RunState['after'][number]['attempts'],
+  ) => {
+    const attempt = attempts[attempts.length - 1];
+    if (status !== 'running' || !attempt || attempt.endedAt !== undefined || !(ir.timeoutMs > 0)) return;
+    if (now >= Date.parse(attempt.startedAt) + ir.timeoutMs)
+      events.push({ type: 'timeout', step: name, attempt: attempt.attempt });
+  };
+  vecToArray(state.steps).forEach((s, i) => check(s.name, state.ir.steps[i]!, s.status, s.attempts));
+  state.after.forEach((s, i) => check(`${AFTER_PREFIX}${s.name}`, state.ir.after[i]!, s.status, s.attempts));
+  return events;
+}
+
+function names(state: RunState, statuses: readonly string[]): string[] {
+  const found: string[] = [];
+  vecToArray(state.steps).forEach((s) => statuses.includes(s.status) && found.push(s.name));
+  state.after.forEach((s) => statuses.includes(s.status) && found.push(`${AFTER_PREFIX}${s.name}`));
+  return found;
+}
+
+function listed(what: string, list: string[]): string {
+  return list.length ? `${what}: ${list.join(', ')}` : `${what}: none`;
+}
+
+function readyNow(state: RunState): string {
+  if (isEnded(state.status)) {
+    const after = names(state, ['ready']);
+    return after.length ? listed('after-tasks ready', after) : `the run has ended (${state.status})`;
+  }
+  return `${listed('ready now', names(state, ['ready']))} (get_run shows the run)`;
+}
+
+function reportedNow(state: RunState): string {
+  return `${listed('reports waiting for complete_step', names(state, ['reported']))} (get_run shows the run)`;
+}
+
+function waitingNow(state: RunState): string {
+  return `${listed('gates waiting for a decision', names(state, ['waiting']))} (get_run shows the run)`;
+}
+
+function runningNow(state: RunState): string {
+  return listed('running now', names(state, ['running']));
+}
+
+function restartHint(state: RunState): string {
+  const steps = state.ir.steps;
+  const all = vecToArray(state.steps);
+  const ok = steps
+    .filter((s) => s.needs.every((n) => all[n]!.status === 'completed' || all[n]!.status === 'skipped'))
+    .map((s) => s.name);
+  return `; it can restart from ${ok.join(', ') || 'no step'}`;
+}
+
+function reportHint(state: RunState, step: string, error: string): string {
+  const index = state.ir.steps.findIndex((s) => s.name === step);
+  const ir: IrStep | IrAfterTask | undefined =
+    index >= 0 ? state.ir.steps[index] : state.ir.after.find((a) => `${AFTER_PREFIX}${a.name}` === step);
+  if (/does not fit its outputs/.test(error) && ir) {
+    const outputs = ir.outputs.map((o) => `${o.name}: ${o.type}`).join(', ');
+    return `. Report again with outputs that fit: ${outputs || 'none (report no outputs)'}`;
+  }
+  if (/has no outcome/.test(error)) return '. Report again with one of them';
+  return `; only the running attempt of a step can report (${runningNow(state)})`;
+}

@@ -1,0 +1,170 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import {
+  SourceText,
+  compilePlaybook,
+  decodeSource,
+  sortDiagnostics,
+  toJsonDiagnostic,
+  validateWorkspace,
+} from '@kairoku-playbook/compiler';
+import type { Diagnostic, Ir, JsonDiagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
+
+/**
+ * The playbooks of a workspace as the manager protocol sees them: discovered as SPEC §2 says (the
+ * same rule as `kairoku-playbook check`), validated with THE validation function, and compiled to
+ * IR when they have no errors. Read again on every call, so an edit shows at once.
+ */
+
+const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
+
+/** `*.playbook.yml|yaml` anywhere, every `*.yml|yaml` directly in a `playbooks/` folder; no tests. */
+export function isPlaybookPath(path: string): boolean {
+  const name = basename(path);
+  if (!/\.ya?ml$/i.test(name) || /\.test\.ya?ml$/i.test(name)) return false;
+  if (/\.playbook\.ya?ml$/i.test(name)) return true;
+  return basename(dirname(path)) === 'playbooks';
+}
+
+/** Playbook files below a folder, sorted, skipping node_modules and .git. */
+export function discoverPlaybooks(root: string): string[] {
+  const found: string[] = [];
+  const walk = (directory: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(directory).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(directory, name);
+      let isDirectory: boolean;
+      try {
+        isDirectory = statSync(path).isDirectory();
+      } catch {
+        continue;
+      }
+      if (isDirectory) {
+        if (!SKIPPED_DIRECTORIES.has(name)) walk(path);
+      } else if (isPlaybookPath(path)) found.push(path);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** As diagnostics show it: relative to the workspace, with forward slashes. */
+function displayPath(path: string, root: string): string {
+  const rel = relative(root, path);
+  return (rel && !rel.startsWith('..') ? rel : path).split('\\').join('/');
+}
+
+export interface WorkspacePlaybook {
+  file: string;
+  /** the playbook id (present once the file reads as a playbook) */
+  id: string | undefined;
+  title: string | undefined;
+  /** present when the playbook has no errors: it can be started */
+  ir: Ir | undefined;
+  errors: JsonDiagnostic[];
+}
+
+export interface WorkspaceSnapshot {
+  root: string;
+  playbooks: WorkspacePlaybook[];
+  /** every diagnostic, sorted, as `check --format json` prints it */
+  diagnostics: JsonDiagnostic[];
+}
+
+/** Discovers, reads and validates the workspace's playbooks; compiles the ones without errors. */
+export function readWorkspace(root: string): WorkspaceSnapshot {
+  const files: WorkspaceFile[] = [];
+  const refused: Diagnostic[] = [];
+  const sources = new Map<string, SourceText>();
+  for (const path of discoverPlaybooks(root)) {
+    const shown = displayPath(path, root);
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(path);
+    } catch (error) {
+      refused.push({
+        file: shown,
+        range: { start: 0, end: 0 },
+        severity: 'error',
+        code: 'PB100',
+        message: `cannot read this file: ${(error as Error).message}`,
+      });
+      sources.set(shown, new SourceText(''));
+      continue;
+    }
+    const decoded = decodeSource(shown, bytes);
+    if (decoded.text === undefined) {
+      refused.push(decoded.diagnostic);
+      sources.set(shown, new SourceText(''));
+      continue;
+    }
+    files.push({ file: shown, text: decoded.text });
+  }
+  const validation = validateWorkspace(files);
+  for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
+  const sourceOf = (file: string) => sources.get(file);
+  const diagnostics = printOrder(sortDiagnostics([...refused, ...validation.diagnostics])).map((d) =>
+    toJsonDiagnostic(d, sourceOf),
+  );
+  const errorsOf = (file: string) => diagnostics.filter((d) => d.file === file && d.severity === 'error');
+  const playbooks: WorkspacePlaybook[] = [];
+  for (const diagnostic of refused)
+    playbooks.push({
+      file: diagnostic.file,
+      id: undefined,
+      title: undefined,
+      ir: undefined,
+      errors: errorsOf(diagnostic.file),
+    });
+  for (const { file, text } of files) {
+    const errors = errorsOf(file);
+    const model = validation.analyses.get(file)?.model;
+    const ir = errors.length ? undefined : compilePlaybook(file, text).ir;
+    playbooks.push({ file, id: model?.id ?? ir?.id, title: model?.title?.value ?? ir?.title, ir, errors });
+  }
+  playbooks.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return { root, playbooks, diagnostics };
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The order `check` prints in (file, start, code, end, message): the output must be the same. */
+function printOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) =>
+      compareStrings(a.file, b.file) ||
+      a.range.start - b.range.start ||
+      compareStrings(a.code, b.code) ||
+      a.range.end - b.range.end ||
+      compareStrings(a.message, b.message),
+  );
+}
+
+/** `validate_playbooks`: exactly what `kairoku-playbook check --format json` prints for the workspace. */
+export function validationJson(snapshot: WorkspaceSnapshot): string {
+  return `${JSON.stringify(snapshot.diagnostics, null, 2)}\n`;
+}
+
+/** The workspace's current git branch (from `.git/HEAD`, worktrees included), or '' when unknown. */
+export function currentBranch(root: string): string {
+  try {
+    let gitDir = join(root, '.git');
+    if (statSync(gitDir).isFile()) {
+      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(gitDir, 'utf8'));
+      if (!pointer) return '';
+      gitDir = resolve(root, pointer[1]!.trim());
+    }
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(head);
+    return ref ? ref[1]! : '';
+  } catch {
+    return '';
+  }
+}
