@@ -1,0 +1,131 @@
+/**
+ * "Kairoku Playbooks: Check workspace": every playbook `kairoku-playbook check` would discover, checked by
+ * the language server, in the Problems panel.
+ *
+ * The server validates the whole workspace but reports only the documents the client has open, and has
+ * no workspace-diagnostics request. So the command opens each discovered playbook as a document (not in
+ * an editor: the server gets `didOpen`) and pulls its diagnostics with `textDocument/diagnostic`, the same
+ * request the client uses for visible editors. Those of documents without an editor go to this command's
+ * own collection; the client's pulls cover the visible ones, and an entry here is dropped as soon as its
+ * document is shown or edited (the client takes over), so nothing is listed twice.
+ */
+import * as vscode from 'vscode';
+import { DocumentDiagnosticReportKind, DocumentDiagnosticRequest } from 'vscode-languageclient/node';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { LANGUAGE_ID } from './manifest.js';
+import { PLAYBOOK_GLOB, SKIPPED_GLOB, isPlaybookPath } from './playbook-files.js';
+
+/** As many as the server discovers. */
+const MAX_PLAYBOOKS = 10_000;
+
+export interface CheckSummary {
+  files: number;
+  errors: number;
+  warnings: number;
+  /** discovered playbooks VS Code opened in another language (a `files.associations` override) */
+  skipped: string[];
+}
+
+function visibleUris(): Set<string> {
+  const uris = new Set<string>();
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputText) uris.add(input.uri.toString());
+      else if (input instanceof vscode.TabInputTextDiff) {
+        uris.add(input.modified.toString());
+        uris.add(input.original.toString());
+      }
+    }
+  }
+  return uris;
+}
+
+export class WorkspaceCheck implements vscode.Disposable {
+  private readonly collection = vscode.languages.createDiagnosticCollection('kairoku-playbook-workspace');
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly client: () => Promise<LanguageClient>) {
+    this.subscriptions.push(
+      vscode.window.tabGroups.onDidChangeTabs(() => this.dropVisible()),
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        if (event.contentChanges.length) this.collection.delete(event.document.uri);
+      }),
+      vscode.workspace.onDidDeleteFiles((event) => event.files.forEach((uri) => this.collection.delete(uri))),
+    );
+  }
+
+  private dropVisible(): void {
+    const visible = visibleUris();
+    this.collection.forEach((uri) => {
+      if (visible.has(uri.toString())) this.collection.delete(uri);
+    });
+  }
+
+  /** Discovers, opens and pulls; undefined when cancelled. */
+  async check(
+    token: vscode.CancellationToken,
+    report: (message: string) => void,
+  ): Promise<CheckSummary | undefined> {
+    const client = await this.client();
+    const found = await vscode.workspace.findFiles(PLAYBOOK_GLOB, SKIPPED_GLOB, MAX_PLAYBOOKS, token);
+    const uris = found
+      .filter((uri) => isPlaybookPath(uri.path))
+      .sort((a, b) => (a.toString() < b.toString() ? -1 : a.toString() > b.toString() ? 1 : 0));
+    report(`${uris.length} playbook${uris.length === 1 ? '' : 's'}`);
+    const documents: vscode.TextDocument[] = [];
+    const skipped: string[] = [];
+    for (const uri of uris) {
+      if (token.isCancellationRequested) return undefined;
+      const document = await vscode.workspace.openTextDocument(uri);
+      if (document.languageId === LANGUAGE_ID) documents.push(document);
+      else skipped.push(vscode.workspace.asRelativePath(uri));
+    }
+    // The open notifications go out as the documents open; let them leave before the first pull.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+
+    const visible = visibleUris();
+    const summary: CheckSummary = { files: documents.length, errors: 0, warnings: 0, skipped };
+    const entries: [vscode.Uri, vscode.Diagnostic[]][] = [];
+    for (const document of documents) {
+      if (token.isCancellationRequested) return undefined;
+      const result = await client.sendRequest(
+        DocumentDiagnosticRequest.type,
+        { textDocument: { uri: client.code2ProtocolConverter.asUri(document.uri) } },
+        token,
+      );
+      const items = result.kind === DocumentDiagnosticReportKind.Full ? result.items : [];
+      summary.errors += items.filter((d) => d.severity === 1).length;
+      summary.warnings += items.filter((d) => d.severity === 2).length;
+      if (visible.has(document.uri.toString())) continue;
+      entries.push([document.uri, await client.protocol2CodeConverter.asDiagnostics(items, token)]);
+    }
+    this.collection.clear();
+    this.collection.set(entries);
+    return summary;
+  }
+
+  async run(): Promise<void> {
+    const summary = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'Kairoku Playbooks: checking the workspace',
+        cancellable: true,
+      },
+      (progress, token) => this.check(token, (message) => progress.report({ message })),
+    );
+    if (!summary) return;
+    await vscode.commands.executeCommand('workbench.actions.view.problems');
+    const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+    let message = `Checked ${plural(summary.files, 'playbook')}: ${plural(summary.errors, 'error')}, ${plural(summary.warnings, 'warning')}.`;
+    if (summary.skipped.length)
+      message += ` Not checked (not in the Kairoku Playbook language): ${summary.skipped.join(', ')}.`;
+    if (summary.errors) void vscode.window.showWarningMessage(message);
+    else void vscode.window.showInformationMessage(message);
+  }
+
+  dispose(): void {
+    this.subscriptions.forEach((s) => s.dispose());
+    this.collection.dispose();
+  }
+}

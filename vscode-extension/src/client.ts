@@ -1,0 +1,87 @@
+/**
+ * The language client: the bundled server (or the CLI the user points `kairokuPlaybook.server.path` at)
+ * over stdio, for documents in the `kairoku-playbook` language. The server's diagnostics are pulled
+ * (VS Code's model); `kairokuPlaybook.validationDelay` debounces the pulls while typing, and the server
+ * gets it too for its own background validation.
+ */
+import { homedir } from 'node:os';
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind } from 'vscode-languageclient/node';
+import type { LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { DEFAULT_VALIDATION_DELAY, LANGUAGE_ID, SETTINGS_SECTION } from './manifest.js';
+import { describeServerCommand, serverCommand } from './server-command.js';
+
+export const CLIENT_NAME = 'Kairoku Playbooks';
+
+export function validationDelay(): number {
+  const value = vscode.workspace
+    .getConfiguration(SETTINGS_SECTION)
+    .get<number>('validationDelay', DEFAULT_VALIDATION_DELAY);
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0
+    ? Math.min(value, 5000)
+    : DEFAULT_VALIDATION_DELAY;
+}
+
+function delay(ms: number, token: vscode.CancellationToken): Promise<void> {
+  return new Promise((resolve) => {
+    if (token.isCancellationRequested) return resolve();
+    const timer = setTimeout(done, ms);
+    const subscription = token.onCancellationRequested(done);
+    function done() {
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    }
+  });
+}
+
+function serverOptions(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): ServerOptions {
+  const command = serverCommand(
+    vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string>('server.path'),
+    {
+      extensionPath: context.extensionPath,
+      workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      home: homedir(),
+    },
+  );
+  output.info(`Starting ${describeServerCommand(command)}`);
+  if (command.kind === 'module') {
+    const run = { module: command.module, args: command.args, transport: TransportKind.stdio };
+    return { run, debug: { ...run, options: { execArgv: ['--nolazy', '--inspect=6019'] } } };
+  }
+  // npm installs the CLI as a .cmd shim on Windows, which only a shell starts.
+  return {
+    command: command.command,
+    args: command.args,
+    transport: TransportKind.stdio,
+    options: { shell: process.platform === 'win32' },
+  };
+}
+
+export function createClient(
+  context: vscode.ExtensionContext,
+  output: vscode.LogOutputChannel,
+  watcher: vscode.FileSystemWatcher,
+): LanguageClient {
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: LANGUAGE_ID },
+      { scheme: 'untitled', language: LANGUAGE_ID },
+    ],
+    outputChannel: output,
+    initializationOptions: () => ({ validationDelay: validationDelay() }),
+    synchronize: { fileEvents: watcher },
+    diagnosticPullOptions: { onChange: true, onSave: true },
+    // Check workspace opens playbooks without showing them: they must reach the server.
+    textSynchronization: { delayOpenNotifications: false },
+    middleware: {
+      // Debounce while typing: each change cancels the waiting pull (the client then asks again).
+      provideDiagnostics: async (document, previousResultId, token, next) => {
+        await delay(validationDelay(), token);
+        if (token.isCancellationRequested) throw new vscode.CancellationError();
+        return next(document, previousResultId, token);
+      },
+    },
+  };
+  return new LanguageClient(SETTINGS_SECTION, CLIENT_NAME, serverOptions(context, output), clientOptions);
+}

@@ -1,0 +1,88 @@
+/**
+ * The Kairoku Playbooks extension: the playbook language server for `kairoku-playbook` documents
+ * (diagnostics exactly those of `kairoku-playbook check`, completion, hover, navigation, rename, outline,
+ * semantic highlighting, quick fixes), "Check workspace", and the playbook graph.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { CLIENT_NAME, createClient, validationDelay } from './client.js';
+import { WorkspaceCheck } from './check-workspace.js';
+import { COMMANDS, SETTINGS } from './manifest.js';
+import { GraphPanel } from './graph-panel.js';
+
+let client: LanguageClient | undefined;
+let starting: Promise<LanguageClient> | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
+  // Every YAML file: playbooks on disk take part in the duplicate-id check (PB110).
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{yml,yaml}');
+  context.subscriptions.push(output, watcher);
+
+  /** The running client, started (again) when needed. */
+  const ensureClient = (): Promise<LanguageClient> => {
+    if (client?.isRunning()) return Promise.resolve(client);
+    starting ??= (async () => {
+      const created = client ?? createClient(context, output, watcher);
+      client = created;
+      try {
+        await created.start();
+        return created;
+      } catch (error) {
+        if (client === created) client = undefined;
+        await created.dispose().catch(() => undefined);
+        throw error;
+      } finally {
+        starting = undefined;
+      }
+    })();
+    return starting;
+  };
+
+  const restart = async () => {
+    const previous = client;
+    client = undefined;
+    if (previous)
+      await previous.dispose().catch((error) => output.error(`stopping the server: ${String(error)}`));
+    await ensureClient();
+  };
+
+  const check = new WorkspaceCheck(ensureClient);
+  const graph = new GraphPanel(validationDelay);
+  context.subscriptions.push(
+    check,
+    graph,
+    vscode.commands.registerCommand(COMMANDS.checkWorkspace, () => check.run()),
+    vscode.commands.registerCommand(COMMANDS.showGraph, (uri?: vscode.Uri) => {
+      const document =
+        uri instanceof vscode.Uri
+          ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString())
+          : undefined;
+      graph.show(document);
+    }),
+    vscode.commands.registerCommand(COMMANDS.restartServer, restart),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (
+        event.affectsConfiguration(SETTINGS.serverPath) ||
+        event.affectsConfiguration(SETTINGS.validationDelay)
+      )
+        void restart();
+    }),
+  );
+
+  try {
+    await ensureClient();
+  } catch (error) {
+    const message = `The playbook language server did not start: ${error instanceof Error ? error.message : String(error)}`;
+    output.error(message);
+    void vscode.window.showErrorMessage(message, 'Open settings').then((choice) => {
+      if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.serverPath);
+    });
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  const previous = client;
+  client = undefined;
+  await previous?.dispose();
+}

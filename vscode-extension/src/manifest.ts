@@ -1,0 +1,20 @@
+/** What package.json `contributes` declares, for the code (a test keeps the two equal). */
+
+export const LANGUAGE_ID = 'kairoku-playbook';
+
+/** The settings section, and the language client's id (so `kairokuPlaybook.trace.server` works). */
+export const SETTINGS_SECTION = 'kairokuPlaybook';
+
+export const SETTINGS = {
+  serverPath: 'kairokuPlaybook.server.path',
+  validationDelay: 'kairokuPlaybook.validationDelay',
+  traceServer: 'kairokuPlaybook.trace.server',
+} as const;
+
+export const COMMANDS = {
+  checkWorkspace: 'kairokuPlaybook.checkWorkspace',
+  showGraph: 'kairokuPlaybook.showGraph',
+  restartServer: 'kairokuPlaybook.restartServer',
+} as const;
+
+export const DEFAULT_VALIDATION_DELAY = 150;

@@ -1,0 +1,186 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { TOKEN_TYPES, isPlaybookPath as serverIsPlaybookPath } from '@kairoku-playbook/lsp';
+import { COMMANDS, DEFAULT_VALIDATION_DELAY, LANGUAGE_ID, SETTINGS } from '../src/manifest.js';
+import { PLAYBOOK_FILENAME_PATTERNS, isPlaybookPath } from '../src/playbook-files.js';
+
+const extension = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+const manifest = JSON.parse(readFileSync(extension('package.json'), 'utf8'));
+const contributes = manifest.contributes;
+
+interface Language {
+  id: string;
+  aliases?: string[];
+  filenamePatterns?: string[];
+  configuration?: string;
+}
+interface Grammar {
+  language?: string;
+  scopeName: string;
+  path: string;
+  injectTo?: string[];
+}
+
+const language = (contributes.languages as Language[]).find((l) => l.id === LANGUAGE_ID)!;
+
+describe('package.json', () => {
+  it('is a VS Code extension for 1.91 whose entry is the bundle', () => {
+    expect(manifest.name).toBe('kairoku-playbook-vscode');
+    expect(manifest.publisher).toBe('kairoku');
+    expect(manifest.engines.vscode).toBe('^1.91.0');
+    expect(manifest.main).toBe('./dist/extension.js');
+    // Everything is bundled: nothing to install beside the extension.
+    expect(manifest.dependencies ?? {}).toEqual({});
+  });
+
+  it('declares the kairoku-playbook language for the files check discovers', () => {
+    expect(language.aliases?.[0]).toBe('Kairoku Playbook');
+    expect(language.filenamePatterns).toEqual([...PLAYBOOK_FILENAME_PATTERNS]);
+    expect(language.filenamePatterns).toEqual([
+      '**/*.playbook.yml',
+      '**/*.playbook.yaml',
+      '**/playbooks/*.yml',
+      '**/playbooks/*.yaml',
+    ]);
+  });
+
+  it('keeps playbook tests in playbooks/ as YAML (a longer pattern wins in VS Code)', () => {
+    const yaml = (contributes.languages as Language[]).find((l) => l.id === 'yaml')!;
+    expect(yaml.filenamePatterns).toEqual(['**/playbooks/*.test.yml', '**/playbooks/*.test.yaml']);
+    // Each is longer than the playbook pattern that also matches its files.
+    yaml.filenamePatterns!.forEach((pattern, i) => {
+      const playbook = language.filenamePatterns![2 + i]!;
+      expect(pattern.replace('.test', '')).toBe(playbook);
+      expect(pattern.length).toBeGreaterThan(playbook.length);
+    });
+  });
+
+  it('has a YAML language configuration: # comments, brackets, indentation rules', () => {
+    const path = extension(language.configuration!);
+    expect(existsSync(path)).toBe(true);
+    const configuration = JSON.parse(readFileSync(path, 'utf8'));
+    expect(configuration.comments).toEqual({ lineComment: '#' });
+    expect(configuration.brackets).toEqual([
+      ['{', '}'],
+      ['[', ']'],
+      ['(', ')'],
+    ]);
+    const increase = new RegExp(configuration.indentationRules.increaseIndentPattern);
+    expect(increase.test('steps:')).toBe(true);
+    expect(increase.test('  - name: plan')).toBe(false);
+    expect(increase.test('  -')).toBe(true);
+    expect(new RegExp(configuration.indentationRules.decreaseIndentPattern).test('  }')).toBe(true);
+    expect(configuration.folding.offSide).toBe(true);
+    const word = new RegExp(configuration.wordPattern, 'g');
+    expect('${{ steps.prior-art.outputs }}'.match(word)).toEqual(['steps', 'prior-art', 'outputs']);
+  });
+
+  it('gives the language a grammar that is YAML, and injects expressions into it and into YAML', () => {
+    const grammars = contributes.grammars as Grammar[];
+    const base = grammars.find((g) => g.language === LANGUAGE_ID)!;
+    expect(base.scopeName).toBe('source.kairoku-playbook');
+    const baseGrammar = JSON.parse(readFileSync(extension(base.path), 'utf8'));
+    expect(baseGrammar.scopeName).toBe(base.scopeName);
+    expect(baseGrammar.patterns).toEqual([{ include: 'source.yaml' }]);
+
+    const injection = grammars.find((g) => g.injectTo)!;
+    expect(injection.scopeName).toBe('source.kairoku-playbook.expression-injection');
+    expect(injection.injectTo).toEqual(['source.kairoku-playbook', 'source.yaml']);
+    // Copied there by build.mjs (build.test.ts checks the copy); its source:
+    expect(injection.path).toBe('./dist/syntaxes/playbook.injection.tmLanguage.json');
+    const source = JSON.parse(
+      readFileSync(extension('../grammar/textmate/playbook.injection.tmLanguage.json'), 'utf8'),
+    );
+    expect(source.scopeName).toBe(injection.scopeName);
+  });
+
+  it('maps every semantic token type of the server to a TextMate scope', () => {
+    const scopes = contributes.semanticTokenScopes[0];
+    expect(scopes.language).toBe(LANGUAGE_ID);
+    const mapped = Object.keys(scopes.scopes).map((selector) => selector.split('.')[0]);
+    for (const type of TOKEN_TYPES) expect(mapped).toContain(type);
+  });
+
+  it('declares the commands, with their titles, and activates on them and on the language', () => {
+    const commands = contributes.commands as { command: string; title: string; category: string }[];
+    const titles = Object.fromEntries(commands.map((c) => [c.command, `${c.category}: ${c.title}`]));
+    expect(titles).toEqual({
+      [COMMANDS.checkWorkspace]: 'Kairoku Playbooks: Check workspace',
+      [COMMANDS.showGraph]: 'Kairoku Playbooks: Show playbook graph',
+      [COMMANDS.restartServer]: 'Kairoku Playbooks: Restart language server',
+    });
+    expect(manifest.activationEvents).toEqual([
+      `onLanguage:${LANGUAGE_ID}`,
+      ...Object.values(COMMANDS).map((command) => `onCommand:${command}`),
+    ]);
+    const title = contributes.menus['editor/title'][0];
+    expect(title).toMatchObject({ command: COMMANDS.showGraph, when: `editorLangId == ${LANGUAGE_ID}` });
+  });
+
+  it('runs no workspace-chosen server in Restricted Mode', () => {
+    expect(manifest.capabilities.untrustedWorkspaces).toMatchObject({
+      supported: 'limited',
+      restrictedConfigurations: [SETTINGS.serverPath],
+    });
+    expect(manifest.capabilities.virtualWorkspaces.supported).toBe(false);
+  });
+
+  it('declares the settings the code reads', () => {
+    const properties = contributes.configuration.properties;
+    expect(Object.keys(properties).sort()).toEqual(Object.values(SETTINGS).sort());
+    expect(properties[SETTINGS.serverPath]).toMatchObject({ type: 'string', default: '' });
+    expect(properties[SETTINGS.validationDelay]).toMatchObject({
+      type: 'integer',
+      default: DEFAULT_VALIDATION_DELAY,
+      minimum: 0,
+    });
+    expect(properties[SETTINGS.traceServer].enum).toEqual(['off', 'messages', 'verbose']);
+    expect(contributes.configurationDefaults[`[${LANGUAGE_ID}]`]['editor.wordBasedSuggestions']).toBe('off');
+  });
+
+  it('packages only the bundles, the grammars, the language configuration and the README', () => {
+    expect(manifest.files).toEqual([
+      'dist/extension.js',
+      'dist/server.js',
+      'dist/syntaxes/*.json',
+      'syntaxes/*.json',
+      'language-configuration.json',
+      'README.md',
+    ]);
+    // vsce refuses a .vscodeignore next to `files`.
+    expect(existsSync(extension('.vscodeignore'))).toBe(false);
+  });
+});
+
+describe('playbook files', () => {
+  const paths = [
+    'playbooks/pr.yml',
+    'playbooks/pr.yaml',
+    'playbooks/pr.test.yml',
+    'playbooks/nested/pr.yml',
+    '.kairoku/playbooks/release.yml',
+    '.paseo/playbooks/release.YAML',
+    'deploy.playbook.yml',
+    'a/b/deploy.playbook.yaml',
+    'a/b/deploy.playbook.test.yaml',
+    'ci.yml',
+    'playbooks/readme.md',
+    'C:\\work\\playbooks\\pr.yml',
+    'myplaybooks/pr.yml',
+  ];
+
+  it('are exactly those the server discovers', () => {
+    for (const path of paths)
+      expect([path, isPlaybookPath(path)]).toEqual([path, serverIsPlaybookPath(path)]);
+    expect(paths.filter(isPlaybookPath)).toEqual([
+      'playbooks/pr.yml',
+      'playbooks/pr.yaml',
+      '.kairoku/playbooks/release.yml',
+      '.paseo/playbooks/release.YAML',
+      'deploy.playbook.yml',
+      'a/b/deploy.playbook.yaml',
+      'C:\\work\\playbooks\\pr.yml',
+    ]);
+  });
+});
