@@ -18,3 +18,5 @@ export type * from './ir/ir.js';
 export { IR_VERSION } from './ir/ir.js';
 export { parseDuration } from './ir/duration.js';
 export { checkIr } from './ir/check-ir.js';
+export { discoverPlaybooks, displayPath, isPlaybookPath, isPlaybookTest } from './workspace/discovery.js';
+export type { DirectoryLister } from './workspace/discovery.js';

@@ -1,5 +1,5 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   SourceText,
   compilePlaybook,
@@ -7,7 +7,10 @@ import {
   sortDiagnostics,
   toJsonDiagnostic,
   validateWorkspace,
+  discoverPlaybooks as discover,
+  displayPath,
 } from '@kairoku-playbook/compiler';
+import { diskLister } from '../store/disk-lister.js';
 import type { Diagnostic, Ir, JsonDiagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
 
 /**
@@ -16,47 +19,9 @@ import type { Diagnostic, Ir, JsonDiagnostic, WorkspaceFile } from '@kairoku-pla
  * IR when they have no errors. Read again on every call, so an edit shows at once.
  */
 
-const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
-
-/** `*.playbook.yml|yaml` anywhere, every `*.yml|yaml` directly in a `playbooks/` folder; no tests. */
-export function isPlaybookPath(path: string): boolean {
-  const name = basename(path);
-  if (!/\.ya?ml$/i.test(name) || /\.test\.ya?ml$/i.test(name)) return false;
-  if (/\.playbook\.ya?ml$/i.test(name)) return true;
-  return basename(dirname(path)) === 'playbooks';
-}
-
-/** Playbook files below a folder, sorted, skipping node_modules and .git. */
+/** Playbook files below a folder, as `check` finds them (SPEC §2: the compiler's rule). */
 export function discoverPlaybooks(root: string): string[] {
-  const found: string[] = [];
-  const walk = (directory: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(directory).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const path = join(directory, name);
-      let isDirectory: boolean;
-      try {
-        isDirectory = statSync(path).isDirectory();
-      } catch {
-        continue;
-      }
-      if (isDirectory) {
-        if (!SKIPPED_DIRECTORIES.has(name)) walk(path);
-      } else if (isPlaybookPath(path)) found.push(path);
-    }
-  };
-  walk(root);
-  return found;
-}
-
-/** As diagnostics show it: relative to the workspace, with forward slashes. */
-function displayPath(path: string, root: string): string {
-  const rel = relative(root, path);
-  return (rel && !rel.startsWith('..') ? rel : path).split('\\').join('/');
+  return discover(root, diskLister);
 }
 
 export interface WorkspacePlaybook {
