@@ -4,6 +4,7 @@ import { runGraph } from './commands/graph.js';
 import { runLsp } from './commands/lsp.js';
 import { runMcp } from './commands/mcp.js';
 import { runRun } from './commands/run.js';
+import { runRuns } from './commands/runs.js';
 import { runTest } from './commands/test.js';
 import { UsageError } from './io.js';
 import { VERSION } from './version.js';
@@ -27,6 +28,8 @@ Commands:
   compile FILE        print the validated execution IR as JSON
   graph FILE          print the step graph (text, mermaid, dot)
   run FILE            run a playbook (sim backend: scripted or generated agents, no model)
+  runs [list|show|cancel|restart|archive]
+                      list saved runs, show one, cancel, restart from a step, archive
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
   lsp --stdio         start the language server (LSP over stdin/stdout)
   mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
@@ -38,6 +41,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   compile: runCompile,
   graph: runGraph,
   run: (argv, io) => runRun(argv, io),
+  runs: (argv, io) => runRuns(argv, io),
   test: runTest,
   lsp: runLsp,
   mcp: runMcp,

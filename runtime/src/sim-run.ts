@@ -20,6 +20,12 @@ export interface SimRunOptions {
   askGate?: SimOptions['askGate'];
   persist?: (state: RunState) => void;
   onTransition?: (before: RunState, after: RunState, event: RunEvent) => void;
+  /**
+   * Each sim agent and check takes this long before it reports (SimOptions.delayMs); with a delay,
+   * the run is also persisted after every accepted event, as a backend whose reports arrive one at a
+   * time would persist it, so the run file follows the run while it lasts.
+   */
+  delayMs?: number;
 }
 
 export type SimRunResult =
@@ -38,18 +44,61 @@ export function runSim(options: SimRunOptions): SimRunResult {
     backend: 'sim',
     branch: options.branch ?? defaultBranch(options.ir, options.id),
   });
-  const simOptions: SimOptions = { scenario: options.scenario };
-  if (options.askGate) simOptions.askGate = options.askGate;
-  const driver = new Driver(state, {
-    backend: new SimBackend(simOptions),
-    clock,
-    secrets,
-    ...(options.persist ? { persist: options.persist } : {}),
-    ...(options.onTransition ? { onTransition: options.onTransition } : {}),
-  });
+  const driver = simDriver(state, options, clock, secrets);
   options.persist?.(state);
   driver.dispatch({ type: 'start' });
   return { ok: true, state: driver.state, refusals: driver.refusals };
+}
+
+export interface SimContinueOptions extends Omit<SimRunOptions, 'ir' | 'inputs' | 'id' | 'branch'> {
+  /** the run as the store has it */
+  state: RunState;
+  /** what sets it going again, such as `restart-from` */
+  event: RunEvent;
+  /** secret input values, when given again (a run loaded from the store has only the mask) */
+  secrets?: Record<string, unknown>;
+}
+
+export type SimContinueResult =
+  { ok: true; state: RunState; refusals: Refusal[] } | { ok: false; error: string; state: RunState };
+
+/**
+ * Drives a stored run on the `sim` backend with autopilot from `event` (a restart, say) to where it
+ * stops, as `runSim` drives a new one. A refused `event` changes nothing and saves nothing.
+ */
+export function continueSim(options: SimContinueOptions): SimContinueResult {
+  const clock = options.clock ?? Date.now;
+  const driver = simDriver(options.state, options, clock, options.secrets ?? {});
+  const error = driver.dispatch(options.event);
+  if (error !== undefined) return { ok: false, error, state: options.state };
+  return { ok: true, state: driver.state, refusals: driver.refusals };
+}
+
+function simDriver(
+  state: RunState,
+  options: Pick<SimRunOptions, 'scenario' | 'askGate' | 'persist' | 'onTransition' | 'delayMs'>,
+  clock: () => number,
+  secrets: Record<string, unknown>,
+): Driver {
+  const simOptions: SimOptions = { scenario: options.scenario };
+  if (options.askGate) simOptions.askGate = options.askGate;
+  if (options.delayMs) simOptions.delayMs = options.delayMs;
+  const { persist, onTransition, delayMs } = options;
+  const everyEvent = delayMs && persist;
+  return new Driver(state, {
+    backend: new SimBackend(simOptions),
+    clock,
+    secrets,
+    ...(persist ? { persist } : {}),
+    ...(onTransition || everyEvent
+      ? {
+          onTransition: (before: RunState, after: RunState, event: RunEvent) => {
+            if (everyEvent) persist(after);
+            onTransition?.(before, after, event);
+          },
+        }
+      : {}),
+  });
 }
 
 /** `new-worktree` runs get `playbooks/<playbook>-<short id>` (seed 000); others the current branch, unknown to sim. */

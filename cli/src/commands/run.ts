@@ -14,7 +14,14 @@ import {
   toText,
   vecSlice,
 } from '@kairoku-playbook/runtime';
-import type { HistoryEntry, OpenGate, RunState, Scenario, ScriptedDecision } from '@kairoku-playbook/runtime';
+import type {
+  HistoryEntry,
+  OpenGate,
+  Refusal,
+  RunState,
+  Scenario,
+  ScriptedDecision,
+} from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { UsageError, readPlaybookFile } from '../io.js';
@@ -38,6 +45,8 @@ Options:
   --backend sim        the backend (sim only in this build; paseo and kairoku come later)
   --scenario FILE      a scenario that scripts the sim backend
   --json               print the final run state as JSON (SPEC §8) and ask nothing
+  --sim-delay MS       each sim agent and check takes MS milliseconds, and the run is saved after
+                       every event (for tests that need a run to last)
   -h, --help           this help
 
 Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, was canceled or
@@ -50,7 +59,14 @@ export function runRun(
 ): number {
   const args = parseArgs(
     argv,
-    { input: 'string', backend: 'string', scenario: 'string', json: 'boolean', help: 'boolean' },
+    {
+      input: 'string',
+      backend: 'string',
+      scenario: 'string',
+      json: 'boolean',
+      help: 'boolean',
+      'sim-delay': 'string',
+    },
     { h: 'help' },
   );
   if (args.flags.has('help')) {
@@ -61,6 +77,7 @@ export function runRun(
   if (backend !== 'sim')
     throw new UsageError(`the ${backend} backend is not available in this build; use --backend sim`);
   const json = args.flags.has('json');
+  const delayMs = simDelay(flag(args, 'sim-delay'));
   const ir = compileFile(args.positionals, io, 'run');
   if (!ir) return 1;
 
@@ -92,6 +109,7 @@ export function runRun(
     id,
     clock: now,
     persist: (state) => store.save(state),
+    ...(delayMs ? { delayMs } : {}),
     ...(progress
       ? {
           onTransition: (before: RunState, after: RunState) => {
@@ -107,11 +125,35 @@ export function runRun(
     return 2;
   }
 
-  let state = result.state;
+  const state = settleSimRun(result.state, result.refusals, store, io, now);
+  printRunEnd(state, json, io, interactive ? terminal : undefined);
+  return state.status === 'completed' ? 0 : 1;
+}
+
+/** `--sim-delay MS`: a whole number of milliseconds, at most a minute. */
+export function simDelay(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms > 60_000)
+    throw new UsageError(`--sim-delay takes milliseconds (0 to 60000), not "${text}"`);
+  return ms;
+}
+
+/**
+ * Where a sim run stopped: nothing else drives it, so a run still going is canceled, saying why
+ * (a refused scripted event, a gate left open); refusals of a run that ended are warned about.
+ */
+export function settleSimRun(
+  state: RunState,
+  refusals: readonly Refusal[],
+  store: RunStore,
+  io: CommandIo,
+  now: () => number,
+): RunState {
   if (state.status === 'running' || state.status === 'paused') {
     // Nothing else drives a sim run: say why it stopped, and cancel it rather than leave it hanging.
-    const why = result.refusals.length
-      ? result.refusals.map(
+    const why = refusals.length
+      ? refusals.map(
           (r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`,
         )
       : openGates(state).map((name) => `gate "${name}" was left open`);
@@ -124,21 +166,24 @@ export function runRun(
     state = canceled.state;
     store.save(state);
   } else {
-    for (const refusal of result.refusals)
+    for (const refusal of refusals)
       io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${refusal.error}\n`);
   }
+  return state;
+}
 
+/** The end of a run as `run` prints it: the SPEC §8 JSON, or its status, reason and outputs. */
+export function printRunEnd(state: RunState, json: boolean, io: CommandIo, terminal?: Terminal): void {
   if (json) io.stdout(`${JSON.stringify(summarize(state), null, 2)}\n`);
   else {
-    const out = interactive ? terminal.write : io.stdout;
+    const out = terminal ? terminal.write : io.stdout;
     out(`run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}\n`);
     const outputs = Object.entries(state.outputs ?? {});
     if (outputs.length) out(`outputs:\n${outputs.map(([k, v]) => `  ${k}: ${toText(v)}\n`).join('')}`);
   }
-  return state.status === 'completed' ? 0 : 1;
 }
 
-function loadScenario(file: string | undefined, ir: Ir, cwd: string): Scenario {
+export function loadScenario(file: string | undefined, ir: Ir, cwd: string): Scenario {
   const path = file === undefined ? undefined : resolve(cwd, file);
   let value: unknown = undefined;
   if (path !== undefined) {
@@ -184,7 +229,7 @@ export function progressLine(entry: HistoryEntry): string {
 }
 
 /** Asks a gate at the terminal: its choices, then a comment when the choice takes one. */
-function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefined {
+export function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefined {
   const names = gate.choices.map((c) => c.name);
   const listed = gate.choices
     .map(

@@ -16,6 +16,11 @@ export interface SimOptions {
    * the gate open. Without it, such a gate takes its first declared choice.
    */
   askGate?: (gate: OpenGate, state: RunState) => ScriptedDecision | undefined;
+  /**
+   * Milliseconds each agent and check takes before it reports (or stops), spent blocking (the sim
+   * run stays synchronous). For tests that need a run to last, such as killing its process midway.
+   */
+  delayMs?: number;
 }
 
 /**
@@ -76,6 +81,7 @@ export class SimBackend implements Backend {
     const script = isAfter ? this.scenario.after[ir.name] : this.scenario.steps[ir.name];
     const scripted = script?.length ? script[Math.min(attempt, script.length) - 1]! : {};
     const agent = `sim:${state.id}:${name}:${attempt}`;
+    if (this.options.delayMs) sleep(this.options.delayMs);
     if (scripted.silent) {
       context.emit({ type: 'agent-stopped', step: name, attempt });
       return;
@@ -99,6 +105,11 @@ export class SimBackend implements Backend {
     if (this.options.askGate) return this.options.askGate(gate, state);
     return { choice: gate.choices[0]!.name };
   }
+}
+
+/** Blocks the thread (a sim run is synchronous; there is nothing else for it to do meanwhile). */
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** What a step the scenario does not script reports: a check passes, others their first outcome. */

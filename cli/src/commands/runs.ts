@@ -1,0 +1,342 @@
+import {
+  RunStore,
+  allSteps,
+  continueSim,
+  defaultHome,
+  isEnded,
+  recoverRuns,
+  step,
+  summarize,
+  toText,
+  vecSlice,
+} from '@kairoku-playbook/runtime';
+import type { OpenGate, RunState, StepRun } from '@kairoku-playbook/runtime';
+import { closest } from '@kairoku-playbook/grammar';
+import { flag, parseArgs } from '../args.js';
+import { UsageError } from '../io.js';
+import type { CommandIo } from '../main.js';
+import { askGate, loadScenario, printRunEnd, progressLine, settleSimRun, simDelay } from './run.js';
+import { processTerminal } from './terminal.js';
+import type { Terminal } from './terminal.js';
+
+export const RUNS_HELP = `Usage: kairoku-playbook runs [list] [--all] [--json]
+       kairoku-playbook runs show ID [--json]
+       kairoku-playbook runs cancel ID [--reason TEXT]
+       kairoku-playbook runs restart ID --from STEP [--scenario FILE] [--json]
+       kairoku-playbook runs archive ID
+
+The runs saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs).
+
+Commands:
+  list                 id, playbook, status, start time and steps done/total of each run, active
+                       ones first; archived runs only with --all
+  show ID              a run's steps with their status, attempts and outcomes, its loops, outputs
+                       and last history entries; --json prints the run as \`run --json\` does (SPEC §8)
+  cancel ID            cancels a running or paused run (on an ended run, its running after-tasks)
+  restart ID           reopens an ended run from a step whose needs completed (--from STEP), then
+                       runs it on the sim backend as \`run\` does (--scenario scripts its agents)
+  archive ID           hides an ended run from \`list\` (\`list --all\` still shows it)
+
+Options:
+  --all                list: include archived runs
+  --json               list, show, restart: JSON
+  --from STEP          restart: the step to restart from
+  --scenario FILE      restart: a scenario that scripts the sim backend
+  --sim-delay MS       restart: each sim agent and check takes MS milliseconds
+  --reason TEXT        cancel: why (recorded in the run's history)
+  -h, --help           this help
+
+Exit codes: 0 done (restart: the run completed); 1 refused (the run's rules do not allow it) or,
+after restart, the run did not complete; 2 usage errors and unknown runs.`;
+
+const SUBCOMMANDS = ['list', 'show', 'cancel', 'restart', 'archive'] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+export function runRuns(
+  argv: readonly string[],
+  io: CommandIo,
+  terminal: Terminal | undefined = processTerminal(),
+): number {
+  const args = parseArgs(
+    argv,
+    {
+      all: 'boolean',
+      json: 'boolean',
+      from: 'string',
+      scenario: 'string',
+      reason: 'string',
+      help: 'boolean',
+      'sim-delay': 'string',
+    },
+    { h: 'help' },
+  );
+  if (args.flags.has('help')) {
+    io.stdout(`${RUNS_HELP}\n`);
+    return 0;
+  }
+  const [first = 'list', ...rest] = args.positionals;
+  if (!(SUBCOMMANDS as readonly string[]).includes(first)) {
+    const suggestion = closest(first, [...SUBCOMMANDS]);
+    throw new UsageError(
+      `unknown runs command "${first}"${suggestion ? `; did you mean "${suggestion}"?` : ''}; the commands are ${SUBCOMMANDS.join(', ')}`,
+    );
+  }
+  const sub = first as Subcommand;
+  const allowed: Record<Subcommand, string[]> = {
+    list: ['all', 'json'],
+    show: ['json'],
+    cancel: ['reason'],
+    restart: ['from', 'scenario', 'json', 'sim-delay'],
+    archive: [],
+  };
+  for (const name of args.flags.keys())
+    if (!allowed[sub].includes(name)) throw new UsageError(`runs ${sub} takes no --${name}`);
+  const store = new RunStore(defaultHome());
+  const json = args.flags.has('json');
+  if (sub === 'list') {
+    if (rest.length) throw new UsageError(`runs list takes no arguments, not "${rest[0]}"`);
+    return list(store, io, args.flags.has('all'), json);
+  }
+  if (rest.length !== 1)
+    throw new UsageError(`runs ${sub} takes one run id; see kairoku-playbook runs --help`);
+  const id = rest[0]!;
+  switch (sub) {
+    case 'show':
+      return show(load(store, id), io, json);
+    case 'cancel':
+      return cancel(store, load(store, id), io, flag(args, 'reason'));
+    case 'archive':
+      return archive(store, load(store, id), io);
+    case 'restart': {
+      const from = flag(args, 'from');
+      if (from === undefined) throw new UsageError('runs restart needs --from STEP');
+      return restart(store, id, from, io, {
+        json,
+        scenario: flag(args, 'scenario'),
+        delayMs: simDelay(flag(args, 'sim-delay')),
+        terminal: json ? undefined : terminal,
+      });
+    }
+  }
+}
+
+function load(store: RunStore, id: string): RunState {
+  let state: RunState | undefined;
+  try {
+    state = store.load(id);
+  } catch (error) {
+    throw new UsageError(`cannot read run ${id}: ${(error as Error).message}`);
+  }
+  if (state) return state;
+  const ids = store.loadAll().runs.map((r) => r.id);
+  const suggestion = closest(id, ids);
+  throw new UsageError(
+    `no run "${id}" in ${store.folder}${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+  );
+}
+
+function warnProblems(store: RunStore, io: CommandIo): RunState[] {
+  const { runs, problems } = store.loadAll();
+  for (const problem of problems)
+    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
+  return runs;
+}
+
+// ---- list --------------------------------------------------------------------------------------
+
+interface ListedRun {
+  id: string;
+  playbook: string;
+  status: RunState['status'];
+  startedAt: string | null;
+  endedAt: string | null;
+  steps: { done: number; total: number };
+  archivedAt?: string;
+}
+
+function list(store: RunStore, io: CommandIo, all: boolean, json: boolean): number {
+  const runs = warnProblems(store, io)
+    .filter((r) => all || !r.archivedAt)
+    .sort(
+      (a, b) =>
+        Number(isEnded(a.status)) - Number(isEnded(b.status)) || b.createdAt.localeCompare(a.createdAt),
+    );
+  const listed: ListedRun[] = runs.map((r) => {
+    const entry: ListedRun = {
+      id: r.id,
+      playbook: r.playbook,
+      status: r.status,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      steps: { done: r.settled, total: r.steps.size },
+    };
+    if (r.archivedAt) entry.archivedAt = r.archivedAt;
+    return entry;
+  });
+  if (json) {
+    io.stdout(`${JSON.stringify(listed, null, 2)}\n`);
+    return 0;
+  }
+  if (!listed.length) {
+    io.stdout(all ? 'no runs\n' : 'no runs (archived ones are listed with --all)\n');
+    return 0;
+  }
+  const rows = [
+    ['ID', 'PLAYBOOK', 'STATUS', 'STARTED', 'STEPS'],
+    ...listed.map((r) => [
+      r.id,
+      r.playbook,
+      r.archivedAt ? `${r.status} (archived)` : r.status,
+      r.startedAt ?? '-',
+      `${r.steps.done}/${r.steps.total}`,
+    ]),
+  ];
+  io.stdout(table(rows));
+  return 0;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) =>
+      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
+    )
+    .join('\n')
+    .concat('\n');
+}
+
+// ---- show --------------------------------------------------------------------------------------
+
+const HISTORY_SHOWN = 15;
+
+function show(state: RunState, io: CommandIo, json: boolean): number {
+  if (json) {
+    io.stdout(`${JSON.stringify(summarize(state), null, 2)}\n`);
+    return 0;
+  }
+  const lines: string[] = [];
+  lines.push(`run ${state.id}: ${state.playbook} (${state.title})`);
+  lines.push(`status: ${state.status}${state.reason ? ` (${state.reason})` : ''}`);
+  lines.push(`backend: ${state.backend}${state.branch ? `, branch ${state.branch}` : ''}`);
+  lines.push(
+    `started: ${state.startedAt ?? '-'}${state.endedAt ? `, ended: ${state.endedAt}` : ''}${state.archivedAt ? `, archived: ${state.archivedAt}` : ''}`,
+  );
+  lines.push(`steps (${state.settled}/${state.steps.size} done):`);
+  for (const run of allSteps(state)) lines.push(...stepLines(run));
+  if (state.after.length) {
+    lines.push('after:');
+    for (const run of state.after) lines.push(...stepLines(run));
+  }
+  const loops = Object.entries(state.loops).filter(([, n]) => n > 0);
+  if (loops.length) lines.push(`loops: ${loops.map(([k, n]) => `${k}=${n}`).join(', ')}`);
+  const outputs = Object.entries(state.outputs ?? {});
+  if (outputs.length) {
+    lines.push('outputs:');
+    for (const [name, value] of outputs) lines.push(`  ${name}: ${toText(value)}`);
+  }
+  const history = vecSlice(state.history, state.history.size - HISTORY_SHOWN);
+  lines.push(`history (last ${history.length} of ${state.history.size}):`);
+  for (const entry of history) lines.push(`  ${entry.at} ${progressLine(entry)}`);
+  io.stdout(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+function stepLines(run: StepRun): string[] {
+  const attempts = run.attempts.map((a) => a.outcome ?? a.ended ?? (a.endedAt ? 'ended' : 'open'));
+  const head = `  ${run.name.padEnd(12)} ${run.status.padEnd(9)}`;
+  const tried = attempts.length
+    ? ` ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}: ${attempts.join(', ')}`
+    : '';
+  const lines = [`${head}${tried}${run.reason ? ` (${run.reason})` : ''}`.trimEnd()];
+  if (run.gate) lines.push(`    gate open: ${run.gate.title}`);
+  return lines;
+}
+
+// ---- cancel, archive ---------------------------------------------------------------------------
+
+function cancel(store: RunStore, state: RunState, io: CommandIo, reason: string | undefined): number {
+  const result = step(
+    state,
+    reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason },
+    Date.now(),
+  );
+  if (result.error !== undefined) {
+    io.stderr(`kairoku-playbook: run ${state.id}: ${result.error}\n`);
+    return 1;
+  }
+  store.save(result.state);
+  io.stdout(`run ${state.id} ${result.state.status}\n`);
+  return 0;
+}
+
+function archive(store: RunStore, state: RunState, io: CommandIo): number {
+  if (!isEnded(state.status)) {
+    io.stderr(
+      `kairoku-playbook: run ${state.id} is ${state.status}: only an ended run can be archived (cancel it first)\n`,
+    );
+    return 1;
+  }
+  if (state.archivedAt) {
+    io.stdout(`run ${state.id} was already archived at ${state.archivedAt}\n`);
+    return 0;
+  }
+  store.save({ ...state, archivedAt: new Date().toISOString() });
+  io.stdout(`run ${state.id} archived\n`);
+  return 0;
+}
+
+// ---- restart -----------------------------------------------------------------------------------
+
+function restart(
+  store: RunStore,
+  id: string,
+  from: string,
+  io: CommandIo,
+  options: { json: boolean; scenario: string | undefined; delayMs: number | undefined; terminal?: Terminal },
+): number {
+  const now = Date.now;
+  // As `run` does: sim agents of a killed process are gone, so their steps are lost first.
+  const recovered = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: now() });
+  for (const problem of recovered.problems)
+    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
+  const loaded = load(store, id);
+  if (loaded.backend !== 'sim')
+    throw new UsageError(
+      `run ${id} runs on the ${loaded.backend} backend; this build restarts sim runs only (use the manager's restart_run)`,
+    );
+  if (loaded.startedAt === null) {
+    // The core would reopen it, but a run that never started cannot start a step (it stays stuck).
+    io.stderr(
+      `kairoku-playbook: run ${id} never started (its process ended before it did): start a new run of ${loaded.playbook} instead\n`,
+    );
+    return 1;
+  }
+  const scenario = loadScenario(options.scenario, loaded.ir, io.cwd);
+  const { archivedAt: _archived, ...state } = loaded;
+  const { terminal, json } = options;
+  const progress = json ? undefined : (terminal?.write ?? io.stdout);
+  const result = continueSim({
+    state,
+    event: { type: 'restart-from', step: from },
+    scenario,
+    clock: now,
+    persist: (s) => store.save(s),
+    ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+    ...(progress
+      ? {
+          onTransition: (before: RunState, after: RunState) => {
+            for (const entry of vecSlice(after.history, before.history.size))
+              progress(`${progressLine(entry)}\n`);
+          },
+        }
+      : {}),
+    ...(terminal ? { askGate: (gate: OpenGate) => askGate(gate, terminal) } : {}),
+  });
+  if (!result.ok) {
+    io.stderr(`kairoku-playbook: run ${id}: ${result.error}\n`);
+    return 1;
+  }
+  const ended = settleSimRun(result.state, result.refusals, store, io, now);
+  printRunEnd(ended, json, io, terminal);
+  return ended.status === 'completed' ? 0 : 1;
+}

@@ -1,0 +1,204 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+import type { CommandIo } from '../src/main.js';
+
+const repo = new URL('../../', import.meta.url).pathname;
+let home: string;
+let previousHome: string | undefined;
+let scenarioDir: string;
+
+beforeAll(() => {
+  previousHome = process.env.KAIROKU_PLAYBOOK_HOME;
+  home = mkdtempSync(join(tmpdir(), 'kp-runs-home-'));
+  process.env.KAIROKU_PLAYBOOK_HOME = home;
+  scenarioDir = mkdtempSync(join(tmpdir(), 'kp-runs-'));
+  writeFileSync(
+    join(scenarioDir, 'fails.yml'),
+    `inputs: { task: t }\nsteps:\n  implement: [{ outcome: done, outputs: { branch: feat/x } }]\n  qa: [{ outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: pass }]\n`,
+  );
+  writeFileSync(
+    join(scenarioDir, 'passes.yml'),
+    `inputs: { task: t }\nsteps:\n  implement: [{ outcome: done, outputs: { branch: feat/x } }]\n  qa: [{ outcome: pass }]\n`,
+  );
+});
+afterAll(() => {
+  if (previousHome === undefined) delete process.env.KAIROKU_PLAYBOOK_HOME;
+  else process.env.KAIROKU_PLAYBOOK_HOME = previousHome;
+});
+
+function run(argv: string[], cwd = repo) {
+  const out = { stdout: '', stderr: '' };
+  const io: CommandIo = {
+    cwd,
+    stdout: (t) => (out.stdout += t),
+    stderr: (t) => (out.stderr += t),
+    color: false,
+    colorStderr: false,
+  };
+  const code = main(argv, io);
+  return { code, ...out };
+}
+
+/** Starts a sim run of pr.yml with a scenario and returns its id and final status. */
+function start(scenario: string): { id: string; status: string } {
+  const result = run(['run', 'playbooks/pr.yml', '--scenario', join(scenarioDir, scenario), '--json']);
+  const summary = JSON.parse(result.stdout);
+  return { id: summary.id, status: summary.status };
+}
+
+const file = (id: string) => JSON.parse(readFileSync(join(home, 'runs', `${id}.json`), 'utf8'));
+
+describe('kairoku-playbook runs', () => {
+  it('--help, and is listed in the main help', () => {
+    const help = run(['runs', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: kairoku-playbook runs \[list\] \[--all\] \[--json\]/);
+    expect(help.stdout).toContain('runs restart ID --from STEP');
+    expect(run(['--help']).stdout).toContain('runs [list|show|cancel|restart|archive]');
+  });
+
+  it('refuses unknown subcommands, options and runs as usage errors (exit 2)', () => {
+    expect(run(['runs', 'lst'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/did you mean "list"/),
+    });
+    expect(run(['runs', 'show'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/one run id/) });
+    expect(run(['runs', 'show', 'pr-nope'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/no run "pr-nope"/),
+    });
+    expect(run(['runs', 'list', '--from', 'x'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/takes no --from/),
+    });
+    expect(run(['runs', 'restart', 'x'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/needs --from/),
+    });
+  });
+
+  it('list shows id, playbook, status, start and steps done/total; --json too', () => {
+    const done = start('passes.yml');
+    const failed = start('fails.yml');
+    expect(done.status).toBe('completed');
+    expect(failed.status).toBe('failed');
+    const text = run(['runs', 'list']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[0]).toMatch(/^ID\s+PLAYBOOK\s+STATUS\s+STARTED\s+STEPS$/);
+    expect(text.stdout).toMatch(new RegExp(`${done.id}\\s+pr\\s+completed\\s+\\S+Z\\s+5/5`));
+    expect(text.stdout).toMatch(new RegExp(`${failed.id}\\s+pr\\s+failed\\s+\\S+Z\\s+2/5`));
+    const listed = JSON.parse(run(['runs', '--json']).stdout);
+    expect(listed.find((r: { id: string }) => r.id === done.id)).toMatchObject({
+      playbook: 'pr',
+      status: 'completed',
+      steps: { done: 5, total: 5 },
+      startedAt: expect.any(String),
+    });
+  });
+
+  it('show prints the SPEC §8 summary with --json, a readable listing without', () => {
+    const failed = start('fails.yml');
+    const json = JSON.parse(run(['runs', 'show', failed.id, '--json']).stdout);
+    expect(json).toMatchObject({
+      id: failed.id,
+      playbook: 'pr',
+      status: 'failed',
+      steps: {
+        qa: {
+          status: 'failed',
+          attempts: [{ outcome: 'fail' }, { outcome: 'fail' }, { outcome: 'fail' }, { outcome: 'fail' }],
+        },
+      },
+      loops: { 'qa.fail': 3 },
+    });
+    const text = run(['runs', 'show', failed.id]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`run ${failed.id}: pr (Implement, review and land a change)`);
+    expect(text.stdout).toMatch(/status: failed/);
+    expect(text.stdout).toMatch(/ {2}qa\s+failed\s+4 attempts: fail, fail, fail, fail/);
+    expect(text.stdout).toMatch(/ {2}implement\s+completed\s+4 attempts: done, done, done, done/);
+    expect(text.stdout).toContain('loops: qa.fail=3');
+    expect(text.stdout).toMatch(/history \(last 15 of \d+\):/);
+    expect(text.stdout).toMatch(/✗ .*run/);
+  });
+
+  it('restart --from continues the run on the sim backend; refused when needs have not completed', () => {
+    const failed = start('fails.yml');
+    const refused = run(['runs', 'restart', failed.id, '--from', 'review']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('step "review" cannot restart');
+    expect(refused.stderr).toMatch(/cannot restart: its needs have not completed \(qa is failed\)/);
+    expect(file(failed.id).status).toBe('failed');
+    expect(run(['runs', 'restart', failed.id, '--from', 'qax']).stderr).toMatch(/did you mean "qa"/);
+
+    // qa's 5th attempt passes in the scenario: the restarted run completes.
+    const restarted = run([
+      'runs',
+      'restart',
+      failed.id,
+      '--from',
+      'qa',
+      '--scenario',
+      join(scenarioDir, 'fails.yml'),
+      '--json',
+    ]);
+    expect(restarted.stderr).toBe('');
+    expect(restarted.code).toBe(0);
+    expect(JSON.parse(restarted.stdout)).toMatchObject({
+      id: failed.id,
+      status: 'completed',
+      steps: { qa: { status: 'completed' } },
+      outputs: { branch: 'feat/x' },
+    });
+    expect(file(failed.id).status).toBe('completed');
+    expect(run(['runs', 'restart', failed.id, '--from', 'plan']).code).toBe(0);
+  });
+
+  it('cancel applies the core cancel and persists; refused on an ended run with nothing running', () => {
+    const done = start('passes.yml');
+    // A running run: a copy of the saved file, marked running (a sim run never stays running).
+    const record = file(done.id);
+    const refused = run(['runs', 'cancel', done.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the run has already ended \(completed\) and no after-task is running/);
+    record.id = `${done.id}x`;
+    record.status = 'running';
+    record.endedAt = null;
+    writeFileSync(join(home, 'runs', `${record.id}.json`), JSON.stringify(record));
+    const canceled = run(['runs', 'cancel', record.id, '--reason', 'not needed']);
+    expect(canceled).toMatchObject({ code: 0, stdout: `run ${record.id} canceled\n` });
+    const saved = file(record.id);
+    expect(saved.status).toBe('canceled');
+    expect(saved.reason).toContain('not needed');
+    expect(saved.history.at(-1).kind).toBe('run-canceled');
+  });
+
+  it('archive: ended runs only; hidden from list unless --all', () => {
+    const done = start('passes.yml');
+    expect(run(['runs', 'archive', done.id])).toMatchObject({ code: 0, stdout: `run ${done.id} archived\n` });
+    expect(file(done.id).archivedAt).toEqual(expect.any(String));
+    expect(run(['runs', 'archive', done.id]).stdout).toContain('already archived');
+    expect(run(['runs', 'list']).stdout).not.toContain(done.id);
+    expect(run(['runs', 'list', '--all']).stdout).toMatch(
+      new RegExp(`${done.id}\\s+pr\\s+completed \\(archived\\)`),
+    );
+    const json = JSON.parse(run(['runs', 'list', '--all', '--json']).stdout);
+    expect(json.find((r: { id: string }) => r.id === done.id).archivedAt).toEqual(expect.any(String));
+
+    const record = file(done.id);
+    record.id = `${done.id}r`;
+    record.status = 'running';
+    delete record.archivedAt;
+    writeFileSync(join(home, 'runs', `${record.id}.json`), JSON.stringify(record));
+    expect(run(['runs', 'archive', record.id])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/is running: only an ended run can be archived/),
+    });
+    // A restart clears archiving.
+    expect(run(['runs', 'restart', done.id, '--from', 'qa']).code).toBe(0);
+    expect(file(done.id).archivedAt).toBeUndefined();
+  });
+});
