@@ -184,6 +184,17 @@ describe('restart from a step', () => {
     expect(skip.step('maybe').reason).toBe('its when condition is false');
   });
 
+  it('starts a run that was canceled before it ever started (a process killed between create and start)', () => {
+    const run = new Run(CHAIN);
+    run.send({ type: 'cancel' });
+    expect(run.state.status).toBe('canceled');
+    expect(run.state.startedAt).toBeNull();
+    run.send({ type: 'restart-from', step: 'a' });
+    expect(run.state.startedAt).not.toBeNull();
+    run.pass('a');
+    expect(run.statuses()).toMatchObject({ a: 'completed', b: 'ready', c: 'ready' });
+  });
+
   it('refuses a running run, and a step whose needs have not completed', () => {
     const run = new Run(CHAIN);
     run.send({ type: 'start' });

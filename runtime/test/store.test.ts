@@ -15,6 +15,21 @@ const pr = compileFile('playbooks/pr.yml');
 const home = () => mkdtempSync(join(tmpdir(), 'kp-home-'));
 
 describe('the run store', () => {
+  it('removes temp files that killed processes left mid-write, and keeps those of live ones', () => {
+    const store = new RunStore(home());
+    const run = new Run(pr, { task: 'x' });
+    store.save(run.state);
+    const folder = join(store.path(run.state.id), '..');
+    const dead = `.${run.state.id}.json.999999999.0.tmp`;
+    const live = `.${run.state.id}.json.${process.pid}.7.tmp`;
+    writeFileSync(join(folder, dead), '{"partial":');
+    writeFileSync(join(folder, live), '{"partial":');
+    expect(store.loadAll().problems).toEqual([]);
+    const left = readdirSync(folder);
+    expect(left).not.toContain(dead);
+    expect(left).toContain(live);
+  });
+
   it('lives in $KAIROKU_PLAYBOOK_HOME, else ~/.kairoku-playbook', () => {
     expect(defaultHome({ KAIROKU_PLAYBOOK_HOME: '/x/y' })).toBe('/x/y');
     expect(defaultHome({})).toMatch(/\.kairoku-playbook$/);
@@ -65,6 +80,27 @@ describe('the run store', () => {
       'unsupported run state version 7 (this runtime reads 1)',
     );
     expect(() => store.path('../etc/passwd')).toThrow('invalid run id');
+  });
+
+  it('on start, also marks after-tasks of an ended run lost when their agents are gone', () => {
+    const store = new RunStore(home());
+    const run = new Run(pr, { task: 'x', strict: true });
+    run.send({ type: 'start' });
+    run.pass('plan', 'done', { plan: 'p', files: [] });
+    run.pass('implement', 'done', { branch: 'b' });
+    run.pass('qa', 'pass');
+    run.pass('review', 'approved', { verdict: 'approve' });
+    run.send({ type: 'request-gate', step: 'ship' });
+    run.send({ type: 'gate-decided', step: 'ship', choice: 'approve' });
+    expect(run.state.status).toBe('completed');
+    run.send({ type: 'start-step', step: 'after.summarize' });
+    run.send({ type: 'step-started', step: 'after.summarize', attempt: 1, agent: 'agent-9' });
+    store.save(run.state);
+    const { recovered } = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: 0 });
+    expect(recovered.map((r) => r.lost)).toEqual([['after.summarize']]);
+    const saved = store.load(run.state.id)!;
+    expect(saved.status).toBe('completed');
+    expect(saved.after.find((a) => a.name === 'summarize')!.status).not.toBe('running');
   });
 
   it('on start, marks running steps whose agents no longer exist lost, and tells the manager', () => {

@@ -304,13 +304,6 @@ function restart(
     throw new UsageError(
       `run ${id} runs on the ${loaded.backend} backend; this build restarts sim runs only (use the manager's restart_run)`,
     );
-  if (loaded.startedAt === null) {
-    // The core would reopen it, but a run that never started cannot start a step (it stays stuck).
-    io.stderr(
-      `kairoku-playbook: run ${id} never started (its process ended before it did): start a new run of ${loaded.playbook} instead\n`,
-    );
-    return 1;
-  }
   const scenario = loadScenario(options.scenario, loaded.ir, io.cwd);
   const { archivedAt: _archived, ...state } = loaded;
   const { terminal, json } = options;

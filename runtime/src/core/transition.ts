@@ -545,6 +545,8 @@ function restartFrom(run: WorkingRun, name: string): string | undefined {
   run.s.endedAt = null;
   run.s.outputs = null;
   run.s.deferred = [];
+  // A run canceled before it ever started (killed between creation and start) starts now.
+  run.s.startedAt ??= run.at;
   const timeoutMs = run.s.ir.limits.timeoutMs;
   run.s.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
   run.record('run-restarted', `run restarted from ${name}`, ref);

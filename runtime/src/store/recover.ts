@@ -1,6 +1,6 @@
 import type { Effect } from '../core/effects.js';
 import { vecGet } from '../core/pvec.js';
-import type { RunState } from '../core/state.js';
+import type { RunState, StepRun } from '../core/state.js';
 import { step } from '../core/transition.js';
 import type { RunStore } from './run-store.js';
 
@@ -25,26 +25,36 @@ export function recoverRuns(
   const result: RunState[] = [];
   for (const original of runs) {
     let state = original;
-    if (state.backend === options.backend && (state.status === 'running' || state.status === 'paused')) {
+    if (state.backend === options.backend) {
       const effects: Effect[] = [];
       const lost: string[] = [];
-      for (let index = 0; index < state.steps.size; index++) {
-        const run = vecGet(state.steps, index);
+      const active = state.status === 'running' || state.status === 'paused';
+      // Steps of an active run, and after-tasks of any run (they run after it ended).
+      const candidates: { name: string; run: StepRun }[] = [];
+      if (active) {
+        for (let index = 0; index < state.steps.size; index++) {
+          const run = vecGet(state.steps, index);
+          candidates.push({ name: run.name, run });
+        }
+      }
+      for (const task of state.after) candidates.push({ name: `after.${task.name}`, run: task });
+      for (const { name, run } of candidates) {
         const attempt = run.attempts[run.attempts.length - 1];
         if (run.status !== 'running' || !attempt || options.agentExists(attempt.agent)) continue;
         const next = step(
           state,
           {
             type: 'agent-lost',
-            step: run.name,
+            step: name,
             attempt: attempt.attempt,
             reason: 'its agent no longer exists after a restart',
           },
           options.now,
         );
+        if (next.error) continue;
         state = next.state;
         effects.push(...next.effects);
-        lost.push(run.name);
+        lost.push(name);
       }
       if (lost.length) {
         store.save(state);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
@@ -77,6 +77,7 @@ export class RunStore {
     } catch {
       return { runs, problems };
     }
+    this.removeAbandonedTempFiles();
     for (const name of names) {
       const file = join(this.folder, name);
       try {
@@ -86,5 +87,37 @@ export class RunStore {
       }
     }
     return { runs, problems };
+  }
+
+  /**
+   * A process killed during a write leaves its temp file (`.<id>.json.<pid>.<n>.tmp`) behind; the run
+   * file itself is whole (rename is atomic). Temp files of processes that no longer exist are removed.
+   */
+  private removeAbandonedTempFiles(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = /^\..+\.json\.(\d+)\.\d+\.tmp$/.exec(name);
+      if (!match || processIsAlive(Number(match[1]))) continue;
+      try {
+        unlinkSync(join(this.folder, name));
+      } catch {
+        // another process cleaned it first
+      }
+    }
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
