@@ -1,5 +1,6 @@
 import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
+import { runExplore } from './commands/explore.js';
 import { runGraph } from './commands/graph.js';
 import { runLsp } from './commands/lsp.js';
 import { runMcp } from './commands/mcp.js';
@@ -27,6 +28,7 @@ Commands:
   check [PATH...]     check playbooks and print diagnostics (text, json, sarif, github)
   compile FILE        print the validated execution IR as JSON
   graph FILE          print the step graph (text, mermaid, dot)
+  explore FILE        explore every run: most attempts per step, worst-case agent turns, PB310, PB311
   run FILE            run a playbook (sim backend: scripted or generated agents, no model)
   runs [list|show|cancel|restart|archive]
                       list saved runs, show one, cancel, restart from a step, archive
@@ -40,6 +42,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   check: runCheck,
   compile: runCompile,
   graph: runGraph,
+  explore: runExplore,
   run: (argv, io) => runRun(argv, io),
   runs: (argv, io) => runRuns(argv, io),
   test: runTest,

@@ -47,4 +47,25 @@ export { runPlaybookTest } from './testing/playbook-test.js';
 export type { PlaybookTestResult } from './testing/playbook-test.js';
 export { TOOL_DENIED, decideToolCall, maskSecrets, matchesPattern, recordDenial } from './policy/index.js';
 export type { Decision, Denial, PolicyContext, ToolCall, ToolName } from './policy/index.js';
+export {
+  DEFAULT_MAX_STATES,
+  Model,
+  applyExploreSuppressions,
+  describePath,
+  explore,
+  exploreDiagnostics,
+  keyAt,
+  pathLines,
+  sayMove,
+} from './explore/index.js';
+export type {
+  Applied,
+  Exploration,
+  ExploreOptions,
+  Move,
+  PathEvent,
+  PlaybookSource,
+  StuckRun,
+  UnitBound,
+} from './explore/index.js';
 export { diskLister } from './store/disk-lister.js';

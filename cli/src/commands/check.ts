@@ -1,7 +1,14 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SourceText, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
+import { SourceText, compilePlaybook, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
+import {
+  DEFAULT_MAX_STATES,
+  applyExploreSuppressions,
+  explore,
+  exploreDiagnostics,
+} from '@kairoku-playbook/runtime';
+import { CHECK_EXPLORE_SECONDS, budgetRanOut } from './explore.js';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { discoverPlaybooks, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
@@ -19,6 +26,9 @@ A folder PATH is searched the same way; a file PATH is always checked.
 Options:
   --format text|json|sarif|github   output format (default text)
   --max-warnings N                  exit 1 when there are more than N warnings (default: no limit)
+  --explore                         also explore every run of each playbook without errors (up to
+                                    ${DEFAULT_MAX_STATES} states or ${CHECK_EXPLORE_SECONDS} s each): PB310 (a step that can never run),
+                                    PB311 (a run that can get stuck)
   --no-color                        plain text even on a terminal
   -h, --help                        this help
 
@@ -40,8 +50,6 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
     io.stdout(`${CHECK_HELP}\n`);
     return 0;
   }
-  if (args.flags.has('explore'))
-    throw new UsageError('--explore comes with the runtime (explore); it is not available in this build');
   const format = oneOf(flag(args, 'format'), ['text', 'json', 'sarif', 'github'] as const, 'format', 'text');
   const maxWarningsText = flag(args, 'max-warnings');
   let maxWarnings = Infinity;
@@ -74,7 +82,12 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
   }
   const validation = validateWorkspace(files);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
-  const diagnostics = sortDiagnostics([...refused, ...validation.diagnostics]);
+  const explored = args.flags.has('explore') ? exploreAll(files, validation.diagnostics, io) : undefined;
+  const diagnostics = sortDiagnostics([
+    ...refused,
+    ...(explored ? explored.keep(validation.diagnostics) : validation.diagnostics),
+    ...(explored?.found ?? []),
+  ]);
   const sourceOf = (file: string) => sources.get(file);
 
   const color = format === 'text' && !args.flags.has('no-color') && io.color;
@@ -94,6 +107,39 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   return errors > 0 || warnings > maxWarnings ? 1 : 0;
+}
+
+/**
+ * `--explore`: PB310 and PB311 for every playbook that compiles, placed and suppressed like the
+ * compiler's own diagnostics. A `# playbook-ignore PB310` comment that silences one of them is not
+ * "silencing nothing": the compiler's PB903 for it is dropped.
+ */
+function exploreAll(files: readonly WorkspaceFile[], checked: readonly Diagnostic[], io: CommandIo) {
+  const found: Diagnostic[] = [];
+  const used = new Set<string>();
+  const failed = new Set(checked.filter((d) => d.severity === 'error').map((d) => d.file));
+  for (const { file, text } of files) {
+    if (failed.has(file)) continue;
+    const { ir } = compilePlaybook(file, text);
+    if (!ir) continue;
+    const exploration = explore(ir, { maxMillis: CHECK_EXPLORE_SECONDS * 1000 });
+    if (!exploration.complete)
+      io.stderr(
+        `kairoku-playbook: note: exploring ${file} stopped after ${exploration.states} states ` +
+          `(${budgetRanOut(exploration, CHECK_EXPLORE_SECONDS)}); PB310 is not reported for it ` +
+          '(kairoku-playbook explore explores one playbook further)\n',
+      );
+    const suppressed = applyExploreSuppressions(text, exploreDiagnostics(exploration, { file, text }));
+    found.push(...suppressed.diagnostics);
+    for (const range of suppressed.used) used.add(`${file}\u0000${range.start}\u0000${range.end}`);
+  }
+  return {
+    found,
+    keep: (diagnostics: readonly Diagnostic[]) =>
+      diagnostics.filter(
+        (d) => d.code !== 'PB903' || !used.has(`${d.file}\u0000${d.range.start}\u0000${d.range.end}`),
+      ),
+  };
 }
 
 /** Files as given, folders searched; a missing path is a usage error. */

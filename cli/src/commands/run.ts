@@ -14,21 +14,16 @@ import {
   toText,
   vecSlice,
 } from '@kairoku-playbook/runtime';
-import type {
-  HistoryEntry,
-  OpenGate,
-  Refusal,
-  RunState,
-  Scenario,
-  ScriptedDecision,
-} from '@kairoku-playbook/runtime';
+import type { OpenGate, Refusal, RunState, Scenario, ScriptedDecision } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { UsageError, readPlaybookFile } from '../io.js';
+import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
 import { compileFile } from './compile.js';
-import { processTerminal } from './terminal.js';
 import type { Terminal } from './terminal.js';
+
+export { progressLine };
 
 export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim] [--scenario FILE] [--json]
 
@@ -36,6 +31,8 @@ Runs a playbook. The sim backend (the default) runs it without a model: step age
 report what the scenario scripts (SPEC §8), or their first declared outcome with outputs made from
 their types. Reported outcomes are applied as reported (autopilot). Gates the scenario does not
 decide are asked at the terminal, or take their first choice when there is no terminal.
+On a terminal the run is drawn live, as the rows of its graph; otherwise (a pipe, a log, --json)
+it prints one progress line per event.
 The run is saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs); secret
 inputs never reach it.
 
@@ -55,7 +52,7 @@ could not go on; 2 usage errors and inputs that do not fit.`;
 export function runRun(
   argv: readonly string[],
   io: CommandIo,
-  terminal: Terminal | undefined = processTerminal(),
+  terminal: Terminal | undefined = processLiveTerminal(),
 ): number {
   const args = parseArgs(
     argv,
@@ -102,6 +99,16 @@ export function runRun(
 
   const interactive = !json && terminal !== undefined;
   const progress = json ? undefined : interactive ? terminal.write : io.stdout;
+  // A terminal that can be drawn on shows the run live; fake terminals and pipes get progress lines.
+  const view =
+    interactive && isLiveTerminal(terminal)
+      ? new LiveView(terminal, {
+          color: io.color,
+          columns: terminal.screen.columns,
+          rows: terminal.screen.rows,
+          now,
+        })
+      : undefined;
   const result = runSim({
     ir,
     scenario,
@@ -110,22 +117,29 @@ export function runRun(
     clock: now,
     persist: (state) => store.save(state),
     ...(delayMs ? { delayMs } : {}),
-    ...(progress
-      ? {
-          onTransition: (before: RunState, after: RunState) => {
-            for (const entry of vecSlice(after.history, before.history.size))
-              progress(`${progressLine(entry)}\n`);
-          },
-        }
-      : {}),
-    ...(interactive ? { askGate: (gate: OpenGate) => askGate(gate, terminal) } : {}),
+    ...(view
+      ? { onTransition: (_before: RunState, after: RunState) => view.update(after) }
+      : progress
+        ? {
+            onTransition: (before: RunState, after: RunState) => {
+              for (const entry of vecSlice(after.history, before.history.size))
+                progress(`${progressLine(entry)}\n`);
+            },
+          }
+        : {}),
+    ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, terminal, view) } : {}),
   });
   if (!result.ok) {
+    view?.close();
     for (const error of result.inputErrors) io.stderr(`kairoku-playbook: ${error}\n`);
     return 2;
   }
 
   const state = settleSimRun(result.state, result.refusals, store, io, now);
+  if (view) {
+    view.update(state);
+    view.close();
+  }
   printRunEnd(state, json, io, interactive ? terminal : undefined);
   return state.status === 'completed' ? 0 : 1;
 }
@@ -205,27 +219,18 @@ function openGates(state: RunState): string[] {
     .map(([name]) => name);
 }
 
-const SYMBOLS: Record<string, string> = {
-  'run-started': '▶',
-  'step-started': '▸',
-  'step-completed': '✓',
-  'step-skipped': '–',
-  loop: '↺',
-  'loop-counters-reset': '↺',
-  'loop-exhausted': '↺',
-  'step-retry': '↻',
-  'step-failed': '✗',
-  'step-lost': '✗',
-  'agent-lost': '✗',
-  'run-failed': '✗',
-  'run-canceled': '✗',
-  'gate-opened': '?',
-  'gate-decided': '!',
-  'run-completed': '✔',
-};
-
-export function progressLine(entry: HistoryEntry): string {
-  return `${SYMBOLS[entry.kind] ?? '·'} ${entry.text}`;
+/** A gate asked below the live view, which stops drawing while the prompt is open. */
+function askGateLive(
+  gate: OpenGate,
+  terminal: Terminal,
+  view: LiveView | undefined,
+): ScriptedDecision | undefined {
+  view?.pause();
+  try {
+    return askGate(gate, terminal);
+  } finally {
+    view?.resume();
+  }
 }
 
 /** Asks a gate at the terminal: its choices, then a comment when the choice takes one. */
