@@ -11,6 +11,8 @@ interface Suppression {
   namedError: boolean;
 }
 
+const EXPLORE_CODES = new Set(['PB310', 'PB311']);
+
 const COMMENT = /(^|[ \t])#[ \t]*playbook-ignore\b([^\n\r]*)/g;
 
 /**
@@ -60,7 +62,8 @@ export function applySuppressions(
     return false;
   });
   for (const suppression of suppressions) {
-    if (suppression.used) continue;
+    // PB310/PB311 come from `check --explore`, which applies those suppressions itself.
+    if (suppression.used || EXPLORE_CODES.has(suppression.code)) continue;
     kept.push({
       file,
       range: suppression.range,
