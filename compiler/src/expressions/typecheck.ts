@@ -155,10 +155,9 @@ export class ExpressionChecker {
 
   /** `inputs` as a whole (say `toJSON(inputs)`) reads every input: each is referenced, and a secret is PB407. */
   private wholeInputs(expr: Extract<Expr, { kind: 'identifier' }>): Type {
-    const range = this.range(expr.span);
     const fields = new Map<string, { type: Type; optional: boolean }>();
     for (const input of this.context.model.inputs) {
-      this.reference({ kind: 'input', name: input.name, range });
+      this.reference({ kind: 'input', name: input.name }, expr.span);
       fields.set(input.name, { type: input.type ?? ANY, optional: !(input.required || input.defaultValue) });
     }
     const secret = this.context.model.inputs.find((i) => i.secret);
@@ -166,7 +165,7 @@ export class ExpressionChecker {
     if (secret && shownIn) {
       this.context.report(
         'PB407',
-        range,
+        this.range(expr.span),
         `"inputs" includes the secret input "${secret.name}", which would be shown in ${shownIn}; name the inputs you need instead`,
       );
     }
@@ -200,8 +199,18 @@ export class ExpressionChecker {
     }
   }
 
-  private reference(reference: Reference): void {
-    this.info.references.push(reference);
+  /**
+   * Records a reference. Its range is worked out only when someone reads it (the editor, a later
+   * diagnostic): mapping a span to the file builds the scalar's offset map, which a clean check never needs.
+   */
+  private reference(fields: DistributiveOmit<Reference, 'range'>, span: Span): void {
+    let range: OffsetRange | undefined;
+    this.info.references.push(
+      Object.defineProperty(fields, 'range', {
+        enumerable: true,
+        get: () => (range ??= this.range(span)),
+      }) as Reference,
+    );
   }
 
   private member(expr: Extract<Expr, { kind: 'member' }>): Type {
@@ -305,11 +314,11 @@ export class ExpressionChecker {
     field: { type: Type; optional: boolean } | undefined,
     expr: Extract<Expr, { kind: 'member' }>,
   ): Type {
-    const range = this.range(expr.propertySpan);
     if (field) {
-      this.reference({ kind: 'output', step, output: expr.property, range });
+      this.reference({ kind: 'output', step, output: expr.property }, expr.propertySpan);
       return field.type;
     }
+    const range = this.range(expr.propertySpan);
     const declared = this.context.model.stepByName.get(step);
     // A step without one kind (PB107) may turn out a check step: its outputs are not wrong yet.
     if (declared && !declared.kind && (CHECK_OUTPUTS as readonly string[]).includes(expr.property))
@@ -334,8 +343,8 @@ export class ExpressionChecker {
 
   private inputMember(expr: Extract<Expr, { kind: 'member' }>): Type {
     const input = this.context.model.inputs.find((i) => i.name === expr.property);
-    const range = this.range(expr.propertySpan);
     if (!input) {
+      const range = this.range(expr.propertySpan);
       const suggestion = closest(
         expr.property,
         this.context.model.inputs.map((i) => i.name),
@@ -351,7 +360,7 @@ export class ExpressionChecker {
       );
       return ANY;
     }
-    this.reference({ kind: 'input', name: input.name, range });
+    this.reference({ kind: 'input', name: input.name }, expr.propertySpan);
     const shownIn = VISIBLE_PLACES.get(this.info.place);
     if (input.secret && shownIn) {
       this.context.report(
@@ -366,9 +375,9 @@ export class ExpressionChecker {
 
   private stepMember(expr: Extract<Expr, { kind: 'member' }>): Type {
     const { model } = this.context;
-    const range = this.range(expr.propertySpan);
     const step = model.stepByName.get(expr.property);
     if (!step) {
+      const range = this.range(expr.propertySpan);
       const visible = this.visibleSteps().map((s) => s.name);
       const suggestion =
         closest(expr.property, visible) ??
@@ -390,7 +399,7 @@ export class ExpressionChecker {
       );
       return ANY;
     }
-    this.reference({ kind: 'step', step: step.name, range });
+    this.reference({ kind: 'step', step: step.name }, expr.propertySpan);
     // (a step reached only through a misspelt need is that need's PB200, not a second mistake)
     if (!this.canSee(step) && !ancestorThroughMisspeltNeed(this.context, step, this.scope.owner!)) {
       const owner = this.scope.owner!;
@@ -398,7 +407,7 @@ export class ExpressionChecker {
         step === owner
           ? `step "${owner.name}" cannot read its own results before it has run; use report.* in its outcomes`
           : `step "${step.name}" is not an ancestor of "${owner.name}", so it may not have run yet; add it to needs`;
-      this.context.report('PB205', range, message, {
+      this.context.report('PB205', this.range(expr.propertySpan), message, {
         related: [this.context.related(step.keyRange, `"${step.name}" is declared here`)],
       });
     }
@@ -715,6 +724,8 @@ function resultOf(name: string, args: Type[]): Type {
       return STRING;
   }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 function withArticle(noun: string): string {
   return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
