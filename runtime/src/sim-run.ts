@@ -26,6 +26,10 @@ export interface SimRunOptions {
    * time would persist it, so the run file follows the run while it lasts.
    */
   delayMs?: number;
+  /** the run's worktree, where read-only roles are checked with git (SimOptions.worktree) */
+  worktree?: string;
+  /** what each sim agent does during its turn (SimOptions.onAgentTurn), for tests */
+  onAgentTurn?: SimOptions['onAgentTurn'];
 }
 
 export type SimRunResult =
@@ -76,13 +80,18 @@ export function continueSim(options: SimContinueOptions): SimContinueResult {
 
 function simDriver(
   state: RunState,
-  options: Pick<SimRunOptions, 'scenario' | 'askGate' | 'persist' | 'onTransition' | 'delayMs'>,
+  options: Pick<
+    SimRunOptions,
+    'scenario' | 'askGate' | 'persist' | 'onTransition' | 'delayMs' | 'worktree' | 'onAgentTurn'
+  >,
   clock: () => number,
   secrets: Record<string, unknown>,
 ): Driver {
   const simOptions: SimOptions = { scenario: options.scenario };
   if (options.askGate) simOptions.askGate = options.askGate;
   if (options.delayMs) simOptions.delayMs = options.delayMs;
+  if (options.worktree !== undefined) simOptions.worktree = options.worktree;
+  if (options.onAgentTurn) simOptions.onAgentTurn = options.onAgentTurn;
   const { persist, onTransition, delayMs } = options;
   const everyEvent = delayMs && persist;
   return new Driver(state, {

@@ -41,6 +41,9 @@ Options:
                        these win over the scenario's inputs
   --backend sim        the backend (sim only in this build; paseo and kairoku come later)
   --scenario FILE      a scenario that scripts the sim backend
+  --worktree DIR       the run's git worktree: each read-only role's turn (base reviewer, planner or
+                       researcher) is checked with git, and a change fails the attempt; without it,
+                       nothing is checked
   --json               print the final run state as JSON (SPEC §8) and ask nothing
   --sim-delay MS       each sim agent and check takes MS milliseconds, and the run is saved after
                        every event (for tests that need a run to last)
@@ -63,6 +66,7 @@ export function runRun(
       json: 'boolean',
       help: 'boolean',
       'sim-delay': 'string',
+      worktree: 'string',
     },
     { h: 'help' },
   );
@@ -75,6 +79,8 @@ export function runRun(
     throw new UsageError(`the ${backend} backend is not available in this build; use --backend sim`);
   const json = args.flags.has('json');
   const delayMs = simDelay(flag(args, 'sim-delay'));
+  const worktreeFlag = flag(args, 'worktree');
+  const worktree = worktreeFlag === undefined ? undefined : resolve(io.cwd, worktreeFlag);
   const ir = compileFile(args.positionals, io, 'run');
   if (!ir) return 1;
 
@@ -117,6 +123,7 @@ export function runRun(
     clock: now,
     persist: (state) => store.save(state),
     ...(delayMs ? { delayMs } : {}),
+    ...(worktree !== undefined ? { worktree } : {}),
     ...(view
       ? { onTransition: (_before: RunState, after: RunState) => view.update(after) }
       : progress

@@ -3,6 +3,7 @@ import { derive } from '../core/derived.js';
 import type { Effect } from '../core/effects.js';
 import { AFTER_PREFIX } from '../core/state.js';
 import type { RunState } from '../core/state.js';
+import { ReadOnlyGuard } from '../worktree/read-only-guard.js';
 import type { Backend, BackendContext, BackendEffect } from './backend.js';
 import { emptyScenario } from './scenario.js';
 import type { Scenario, ScriptedDecision } from './scenario.js';
@@ -21,6 +22,17 @@ export interface SimOptions {
    * run stays synchronous). For tests that need a run to last, such as killing its process midway.
    */
   delayMs?: number;
+  /**
+   * The run's worktree: a read-only role's attempt (SPEC §3.3) is checked with git, a snapshot when
+   * it starts compared when its turn ends; a change fails the attempt (`read-only-violated`). Without
+   * it, nothing is checked.
+   */
+  worktree?: string;
+  /**
+   * Called during each agent's turn, before it reports (or stops): what a scripted agent does to the
+   * worktree, in tests of the read-only check.
+   */
+  onAgentTurn?: (step: string, attempt: number) => void;
 }
 
 /**
@@ -33,9 +45,11 @@ export class SimBackend implements Backend {
   private readonly scenario: Scenario;
   /** agents of this process: a sim agent never outlives it */
   private readonly agents = new Set<string>();
+  private readonly guard: ReadOnlyGuard | undefined;
 
   constructor(private readonly options: SimOptions = {}) {
     this.scenario = options.scenario ?? emptyScenario();
+    this.guard = options.worktree !== undefined ? new ReadOnlyGuard(options.worktree) : undefined;
   }
 
   agentExists(agent: string | undefined): boolean {
@@ -50,6 +64,14 @@ export class SimBackend implements Backend {
         const agent = `sim:${state.id}:${effect.step}:${effect.attempt}`;
         this.agents.add(agent);
         context.emit({ type: 'step-started', step: effect.step, attempt: effect.attempt, agent });
+        if (effect.type === 'start-agent' && effect.readOnly && this.guard) {
+          const unreadable = this.guard.begin(effect.step, effect.attempt);
+          if (unreadable) {
+            this.agents.delete(agent);
+            context.emit(unreadable);
+            return;
+          }
+        }
         this.act(effect.step, effect.attempt, state, context);
         return;
       }
@@ -58,6 +80,7 @@ export class SimBackend implements Backend {
         this.act(effect.step, effect.attempt, context.state(), context);
         return;
       case 'stop-agent':
+        this.guard?.forget(effect.step, effect.attempt);
         this.agents.delete(`sim:${context.state().id}:${effect.step}:${effect.attempt}`);
         return;
       case 'open-gate': {
@@ -82,6 +105,14 @@ export class SimBackend implements Backend {
     const scripted = script?.length ? script[Math.min(attempt, script.length) - 1]! : {};
     const agent = `sim:${state.id}:${name}:${attempt}`;
     if (this.options.delayMs) sleep(this.options.delayMs);
+    if (ir.kind === 'agent') this.options.onAgentTurn?.(name, attempt);
+    // The turn ends: a read-only role that changed the worktree fails, whatever it reports.
+    const violated = this.guard?.end(name, attempt, scripted.silent === true);
+    if (violated) {
+      this.agents.delete(agent);
+      context.emit(violated);
+      return;
+    }
     if (scripted.silent) {
       context.emit({ type: 'agent-stopped', step: name, attempt });
       return;

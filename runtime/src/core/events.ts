@@ -26,6 +26,12 @@ export type RunEvent =
   | { type: 'gate-decided'; step: string; choice: string; comment?: string }
   /** a step agent ended its turn without reporting (it gets one reminder) */
   | { type: 'agent-stopped'; step: string; attempt?: number }
+  /**
+   * a read-only role's agent changed the worktree during its turn (`paths`), or the worktree could not
+   * be checked (`reason`): the attempt fails, and retries within `retries` (raised by the backend's
+   * git check before the turn's report is fed in; the report is dropped)
+   */
+  | { type: 'read-only-violated'; step: string; attempt?: number; paths: string[]; reason?: string }
   /** a step agent no longer exists (found after a restart): lost at once */
   | { type: 'agent-lost'; step: string; attempt?: number; reason?: string }
   /** the manager sends a running step's agent a follow-up */

@@ -47,7 +47,7 @@ export interface Attempt {
   /** the agent ended its turn without a report and was reminded once */
   reminded?: boolean;
   /** how an attempt without an outcome ended */
-  ended?: 'lost' | 'timeout' | 'stopped' | 'canceled';
+  ended?: 'lost' | 'timeout' | 'stopped' | 'canceled' | 'read-only';
   /** gates: the comment given with the choice */
   comment?: string;
   /** gates: the title and summary shown when it opened */
@@ -75,7 +75,8 @@ export interface StepRun {
   reason: string | null;
 }
 
-export type WakeUpKind = 'reported' | 'gate-decided' | 'lost' | 'timeout' | 'run-ended' | 'restarted';
+export type WakeUpKind =
+  'reported' | 'gate-decided' | 'lost' | 'timeout' | 'read-only' | 'run-ended' | 'restarted';
 
 /** A message for the manager. Sent at once while the run is running; held while it is paused. */
 export interface WakeUp {

@@ -65,6 +65,8 @@ function handle(run: WorkingRun, event: RunEvent): string | undefined {
       return gateDecided(run, event.step, event.choice, event.comment);
     case 'agent-stopped':
       return agentStopped(run, event.step, event.attempt);
+    case 'read-only-violated':
+      return readOnlyViolated(run, event);
     case 'agent-lost':
       return agentLost(run, event.step, event.attempt, event.reason);
     case 'nudge-step':
@@ -394,6 +396,37 @@ function agentLost(
   if (typeof ref === 'string') return ref;
   if (!runningAttempt(run, ref, attempt)) return undefined;
   lose(run, ref, reason ?? 'its agent no longer exists');
+  return undefined;
+}
+
+/**
+ * The read-only check (SPEC §3.3) failed: the agent of a read-only role changed the worktree, or the
+ * worktree could not be checked. The attempt fails as a failed outcome does: it retries within
+ * `retries`, else the step fails. A stale event (another attempt, a step no longer running) is ignored.
+ */
+function readOnlyViolated(
+  run: WorkingRun,
+  event: Extract<RunEvent, { type: 'read-only-violated' }>,
+): string | undefined {
+  const ref = resolve(run, event.step);
+  if (typeof ref === 'string') return ref;
+  if (isGate(run, ref) || run.ir(ref).kind !== 'agent')
+    return `${run.label(ref)} is not an agent step: only a read-only role is checked`;
+  if (!run.ir(ref).readOnly) return `${run.label(ref)} is not read-only: its role may change the worktree`;
+  const current = runningAttempt(run, ref, event.attempt);
+  if (!current) return undefined;
+  const name = run.name(ref);
+  const why =
+    event.reason !== undefined
+      ? run.scrub(event.reason)
+      : `its read-only role changed the worktree: ${event.paths.map((p) => run.scrub(p)).join(', ')}`;
+  run.effects.push({ type: 'stop-agent', step: name, attempt: current.attempt, reason: why });
+  run.putAttempt(ref, { endedAt: run.at, ended: 'read-only' });
+  run.record('read-only-violated', `${name} failed: ${why}`, ref, current.attempt);
+  run.wake('read-only', `${name} failed (attempt ${current.attempt}): ${why}`, ref, {
+    attempt: current.attempt,
+  });
+  run.retryOrFail(ref, `the read-only check (${why})`, 'failed');
   return undefined;
 }
 
