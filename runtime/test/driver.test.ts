@@ -72,3 +72,26 @@ describe('the driver', () => {
     expect(saves).toBe(2);
   });
 });
+
+describe('autopilot with parallel steps', () => {
+  it('drops its decision on a report that a sibling loop has since reset, instead of refusing it', async () => {
+    const { runSim } = await import('../src/sim-run.js');
+    const { readScenario } = await import('../src/backends/scenario.js');
+    const { playbook } = await import('./helpers.js');
+    const ir = playbook(`
+  build: { role: implementer, prompt: Build }
+  perf: { needs: build, role: reviewer, prompt: Perf, outcomes: { approved: next, changes: { loop: build, max: 2 } } }
+  api: { needs: build, role: reviewer, prompt: Api, outcomes: { approved: next, changes: { loop: build, max: 2 } } }
+`);
+    const { scenario, errors } = readScenario(
+      { steps: { perf: [{ outcome: 'changes' }, { outcome: 'approved' }], api: [{ outcome: 'approved' }] } },
+      ir,
+    );
+    expect(errors).toEqual([]);
+    const result = runSim({ ir, scenario, id: 'p-1', clock: () => 0 });
+    if (!result.ok) throw new Error(result.inputErrors.join('; '));
+    expect(result.refusals).toEqual([]);
+    expect(result.state.status).toBe('completed');
+    expect(result.state.loops).toEqual({ 'perf.changes': 1 });
+  });
+});

@@ -3,6 +3,7 @@ import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';
 import { step } from '../core/transition.js';
+import { stepRun } from '../core/view.js';
 
 export interface DriverOptions {
   backend: Backend;
@@ -38,6 +39,8 @@ export class Driver {
   private draining = false;
   private dirty = false;
   readonly refusals: Refusal[] = [];
+  /** complete-step events autopilot made from wake-ups (not a manager's, so a stale one is dropped) */
+  private readonly decisions = new WeakSet<RunEvent>();
   readonly autopilot: boolean;
   private readonly clock: () => number;
 
@@ -91,6 +94,14 @@ export class Driver {
     const before = this.current;
     const result = step(before, event, this.clock(), { secrets: this.options.secrets ?? {} });
     if (result.error !== undefined) {
+      // Autopilot decided on a report that a loop has since reset (parallel steps): the report is
+      // gone with its attempt, so the decision is moot, not refused.
+      if (
+        event.type === 'complete-step' &&
+        this.decisions.has(event) &&
+        stepRun(before, event.step)?.status !== 'reported'
+      )
+        return undefined;
       this.refusals.push({ event, error: result.error });
       return result.error;
     }
@@ -117,8 +128,15 @@ export class Driver {
       case 'wake-manager':
         if (this.autopilot) {
           for (const wakeup of effect.wakeups)
-            if (wakeup.kind === 'reported' && wakeup.step && wakeup.outcome)
-              this.queue.push({ type: 'complete-step', step: wakeup.step, outcome: wakeup.outcome });
+            if (wakeup.kind === 'reported' && wakeup.step && wakeup.outcome) {
+              const decision: RunEvent = {
+                type: 'complete-step',
+                step: wakeup.step,
+                outcome: wakeup.outcome,
+              };
+              this.decisions.add(decision);
+              this.queue.push(decision);
+            }
           return;
         }
         this.toBackend(effect);
