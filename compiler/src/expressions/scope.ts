@@ -25,6 +25,9 @@ export const STEP_STATUSES = [
   'lost',
 ] as const;
 
+/** The outputs every check step has (SPEC §3.6). */
+export const CHECK_OUTPUTS = ['passed', 'failed', 'skipped', 'todo', 'exit_code'] as const;
+
 export const CONTEXT_ROOTS = ['inputs', 'steps', 'run', 'loop', 'report', 'gate'] as const;
 
 /** Whether a step's outputs may be absent where this scope reads them. */

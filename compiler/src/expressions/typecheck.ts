@@ -19,11 +19,9 @@ import {
   typeToString,
 } from '../types/type.js';
 import type { Type } from '../types/type.js';
-import { CONTEXT_ROOTS, STEP_STATUSES, mayBeAbsent } from './scope.js';
+import { CHECK_OUTPUTS, CONTEXT_ROOTS, STEP_STATUSES, mayBeAbsent } from './scope.js';
 import type { Scope } from './scope.js';
 import type { Reference, TemplateInfo } from './template-info.js';
-
-const CHECK_OUTPUTS = ['passed', 'failed', 'skipped', 'todo', 'exit_code'] as const;
 
 /** Places whose text an agent or a person reads, and who: a secret must not reach them (PB407). */
 const VISIBLE_PLACES = new Map([

@@ -27,21 +27,5 @@ export function touches(range: OffsetRange, offset: number): boolean {
 export const NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
 /** The fixed role table (SPEC §3.4). */
-export const FIXED_ROLES = ['implementer', 'reviewer', 'planner', 'researcher'] as const;
-
-/** The outputs every check step has (SPEC §3.6). */
-export const CHECK_OUTPUTS = ['passed', 'failed', 'skipped', 'todo', 'exit_code'] as const;
-
-/** The statuses of a step (SPEC §3.3), the members of `steps.S.status`. */
-export const STEP_STATUSES = [
-  'pending',
-  'ready',
-  'running',
-  'reported',
-  'waiting',
-  'completed',
-  'skipped',
-  'failed',
-  'canceled',
-  'lost',
-] as const;
+/** The fixed role table, the check outputs and the step statuses are the compiler's (SPEC §3.3–3.6). */
+export { CHECK_OUTPUTS, FIXED_ROLES, STEP_STATUSES } from '@kairoku-playbook/compiler';

@@ -1,3 +1,4 @@
+import { STEP_STATUSES } from '@kairoku-playbook/compiler';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { equal } from '../expr/evaluate.js';
@@ -23,18 +24,6 @@ export interface Expectation {
 }
 
 const RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'canceled'];
-const STEP_STATUSES = [
-  'pending',
-  'ready',
-  'running',
-  'reported',
-  'waiting',
-  'completed',
-  'skipped',
-  'failed',
-  'canceled',
-  'lost',
-];
 
 export function readExpectation(value: unknown, ir: Ir): { expect: Expectation; errors: string[] } {
   const errors: string[] = [];
@@ -84,7 +73,7 @@ export function readExpectation(value: unknown, ir: Ir): { expect: Expectation; 
       else if (attempts !== undefined)
         errors.push(`${where}.attempts: must be a count or a list of outcomes`);
       if (spec.status !== undefined) {
-        if (typeof spec.status === 'string' && STEP_STATUSES.includes(spec.status))
+        if (typeof spec.status === 'string' && (STEP_STATUSES as readonly string[]).includes(spec.status))
           step.status = spec.status as StepStatus;
         else errors.push(`${where}.status: must be one of ${STEP_STATUSES.join(', ')}`);
       }
