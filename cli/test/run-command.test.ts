@@ -302,3 +302,26 @@ describe('kairoku-playbook test', () => {
     expect(run(['test', '--help']).stdout).toContain('Usage: kairoku-playbook test [PATH...]');
   });
 });
+
+describe('room for a run', () => {
+  it('refuses a run while another is active in the workspace, or when limits.concurrency is reached', async () => {
+    const { RunStore, createRun } = await import('@kairoku-playbook/runtime');
+    const { compilePlaybook } = await import('@kairoku-playbook/compiler');
+    const { realpathSync } = await import('node:fs');
+    const text = readFileSync(join(repo, 'playbooks/pr.yml'), 'utf8');
+    const ir = compilePlaybook('playbooks/pr.yml', text).ir!;
+    const here = workspace({ 'playbooks/pr.yml': text });
+    const elsewhere = workspace({ 'playbooks/pr.yml': text });
+    // A run a manager (MCP) is driving in `here`: not a sim run, so recovery leaves it active.
+    const active = createRun(ir, { id: 'pr-managed', inputs: { task: 't' }, now: 0, backend: 'mcp' });
+    new RunStore(home).save({ ...active, status: 'running', workspace: realpathSync(here) });
+
+    const refused = run(['run', 'playbooks/pr.yml', '--input', 'task=x', '--json'], here);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('run "pr-managed" of playbook "pr" is already active in this workspace');
+    // pr.yml allows one active run at once (limits.concurrency: 1), wherever it runs.
+    const capped = run(['run', 'playbooks/pr.yml', '--input', 'task=x', '--json'], elsewhere);
+    expect(capped.code).toBe(2);
+    expect(capped.stderr).toContain('allows 1 active run at once (limits.concurrency)');
+  });
+});

@@ -69,3 +69,5 @@ export type {
   UnitBound,
 } from './explore/index.js';
 export { diskLister } from './store/disk-lister.js';
+export { describeRoomConflict, findRoomConflict } from './store/room.js';
+export type { RoomConflict } from './store/room.js';

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import {
+  describeRoomConflict,
+  findRoomConflict,
   RunStore,
   coerceInput,
   defaultHome,
@@ -99,6 +102,10 @@ export function runRun(
   const recovered = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: now() });
   for (const problem of recovered.problems)
     io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
+  // One active run per workspace, limits.concurrency per playbook (a manager's run may be going on).
+  const workspace = realpathSync(io.cwd);
+  const conflict = findRoomConflict(recovered.runs, ir, workspace);
+  if (conflict) throw new UsageError(describeRoomConflict(conflict, ir, 'kairoku-playbook runs cancel'));
   let id: string;
   do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
   while (store.exists(id));

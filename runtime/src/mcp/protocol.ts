@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { describeRoomConflict, findRoomConflict } from '../store/room.js';
 import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { readScenario } from '../backends/scenario.js';
@@ -406,22 +407,8 @@ export class PlaybookProtocol {
 
   /** One active run per workspace; `limits.concurrency` active runs per playbook. Under the lock. */
   private checkRoom(ir: Ir, workspace: string, except: string | undefined): void {
-    const active = this.store
-      .loadAll()
-      .runs.filter((r) => r.id !== except && (r.status === 'running' || r.status === 'paused'));
-    const here = active.find((r) => r.workspace === workspace);
-    if (here)
-      throw new ToolError(
-        `run "${here.id}" of playbook "${here.playbook}" is already active in this workspace (${here.status}); ` +
-          `one run may be active per workspace: finish it, or cancel it with cancel_run, before starting another`,
-      );
-    const same = active.filter((r) => r.playbook === ir.id);
-    if (same.length >= ir.limits.concurrency)
-      throw new ToolError(
-        `playbook "${ir.id}" allows ${ir.limits.concurrency} active run${ir.limits.concurrency === 1 ? '' : 's'} at once ` +
-          `(limits.concurrency) and ${same.map((r) => `"${r.id}"`).join(', ')} ${same.length === 1 ? 'is' : 'are'} active; ` +
-          `wait for ${same.length === 1 ? 'it' : 'one'} to end, or cancel it with cancel_run`,
-      );
+    const conflict = findRoomConflict(this.store.loadAll().runs, ir, workspace, except);
+    if (conflict) throw new ToolError(describeRoomConflict(conflict, ir, 'cancel_run'));
   }
 
   /** The progress of a run and what happened since this server last showed it. */
