@@ -82,7 +82,10 @@ const POSITIONS = [
   {
     id: 'inputs',
     what: 'after `inputs.` in `${{ inputs.task }}`',
-    position: { line: completionLine, character: lines[completionLine].indexOf('inputs.') + 'inputs.'.length },
+    position: {
+      line: completionLine,
+      character: lines[completionLine].indexOf('inputs.') + 'inputs.'.length,
+    },
   },
   { id: 'stepKey', what: 'on a step key', position: { line: stepKeyLine, character: 4 } },
   {
@@ -288,10 +291,19 @@ try {
   const wrong = 'bogus_key: 1\n';
   for (const client of [ours, yls]) {
     const at = { line: wrongKeyLine, character: 0 };
-    const withWrong = [...lines.slice(0, wrongKeyLine), wrong.slice(0, -1), ...lines.slice(wrongKeyLine)].join('\n');
+    const withWrong = [
+      ...lines.slice(0, wrongKeyLine),
+      wrong.slice(0, -1),
+      ...lines.slice(wrongKeyLine),
+    ].join('\n');
     const bad = await change(client, { start: at, end: at }, wrong, withWrong);
     const hit = bad.diagnostics.find((d) => d.range.start.line === wrongKeyLine);
-    const back = await change(client, { start: at, end: { line: wrongKeyLine + 1, character: 0 } }, '', original);
+    const back = await change(
+      client,
+      { start: at, end: { line: wrongKeyLine + 1, character: 0 } },
+      '',
+      original,
+    );
     await settle(client, client === yls ? 500 : 100);
     checks[client.name].wrongKey = hit ? { code: hit.code ?? null, message: hit.message } : null;
     checks[client.name].afterRevert = back.diagnostics.length;
@@ -299,7 +311,11 @@ try {
   }
 } catch (error) {
   process.stderr.write(`error: ${error.message}\n`);
-  for (const c of [ours, yls]) if (c) process.stderr.write(`--- ${c.name} stderr ---\n${c.log?.stderr ?? ''}\n${(c.logs ?? []).slice(-5).join('\n')}\n`);
+  for (const c of [ours, yls])
+    if (c)
+      process.stderr.write(
+        `--- ${c.name} stderr ---\n${c.log?.stderr ?? ''}\n${(c.logs ?? []).slice(-5).join('\n')}\n`,
+      );
   await Promise.allSettled([stop(ours), stop(yls)]);
   rmSync(tmp, { recursive: true, force: true });
   process.exit(1);
@@ -338,24 +354,28 @@ try {
     // completion and hover on our server, the document idle, in this order: the first request after
     // the edit pays for what the server builds lazily per analysis (the YAML document, the symbol
     // index); each request is then sent again (`again`, informational)
-    for (const pass of ['', 'again:']) for (const p of POSITIONS) {
-      for (const method of ['completion', 'hover']) {
-        const start = performance.now();
-        const answer = await withTimeout(
-          ours.connection.sendRequest(`textDocument/${method}`, { textDocument: { uri }, position: p.position }),
-          `ours: ${method}`,
-        );
-        const ms = performance.now() - start;
-        const id = `${pass}${method}:${p.id}`;
-        featureResults[id] =
-          method === 'completion'
-            ? `${(Array.isArray(answer) ? answer : (answer?.items ?? [])).length} items`
-            : answer
-              ? `hover: ${JSON.stringify(answer.contents).slice(0, 60)}…`
-              : 'no hover';
-        if (round > 0) samples[id].push(ms);
+    for (const pass of ['', 'again:'])
+      for (const p of POSITIONS) {
+        for (const method of ['completion', 'hover']) {
+          const start = performance.now();
+          const answer = await withTimeout(
+            ours.connection.sendRequest(`textDocument/${method}`, {
+              textDocument: { uri },
+              position: p.position,
+            }),
+            `ours: ${method}`,
+          );
+          const ms = performance.now() - start;
+          const id = `${pass}${method}:${p.id}`;
+          featureResults[id] =
+            method === 'completion'
+              ? `${(Array.isArray(answer) ? answer : (answer?.items ?? [])).length} items`
+              : answer
+                ? `hover: ${JSON.stringify(answer.contents).slice(0, 60)}…`
+                : 'no hover';
+          if (round > 0) samples[id].push(ms);
+        }
       }
-    }
     if (round > 0) {
       for (const kind of KINDS) {
         samples[kind].push(results[kind].ms);
@@ -385,7 +405,9 @@ await Promise.allSettled([stop(ours), stop(yls)]);
 rmSync(tmp, { recursive: true, force: true });
 
 // ---- report --------------------------------------------------------------------------------------
-const medians = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, xs.length ? median(xs) : NaN]));
+const medians = Object.fromEntries(
+  Object.entries(samples).map(([k, xs]) => [k, xs.length ? median(xs) : NaN]),
+);
 const ylsNet = medians.yls - YLS_DEBOUNCE_MS;
 const targets = [
   {
@@ -413,7 +435,14 @@ const targets = [
 const featureTargets = POSITIONS.flatMap((p) =>
   ['completion', 'hover'].map((method) => {
     const id = `${method}:${p.id}`;
-    return { id, what: `${method} ${p.what}`, ms: medians[id], max: 50, pass: medians[id] < 50, result: featureResults[id] };
+    return {
+      id,
+      what: `${method} ${p.what}`,
+      ms: medians[id],
+      max: 50,
+      pass: medians[id] < 50,
+      result: featureResults[id],
+    };
   }),
 );
 
@@ -448,7 +477,9 @@ out.push(
   `  yaml-language-server / ours: ${(medians.yls / medians.ours).toFixed(2)}× raw, ${(ylsNet / medians.ours).toFixed(2)}× net of its debounce`,
 );
 for (const t of featureTargets)
-  out.push(`  ${`(4) ${t.what}`.padEnd(60)}${ms(t.ms)}  < 50 ms  ${t.pass ? 'PASS' : 'FAIL'}   (${t.result})`);
+  out.push(
+    `  ${`(4) ${t.what}`.padEnd(60)}${ms(t.ms)}  < 50 ms  ${t.pass ? 'PASS' : 'FAIL'}   (${t.result})`,
+  );
 out.push('');
 out.push(
   `  checks: ours: ${checks.ours.openDiagnostics} diagnostic(s) on open, wrong key → ${checks.ours.wrongKey ? `${checks.ours.wrongKey.code} "${checks.ours.wrongKey.message}"` : 'NONE'}; ` +
