@@ -20,5 +20,5 @@ export { parseDuration } from './ir/duration.js';
 export { checkIr } from './ir/check-ir.js';
 export { discoverPlaybooks, displayPath, isPlaybookPath, isPlaybookTest } from './workspace/discovery.js';
 export type { DirectoryLister } from './workspace/discovery.js';
-export { CHECK_OUTPUTS, STEP_STATUSES } from './expressions/scope.js';
+export { CHECK_OUTPUTS, STEP_STATUSES, mayBeAbsent } from './expressions/scope.js';
 export { FIXED_ROLES } from './model/model.js';

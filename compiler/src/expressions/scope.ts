@@ -30,8 +30,12 @@ export const CHECK_OUTPUTS = ['passed', 'failed', 'skipped', 'todo', 'exit_code'
 
 export const CONTEXT_ROOTS = ['inputs', 'steps', 'run', 'loop', 'report', 'gate'] as const;
 
-/** Whether a step's outputs may be absent where this scope reads them. */
-export function mayBeAbsent(model: PlaybookModel, step: StepDecl, scope: Scope): boolean {
+/** Whether a step's outputs may be absent where this scope reads them (then they are nullable). */
+export function mayBeAbsent(
+  model: PlaybookModel,
+  step: StepDecl,
+  scope: Pick<Scope, 'owner' | 'seesAllSteps'>,
+): boolean {
   if (step.when !== undefined && !(typeof step.when.value === 'boolean' && step.when.value)) return true;
   if (!scope.seesAllSteps) return false;
   // After-tasks and playbook outputs also run when the run ended early, or failed.

@@ -3,7 +3,7 @@
  * types and short docs, for completion and hover. It mirrors the compiler's binding rules (SPEC §3.6;
  * compiler/src/expressions/typecheck.ts), which do not export their per-name types.
  */
-import { typeToString } from '@kairoku-playbook/compiler';
+import { mayBeAbsent, typeToString } from '@kairoku-playbook/compiler';
 import type { OffsetRange, PlaybookModel, StepDecl, Type } from '@kairoku-playbook/compiler';
 import { CONTEXT_ROOTS } from '@kairoku-playbook/grammar';
 import { CHECK_OUTPUTS, STEP_STATUSES } from './types.js';
@@ -69,20 +69,6 @@ export function rootMembers(scope: TemplateScope): Member[] {
 
 export function rootMember(root: string): Member {
   return { name: root, kind: 'root', type: undefined, doc: ROOT_DOCS[root] ?? '', declaredAt: undefined };
-}
-
-/** Whether a step's results may be absent where this scope reads them (then its outputs are nullable). */
-export function mayBeAbsent(model: PlaybookModel, step: StepDecl, scope: TemplateScope): boolean {
-  if (step.when !== undefined && !(typeof step.when.value === 'boolean' && step.when.value)) return true;
-  if (!scope.seesAllSteps) return false;
-  if (scope.owner?.isAfter && scope.owner.on.includes('failed')) return true;
-  return model.steps.some((s) =>
-    s.outcomes.some(
-      (o) =>
-        o.transition?.kind === 'end' ||
-        (o.transition?.kind === 'loop' && o.transition.exhausted?.kind === 'end'),
-    ),
-  );
 }
 
 /** Whether a step may be referred to from this scope (SPEC §3.6: ancestors, or itself in its transitions). */
