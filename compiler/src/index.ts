@@ -22,3 +22,4 @@ export { discoverPlaybooks, displayPath, isPlaybookPath, isPlaybookTest } from '
 export type { DirectoryLister } from './workspace/discovery.js';
 export { CHECK_OUTPUTS, STEP_STATUSES, mayBeAbsent } from './expressions/scope.js';
 export { FIXED_ROLES } from './model/model.js';
+export { findSuppressions } from './suppressions.js';

@@ -30,26 +30,11 @@ export function applySuppressions(
 ): Diagnostic[] {
   if (!text.includes('playbook-ignore')) return diagnostics;
   const lines = source ?? new SourceText(text);
-  const suppressions: Suppression[] = [];
-  for (const match of text.matchAll(COMMENT)) {
-    const hash = match.index + match[1]!.length;
-    // "# playbook-ignore" inside a string (a prompt that explains it) is text, not a comment.
-    if (insideValue?.(hash)) continue;
-    const position = lines.positionAt(hash);
-    const before = lines.lineText(position.line).slice(0, position.character);
-    const target = before.trim() === '' ? position.line + 1 : position.line;
-    const argsStart = hash + match[0].length - match[1]!.length - match[2]!.length;
-    for (const code of match[2]!.matchAll(/\bPB\d{3}\b/g)) {
-      const start = argsStart + code.index;
-      suppressions.push({
-        code: code[0],
-        line: target,
-        range: { start, end: start + code[0].length },
-        used: false,
-        namedError: false,
-      });
-    }
-  }
+  const suppressions: Suppression[] = findSuppressions(text, lines, insideValue).map((found) => ({
+    ...found,
+    used: false,
+    namedError: false,
+  }));
   const kept = diagnostics.filter((diagnostic) => {
     const line = lines.positionAt(diagnostic.range.start).line;
     const suppression = suppressions.find((s) => s.code === diagnostic.code && s.line === line);
@@ -75,4 +60,32 @@ export function applySuppressions(
     });
   }
   return kept;
+}
+
+/**
+ * Every `# playbook-ignore CODE…` comment, one entry per code, with the 0-based line it silences: its
+ * own line when it ends a line, the next when it stands alone. `insideValue` tells which offsets lie
+ * inside a YAML value, where a `#` is text.
+ */
+export function findSuppressions(
+  text: string,
+  lines: SourceText,
+  insideValue?: (offset: number) => boolean,
+): { code: string; line: number; range: { start: number; end: number } }[] {
+  const found: { code: string; line: number; range: { start: number; end: number } }[] = [];
+  if (!text.includes('playbook-ignore')) return found;
+  for (const match of text.matchAll(COMMENT)) {
+    const hash = match.index + match[1]!.length;
+    // "# playbook-ignore" inside a string (a prompt that explains it) is text, not a comment.
+    if (insideValue?.(hash)) continue;
+    const position = lines.positionAt(hash);
+    const before = lines.lineText(position.line).slice(0, position.character);
+    const line = before.trim() === '' ? position.line + 1 : position.line;
+    const argsStart = hash + match[0].length - match[1]!.length - match[2]!.length;
+    for (const code of match[2]!.matchAll(/\bPB\d{3}\b/g)) {
+      const start = argsStart + code.index;
+      found.push({ code: code[0], line, range: { start, end: start + code[0].length } });
+    }
+  }
+  return found;
 }

@@ -1,4 +1,4 @@
-import { SourceText } from '@kairoku-playbook/compiler';
+import { SourceText, findSuppressions } from '@kairoku-playbook/compiler';
 import type { Diagnostic, OffsetRange, RelatedLocation } from '@kairoku-playbook/compiler';
 import { describePath } from './describe.js';
 import type { Exploration } from './explore.js';
@@ -155,8 +155,6 @@ export function keyAt(lines: SourceText, text: string, at: [number, number], nam
   return { start, end };
 }
 
-const COMMENT = /(^|[ \t])#[ \t]*playbook-ignore\b([^\n\r]*)/g;
-
 /**
  * `# playbook-ignore PB310 reason` comments (the compiler's rule: at the end of the reported line, or
  * alone on the line before) applied to explore's diagnostics. Returns what is kept and the ranges of
@@ -169,18 +167,8 @@ export function applyExploreSuppressions(
 ): { diagnostics: Diagnostic[]; used: OffsetRange[] } {
   if (!text.includes('playbook-ignore')) return { diagnostics: [...diagnostics], used: [] };
   const lines = new SourceText(text);
-  const suppressions: { code: string; line: number; range: OffsetRange }[] = [];
-  for (const match of text.matchAll(COMMENT)) {
-    const hash = match.index + match[1]!.length;
-    const position = lines.positionAt(hash);
-    const before = lines.lineText(position.line).slice(0, position.character);
-    const line = before.trim() === '' ? position.line + 1 : position.line;
-    const argsStart = hash + match[0].length - match[1]!.length - match[2]!.length;
-    for (const code of match[2]!.matchAll(/\bPB\d{3}\b/g)) {
-      const start = argsStart + code.index;
-      suppressions.push({ code: code[0], line, range: { start, end: start + code[0].length } });
-    }
-  }
+  // The compiler's reading of the comments, so both agree on what a suppression is.
+  const suppressions = findSuppressions(text, lines);
   const used: OffsetRange[] = [];
   const kept = diagnostics.filter((diagnostic) => {
     const line = lines.positionAt(diagnostic.range.start).line;
