@@ -184,18 +184,8 @@ export function runView(state: RunState, historyTail = 30): Record<string, unkno
   const history = vecToArray(state.history);
   const { next, ready, running, reported, waiting } = progress(state);
   return {
-    run: state.id,
-    playbook: state.playbook,
-    title: state.title,
-    status: state.status,
-    reason: state.reason,
-    workspace: state.workspace ?? null,
-    branch: state.branch,
-    manager: state.manager ?? null,
-    backend: state.backend,
-    archived: state.archivedAt !== undefined,
+    ...runIdentity(state),
     inputs: state.inputs,
-    createdAt: state.createdAt,
     startedAt: state.startedAt,
     endedAt: state.endedAt,
     updatedAt: state.updatedAt,
@@ -221,9 +211,9 @@ export function restartableSteps(state: RunState): string[] {
   return state.ir.steps.filter((s) => s.needs.every((n) => settled(steps[n]!.status))).map((s) => s.name);
 }
 
-/** `list_runs`: one line per run. */
-export function runLine(state: RunState): Record<string, unknown> {
-  const line: Record<string, unknown> = {
+/** What names a run and where it stands: shared by get_run and list_runs. */
+function runIdentity(state: RunState) {
+  return {
     run: state.id,
     playbook: state.playbook,
     title: state.title,
@@ -233,10 +223,14 @@ export function runLine(state: RunState): Record<string, unknown> {
     branch: state.branch,
     manager: state.manager ?? null,
     backend: state.backend,
-    createdAt: state.createdAt,
-    updatedAt: state.updatedAt,
     archived: state.archivedAt !== undefined,
+    createdAt: state.createdAt,
   };
+}
+
+/** `list_runs`: one line per run. */
+export function runLine(state: RunState): Record<string, unknown> {
+  const line: Record<string, unknown> = { ...runIdentity(state), updatedAt: state.updatedAt };
   if (isEnded(state.status)) line.restartFrom = restartableSteps(state);
   else {
     const active: string[] = [];
