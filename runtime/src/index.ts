@@ -35,6 +35,13 @@ export type { Recovery } from './store/recover.js';
 export type { Backend, BackendContext, BackendEffect } from './backends/backend.js';
 export { SimBackend, generatedOutputs } from './backends/sim.js';
 export type { OpenGate, SimOptions } from './backends/sim.js';
+export { startReportEndpoint } from './backends/report-endpoint.js';
+export type {
+  ReportBinding,
+  ReportEndpoint,
+  ReportEndpointOptions,
+  StepReport,
+} from './backends/report-endpoint.js';
 export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
 export { Driver } from './driver/driver.js';

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+/** The one run, step and attempt a token may report for. */
+export interface ReportBinding {
+  run: string;
+  step: string;
+  attempt: number;
+  /** the step's declared outcomes and outputs (`name: type`), shown in the tool's description */
+  outcomes?: string[];
+  outputs?: string[];
+}
+
+export interface StepReport {
+  outcome: string;
+  summary?: string;
+  outputs?: Record<string, unknown>;
+}
+
+export interface ReportEndpointOptions {
+  /** loopback only: a step agent's endpoint is never offered off the machine (default 127.0.0.1) */
+  host?: string;
+  /** 0 (the default) picks a free port */
+  port?: number;
+  /** a report for a token's binding: the refusal, or undefined when the run accepted it */
+  onReport(binding: ReportBinding, report: StepReport): string | undefined;
+  /** a request that was refused before it reached a run (unknown, revoked or missing token) */
+  onRejected?(reason: string): void;
+}
+
+export interface ReportEndpoint {
+  /** the MCP (Streamable HTTP) address step agents are given, `http://127.0.0.1:PORT/mcp` */
+  url: string;
+  /** a bearer token bound to one run, step and attempt, good until revoked or its report is accepted */
+  mint(binding: ReportBinding): string;
+  revoke(token: string): void;
+  /** every token minted and not yet revoked (nothing should be left when a run ends) */
+  liveTokens(): number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * The step agents' MCP endpoint: one tool, `report_step_result`, over Streamable HTTP, where the
+ * bearer token names the run, step and attempt (a per-dispatch credential, RF-008). A token is
+ * revoked once its report is accepted, so a replay is refused; a refused report (outputs that do not
+ * fit, an undeclared outcome) leaves it valid, so the agent can correct itself. Tokens live in this
+ * process's memory only: after a restart, agents of the old process can no longer report, and the
+ * lost-agent rule takes over.
+ */
+export async function startReportEndpoint(options: ReportEndpointOptions): Promise<ReportEndpoint> {
+  const host = options.host ?? '127.0.0.1';
+  if (!LOOPBACK.has(host))
+    throw new Error(`the report endpoint binds loopback only (127.0.0.1 or ::1), not "${host}"`);
+  const live = new Map<string, ReportBinding>();
+  const revoked = new Set<string>();
+  const revoke = (token: string) => {
+    if (live.delete(token)) revoked.add(token);
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) reply(res, 500, `kairoku-playbook failed: ${(error as Error).message}`);
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if ((req.url ?? '').split('?')[0] !== '/mcp') return reply(res, 404, 'not found: the endpoint is /mcp');
+    if (req.method !== 'POST')
+      return reply(res, 405, 'this endpoint is stateless: only POST requests are served');
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const binding = token === undefined ? undefined : live.get(token);
+    if (!binding) {
+      const reason =
+        token === undefined
+          ? 'no bearer token: a step agent reports with the token its step was started with'
+          : revoked.has(token)
+            ? 'this token was revoked: its step already reported, or its attempt ended'
+            : 'unknown token: it was not minted by this run (a restarted runtime does not know the tokens of the one before)';
+      options.onRejected?.(reason);
+      return reply(res, 401, reason);
+    }
+    const body = await readBody(req);
+    if (body === undefined) return reply(res, 413, `the request is larger than ${MAX_BODY_BYTES} bytes`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return reply(res, 400, 'the request body is not JSON');
+    }
+    const mcp = stepAgentServer(binding, (report) => {
+      if (!live.has(token!)) return 'this token was revoked: its step already reported, or its attempt ended';
+      const refusal = options.onReport(binding, report);
+      if (refusal === undefined) revoke(token!);
+      return refusal;
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, parsed);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}/mcp`,
+    mint(binding) {
+      const token = randomBytes(24).toString('base64url');
+      live.set(token, { ...binding });
+      return token;
+    },
+    revoke,
+    liveTokens: () => live.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function stepAgentServer(
+  binding: ReportBinding,
+  report: (report: StepReport) => string | undefined,
+): McpServer {
+  const what = `step "${binding.step}" of run ${binding.run} (attempt ${binding.attempt})`;
+  const server = new McpServer(
+    { name: 'kairoku-playbook', version: '1' },
+    {
+      instructions: `You are the agent of ${what}. When your work is done, call report_step_result once with your outcome, a summary and your outputs, then end your turn.`,
+    },
+  );
+  server.registerTool(
+    'report_step_result',
+    {
+      description:
+        `Reports the result of ${what}, then end your turn.` +
+        (binding.outcomes ? ` outcome: one of ${binding.outcomes.join(', ')}.` : '') +
+        (binding.outputs ? ` outputs: ${binding.outputs.length ? binding.outputs.join(', ') : 'none'}.` : ''),
+      inputSchema: {
+        outcome: z.string().min(1).describe('One of the outcomes the step declares.'),
+        summary: z
+          .string()
+          .optional()
+          .describe('What you did and found, in a few sentences, for the manager.'),
+        outputs: z
+          .record(z.unknown())
+          .optional()
+          .describe("The step's typed outputs, by name; they must fit the output types the step declares."),
+      },
+    },
+    (args) => {
+      const refusal = report({
+        outcome: args.outcome,
+        ...(args.summary !== undefined ? { summary: args.summary } : {}),
+        ...(args.outputs !== undefined ? { outputs: args.outputs } : {}),
+      });
+      if (refusal !== undefined)
+        return { isError: true, content: [{ type: 'text' as const, text: `refused: ${refusal}` }] };
+      return {
+        content: [
+          {
+            type: 'text' as const,
+            text: `Recorded ${args.outcome} for ${what}. End your turn now: the manager reads your report and decides what happens next.`,
+          },
+        ],
+      };
+    },
+  );
+  return server;
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** A refusal as MCP clients read it: a JSON-RPC error with the reason. */
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
+}
