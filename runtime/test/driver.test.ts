@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend, BackendEffect } from '../src/backends/backend.js';
 import { createRun } from '../src/core/create-run.js';
 import type { RunState } from '../src/core/state.js';
+import { vecToArray } from '../src/core/pvec.js';
 import { stepRun } from '../src/core/view.js';
 import { Driver } from '../src/driver/driver.js';
 import { compileFile } from './helpers.js';
@@ -93,5 +94,55 @@ describe('autopilot with parallel steps', () => {
     expect(result.refusals).toEqual([]);
     expect(result.state.status).toBe('completed');
     expect(result.state.loops).toEqual({ 'perf.changes': 1 });
+  });
+});
+
+describe('what a backend sends', () => {
+  it('a refused event from a backend lands in the history; the operator’s own refusals do not', () => {
+    const backend = new Recorder();
+    const driver = new Driver(fresh(), { backend, autopilot: false, clock: () => 0 });
+    driver.dispatch({ type: 'start' });
+    driver.dispatch({ type: 'start-step', step: 'plan' });
+    const before = driver.state.history.size;
+    // The operator's mistake is answered to the operator, not written down.
+    expect(driver.dispatch({ type: 'start-step', step: 'implement' })).toMatch(/not ready/);
+    expect(driver.state.history.size).toBe(before);
+    // A step agent's report whose outputs do not fit: refused to the backend and recorded.
+    const refusal = driver.context.submit({
+      type: 'report',
+      step: 'plan',
+      attempt: 1,
+      outcome: 'done',
+      outputs: { plan: 3 },
+    });
+    expect(refusal).toMatch(/plan/);
+    const last = vecToArray(driver.state.history).at(-1)!;
+    expect(last).toMatchObject({ kind: 'refused', step: 'plan', attempt: 1 });
+    expect(last.text).toContain('report from the recorder backend was refused');
+    expect(stepRun(driver.state, 'plan')!.status).toBe('running');
+  });
+
+  it('a note records a backend’s fault, scrubbed of secrets and bounded, and changes nothing else', () => {
+    const backend = new Recorder();
+    const driver = new Driver(fresh(), {
+      backend,
+      autopilot: false,
+      clock: () => 0,
+      secrets: { token: 'hunter2-secret' },
+    });
+    driver.dispatch({ type: 'start' });
+    const status = driver.state.status;
+    driver.context.emit({
+      type: 'note',
+      kind: 'backend',
+      text: `daemon said hunter2-secret ${'x'.repeat(5000)}`,
+      step: 'nowhere',
+    });
+    const last = vecToArray(driver.state.history).at(-1)!;
+    expect(last.kind).toBe('backend');
+    expect(last.text).not.toContain('hunter2-secret');
+    expect(last.text.startsWith('nowhere: daemon said ')).toBe(true);
+    expect(last.text.length).toBeLessThan(2100);
+    expect(driver.state.status).toBe(status);
   });
 });

@@ -8,6 +8,12 @@ export type BackendEffect = Exclude<Effect, { type: 'step-ready' } | { type: 'pe
 export interface BackendContext {
   /** feeds an event back into the run, now (it is queued) or later */
   emit(event: RunEvent): void;
+  /**
+   * feeds an event in and answers at once with its refusal (undefined when accepted), for a backend
+   * that must tell its caller (a step agent's report); while the run is busy with other events it is
+   * queued and answers undefined. Refusals of `emit`ted and `submit`ted events land in the history.
+   */
+  submit(event: RunEvent): string | undefined;
   /** the run as it is now */
   state(): RunState;
 }

@@ -42,6 +42,11 @@ export type RunEvent =
   | { type: 'resume' }
   | { type: 'cancel'; reason?: string }
   /** reopen an ended run from a step whose needs are settled */
-  | { type: 'restart-from'; step: string };
+  | { type: 'restart-from'; step: string }
+  /**
+   * history only: an event from a backend that the run refused (`refused`), or a fault a backend met
+   * (`backend`: a daemon down, a runner's bad request, a revoked token). Changes nothing else.
+   */
+  | { type: 'note'; kind: 'refused' | 'backend'; text: string; step?: string; attempt?: number };
 
 export type RunEventType = RunEvent['type'];

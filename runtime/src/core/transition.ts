@@ -81,6 +81,8 @@ function handle(run: WorkingRun, event: RunEvent): string | undefined {
       return cancel(run, event.reason);
     case 'restart-from':
       return restartFrom(run, event.step);
+    case 'note':
+      return note(run, event);
     default:
       return `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`;
   }
@@ -448,6 +450,23 @@ function nudge(run: WorkingRun, name: string, message: string): string | undefin
   const text = run.scrub(message);
   run.effects.push({ type: 'nudge-agent', step: run.name(ref), attempt: current.attempt, message: text });
   run.record('nudge', `${run.name(ref)} nudged: ${text}`, ref, current.attempt);
+  return undefined;
+}
+
+const NOTE_LIMIT = 2000;
+
+function note(run: WorkingRun, event: Extract<RunEvent, { type: 'note' }>): undefined {
+  const ref = event.step === undefined ? undefined : resolve(run, event.step);
+  const known = typeof ref === 'object' ? ref : undefined;
+  // Bounded: a note may quote what a daemon or runner sent.
+  const scrubbed = run.scrub(event.text);
+  const text = scrubbed.length > NOTE_LIMIT ? `${scrubbed.slice(0, NOTE_LIMIT)}… (cut)` : scrubbed;
+  run.record(
+    event.kind,
+    known || event.step === undefined ? text : `${event.step}: ${text}`,
+    known,
+    event.attempt,
+  );
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Backend, BackendEffect } from '../backends/backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
 import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';
@@ -41,6 +41,8 @@ export class Driver {
   readonly refusals: Refusal[] = [];
   /** complete-step events autopilot made from wake-ups (not a manager's, so a stale one is dropped) */
   private readonly decisions = new WeakSet<RunEvent>();
+  /** events a backend sent: a refusal of one is recorded in the run's history */
+  private readonly fromBackend = new WeakSet<RunEvent>();
   readonly autopilot: boolean;
   private readonly clock: () => number;
 
@@ -103,6 +105,8 @@ export class Driver {
       )
         return undefined;
       this.refusals.push({ event, error: result.error });
+      if (this.fromBackend.has(event))
+        this.queue.push(refusalNote(event, result.error, this.options.backend.name));
       return result.error;
     }
     if (result.state === before) return undefined;
@@ -147,9 +151,35 @@ export class Driver {
   }
 
   private toBackend(effect: BackendEffect): void {
-    this.options.backend.perform(effect, {
-      emit: (event) => void this.dispatch(event),
-      state: () => this.current,
-    });
+    this.options.backend.perform(effect, this.backendContext);
   }
+
+  private readonly backendContext = {
+    emit: (event: RunEvent): void => {
+      this.fromBackend.add(event);
+      this.dispatch(event);
+    },
+    submit: (event: RunEvent): string | undefined => {
+      this.fromBackend.add(event);
+      return this.dispatch(event);
+    },
+    state: (): RunState => this.current,
+  };
+
+  /** What a backend that was not handed an effect (a daemon's message, a runner's request) feeds in. */
+  get context(): BackendContext {
+    return this.backendContext;
+  }
+}
+
+function refusalNote(event: RunEvent, error: string, backend: string): RunEvent {
+  const step = 'step' in event && event.step !== undefined ? event.step : undefined;
+  const attempt = 'attempt' in event && typeof event.attempt === 'number' ? event.attempt : undefined;
+  return {
+    type: 'note',
+    kind: 'refused',
+    text: `${event.type} from the ${backend} backend was refused: ${error}`,
+    ...(step !== undefined ? { step } : {}),
+    ...(attempt !== undefined ? { attempt } : {}),
+  };
 }
