@@ -45,6 +45,8 @@ export type {
 export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
 export { Driver } from './driver/driver.js';
+export { LiveRun } from './host/live-run.js';
+export type { GateAsker, LiveRunOptions } from './host/live-run.js';
 export type { DriverOptions, Refusal } from './driver/driver.js';
 export { continueSim, runSim } from './sim-run.js';
 export type { SimContinueOptions, SimContinueResult, SimRunOptions, SimRunResult } from './sim-run.js';
