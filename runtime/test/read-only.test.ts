@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
@@ -8,6 +8,7 @@ import { parseYaml, readScenario } from '../src/backends/scenario.js';
 import { vecToArray } from '../src/core/pvec.js';
 import type { RunState } from '../src/core/state.js';
 import { stepRun } from '../src/core/view.js';
+import { PlaybookProtocol } from '../src/mcp/protocol.js';
 import { runSim } from '../src/sim-run.js';
 import { changesSince, isWorktreeError, snapshotWorktree } from '../src/worktree/git-snapshot.js';
 import { Run, compileFile, playbook } from './helpers.js';
@@ -324,5 +325,67 @@ describe('the read-only-violated event', () => {
     const before = run.state;
     run.send({ type: 'read-only-violated', step: 'review', attempt: 1, paths: ['a.txt'] });
     expect(run.state).toBe(before);
+  });
+});
+
+describe('the read-only check over MCP (external step agents report in later calls)', () => {
+  const review = `version: 1
+id: rv
+title: Review only
+roles:
+  rev:
+    base: reviewer
+steps:
+  review:
+    role: rev
+    retries: 1
+    prompt: Review.
+`;
+
+  function protocol() {
+    mkdirSync(join(repo, 'playbooks'));
+    writeFileSync(join(repo, 'playbooks', 'rv.yml'), review);
+    git('add', '.');
+    git('commit', '-q', '-m', 'playbook');
+    const home = join(root, 'home');
+    return { home, protocol: new PlaybookProtocol({ workspace: repo, home, agents: 'external' }) };
+  }
+
+  it('drops the report of an agent that changed the worktree and fails its attempt; a clean retry passes', () => {
+    const { protocol: p, home } = protocol();
+    const run = p.startPlaybook({ playbook: 'rv' }).run as string;
+    p.startStep({ run, step: 'review' });
+    expect(readdirSync(join(home, 'read-only', run))).toEqual(['review#1.json']);
+    writeFileSync(join(repo, 'README.md'), 'sneaky\n');
+    const answer = p.reportStepResult({ run, step: 'review', attempt: 1, outcome: 'done' });
+    expect(answer).toMatchObject({ recorded: false });
+    expect(String(answer.why)).toContain('read-only role');
+    const after = p.store.load(run)!;
+    expect(stepRun(after, 'review')!.attempts[0]).toMatchObject({ ended: 'read-only' });
+    expect(historyOf(after, 'step-retry')[0]!.text).toContain('README.md');
+
+    // The second attempt starts from the changed worktree and changes nothing more: it passes.
+    p.startStep({ run, step: 'review' });
+    expect(p.reportStepResult({ run, step: 'review', attempt: 2, outcome: 'done' })).not.toHaveProperty(
+      'recorded',
+    );
+    p.completeStep({ run, step: 'review', outcome: 'done' });
+    expect(p.store.load(run)!.status).toBe('completed');
+    // Snapshots are dropped with the attempts, and the run's folder when it ends.
+    expect(existsSync(join(home, 'read-only', run))).toBe(false);
+  });
+
+  it('keeps the snapshot when a report is refused for another reason, so the corrected one is checked', () => {
+    const { protocol: p } = protocol();
+    const run = p.startPlaybook({ playbook: 'rv' }).run as string;
+    p.startStep({ run, step: 'review' });
+    expect(() => p.reportStepResult({ run, step: 'review', attempt: 1, outcome: 'nonsense' })).toThrow(
+      /no outcome "nonsense"/,
+    );
+    writeFileSync(join(repo, 'new.txt'), 'x\n');
+    expect(p.reportStepResult({ run, step: 'review', attempt: 1, outcome: 'done' })).toMatchObject({
+      recorded: false,
+    });
+    expect(stepRun(p.store.load(run)!, 'review')!.attempts[0]).toMatchObject({ ended: 'read-only' });
   });
 });

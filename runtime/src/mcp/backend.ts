@@ -2,6 +2,7 @@ import type { Backend, BackendContext, BackendEffect } from '../backends/backend
 import { SimBackend } from '../backends/sim.js';
 import type { Scenario } from '../backends/scenario.js';
 import type { Effect } from '../core/effects.js';
+import type { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 
 /** Who does a started step's work when a manager drives the run over MCP. */
 export type AgentMode = 'sim' | 'external';
@@ -29,9 +30,14 @@ export class ProtocolBackend implements Backend {
   readonly nudges: Extract<Effect, { type: 'nudge-agent' }>[] = [];
   private readonly sim: SimBackend | undefined;
 
+  /**
+   * `guard`: external agents of read-only roles have their run's worktree snapshotted when they start
+   * and checked when they report (PlaybookProtocol.reportStepResult).
+   */
   constructor(
     readonly mode: AgentMode,
     scenario?: Scenario,
+    private readonly guard?: StoredReadOnlyGuard,
   ) {
     this.name = BACKEND_OF[mode];
     this.sim =
@@ -63,8 +69,13 @@ export class ProtocolBackend implements Backend {
       return;
     }
     if (effect.type === 'start-agent' || effect.type === 'start-check') {
-      const agent = `mcp:${context.state().id}:${effect.step}:${effect.attempt}`;
+      const state = context.state();
+      const agent = `mcp:${state.id}:${effect.step}:${effect.attempt}`;
       context.emit({ type: 'step-started', step: effect.step, attempt: effect.attempt, agent });
+      if (effect.type === 'start-agent' && effect.readOnly && this.guard && state.workspace) {
+        const unreadable = this.guard.begin(state.id, effect.step, effect.attempt, state.workspace);
+        if (unreadable) context.emit(unreadable);
+      }
     }
   }
 }

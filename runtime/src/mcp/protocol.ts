@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
 import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
@@ -13,6 +13,8 @@ import { vecSlice, vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
+import { stepRun } from '../core/view.js';
+import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 import { RunStore, defaultHome } from '../store/run-store.js';
 import { recoverRuns } from '../store/recover.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
@@ -57,6 +59,8 @@ interface Change {
  */
 export class PlaybookProtocol {
   readonly store: RunStore;
+  /** snapshots of read-only attempts' worktrees, between start_step and their report */
+  private readonly readOnlyGuard: StoredReadOnlyGuard;
   readonly workspace: string;
   readonly agents: AgentMode;
   private readonly clock: () => number;
@@ -68,6 +72,7 @@ export class PlaybookProtocol {
   constructor(private readonly options: ProtocolOptions) {
     this.workspace = realpath(resolve(options.workspace));
     this.store = new RunStore(options.home ?? defaultHome());
+    this.readOnlyGuard = new StoredReadOnlyGuard(join(this.store.home, 'read-only'));
     this.agents = options.agents ?? 'sim';
     this.clock = options.clock ?? Date.now;
   }
@@ -328,7 +333,7 @@ export class PlaybookProtocol {
     summary?: string | undefined;
     outputs?: Record<string, unknown> | undefined;
   }): Result {
-    const event: RunEvent = {
+    const report: RunEvent = {
       type: 'report',
       step: args.step,
       outcome: args.outcome,
@@ -336,7 +341,24 @@ export class PlaybookProtocol {
       outputs: args.outputs ?? {},
       ...(args.attempt !== undefined ? { attempt: args.attempt } : {}),
     };
-    return this.change(args.run, event, (state, error) => reportHint(state, args.step, error)).result;
+    // A read-only role's agent that changed the worktree fails its attempt, whatever it reports.
+    let checked: { attempt: number; violation: RunEvent | undefined } | undefined;
+    const event = (state: RunState): RunEvent => {
+      const current = stepRun(state, args.step);
+      const attempt = args.attempt ?? current?.attempts.at(-1)?.attempt;
+      if (attempt === undefined || current?.status !== 'running') return report;
+      checked = { attempt, violation: this.readOnlyGuard.check(state.id, args.step, attempt) };
+      return checked.violation ?? report;
+    };
+    const change = this.change(args.run, event, (state, error) => reportHint(state, args.step, error));
+    if (!checked) return change.result;
+    this.readOnlyGuard.forget(change.state.id, args.step, checked.attempt);
+    if (!checked.violation) return change.result;
+    return {
+      recorded: false,
+      why: `step "${args.step}" has a read-only role, and the worktree changed during its turn: the report was dropped and the attempt failed`,
+      ...change.result,
+    };
   }
 
   // ---- the machinery ------------------------------------------------------------------------------
@@ -344,7 +366,7 @@ export class PlaybookProtocol {
   /** Loads a run, applies due timeouts and `event` (if any), saves, and describes what happened. */
   private change(
     runId: string,
-    event: RunEvent | undefined,
+    event: RunEvent | ((state: RunState) => RunEvent) | undefined,
     hint: (state: RunState, error: string) => string,
   ): Change {
     return withStoreLock(this.store.folder, () => {
@@ -355,9 +377,10 @@ export class PlaybookProtocol {
       for (const due of dueTimeouts(driver.state, this.clock())) driver.dispatch(due);
       const own = driver.refusals.length;
       if (event) {
-        const error = driver.dispatch(event);
+        const error = driver.dispatch(typeof event === 'function' ? event(driver.state) : event);
         if (error !== undefined) throw new ToolError(`${inToolTerms(error)}${hint(driver.state, error)}`);
       }
+      if (isEnded(driver.state.status)) this.readOnlyGuard.forgetRun(driver.state.id);
       const result = this.report(driver.state, before, {});
       const refused = driver.refusals.slice(own);
       if (refused.length)
@@ -380,7 +403,8 @@ export class PlaybookProtocol {
   }
 
   private backendFor(state: RunState): ProtocolBackend {
-    if (state.backend === BACKEND_OF.external) return new ProtocolBackend('external');
+    if (state.backend === BACKEND_OF.external)
+      return new ProtocolBackend('external', undefined, this.readOnlyGuard);
     return new ProtocolBackend('sim', this.scenarioFor(state.ir).scenario);
   }
 
