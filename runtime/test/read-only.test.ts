@@ -375,6 +375,20 @@ steps:
     expect(existsSync(join(home, 'read-only', run))).toBe(false);
   });
 
+  it('says in the history that a workspace outside git cannot be checked, and goes on', () => {
+    const outside = join(root, 'plain');
+    mkdirSync(join(outside, 'playbooks'), { recursive: true });
+    writeFileSync(join(outside, 'playbooks', 'rv.yml'), review);
+    const p = new PlaybookProtocol({ workspace: outside, home: join(root, 'home'), agents: 'external' });
+    const run = p.startPlaybook({ playbook: 'rv' }).run as string;
+    p.startStep({ run, step: 'review' });
+    writeFileSync(join(outside, 'x.txt'), 'x\n');
+    p.reportStepResult({ run, step: 'review', attempt: 1, outcome: 'done' });
+    const state = p.store.load(run)!;
+    expect(stepRun(state, 'review')!.status).toBe('reported');
+    expect(historyOf(state, 'backend')[0]!.text).toContain('is not a git worktree');
+  });
+
   it('keeps the snapshot when a report is refused for another reason, so the corrected one is checked', () => {
     const { protocol: p } = protocol();
     const run = p.startPlaybook({ playbook: 'rv' }).run as string;

@@ -2,6 +2,7 @@ import type { Backend, BackendContext, BackendEffect } from '../backends/backend
 import { SimBackend } from '../backends/sim.js';
 import type { Scenario } from '../backends/scenario.js';
 import type { Effect } from '../core/effects.js';
+import { isGitWorktree } from '../worktree/git-snapshot.js';
 import type { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 
 /** Who does a started step's work when a manager drives the run over MCP. */
@@ -73,8 +74,20 @@ export class ProtocolBackend implements Backend {
       const agent = `mcp:${state.id}:${effect.step}:${effect.attempt}`;
       context.emit({ type: 'step-started', step: effect.step, attempt: effect.attempt, agent });
       if (effect.type === 'start-agent' && effect.readOnly && this.guard && state.workspace) {
-        const unreadable = this.guard.begin(state.id, effect.step, effect.attempt, state.workspace);
-        if (unreadable) context.emit(unreadable);
+        // A workspace outside git cannot be checked at all: said in the history, not failed, since
+        // the manager's workspace is wherever its server runs (a sim --worktree is asked for, and fails).
+        if (!isGitWorktree(state.workspace))
+          context.emit({
+            type: 'note',
+            kind: 'backend',
+            step: effect.step,
+            attempt: effect.attempt,
+            text: `the read-only role is not checked: the workspace ${state.workspace} is not a git worktree`,
+          });
+        else {
+          const unreadable = this.guard.begin(state.id, effect.step, effect.attempt, state.workspace);
+          if (unreadable) context.emit(unreadable);
+        }
       }
     }
   }

@@ -58,6 +58,13 @@ export function changesSince(dir: string, before: string): string[] | undefined 
   return [...paths].sort();
 }
 
+/** Whether `dir` is inside a git worktree (a folder outside any repository cannot be checked at all). */
+export function isGitWorktree(dir: string): boolean {
+  if (!existsSync(dir)) return false;
+  const inside = git(dir, ['rev-parse', '--is-inside-work-tree']);
+  return !isWorktreeError(inside) && inside.trim() === 'true';
+}
+
 function short(head: string | null): string {
   return head ? head.slice(0, 12) : 'no commit';
 }
