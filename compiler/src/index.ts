@@ -18,6 +18,7 @@ export type * from './ir/ir.js';
 export { IR_VERSION } from './ir/ir.js';
 export { parseDuration } from './ir/duration.js';
 export { checkIr } from './ir/check-ir.js';
+export { regionSteps } from './ir/ranges.js';
 export { discoverPlaybooks, displayPath, isPlaybookPath, isPlaybookTest } from './workspace/discovery.js';
 export type { DirectoryLister } from './workspace/discovery.js';
 export { CHECK_OUTPUTS, STEP_STATUSES, mayBeAbsent } from './expressions/scope.js';

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkIr, compilePlaybook, serializeIr } from '../src/index.js';
+import { checkIr, compilePlaybook, regionSteps, serializeIr } from '../src/index.js';
+import { toRanges } from '../src/ir/ranges.js';
 import type { Ir } from '../src/index.js';
 
 const playbooks = new URL('../../playbooks/', import.meta.url).pathname;
@@ -41,7 +42,7 @@ describe('the IR', () => {
       target: 1,
       max: 3,
       exhausted: 'fail',
-      reset: [1, 2, 3, 4],
+      reset: [[1, 4]],
       counter: 'qa.fail',
     });
     const review = ir.steps.find((s) => s.name === 'review')!;
@@ -103,5 +104,47 @@ describe('the IR', () => {
     );
     expect(result.ir).toBeUndefined();
     expect(result.diagnostics.map((d) => d.code)).toEqual(['PB201']);
+  });
+});
+
+describe('loop reset regions as ranges', () => {
+  it('lists a region as ascending ranges apart, and back', () => {
+    expect(toRanges([])).toEqual([]);
+    expect(toRanges([0, 1, 2, 5, 7, 8])).toEqual([
+      [0, 2],
+      [5, 5],
+      [7, 8],
+    ]);
+    expect(regionSteps(toRanges([0, 1, 2, 5, 7, 8]))).toEqual([0, 1, 2, 5, 7, 8]);
+  });
+
+  it('checkIr refuses a region that runs past the steps, goes backwards or misses its target', () => {
+    const good = compilePlaybook(
+      'r.yml',
+      `version: 1
+id: r
+title: R
+steps:
+  a: { role: implementer, prompt: A }
+  b: { role: implementer, prompt: B, needs: [a], outcomes: { again: { loop: a, max: 2 }, done: next } }
+`,
+    ).ir!;
+    const withReset = (reset: unknown) => {
+      const copy = structuredClone(good) as unknown as { steps: { outcomes: { transition: object }[] }[] };
+      copy.steps[1]!.outcomes[0]!.transition = { ...copy.steps[1]!.outcomes[0]!.transition, reset };
+      return checkIr(copy);
+    };
+    expect(withReset([[0, 1]]).ok).toBe(true);
+    expect(withReset([[0, 1_000_000_000]])).toMatchObject({
+      ok: false,
+      errors: [expect.stringContaining('reset')],
+    });
+    expect(
+      withReset([
+        [1, 1],
+        [0, 0],
+      ]).ok,
+    ).toBe(false);
+    expect(withReset([[1, 1]])).toMatchObject({ ok: false, errors: [expect.stringContaining('target')] });
   });
 });

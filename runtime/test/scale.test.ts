@@ -84,7 +84,7 @@ function chain(n: number): Ir {
       max: 2,
       feedback: null,
       exhausted: 'fail',
-      reset: [n - 3, n - 2, n - 1],
+      reset: [[n - 3, n - 1]],
       counter: `s${n - 1}.redo`,
     },
   };

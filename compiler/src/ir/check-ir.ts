@@ -25,9 +25,46 @@ export function checkIr(value: unknown): { ok: true; ir: Ir } | { ok: false; err
     };
   }
   const validate = validateAgainstIrSchema as StandaloneValidator;
-  if (validate(value)) return { ok: true, ir: value as Ir };
+  if (validate(value)) {
+    const errors = checkIndices(value as Ir);
+    return errors.length ? { ok: false, errors: errors.slice(0, 20) } : { ok: true, ir: value as Ir };
+  }
   const errors = (validate.errors ?? [])
     .slice(0, 20)
     .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
   return { ok: false, errors };
+}
+
+/**
+ * What the schema cannot say: step indices point at steps, and a loop's reset region is ascending
+ * ranges that hold its target (a hand-edited `[0, 1e9]` would otherwise make a loop walk a billion steps).
+ */
+function checkIndices(ir: Ir): string[] {
+  const errors: string[] = [];
+  const count = ir.steps.length;
+  ir.steps.forEach((step, position) => {
+    for (const need of step.needs)
+      if (need >= position) errors.push(`/steps/${position}/needs: ${need} is not a step before this one`);
+    step.outcomes.forEach((outcome, o) => {
+      const transition = outcome.transition;
+      if (transition.kind !== 'loop') return;
+      const at = `/steps/${position}/outcomes/${o}/transition`;
+      if (transition.target >= count) errors.push(`${at}/target: there is no step ${transition.target}`);
+      let previous = -2;
+      let holdsTarget = false;
+      for (const [first, last] of transition.reset) {
+        if (first <= previous + 1 || last < first || last >= count) {
+          errors.push(
+            `${at}/reset: [${first}, ${last}] is not an ascending range of steps apart from the one before`,
+          );
+          return;
+        }
+        if (first <= transition.target && transition.target <= last) holdsTarget = true;
+        previous = last;
+      }
+      if (!holdsTarget)
+        errors.push(`${at}/reset: the region does not hold the loop's target ${transition.target}`);
+    });
+  });
+  return errors;
 }

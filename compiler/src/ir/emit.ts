@@ -291,25 +291,46 @@ class Emitter {
     };
   }
 
-  private resetRegion(target: number): number[] {
-    const seen = new Set<number>([target]);
-    const stack = [target];
-    while (stack.length) {
-      for (const d of this.context.graph.dependents[stack.pop()!]!) {
-        if (!seen.has(d)) {
-          seen.add(d);
-          stack.push(d);
-        }
+  /** The templates a step owns, in document order (indexed once: a scan per step is quadratic). */
+  private templatesOf(step: StepDecl): TemplateInfo[] {
+    if (!this.byOwner) {
+      this.byOwner = new Map();
+      for (const info of this.context.templates) {
+        if (!info.owner) continue;
+        const key = `${info.owner.isAfter ? 'after' : 'step'}\0${info.owner.name}`;
+        const list = this.byOwner.get(key);
+        if (list) list.push(info);
+        else this.byOwner.set(key, [info]);
       }
     }
-    return [...seen].map((i) => this.position[i]!).sort((a, b) => a - b);
+    return this.byOwner.get(`${step.isAfter ? 'after' : 'step'}\0${step.name}`) ?? [];
+  }
+
+  private byOwner: Map<string, TemplateInfo[]> | undefined;
+
+  /**
+   * The target and every step that transitively needs it, as ranges of IR positions. A walk down
+   * the positions with the graph's ancestor bitsets costs a bit test per step and builds the ranges
+   * as it goes; collecting and sorting the region would cost its size, which can be most of the playbook.
+   */
+  private resetRegion(target: number): [number, number][] {
+    const { graph } = this.context;
+    const ranges: [number, number][] = [];
+    const order = graph.order;
+    for (let position = this.position[target]!; position < order.length; position++) {
+      const step = order[position]!;
+      if (step !== target && !graph.isAncestor(target, step)) continue;
+      const last = ranges[ranges.length - 1];
+      if (last && last[1] === position - 1) last[1] = position;
+      else ranges.push([position, position]);
+    }
+    return ranges;
   }
 
   private derivedInputs(step: StepDecl): IrStep['inputs'] {
     const seen = new Set<string>();
     const inputs: IrStep['inputs'] = [];
-    for (const info of this.context.templates) {
-      if (info.owner?.name !== step.name || info.owner.isAfter !== step.isAfter) continue;
+    for (const info of this.templatesOf(step)) {
       for (const ref of info.references) {
         let from: string;
         let source: number | null = null;

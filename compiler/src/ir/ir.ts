@@ -36,8 +36,13 @@ export type IrTransition =
       max: number;
       feedback: IrTemplate | null;
       exhausted: 'next' | 'fail' | 'end';
-      /** the target and every step that transitively needs it, in topological order */
-      reset: number[];
+      /**
+       * the target and every step that transitively needs it, as inclusive ranges `[first, last]` of
+       * step indices, ascending and apart (`regionSteps` lists them): a region listed step by step
+       * grows with the square of the playbook (every loop of a 10,000-step playbook resets thousands
+       * of steps), its ranges about linearly
+       */
+      reset: [number, number][];
       /** counter key: STEP.OUTCOME */
       counter: string;
     };

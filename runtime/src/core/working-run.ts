@@ -1,3 +1,4 @@
+import { regionSteps } from '@kairoku-playbook/compiler';
 import type { IrAfterTask, IrOutcome, IrStep, IrTransition } from '@kairoku-playbook/compiler';
 import { Lookup, evaluate, render, renderText } from '../expr/evaluate.js';
 import type { Scope } from '../expr/evaluate.js';
@@ -348,7 +349,7 @@ export class WorkingRun {
     // Feedback is rendered before the reset, so it can read the outputs about to be cleared.
     const feedback = loop.feedback ? renderText(loop.feedback, this.scope(ref, context)) : '';
     const loops = { ...this.s.loops, [loop.counter]: count + 1 };
-    const region = loop.reset;
+    const region = regionSteps(loop.reset);
     const inRegion = new Set(region);
     const reset: string[] = [];
     for (const member of region) {

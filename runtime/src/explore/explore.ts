@@ -217,7 +217,8 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
   for (const step of ir.steps)
     for (const outcome of step.outcomes)
       if (outcome.transition.kind === 'loop')
-        for (const member of outcome.transition.reset) again[member] = 1;
+        for (const [first, last] of outcome.transition.reset)
+          for (let member = first; member <= last; member++) again[member] = 1;
   for (let unit = 0; unit < unitCount; unit++) {
     if (!started[unit]) continue;
     if (cycle) {
