@@ -80,3 +80,5 @@ export type {
 export { diskLister } from './store/disk-lister.js';
 export { describeRoomConflict, findRoomConflict } from './store/room.js';
 export type { RoomConflict } from './store/room.js';
+export * from './exec/index.js';
+export * as paseo from './backends/paseo/index.js';

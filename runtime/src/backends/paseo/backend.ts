@@ -1,0 +1,729 @@
+import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
+import type { Effect } from '../../core/effects.js';
+import type { RunEvent } from '../../core/events.js';
+import { AFTER_PREFIX } from '../../core/state.js';
+import type { RunState } from '../../core/state.js';
+import { step as transition } from '../../core/transition.js';
+import { stepRun } from '../../core/view.js';
+import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
+import { CheckRunner } from '../../exec/check-runner.js';
+import type { Backend, BackendContext, BackendEffect } from '../backend.js';
+import { startReportEndpoint } from '../report-endpoint.js';
+import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
+import { PaseoClient, PaseoError, isObject } from './client.js';
+import type { Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
+import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
+import type { ReportContract, StartAgent } from './first-message.js';
+import { prepareWorktree, runBranch } from './worktree.js';
+
+export type StartCheck = Extract<Effect, { type: 'start-check' }>;
+
+/** Runs check steps' commands (the runtime's `CheckRunner`, or a stand-in in tests). */
+export interface CheckExecutor {
+  start(effect: StartCheck, context: BackendContext): void;
+  stop(step: string, attempt: number, reason: string): void;
+  stopAll(reason: string): void | Promise<void>;
+  /** whether the check behind a handle is still going */
+  has?(agent: string | undefined): boolean;
+}
+
+export interface PaseoBackendOptions {
+  /** the daemon: `HOST:PORT` (PASEO_HOST), default port 6767 */
+  host: string;
+  /** PASEO_PASSWORD, offered as the subprotocol `paseo.bearer.<password>` */
+  password?: string;
+  /** the workspace: the folder the run was started in */
+  cwd: string;
+  /** the playbook's `workspace:`; `new-worktree` gives the run a Paseo worktree of its own */
+  workspace: 'current' | 'new-agent' | 'new-worktree';
+  runId: string;
+  /** the playbook's id */
+  playbook: string;
+  /** the run's branch for `new-worktree` (default `playbooks/<playbook>-<short id>`) */
+  branch?: string;
+  /** the run's worktree when it is already known (a run taken up again): nothing is made */
+  worktree?: string;
+  /** the manager's Paseo agent: step agents are labelled its children (`paseo.parent-agent-id`) */
+  parentAgentId?: string;
+  /** the provider of roles and steps that name none (default `claude`) */
+  defaultProvider?: string;
+  /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
+  endpoint?: { host?: string; port?: number };
+  /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
+  checks?: (cwd: string) => CheckExecutor;
+  /** timeouts and reconnection of the daemon connection */
+  connection?: Pick<PaseoClientOptions, 'requestTimeoutMs' | 'handshakeTimeoutMs' | 'reconnect' | 'clientId'>;
+  /** default: warnings and errors to standard error */
+  log?: Log;
+}
+
+export const LABELS = {
+  run: 'kairoku.run',
+  playbook: 'kairoku.playbook',
+  step: 'kairoku.step',
+  attempt: 'kairoku.attempt',
+  parent: 'paseo.parent-agent-id',
+} as const;
+
+/** Paseo's limit on an explicit agent title. */
+export const MAX_TITLE = 40;
+
+const TURN_ENDS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
+const BUSY = new Set(['running', 'initializing']);
+
+/**
+ * - `creating`: create_agent_request sent, no agent id yet
+ * - `turn`: the agent's turn runs (after its first message, a reminder or a nudge)
+ * - `idle`: its turn ended without a report; a reminder may follow
+ * - `stopped`: stop-agent (cancel, timeout, loop reset): nothing it does counts any more
+ * - `done`: the attempt's part is over (reported, lost, violated, or a newer attempt began)
+ */
+type Phase = 'creating' | 'turn' | 'idle' | 'stopped' | 'done';
+
+interface Tracked {
+  step: string;
+  attempt: number;
+  kind: 'agent' | 'check';
+  phase: Phase;
+  readOnly: boolean;
+  context: BackendContext;
+  agentId?: string;
+  token?: string;
+  /** the accepted report, fed to the run when its turn ends (read-only roles) or once it has started */
+  report?: { event: Extract<RunEvent, { type: 'report' }>; fed: boolean };
+  /** the connection drops counted when the current turn began (see `resync`) */
+  turnEpoch: number;
+  /** a nudge was sent during the turn: a `turn_canceled` that follows is the steer, not the end */
+  steered?: boolean;
+  /** an agent of an earlier process of the runtime: its report token died with that process */
+  orphan?: boolean;
+}
+
+interface AgentInfo {
+  status: string;
+  labels: Record<string, string>;
+  archived: boolean;
+}
+
+/**
+ * The `paseo` backend (SPEC §6, seed 000): each agent step is a Paseo agent in the run's worktree,
+ * labelled with its run, step and attempt, given the role's provider, model and instructions and the
+ * step's first message, and the playbook's MCP server (only `report_step_result`, bound to its
+ * attempt by a token of its own). Turn ends come from the `agent_stream` events every client
+ * receives; a turn that ends without a report gives `agent-stopped` (the core answers with one
+ * reminder, then the lost-agent rule). Check steps run locally in the worktree. Gates and the
+ * manager's wake-ups are the host's, not this backend's. Agents and the worktree stay when the run
+ * ends: nothing is ever archived. See docs/paseo.md.
+ */
+export class PaseoBackend implements Backend {
+  readonly name = 'paseo';
+  private readonly attempts = new Map<string, Tracked>();
+  private readonly byAgent = new Map<string, Tracked>();
+  /** turn ends of agents whose create_agent_request has not been answered yet */
+  private readonly early = new Map<string, StreamEvent['event']>();
+  private readonly guard: ReadOnlyGuard;
+  private checks: CheckExecutor | undefined;
+  private readonly unsubscribe: (() => void)[] = [];
+  /** connection drops so far: a turn begun before the last one may have ended unseen */
+  private drops = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly options: PaseoBackendOptions,
+    readonly client: PaseoClient,
+    readonly endpoint: ReportEndpoint,
+    /** the run's folder: its Paseo worktree, or the workspace */
+    readonly worktree: string,
+    /** the run's branch when it has a worktree of its own */
+    readonly branch: string | undefined,
+    /** this run's agents as the daemon lists them (at connect, after each reconnection, and made since) */
+    private known: Map<string, AgentInfo>,
+    private readonly log: Log,
+  ) {
+    this.guard = new ReadOnlyGuard(worktree);
+    this.unsubscribe.push(
+      client.onStream((event) => this.onStream(event)),
+      client.onDisconnect(() => {
+        this.drops++;
+      }),
+      client.onReconnect(() => {
+        this.resync().catch((error: unknown) => this.fault('after reconnecting', error));
+      }),
+      client.onFatal((error) => this.onFatal(error)),
+    );
+  }
+
+  /**
+   * Connects to the daemon, starts the report endpoint, prepares the run's worktree and lists the
+   * run's existing agents. Rejects with a clear error when the daemon is down or refuses.
+   */
+  static async connect(options: PaseoBackendOptions): Promise<PaseoBackend> {
+    const log = options.log ?? defaultLog;
+    const client = await PaseoClient.connect({
+      ...(options.connection ?? {}),
+      host: options.host,
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      log,
+    });
+    let endpoint: ReportEndpoint | undefined;
+    try {
+      // The endpoint comes first (its address goes into every agent's config); reports reach the
+      // backend once it exists.
+      const route: { backend?: PaseoBackend } = {};
+      endpoint = await startReportEndpoint({
+        ...(options.endpoint ?? {}),
+        onReport: (binding, report) =>
+          route.backend
+            ? route.backend.onReport(binding, report)
+            : 'the runtime is still starting; report again',
+        onRejected: (reason) =>
+          log('warn', `paseo: a report was refused before it reached the run: ${reason}`),
+      });
+      let worktree = options.worktree ?? options.cwd;
+      let branch: string | undefined;
+      if (options.worktree === undefined && options.workspace === 'new-worktree') {
+        const made = await prepareWorktree(client, {
+          cwd: options.cwd,
+          branch: options.branch ?? runBranch(options.playbook, options.runId),
+          log,
+        });
+        worktree = made.path;
+        branch = made.branch;
+      } else if (options.workspace === 'new-worktree') {
+        branch = options.branch ?? runBranch(options.playbook, options.runId);
+      }
+      const known = await listAgents(client, { [LABELS.run]: options.runId });
+      route.backend = new PaseoBackend(options, client, endpoint, worktree, branch, known, log);
+      return route.backend;
+    } catch (error) {
+      await endpoint?.close();
+      await client.close();
+      throw error;
+    }
+  }
+
+  /** Whether the agent behind a handle still exists on the daemon (not archived): the lost-agent rule. */
+  agentExists(agent: string | undefined): boolean {
+    if (agent === undefined) return false;
+    if (this.checks?.has?.(agent)) return true;
+    const info = this.known.get(agent);
+    return info !== undefined && !info.archived;
+  }
+
+  perform(effect: BackendEffect, context: BackendContext): void {
+    if (this.closed) return;
+    switch (effect.type) {
+      case 'start-agent':
+        this.startAgent(effect, context).catch((error: unknown) =>
+          this.fault(`starting ${effect.step}`, error),
+        );
+        return;
+      case 'start-check':
+        this.startCheck(effect, context);
+        return;
+      case 'stop-agent':
+        this.stop(effect.step, effect.attempt, effect.reason);
+        return;
+      case 'remind-agent':
+      case 'nudge-agent':
+        this.send(effect).catch((error: unknown) => this.fault(`messaging ${effect.step}`, error));
+        return;
+      case 'open-gate':
+      case 'close-gate':
+      case 'wake-manager':
+        // The host's: gates are asked on the terminal or the panel, the manager is woken by the host.
+        return;
+    }
+  }
+
+  /**
+   * After a restart of the runtime: watch the run's agents that outlived the old process. Their
+   * report tokens died with it, so they can no longer report: one whose turn already ended is lost
+   * now, a running one when its turn ends. (Those that no longer exist are lost by the store's
+   * recovery, through `agentExists`.)
+   */
+  adopt(context: BackendContext): void {
+    const state = context.state();
+    for (const [agentId, info] of this.known) {
+      if (this.byAgent.has(agentId) || info.archived) continue;
+      const name = info.labels[LABELS.step];
+      const attempt = Number(info.labels[LABELS.attempt]);
+      const run = name === undefined ? undefined : stepRun(state, name);
+      const current = run?.attempts[run.attempts.length - 1];
+      if (!run || run.status !== 'running' || current?.attempt !== attempt || current.agent !== agentId)
+        continue;
+      const tracked: Tracked = {
+        step: name!,
+        attempt,
+        kind: 'agent',
+        phase: BUSY.has(info.status) ? 'turn' : 'idle',
+        readOnly: false,
+        context,
+        agentId,
+        turnEpoch: this.drops,
+        orphan: true,
+      };
+      this.attempts.set(key(tracked.step, attempt), tracked);
+      this.byAgent.set(agentId, tracked);
+      if (tracked.phase === 'idle') this.loseOrphan(tracked);
+    }
+  }
+
+  /** Stops checks and closes the connection and the report endpoint; agents and the worktree stay. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.checks?.stopAll('the runtime is stopping');
+    for (const tracked of this.attempts.values()) if (tracked.token) this.endpoint.revoke(tracked.token);
+    for (const stop of this.unsubscribe) stop();
+    await this.client.close();
+    await this.endpoint.close();
+  }
+
+  // ---- agents -------------------------------------------------------------------------------------
+
+  private async startAgent(effect: StartAgent, context: BackendContext): Promise<void> {
+    const { step, attempt } = effect;
+    this.retire(step, attempt);
+    const tracked: Tracked = {
+      step,
+      attempt,
+      kind: 'agent',
+      phase: 'creating',
+      readOnly: effect.readOnly,
+      context,
+      turnEpoch: this.drops,
+    };
+    this.attempts.set(key(step, attempt), tracked);
+    if (effect.readOnly) {
+      const unreadable = this.guard.begin(step, attempt);
+      if (unreadable) {
+        tracked.phase = 'done';
+        context.emit(unreadable);
+        return;
+      }
+    }
+    const contract = contractOf(context.state(), step);
+    tracked.token = this.endpoint.mint({
+      run: this.options.runId,
+      step,
+      attempt,
+      ...(contract ? { outcomes: contract.outcomes, outputs: contract.outputs } : {}),
+    });
+    const request = this.createRequest(effect, tracked.token, contract);
+    let agentId: string;
+    try {
+      agentId = await this.create(request, step, attempt);
+    } catch (error) {
+      if (tracked.phase !== 'creating') return;
+      this.end(tracked);
+      context.emit({
+        type: 'agent-lost',
+        step,
+        attempt,
+        reason: `Paseo could not create its agent: ${(error as Error).message}`,
+      });
+      return;
+    }
+    tracked.agentId = agentId;
+    tracked.turnEpoch = this.drops;
+    this.byAgent.set(agentId, tracked);
+    this.known.set(agentId, { status: 'running', labels: request.labels, archived: false });
+    if (this.closed) return;
+    if (tracked.phase === 'stopped') {
+      // Stopped while Paseo was making it: its first turn is already under way.
+      void this.cancel(agentId);
+      return;
+    }
+    if (tracked.phase !== 'creating') return;
+    tracked.phase = 'turn';
+    context.emit({ type: 'step-started', step, attempt, agent: agentId });
+    this.log('info', `paseo: ${step} (attempt ${attempt}) is Paseo agent ${agentId}`);
+    if (tracked.report && !tracked.readOnly) this.feedReport(tracked);
+    const early = this.early.get(agentId);
+    if (early) {
+      this.early.delete(agentId);
+      this.turnEnded(tracked, early);
+    }
+  }
+
+  private createRequest(
+    effect: StartAgent,
+    token: string,
+    contract: ReportContract | undefined,
+  ): Payload & { labels: Record<string, string> } {
+    const labels: Record<string, string> = {
+      [LABELS.run]: this.options.runId,
+      [LABELS.playbook]: this.options.playbook,
+      [LABELS.step]: effect.step,
+      [LABELS.attempt]: String(effect.attempt),
+    };
+    if (this.options.parentAgentId) labels[LABELS.parent] = this.options.parentAgentId;
+    const instructions = effect.role.instructions?.trim();
+    const config: Payload = {
+      provider: effect.provider ?? this.options.defaultProvider ?? 'claude',
+      cwd: this.worktree,
+      title: agentTitle(effect.title, effect.attempt),
+      ...(effect.model ? { model: effect.model } : {}),
+      ...(effect.role.mode ? { modeId: effect.role.mode } : {}),
+      ...(instructions ? { systemPrompt: instructions } : {}),
+      mcpServers: {
+        [MCP_SERVER_NAME]: {
+          type: 'http',
+          url: this.endpoint.url,
+          headers: { Authorization: `Bearer ${token}` },
+        },
+      },
+    };
+    return { config, initialPrompt: firstMessage(effect, contract), labels };
+  }
+
+  /**
+   * create_agent_request; when the connection drops before the answer, the daemon may or may not
+   * have made the agent, so it is looked for by its labels once the connection is back, and asked for
+   * again only when it is not there.
+   */
+  private async create(request: Payload, step: string, attempt: number): Promise<string> {
+    for (let tries = 0; ; tries++) {
+      try {
+        const answer = await this.client.request('create_agent_request', request);
+        if (answer.status === 'agent_create_failed')
+          throw new PaseoError(`${String(answer.error ?? 'agent_create_failed')}`, {
+            ...(typeof answer.errorCode === 'string' ? { code: answer.errorCode } : {}),
+          });
+        const agentId =
+          typeof answer.agentId === 'string'
+            ? answer.agentId
+            : isObject(answer.agent) && typeof answer.agent.id === 'string'
+              ? answer.agent.id
+              : undefined;
+        if (!agentId) throw new PaseoError('the daemon answered create_agent_request without an agent id');
+        return agentId;
+      } catch (error) {
+        if (!(error instanceof PaseoError) || !error.details.connectionLost || tries > 0) throw error;
+        const found = await listAgents(this.client, {
+          [LABELS.run]: this.options.runId,
+          [LABELS.step]: step,
+          [LABELS.attempt]: String(attempt),
+        });
+        const existing = [...found].find(([, info]) => !info.archived);
+        if (existing) return existing[0];
+      }
+    }
+  }
+
+  /** A reminder (`remind-agent`) or a nudge: a follow-up message in the agent's conversation. */
+  private async send(
+    effect: Extract<BackendEffect, { type: 'remind-agent' | 'nudge-agent' }>,
+  ): Promise<void> {
+    const tracked = this.attempts.get(key(effect.step, effect.attempt));
+    if (!tracked?.agentId || tracked.phase === 'stopped' || tracked.phase === 'done') {
+      this.log('warn', `paseo: no agent of ${effect.step} (attempt ${effect.attempt}) to send a message to`);
+      return;
+    }
+    const before = tracked.phase;
+    if (before === 'turn' && effect.type === 'nudge-agent') tracked.steered = true;
+    if (before !== 'turn') {
+      tracked.phase = 'turn';
+      tracked.turnEpoch = this.drops;
+    }
+    let refused: string | undefined;
+    try {
+      const answer = await this.client.request('send_agent_message_request', {
+        agentId: tracked.agentId,
+        text: effect.message,
+      });
+      if (answer.accepted === false) refused = String(answer.error ?? 'not accepted');
+    } catch (error) {
+      refused = (error as Error).message;
+    }
+    if (refused === undefined) return;
+    if (effect.type === 'nudge-agent') {
+      // A nudge that does not arrive leaves the attempt as it was.
+      this.log('warn', `paseo: the nudge to ${effect.step} did not arrive: ${refused}`);
+      tracked.steered = false;
+      if (tracked.phase === 'turn' && before === 'idle') tracked.phase = 'idle';
+      return;
+    }
+    if (tracked.phase !== 'turn') return;
+    this.end(tracked);
+    tracked.context.emit({
+      type: 'agent-lost',
+      step: tracked.step,
+      attempt: tracked.attempt,
+      reason: `its reminder could not be delivered to Paseo agent ${tracked.agentId}: ${refused}`,
+    });
+  }
+
+  private stop(step: string, attempt: number, reason: string): void {
+    const tracked = this.attempts.get(key(step, attempt));
+    if (!tracked) return;
+    if (tracked.kind === 'check') {
+      tracked.phase = 'done';
+      this.checks?.stop(step, attempt, reason);
+      return;
+    }
+    const before = tracked.phase;
+    tracked.phase = 'stopped';
+    if (tracked.token) this.endpoint.revoke(tracked.token);
+    this.guard.forget(step, attempt);
+    if (before === 'turn' && tracked.agentId) {
+      this.log('info', `paseo: canceling the turn of ${step} (attempt ${attempt}): ${reason}`);
+      void this.cancel(tracked.agentId);
+    }
+  }
+
+  private async cancel(agentId: string): Promise<void> {
+    try {
+      await this.client.request('cancel_agent_request', { agentId });
+    } catch (error) {
+      this.log('warn', `paseo: could not cancel agent ${agentId}: ${(error as Error).message}`);
+    }
+  }
+
+  // ---- reports and turn ends --------------------------------------------------------------------
+
+  /**
+   * A report from the endpoint: the run's refusal, or undefined when it is taken. The refusal is
+   * known before the report is fed (the pure transition on the run as it is now: the same answer the
+   * driver gives); a refused report is fed all the same, so the run records the refusal. A read-only
+   * role's report waits for the end of its turn and the git check (seed 000).
+   */
+  private onReport(binding: ReportBinding, report: StepReport): string | undefined {
+    if (binding.run !== this.options.runId)
+      return `this token belongs to run ${binding.run}, not to this one`;
+    const tracked = this.attempts.get(key(binding.step, binding.attempt));
+    if (!tracked || tracked.phase === 'stopped' || tracked.phase === 'done')
+      return `attempt ${binding.attempt} of ${binding.step} has ended: its report is not taken`;
+    if (tracked.report) return `attempt ${binding.attempt} of ${binding.step} has already reported`;
+    const event: Extract<RunEvent, { type: 'report' }> = {
+      type: 'report',
+      step: binding.step,
+      attempt: binding.attempt,
+      outcome: report.outcome,
+      ...(report.summary !== undefined ? { summary: report.summary } : {}),
+      ...(report.outputs !== undefined ? { outputs: report.outputs } : {}),
+    };
+    const refusal = transition(tracked.context.state(), event, Date.now()).error;
+    if (refusal !== undefined) {
+      tracked.context.emit(event);
+      return refusal;
+    }
+    tracked.report = { event, fed: false };
+    if (!tracked.readOnly && tracked.phase !== 'creating') this.feedReport(tracked);
+    return undefined;
+  }
+
+  private feedReport(tracked: Tracked): void {
+    if (!tracked.report || tracked.report.fed) return;
+    tracked.report.fed = true;
+    tracked.context.emit(tracked.report.event);
+  }
+
+  private onStream(stream: StreamEvent): void {
+    if (this.closed || !TURN_ENDS.has(stream.event.type)) return;
+    const tracked = this.byAgent.get(stream.agentId);
+    if (!tracked) {
+      // The answer to create_agent_request may come after the agent's first events.
+      const creating = [...this.attempts.values()].some((t) => t.phase === 'creating');
+      if (creating && this.early.size < 1000) this.early.set(stream.agentId, stream.event);
+      return;
+    }
+    if (stream.event.type === 'turn_canceled' && tracked.steered) {
+      tracked.steered = false;
+      return;
+    }
+    this.turnEnded(tracked, stream.event);
+  }
+
+  /** The agent's turn ended (seen, or found on reconnection): feed the report, or say it stopped. */
+  private turnEnded(tracked: Tracked, event: { type: string; [key: string]: unknown }): void {
+    if (tracked.phase !== 'turn') return;
+    tracked.phase = 'idle';
+    tracked.steered = false;
+    const { step, attempt, context } = tracked;
+    if (tracked.orphan) {
+      this.loseOrphan(tracked);
+      return;
+    }
+    if (tracked.report) {
+      const violated = tracked.readOnly ? this.guard.end(step, attempt) : undefined;
+      this.end(tracked);
+      if (violated) context.emit(violated);
+      else this.feedReport(tracked);
+      return;
+    }
+    if (tracked.readOnly) {
+      const violated = this.guard.end(step, attempt, true);
+      if (violated) {
+        this.end(tracked);
+        context.emit(violated);
+        return;
+      }
+    }
+    const why = event.type === 'turn_failed' && typeof event.error === 'string' ? `: ${event.error}` : '';
+    this.log(
+      'info',
+      `paseo: ${step} (attempt ${attempt}) ended its turn without a report (${event.type}${why})`,
+    );
+    context.emit({ type: 'agent-stopped', step, attempt });
+  }
+
+  private loseOrphan(tracked: Tracked): void {
+    this.end(tracked);
+    tracked.context.emit({
+      type: 'agent-lost',
+      step: tracked.step,
+      attempt: tracked.attempt,
+      reason: `Paseo agent ${tracked.agentId} outlived a restart of the runtime, and with it the token it reports with`,
+    });
+  }
+
+  // ---- reconnection -----------------------------------------------------------------------------
+
+  /**
+   * After a reconnection: what happened while the connection was down. An agent the daemon no longer
+   * has (it restarted without it, or it was archived) is lost; a turn begun before the drop that is no
+   * longer running ended unseen, and is handled as if its end had been seen.
+   */
+  private async resync(): Promise<void> {
+    const drops = this.drops;
+    const agents = await listAgents(this.client, { [LABELS.run]: this.options.runId });
+    if (this.closed) return;
+    this.known = agents;
+    for (const tracked of this.byAgent.values()) {
+      if (tracked.phase !== 'turn' && tracked.phase !== 'idle') continue;
+      const info = agents.get(tracked.agentId!);
+      if (!info || info.archived) {
+        this.end(tracked);
+        tracked.context.emit({
+          type: 'agent-lost',
+          step: tracked.step,
+          attempt: tracked.attempt,
+          reason: `the Paseo daemon no longer has agent ${tracked.agentId} (it restarted, or the agent was archived)`,
+        });
+        continue;
+      }
+      if (tracked.phase === 'turn' && tracked.turnEpoch < drops && !BUSY.has(info.status))
+        this.turnEnded(tracked, { type: `turn ended while disconnected (${info.status})` });
+    }
+  }
+
+  /** The client gave up (a refused password, an incompatible daemon): the agents cannot be watched. */
+  private onFatal(error: PaseoError): void {
+    if (this.closed) return;
+    for (const tracked of this.attempts.values()) {
+      if (tracked.kind !== 'agent' || tracked.phase === 'stopped' || tracked.phase === 'done') continue;
+      this.end(tracked);
+      tracked.context.emit({
+        type: 'agent-lost',
+        step: tracked.step,
+        attempt: tracked.attempt,
+        reason: `the runtime lost the Paseo daemon: ${error.message}`,
+      });
+    }
+  }
+
+  // ---- checks -----------------------------------------------------------------------------------
+
+  private startCheck(effect: StartCheck, context: BackendContext): void {
+    this.retire(effect.step, effect.attempt);
+    this.attempts.set(key(effect.step, effect.attempt), {
+      step: effect.step,
+      attempt: effect.attempt,
+      kind: 'check',
+      phase: 'turn',
+      readOnly: false,
+      context,
+      turnEpoch: this.drops,
+    });
+    this.checks ??= this.options.checks
+      ? this.options.checks(this.worktree)
+      : new CheckRunner({ worktree: this.worktree });
+    this.checks.start(effect, context);
+  }
+
+  // ---- bookkeeping ------------------------------------------------------------------------------
+
+  /** The attempt's part is over: its token is revoked, its read-only snapshot dropped. */
+  private end(tracked: Tracked): void {
+    tracked.phase = 'done';
+    if (tracked.token) this.endpoint.revoke(tracked.token);
+    this.guard.forget(tracked.step, tracked.attempt);
+  }
+
+  /** A new attempt of a step begins: what is left of its earlier ones is dropped. */
+  private retire(step: string, attempt: number): void {
+    for (const [k, tracked] of this.attempts) {
+      if (tracked.step !== step || tracked.attempt >= attempt) continue;
+      if (tracked.phase !== 'stopped') this.end(tracked);
+      else if (tracked.token) this.endpoint.revoke(tracked.token);
+      this.attempts.delete(k);
+    }
+  }
+
+  private fault(what: string, error: unknown): void {
+    this.log('error', `paseo: failed ${what}: ${(error as Error).stack ?? String(error)}`);
+  }
+}
+
+/** The daemon's agents with these labels (archived ones included, marked), by id. */
+async function listAgents(
+  client: PaseoClient,
+  labels: Record<string, string>,
+): Promise<Map<string, AgentInfo>> {
+  const agents = new Map<string, AgentInfo>();
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const answer = await client.request('fetch_agents_request', {
+      filter: { labels },
+      ...(cursor ? { page: { limit: 200, cursor } } : {}),
+    });
+    // Newer daemons answer `entries: [{agent, project}]`, older ones `agents: [agent]`.
+    const rows = Array.isArray(answer.entries)
+      ? answer.entries.map((e: unknown) => (isObject(e) ? e.agent : undefined))
+      : Array.isArray(answer.agents)
+        ? answer.agents
+        : [];
+    for (const row of rows) {
+      if (!isObject(row) || typeof row.id !== 'string') continue;
+      const rowLabels = isObject(row.labels) ? (row.labels as Record<string, string>) : {};
+      // A daemon that ignores the filter must not hand this run another run's agents.
+      if (Object.entries(labels).some(([name, value]) => rowLabels[name] !== value)) continue;
+      agents.set(row.id, {
+        status: typeof row.status === 'string' ? row.status : 'unknown',
+        labels: rowLabels,
+        archived: typeof row.archivedAt === 'string' && row.archivedAt.length > 0,
+      });
+    }
+    const info = isObject(answer.pageInfo) ? answer.pageInfo : undefined;
+    if (!info?.hasMore || typeof info.nextCursor !== 'string') break;
+    cursor = info.nextCursor;
+  }
+  return agents;
+}
+
+/** The step's outcomes and outputs, for the first message and the tool's description. */
+function contractOf(state: RunState, name: string): ReportContract | undefined {
+  const ir: IrStep | IrAfterTask | undefined = name.startsWith(AFTER_PREFIX)
+    ? state.ir.after.find((a) => a.name === name.slice(AFTER_PREFIX.length))
+    : state.ir.steps.find((s) => s.name === name);
+  if (!ir) return undefined;
+  return { outcomes: ir.outcomes.map((o) => o.name), outputs: ir.outputs.map((o) => `${o.name}: ${o.type}`) };
+}
+
+/** The agent's title in Paseo: the step's title, `#N` after the first attempt, within Paseo's limit. */
+export function agentTitle(title: string, attempt: number): string {
+  const suffix = attempt > 1 ? ` #${attempt}` : '';
+  const text = title.replace(/\s+/g, ' ').trim() || 'step';
+  const room = MAX_TITLE - suffix.length;
+  return `${text.length > room ? `${text.slice(0, room - 1)}…` : text}${suffix}`;
+}
+
+function key(step: string, attempt: number): string {
+  return `${step}#${attempt}`;
+}
+
+function defaultLog(level: string, message: string): void {
+  if (level === 'warn' || level === 'error') process.stderr.write(`kairoku-playbook: ${message}\n`);
+}

@@ -1,0 +1,23 @@
+/** The `paseo` backend (SPEC §6): a run's agent steps as agents of a Paseo daemon. See docs/paseo.md. */
+export { LABELS, MAX_TITLE, PaseoBackend, agentTitle } from './backend.js';
+export type { CheckExecutor, PaseoBackendOptions, StartCheck } from './backend.js';
+export {
+  APP_VERSION,
+  PROTOCOL_VERSION,
+  PaseoClient,
+  PaseoError,
+  daemonUrl,
+  describeClose,
+} from './client.js';
+export type {
+  Log,
+  LogLevel,
+  PaseoClientOptions,
+  ReconnectOptions,
+  ServerInfo,
+  StreamEvent,
+} from './client.js';
+export { MCP_SERVER_NAME, firstMessage, sourceOf } from './first-message.js';
+export type { ReportContract, StartAgent } from './first-message.js';
+export { currentBranch, prepareWorktree, runBranch } from './worktree.js';
+export type { RunWorktree } from './worktree.js';
