@@ -38,7 +38,7 @@ Commands:
 
 Run kairoku-playbook COMMAND --help for a command's options.`;
 
-const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => number> = {
+const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => number | Promise<number>> = {
   check: runCheck,
   compile: runCompile,
   graph: runGraph,
@@ -50,7 +50,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   mcp: runMcp,
 };
 
-export function main(argv: readonly string[], io: CommandIo): number {
+/** A command's exit code; a run on a live backend answers when the run ends. */
+export function main(argv: readonly string[], io: CommandIo): number | Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     io.stdout(`${HELP}\n`);
@@ -63,12 +64,17 @@ export function main(argv: readonly string[], io: CommandIo): number {
   const run = COMMANDS[command];
   try {
     if (!run) throw new UsageError(`unknown command "${command}"; run kairoku-playbook --help`);
-    return run(rest, io);
+    const code = run(rest, io);
+    return typeof code === 'number' ? code : code.catch((error: unknown) => usageOrThrow(error, io));
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`kairoku-playbook: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
+    return usageOrThrow(error, io);
   }
+}
+
+function usageOrThrow(error: unknown, io: CommandIo): number {
+  if (error instanceof UsageError) {
+    io.stderr(`kairoku-playbook: ${error.message}\n`);
+    return 2;
+  }
+  throw error;
 }

@@ -139,8 +139,9 @@ describe('kairoku-playbook run', () => {
     const broken = run(['run', 'x.playbook.yml', '--json'], root);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('x.playbook.yml:5:13: error PB200 unknown step "nowhere" in needs');
+    // Inputs are checked before any daemon is asked for anything.
     expect(run(['run', 'playbooks/pr.yml', '--backend', 'paseo']).stderr).toBe(
-      'kairoku-playbook: the paseo backend is not available in this build; use --backend sim\n',
+      'kairoku-playbook: input "task" is required\n',
     );
     expect(run(['run', 'playbooks/pr.yml', '--scenario', 'nope.yml']).code).toBe(2);
     const badScenario = workspace({ 's.yml': 'steps: { qq: { outcome: pass } }' });
@@ -230,7 +231,7 @@ describe('kairoku-playbook run', () => {
     const result = run(['run', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim] [--scenario FILE] [--json]',
+      'Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim|paseo|kairoku] [--json]',
     );
   });
 });

@@ -24,16 +24,22 @@ import { UsageError, readPlaybookFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
 import { compileFile } from './compile.js';
+import { paseoFactory, runLive } from './run-live.js';
 import type { Terminal } from './terminal.js';
 
 export { progressLine };
 
-export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim] [--scenario FILE] [--json]
+export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim|paseo|kairoku] [--json]
 
-Runs a playbook. The sim backend (the default) runs it without a model: step agents and checks
-report what the scenario scripts (SPEC §8), or their first declared outcome with outputs made from
-their types. Reported outcomes are applied as reported (autopilot). Gates the scenario does not
-decide are asked at the terminal, or take their first choice when there is no terminal.
+Runs a playbook. Reported outcomes are applied as reported (autopilot).
+- sim (the default) runs it without a model: step agents and checks report what the scenario
+  scripts (SPEC §8), or their first declared outcome with outputs made from their types. Gates the
+  scenario does not decide are asked at the terminal, or take their first choice without one.
+- paseo runs each agent step as an agent of a Paseo daemon (PASEO_HOST, default 127.0.0.1:6767;
+  its password from PASEO_PASSWORD) and check steps' commands in the run's worktree. See docs/paseo.md.
+- kairoku serves Kairoku runner daemons, which claim the run's steps (see docs/kairoku-protocol.md).
+With paseo and kairoku, gates are asked at the terminal (or decided by --gate), and Ctrl-C cancels
+the run, stopping its agents.
 On a terminal the run is drawn live, as the rows of its graph; otherwise (a pipe, a log, --json)
 it prints one progress line per event.
 The run is saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs); secret
@@ -42,15 +48,22 @@ inputs never reach it.
 Options:
   --input NAME=VALUE   a run input (repeatable); numbers, booleans and lists are read as JSON;
                        these win over the scenario's inputs
-  --backend sim        the backend (sim only in this build; paseo and kairoku come later)
+  --backend NAME       sim (default), paseo or kairoku
+  --json               print the final run state as JSON (SPEC §8) and ask nothing
+  -h, --help           this help
+sim:
   --scenario FILE      a scenario that scripts the sim backend
   --worktree DIR       the run's git worktree: each read-only role's turn (base reviewer, planner or
                        researcher) is checked with git, and a change fails the attempt; without it,
                        nothing is checked
-  --json               print the final run state as JSON (SPEC §8) and ask nothing
   --sim-delay MS       each sim agent and check takes MS milliseconds, and the run is saved after
                        every event (for tests that need a run to last)
-  -h, --help           this help
+paseo and kairoku:
+  --gate NAME=CHOICE[:COMMENT]
+                       decide gate NAME with CHOICE each time it opens (repeatable); other gates
+                       are asked at the terminal, and without one the run is canceled, saying why
+  --paseo-host HOST:PORT
+                       the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
 
 Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, was canceled or
 could not go on; 2 usage errors and inputs that do not fit.`;
@@ -59,7 +72,8 @@ export function runRun(
   argv: readonly string[],
   io: CommandIo,
   terminal: Terminal | undefined = processLiveTerminal(),
-): number {
+  env: NodeJS.ProcessEnv = process.env,
+): number | Promise<number> {
   const args = parseArgs(
     argv,
     {
@@ -70,6 +84,8 @@ export function runRun(
       help: 'boolean',
       'sim-delay': 'string',
       worktree: 'string',
+      gate: 'string',
+      'paseo-host': 'string',
     },
     { h: 'help' },
   );
@@ -78,8 +94,16 @@ export function runRun(
     return 0;
   }
   const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
-  if (backend !== 'sim')
-    throw new UsageError(`the ${backend} backend is not available in this build; use --backend sim`);
+  if (backend !== 'sim') {
+    for (const simOnly of ['scenario', 'sim-delay', 'worktree'])
+      if (args.flags.has(simOnly)) throw new UsageError(`--${simOnly} is for the sim backend only`);
+    const ir = compileFile(args.positionals, io, 'run');
+    if (!ir) return 1;
+    if (backend === 'paseo') return runLive(args, ir, io, terminal, 'paseo', paseoFactory(args, env));
+    throw new UsageError('the kairoku backend is not available in this build; use --backend sim or paseo');
+  }
+  for (const liveOnly of ['gate', 'paseo-host'])
+    if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for the paseo and kairoku backends`);
   const json = args.flags.has('json');
   const delayMs = simDelay(flag(args, 'sim-delay'));
   const worktreeFlag = flag(args, 'worktree');
@@ -88,27 +112,10 @@ export function runRun(
   if (!ir) return 1;
 
   const scenario = loadScenario(flag(args, 'scenario'), ir, io.cwd);
-  const inputs: Record<string, unknown> = {};
-  for (const pair of args.flags.get('input') ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--input takes NAME=VALUE, not "${pair}"`);
-    const name = pair.slice(0, eq);
-    inputs[name] = coerceInput(ir, name, pair.slice(eq + 1));
-  }
-
+  const inputs = inputFlags(args.flags.get('input') ?? [], ir);
   const now = Date.now;
-  const store = new RunStore(defaultHome());
   // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
-  const recovered = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: now() });
-  for (const problem of recovered.problems)
-    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
-  // One active run per workspace, limits.concurrency per playbook (a manager's run may be going on).
-  const workspace = realpathSync(io.cwd);
-  const conflict = findRoomConflict(recovered.runs, ir, workspace);
-  if (conflict) throw new UsageError(describeRoomConflict(conflict, ir, 'kairoku-playbook runs cancel'));
-  let id: string;
-  do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
-  while (store.exists(id));
+  const { store, id } = openRoom(ir, io, 'sim', () => false, now);
 
   const interactive = !json && terminal !== undefined;
   const progress = json ? undefined : interactive ? terminal.write : io.stdout;
@@ -156,6 +163,43 @@ export function runRun(
   }
   printRunEnd(state, json, io, interactive ? terminal : undefined);
   return state.status === 'completed' ? 0 : 1;
+}
+
+/** `--input NAME=VALUE` flags, each value read as the input's type takes it. */
+export function inputFlags(pairs: readonly string[], ir: Ir): Record<string, unknown> {
+  const inputs: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--input takes NAME=VALUE, not "${pair}"`);
+    const name = pair.slice(0, eq);
+    inputs[name] = coerceInput(ir, name, pair.slice(eq + 1));
+  }
+  return inputs;
+}
+
+/**
+ * The store, with runs a killed process left behind recovered (`agentExists` answers for their
+ * agents), the room checked (one active run per workspace, limits.concurrency per playbook), and a
+ * fresh run id.
+ */
+export function openRoom(
+  ir: Ir,
+  io: CommandIo,
+  backend: string,
+  agentExists: (agent: string | undefined) => boolean,
+  now: () => number,
+): { store: RunStore; id: string; workspace: string } {
+  const store = new RunStore(defaultHome());
+  const recovered = recoverRuns(store, { backend, agentExists, now: now() });
+  for (const problem of recovered.problems)
+    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
+  const workspace = realpathSync(io.cwd);
+  const conflict = findRoomConflict(recovered.runs, ir, workspace);
+  if (conflict) throw new UsageError(describeRoomConflict(conflict, ir, 'kairoku-playbook runs cancel'));
+  let id: string;
+  do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
+  while (store.exists(id));
+  return { store, id, workspace };
 }
 
 /** `--sim-delay MS`: a whole number of milliseconds, at most a minute. */
@@ -249,32 +293,77 @@ function askGateLive(
 
 /** Asks a gate at the terminal: its choices, then a comment when the choice takes one. */
 export function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefined {
-  const names = gate.choices.map((c) => c.name);
-  const listed = gate.choices
-    .map(
-      (c) =>
-        `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`,
-    )
-    .join(', ');
-  terminal.write(
-    `\n? ${gate.step}: ${gate.title}\n${gate.summary ? `  ${gate.summary}\n` : ''}  choices: ${listed}\n`,
-  );
+  const dialogue = new GateDialogue(gate);
+  terminal.write(dialogue.intro());
   for (;;) {
-    const answer = terminal.ask('choice> ');
+    const answer = terminal.ask(dialogue.prompt());
     if (answer === undefined) return endOfInput(terminal);
-    const choice = gate.choices.find((c) => c.name === answer.trim());
-    if (!choice) {
-      terminal.write(`  "${answer.trim()}" is not a choice; type one of ${names.join(', ')}\n`);
-      continue;
+    const step = dialogue.answer(answer);
+    if ('decision' in step) return step.decision;
+    if (step.say) terminal.write(step.say);
+  }
+}
+
+/** The same dialogue without blocking the event loop, for runs whose agents answer meanwhile. */
+export async function askGateAsync(
+  gate: OpenGate,
+  terminal: Terminal,
+  signal: AbortSignal,
+): Promise<ScriptedDecision | undefined> {
+  const dialogue = new GateDialogue(gate);
+  terminal.write(dialogue.intro());
+  for (;;) {
+    const answer = terminal.askAsync
+      ? await terminal.askAsync(dialogue.prompt(), signal)
+      : terminal.ask(dialogue.prompt());
+    if (signal.aborted) return undefined;
+    if (answer === undefined) return endOfInput(terminal);
+    const step = dialogue.answer(answer);
+    if ('decision' in step) return step.decision;
+    if (step.say) terminal.write(step.say);
+  }
+}
+
+/**
+ * Deciding a gate at a prompt, as a state machine: the choice, then a comment when the choice takes
+ * one; a wrong choice or a missing required comment is said and asked again. Each `answer` says what
+ * to write and what comes next, so the synchronous (sim) and asynchronous (live) prompts share it.
+ */
+export class GateDialogue {
+  private chosen: OpenGate['choices'][number] | undefined;
+
+  constructor(private readonly gate: OpenGate) {}
+
+  intro(): string {
+    const listed = this.gate.choices
+      .map(
+        (c) =>
+          `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`,
+      )
+      .join(', ');
+    return `\n? ${this.gate.step}: ${this.gate.title}\n${this.gate.summary ? `  ${this.gate.summary}\n` : ''}  choices: ${listed}\n`;
+  }
+
+  prompt(): string {
+    if (!this.chosen) return 'choice> ';
+    return this.chosen.comment === 'required' ? 'comment> ' : 'comment (optional)> ';
+  }
+
+  answer(text: string): { decision: ScriptedDecision } | { say?: string } {
+    const typed = text.trim();
+    if (!this.chosen) {
+      const choice = this.gate.choices.find((c) => c.name === typed);
+      if (!choice)
+        return {
+          say: `  "${typed}" is not a choice; type one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
+        };
+      if (choice.comment === 'none') return { decision: { choice: choice.name } };
+      this.chosen = choice;
+      return {};
     }
-    if (choice.comment === 'none') return { choice: choice.name };
-    for (;;) {
-      const comment = terminal.ask(choice.comment === 'required' ? 'comment> ' : 'comment (optional)> ');
-      if (comment === undefined) return endOfInput(terminal);
-      if (comment.trim() || choice.comment === 'optional')
-        return { choice: choice.name, comment: comment.trim() };
-      terminal.write(`  choice "${choice.name}" needs a comment\n`);
-    }
+    if (typed || this.chosen.comment === 'optional')
+      return { decision: { choice: this.chosen.name, comment: typed } };
+    return { say: `  choice "${this.chosen.name}" needs a comment\n` };
   }
 }
 

@@ -1,0 +1,196 @@
+import type { Ir } from '@kairoku-playbook/compiler';
+import { LiveRun, createRun, paseo, prepareInputs, splitSecrets, vecSlice } from '@kairoku-playbook/runtime';
+import type { Backend, GateAsker, OpenGate, RunState, ScriptedDecision } from '@kairoku-playbook/runtime';
+import { flag } from '../args.js';
+import type { ParsedArgs } from '../args.js';
+import { UsageError } from '../io.js';
+import { LiveView, isLiveTerminal, progressLine } from '../live-view.js';
+import type { CommandIo } from '../main.js';
+import { askGateAsync, inputFlags, openRoom, printRunEnd } from './run.js';
+import type { Terminal } from './terminal.js';
+
+/** What a live backend needs from the command line, once the run's id and branch are known. */
+export interface LiveBackendRequest {
+  ir: Ir;
+  runId: string;
+  branch: string;
+  cwd: string;
+  log: (line: string) => void;
+}
+
+/** A backend whose agents answer later, connected; `close` lets go of its daemon or runners. */
+export interface LiveBackend {
+  backend: Backend;
+  /** the run's branch as the backend names it (a new worktree's) */
+  branch: string;
+  close(): Promise<void>;
+}
+
+export type LiveBackendFactory = (request: LiveBackendRequest) => Promise<LiveBackend>;
+
+/**
+ * `run --backend paseo|kairoku`: the run on a backend whose agents report later, driven by the
+ * runtime's LiveRun (timeouts from a timer, gates asked without blocking). The run is saved after
+ * every batch of events; Ctrl-C cancels it (stopping its agents), a second Ctrl-C leaves at once.
+ */
+export async function runLive(
+  args: ParsedArgs,
+  ir: Ir,
+  io: CommandIo,
+  terminal: Terminal | undefined,
+  backendName: string,
+  connect: LiveBackendFactory,
+): Promise<number> {
+  const json = args.flags.has('json');
+  const inputs = inputFlags(args.flags.get('input') ?? [], ir);
+  const gates = gateFlags(args.flags.get('gate') ?? [], ir);
+  const prepared = prepareInputs(ir, inputs);
+  if (!prepared.ok) {
+    for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${error}\n`);
+    return 2;
+  }
+  const now = Date.now;
+  // Runs of a live backend outlive this process: another process may be driving one now, so none
+  // is marked lost here (`runs restart` takes a run up again and applies the lost-agent rule).
+  const { store, id, workspace } = openRoom(ir, io, backendName, () => true, now);
+  const log = (line: string) => io.stderr(`kairoku-playbook: ${line}\n`);
+
+  let live: LiveBackend;
+  try {
+    live = await connect({
+      ir,
+      runId: id,
+      branch:
+        ir.workspace === 'new-worktree' ? paseo.runBranch(ir.id, id) : (paseo.currentBranch(workspace) ?? ''),
+      cwd: workspace,
+      log,
+    });
+  } catch (error) {
+    io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
+    return 1;
+  }
+
+  const { secrets } = splitSecrets(ir, prepared.inputs);
+  const state = createRun(ir, {
+    id,
+    inputs: prepared.inputs,
+    now: now(),
+    backend: backendName,
+    branch: live.branch,
+  });
+  const interactive = !json && terminal !== undefined;
+  const view =
+    interactive && isLiveTerminal(terminal)
+      ? new LiveView(terminal, {
+          color: io.color,
+          columns: terminal.screen.columns,
+          rows: terminal.screen.rows,
+          now,
+        })
+      : undefined;
+  const progress = json ? undefined : interactive ? terminal.write : io.stdout;
+  const askGate: GateAsker | undefined =
+    gates.size || interactive
+      ? async (
+          gate: OpenGate,
+          _state: RunState,
+          signal: AbortSignal,
+        ): Promise<ScriptedDecision | undefined> => {
+          const decided = gates.get(gate.step);
+          if (decided) return decided;
+          if (!interactive) return undefined;
+          view?.pause();
+          try {
+            return await askGateAsync(gate, terminal, signal);
+          } finally {
+            view?.resume();
+          }
+        }
+      : undefined;
+
+  const run = new LiveRun({
+    backend: live.backend,
+    state,
+    secrets,
+    clock: now,
+    persist: (next) => store.save(next),
+    ...(askGate ? { askGate } : {}),
+    onTransition: (before, after) => {
+      if (view) view.update(after);
+      else if (progress)
+        for (const entry of vecSlice(after.history, before.history.size))
+          progress(`${progressLine(entry)}\n`);
+    },
+  });
+  store.save(state);
+  let interrupts = 0;
+  const onInterrupt = () => {
+    if (++interrupts > 1) process.exit(130);
+    io.stderr('\nkairoku-playbook: canceling the run (Ctrl-C again to leave at once)\n');
+    run.cancel('canceled at the terminal (Ctrl-C)');
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+  try {
+    const refusal = run.begin();
+    if (refusal !== undefined) io.stderr(`kairoku-playbook: the run did not start: ${refusal}\n`);
+    const end = await run.done;
+    view?.update(end);
+    view?.close();
+    printRunEnd(end, json, io, interactive ? terminal : undefined);
+    return end.status === 'completed' ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
+    run.close();
+    await live.close();
+  }
+}
+
+/** `--gate NAME=CHOICE[:COMMENT]`: how a gate is decided each time it opens, without asking anyone. */
+export function gateFlags(pairs: readonly string[], ir: Ir): Map<string, ScriptedDecision> {
+  const gates = new Map<string, ScriptedDecision>();
+  for (const pair of pairs) {
+    const match = /^([^=]+)=([^:]+)(?::(.*))?$/s.exec(pair);
+    if (!match) throw new UsageError(`--gate takes NAME=CHOICE or NAME=CHOICE:COMMENT, not "${pair}"`);
+    const [, name, choice, comment] = match as unknown as [string, string, string, string | undefined];
+    const gate = ir.steps.find((s) => s.name === name && s.kind === 'gate');
+    if (!gate)
+      throw new UsageError(
+        `--gate ${name}: the playbook has no gate "${name}" (its gates: ${ir.steps
+          .filter((s) => s.kind === 'gate')
+          .map((s) => s.name)
+          .join(', ')})`,
+      );
+    const declared = gate.outcomes.find((o) => o.name === choice);
+    if (!declared)
+      throw new UsageError(
+        `--gate ${name}: "${choice}" is not a choice of the gate (its choices: ${gate.outcomes.map((o) => o.name).join(', ')})`,
+      );
+    if (declared.comment === 'required' && !comment)
+      throw new UsageError(`--gate ${name}=${choice} needs a comment: ${name}=${choice}:COMMENT`);
+    gates.set(name, comment ? { choice, comment } : { choice });
+  }
+  return gates;
+}
+
+/** The paseo backend for one run: the daemon from --paseo-host or PASEO_HOST, its password from PASEO_PASSWORD. */
+export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBackendFactory {
+  const host = flag(args, 'paseo-host') ?? env.PASEO_HOST ?? '127.0.0.1:6767';
+  const password = env.PASEO_PASSWORD || undefined;
+  return async (request) => {
+    const backend = await paseo.PaseoBackend.connect({
+      host,
+      ...(password ? { password } : {}),
+      cwd: request.cwd,
+      workspace: request.ir.workspace,
+      runId: request.runId,
+      playbook: request.ir.id,
+      branch: request.branch,
+      log: (level, message) => {
+        if (level !== 'info' && level !== 'debug') request.log(message);
+      },
+    });
+    return { backend, branch: request.branch, close: () => backend.close() };
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * `kairoku-playbook run --backend paseo` as a whole process (the built CLI) against the fake Paseo
+ * daemon of the runtime's tests, served in this process on 127.0.0.1.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakePaseoDaemon, reports, silent } from '../../runtime/test/fake-paseo/index.js';
+import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
+import { gateFlags } from '../src/commands/run-live.js';
+import { compilePlaybook } from '@kairoku-playbook/compiler';
+
+const repoRoot = new URL('../../', import.meta.url).pathname;
+const bin = join(repoRoot, 'cli/dist/kairoku-playbook.js');
+
+const PLAYBOOK = `version: 1
+id: live
+title: Live run
+workspace: new-worktree
+inputs:
+  task: { type: string }
+  token: { type: string, secret: true }
+steps:
+  work:
+    role: implementer
+    prompt: Do \${{ inputs.task }}
+    outputs: { note: string }
+  tests:
+    needs: [work]
+    run: node -e "console.log('ok 1 - a'); console.log('ok 2 - b'); console.log('# pass 2'); console.log('# fail 0')"
+    env: { TOKEN: '\${{ inputs.token }}' }
+  ship:
+    needs: [tests]
+    gate:
+      title: Ship \${{ steps.work.outputs.note }}?
+      choices: { approve: next, reject: fail }
+outputs:
+  note: \${{ steps.work.outputs.note }}
+`;
+
+let root: string;
+let repo: string;
+let home: string;
+const cleanup: (() => Promise<void> | void)[] = [];
+
+beforeEach(() => {
+  ({ root, repo } = makeRepo());
+  home = mkdtempSync(join(tmpdir(), 'kp-live-home-'));
+  mkdirSync(join(repo, 'playbooks'));
+  writeFileSync(join(repo, 'playbooks', 'live.yml'), PLAYBOOK);
+});
+
+afterEach(async () => {
+  for (const done of cleanup.splice(0).reverse()) await done();
+  removeRepo(root);
+  rmSync(home, { recursive: true, force: true });
+});
+
+async function daemon(options: Parameters<typeof FakePaseoDaemon.start>[0] = {}): Promise<FakePaseoDaemon> {
+  const fake = await FakePaseoDaemon.start({ home: root, ...options });
+  cleanup.push(() => fake.close());
+  return fake;
+}
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      {
+        cwd: repo,
+        env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home, NO_COLOR: '1', ...env },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('run --backend paseo', () => {
+  it('drives the daemon through a whole run: an agent, a check in the run’s worktree, a gate from --gate', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done', { note: 'v2' }, 'did it')] } });
+    const result = await cli(
+      [
+        'run',
+        'playbooks/live.yml',
+        '--backend',
+        'paseo',
+        '--input',
+        'task=the thing',
+        '--input',
+        'token=s3cret-value',
+        '--gate',
+        'ship=approve',
+        '--json',
+      ],
+      { PASEO_HOST: fake.host },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const end = JSON.parse(result.stdout) as {
+      status: string;
+      steps: Record<string, { status: string }>;
+      outputs: Record<string, unknown>;
+    };
+    expect(end.status).toBe('completed');
+    expect(end.outputs).toEqual({ note: 'v2' });
+    // One Paseo agent for the one agent step, labelled with the run, in the run's own worktree.
+    const agents = [...fake.agents.values()];
+    expect(agents.map((a) => a.labels['kairoku.step'])).toEqual(['work']);
+    expect(agents[0]!.initialPrompt).toContain('Do the thing');
+    expect(fake.worktrees).toHaveLength(1);
+    // The check's counts were parsed off its output, and the secret reached no file of the run.
+    const runs = join(home, 'runs');
+    const [file] = readdirSync(runs);
+    const saved = readFileSync(join(runs, file!), 'utf8');
+    expect(saved).not.toContain('s3cret-value');
+    const state = JSON.parse(saved) as { steps: { name: string; outputs: Record<string, number> | null }[] };
+    expect(state.steps.find((s) => s.name === 'tests')!.outputs).toMatchObject({ passed: 2, failed: 0 });
+  });
+
+  it('ends a run whose agent stays silent through its reminder as the lost-agent rule says', async () => {
+    const fake = await daemon({ scripts: { work: [silent()] } });
+    const result = await cli(
+      [
+        'run',
+        'playbooks/live.yml',
+        '--backend',
+        'paseo',
+        '--input',
+        'task=t',
+        '--input',
+        'token=xxxx',
+        '--json',
+      ],
+      { PASEO_HOST: fake.host },
+    );
+    expect(result.code).toBe(1);
+    const end = JSON.parse(result.stdout) as { status: string; reason: string };
+    expect(end.status).toBe('failed');
+    expect(end.reason).toContain('lost');
+    expect([...fake.agents.values()][0]!.followUps).toHaveLength(1);
+  });
+
+  it('says clearly when the daemon is down or refuses the password, and saves no run', async () => {
+    const down = await cli(
+      ['run', 'playbooks/live.yml', '--backend', 'paseo', '--input', 'task=t', '--input', 'token=x'],
+      {
+        PASEO_HOST: '127.0.0.1:9',
+      },
+    );
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/cannot reach .*127\.0\.0\.1:9/);
+
+    const fake = await daemon({ password: 'right' });
+    const refused = await cli(
+      ['run', 'playbooks/live.yml', '--backend', 'paseo', '--input', 'task=t', '--input', 'token=x'],
+      { PASEO_HOST: fake.host, PASEO_PASSWORD: 'wrong' },
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/4401|password/i);
+    expect(readdirSync(home).includes('runs') ? readdirSync(join(home, 'runs')) : []).toEqual([]);
+  });
+
+  it('refuses sim-only flags and --gate choices the playbook does not have', async () => {
+    const wrong = await cli(['run', 'playbooks/live.yml', '--backend', 'paseo', '--scenario', 'x.yml']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--scenario is for the sim backend only');
+    const ir = compilePlaybook('live.yml', PLAYBOOK).ir!;
+    expect(() => gateFlags(['ship=maybe'], ir)).toThrow(
+      /not a choice of the gate \(its choices: approve, reject\)/,
+    );
+    expect(() => gateFlags(['work=approve'], ir)).toThrow(/no gate "work"/);
+    expect(gateFlags(['ship=reject:too risky'], ir).get('ship')).toEqual({
+      choice: 'reject',
+      comment: 'too risky',
+    });
+  });
+});
