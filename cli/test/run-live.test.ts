@@ -95,6 +95,8 @@ describe('run --backend paseo', () => {
         'token=s3cret-value',
         '--gate',
         'ship=approve',
+        '--parent-agent',
+        'agent-manager-1',
         '--json',
       ],
       { PASEO_HOST: fake.host },
@@ -112,6 +114,10 @@ describe('run --backend paseo', () => {
     const agents = [...fake.agents.values()];
     expect(agents.map((a) => a.labels['kairoku.step'])).toEqual(['work']);
     expect(agents[0]!.initialPrompt).toContain('Do the thing');
+    expect(agents[0]!.labels).toMatchObject({
+      'kairoku.attempt': '1',
+      'paseo.parent-agent-id': 'agent-manager-1',
+    });
     expect(fake.worktrees).toHaveLength(1);
     // The check's counts were parsed off its output, and the secret reached no file of the run.
     const runs = join(home, 'runs');

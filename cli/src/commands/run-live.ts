@@ -178,6 +178,7 @@ export function gateFlags(pairs: readonly string[], ir: Ir): Map<string, Scripte
 export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBackendFactory {
   const host = flag(args, 'paseo-host') ?? env.PASEO_HOST ?? '127.0.0.1:6767';
   const password = env.PASEO_PASSWORD || undefined;
+  const parentAgentId = flag(args, 'parent-agent');
   return async (request) => {
     const backend = await paseo.PaseoBackend.connect({
       host,
@@ -187,6 +188,7 @@ export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBack
       runId: request.runId,
       playbook: request.ir.id,
       branch: request.branch,
+      ...(parentAgentId ? { parentAgentId } : {}),
       log: (level, message) => {
         if (level !== 'info' && level !== 'debug') request.log(message);
       },

@@ -64,6 +64,8 @@ paseo and kairoku:
                        are asked at the terminal, and without one the run is canceled, saying why
   --paseo-host HOST:PORT
                        the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
+  --parent-agent ID    a Paseo agent managing this run (paseo): step agents are labelled its
+                       children (paseo.parent-agent-id)
 
 Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, was canceled or
 could not go on; 2 usage errors and inputs that do not fit.`;
@@ -86,6 +88,7 @@ export function runRun(
       worktree: 'string',
       gate: 'string',
       'paseo-host': 'string',
+      'parent-agent': 'string',
     },
     { h: 'help' },
   );
@@ -102,7 +105,7 @@ export function runRun(
     if (backend === 'paseo') return runLive(args, ir, io, terminal, 'paseo', paseoFactory(args, env));
     throw new UsageError('the kairoku backend is not available in this build; use --backend sim or paseo');
   }
-  for (const liveOnly of ['gate', 'paseo-host'])
+  for (const liveOnly of ['gate', 'paseo-host', 'parent-agent'])
     if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for the paseo and kairoku backends`);
   const json = args.flags.has('json');
   const delayMs = simDelay(flag(args, 'sim-delay'));
