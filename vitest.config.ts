@@ -15,7 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['**/test/**/*.test.ts', 'docs/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    // test/e2e (a real VS Code) runs on its own after these: `npm run test:e2e`, test/e2e/vitest.config.ts.
+    exclude: ['**/node_modules/**', '**/dist/**', 'test/e2e/**'],
     pool: 'forks',
     maxWorkers: 2,
   },

@@ -1,0 +1,139 @@
+/**
+ * Reading and driving VS Code's workbench in the browser, through what a person sees: the Problems panel's
+ * rows, the editor's rendered lines, the hover and the suggest widget. Every wait is for something to appear,
+ * never a fixed sleep.
+ */
+import type { Page } from 'playwright-core';
+
+/** One row of the Problems panel, or one diagnostic of `check --format json`, in the same shape. */
+export interface Problem {
+  severity: string;
+  code: string;
+  message: string;
+  source: string;
+  line: number;
+  column: number;
+}
+
+export function sortProblems(problems: Problem[]): Problem[] {
+  return [...problems].sort((a, b) => a.line - b.line || a.column - b.column || a.code.localeCompare(b.code));
+}
+
+/** Chromium as the machine runs it: headless, no sandbox (root), no traffic of its own, nothing but 127.0.0.1. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+];
+
+/** Waits for the workbench, then opens a file of the folder with Quick Open. */
+export async function openFile(page: Page, name: string): Promise<void> {
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  // The explorer shows the folder once the workbench has restored it.
+  await page.locator('.explorer-folders-view').waitFor({ timeout: 90_000 });
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').waitFor();
+  await page.keyboard.type(name);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor();
+  await page.locator('.editor-instance .monaco-editor .view-lines').waitFor();
+}
+
+/** Opens the Problems panel (View: Problems, Ctrl+Shift+M). */
+export async function showProblems(page: Page): Promise<void> {
+  await page.keyboard.press('Control+Shift+M');
+  await page.locator('.markers-panel').waitFor();
+}
+
+/** The rows of the Problems panel that are diagnostics (not files, not related information). */
+export async function readProblems(page: Page): Promise<Problem[]> {
+  const rows = await page.locator('.markers-panel .monaco-list-row').evaluateAll((elements) =>
+    elements
+      .filter((row) => row.querySelector('.marker-code'))
+      .map((row) => {
+        const icon = row.querySelector('.marker-icon');
+        const severity = ['error', 'warning', 'info'].find((s) => icon?.classList.contains(s)) ?? '?';
+        const text = (selector: string) => row.querySelector(selector)?.textContent ?? '';
+        return {
+          severity,
+          code: text('.marker-code'),
+          message: text('.marker-message'),
+          source: text('.marker-source'),
+          position: text('.marker-line'),
+        };
+      }),
+  );
+  return sortProblems(
+    rows.map(({ position, ...row }) => {
+      const match = /\[Ln (\d+), Col (\d+)\]/.exec(position);
+      return { ...row, line: Number(match?.[1] ?? 0), column: Number(match?.[2] ?? 0) };
+    }),
+  );
+}
+
+/** The text of the first rendered line of the active editor that contains `needle`. */
+export async function lineWith(page: Page, needle: string): Promise<string | undefined> {
+  const lines = await page
+    .locator('.editor-instance .monaco-editor .view-lines .view-line')
+    .evaluateAll((elements) => elements.map((line) => (line.textContent ?? '').replace(/\u00a0/g, ' ')));
+  return lines.find((line) => line.includes(needle));
+}
+
+/** The centre, on screen, of the character `index` of the first occurrence of `needle` in the active editor. */
+export async function pointAt(page: Page, needle: string, index = 0): Promise<{ x: number; y: number }> {
+  const point = await page.evaluate(
+    ([needle, index]) => {
+      const lines = document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line');
+      for (const line of Array.from(lines)) {
+        const at = (line.textContent ?? '').replace(/\u00a0/g, ' ').indexOf(needle);
+        if (at < 0) continue;
+        let offset = at + index;
+        const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const length = (node as Text).length;
+          if (offset < length) {
+            const range = document.createRange();
+            range.setStart(node, offset);
+            range.setEnd(node, offset + 1);
+            const box = range.getBoundingClientRect();
+            return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+          }
+          offset -= length;
+        }
+      }
+      return null;
+    },
+    [needle, index] as const,
+  );
+  if (!point) throw new Error(`"${needle}" is not on screen in the editor`);
+  return point;
+}
+
+/** Moves the mouse over character `index` of `needle` and returns the text of the hover that shows `expected`. */
+export async function hoverText(
+  page: Page,
+  needle: string,
+  index: number,
+  expected: string,
+): Promise<string> {
+  await page.mouse.move(1, 1);
+  await page.keyboard.press('Escape');
+  const point = await pointAt(page, needle, index);
+  await page.mouse.move(point.x, point.y);
+  const hover = page.locator('.monaco-hover', { hasText: expected }).filter({ visible: true });
+  await hover.first().waitFor({ timeout: 30_000 });
+  return (await hover.first().innerText()).trim();
+}
+
+/** The visible suggest widget and its focused row. */
+export function suggestWidget(page: Page) {
+  const widget = page.locator('.editor-widget.suggest-widget.visible');
+  return { widget, focused: widget.locator('.monaco-list-row.focused') };
+}

@@ -1,0 +1,223 @@
+/**
+ * The extension in a real VS Code: code-server (from npm, run by Node 24) with the packaged .vsix installed
+ * by `--install-extension`, shown in Debian's Chromium driven by playwright-core. The workspace holds one
+ * broken playbook. The test reads the Problems panel (exactly what `kairoku-playbook check --format json`
+ * says of the file), two hovers (a key's documentation, an expression's type), and uses a completion that
+ * replaces a misspelt step in `needs`, after which that problem goes away, in the editor and in `check`.
+ * Screenshots are kept in test-results/vscode-e2e/.
+ *
+ * Needs `node scripts/setup-vscode-e2e.mjs` (which `npm run test:e2e` runs first) and the CLI's bundle
+ * (`npm run build`). Everything listens on 127.0.0.1, lives in one temporary folder, and is stopped after.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { CHROMIUM, notReady } from '../../scripts/setup-vscode-e2e.mjs';
+import { installExtension, makeSandbox, sandboxEnv, startCodeServer } from './support/code-server.js';
+import type { CodeServer, Sandbox } from './support/code-server.js';
+import {
+  CHROMIUM_ARGS,
+  hoverText,
+  lineWith,
+  openFile,
+  pointAt,
+  readProblems,
+  showProblems,
+  sortProblems,
+  suggestWidget,
+} from './support/workbench.js';
+import type { Problem } from './support/workbench.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'cli', 'dist', 'kairoku-playbook.js');
+const BUILD_EXTENSION = join(ROOT, 'vscode-extension', 'build.mjs');
+const VSIX = join(ROOT, 'vscode-extension', 'dist', 'kairoku-playbook.vsix');
+const SCHEMA = join(ROOT, 'grammar', 'schema', 'playbook.schema.json');
+const ARTEFACTS = join(ROOT, 'test-results', 'vscode-e2e');
+
+/** A misspelt step in needs (PB200), an unknown input in an expression (PB202), an unused input (PB900). */
+const BROKEN = `version: 1
+id: broken
+title: A playbook with mistakes
+
+inputs:
+  task:
+    type: string
+    description: What to build
+  strict:
+    type: boolean
+    default: false
+
+steps:
+  plan:
+    role: planner
+    prompt: 'Plan this change: \${{ inputs.tsk }}'
+    outputs:
+      plan: string
+
+  implement:
+    needs: [plna]
+    role: implementer
+    prompt: 'Implement: \${{ steps.plan.outputs.plan }}'
+`;
+
+/** What `kairoku-playbook check --format json` says of a file, in the Problems panel's shape. */
+function check(file: string): Problem[] {
+  const result = spawnSync(process.execPath, [CLI, 'check', '--format', 'json', file], { encoding: 'utf8' });
+  if (result.status !== 0 && result.status !== 1) throw new Error(`check failed: ${result.stderr}`);
+  const diagnostics = JSON.parse(result.stdout) as {
+    severity: string;
+    code: string;
+    message: string;
+    line: number;
+    column: number;
+  }[];
+  return sortProblems(
+    diagnostics.map((d) => ({
+      severity: d.severity,
+      code: d.code,
+      message: d.message,
+      source: 'kairoku-playbook',
+      line: d.line,
+      column: d.column,
+    })),
+  );
+}
+
+let sandbox: Sandbox | undefined;
+let server: CodeServer | undefined;
+let browser: BrowserContext | undefined;
+let page: Page;
+let file: string;
+
+async function cleanUp(): Promise<void> {
+  const errors: unknown[] = [];
+  await browser?.close().catch((error: unknown) => errors.push(error));
+  browser = undefined;
+  await server?.stop().catch((error: unknown) => errors.push(error));
+  if (sandbox) rmSync(sandbox.dir, { recursive: true, force: true });
+  sandbox = undefined;
+  if (errors.length > 0) throw errors[0];
+}
+
+async function screenshot(name: string): Promise<void> {
+  // Finite CSS animations (the hover fades in) are finished first.
+  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), animations: 'disabled' });
+}
+
+beforeAll(async () => {
+  const why = notReady();
+  if (why) throw new Error(`the VS Code end-to-end test cannot run: ${why}`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  rmSync(ARTEFACTS, { recursive: true, force: true });
+  mkdirSync(ARTEFACTS, { recursive: true });
+  try {
+    // The .vsix from the current sources (a few seconds).
+    execFileSync(process.execPath, [BUILD_EXTENSION, '--package'], { stdio: 'pipe' });
+
+    sandbox = makeSandbox(mkdtempSync(join(tmpdir(), 'kairoku-vscode-e2e-')));
+    const workspace = join(sandbox.dir, 'workspace');
+    mkdirSync(join(workspace, 'playbooks'), { recursive: true });
+    file = join(workspace, 'playbooks', 'broken.yml');
+    writeFileSync(file, BROKEN);
+
+    expect(installExtension(sandbox, VSIX)).toMatch(/^kairoku\.kairoku-playbook-vscode@\d+\.\d+\.\d+$/m);
+    server = await startCodeServer(sandbox, workspace);
+
+    browser = await chromium.launchPersistentContext(join(sandbox.dir, 'chromium-profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      env: sandboxEnv(sandbox),
+      viewport: { width: 1400, height: 900 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`);
+    await openFile(page, 'broken.yml');
+    await showProblems(page);
+  } catch (error) {
+    if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
+    await cleanUp().catch(() => undefined);
+    throw error;
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
+  await cleanUp();
+}, 60_000);
+
+describe('the extension in a real VS Code (code-server)', () => {
+  const keepFailure = (name: string) =>
+    onTestFailed(async () => {
+      await screenshot(`failed-${name}`).catch(() => undefined);
+    });
+
+  it('the Problems panel shows exactly what check says, with codes and severities', async () => {
+    keepFailure('problems');
+    const expected = check(file);
+    expect(expected.map((p) => `${p.severity} ${p.code}`)).toEqual([
+      'warning PB900',
+      'error PB202',
+      'error PB200',
+    ]);
+    // The language server answers after it has started and validated: wait for its diagnostics.
+    await expect.poll(() => readProblems(page), { timeout: 90_000, interval: 250 }).toEqual(expected);
+    await screenshot('1-problems');
+  });
+
+  it('a hover on a key shows its documentation from the schema', async () => {
+    keepFailure('hover-key');
+    const schema = JSON.parse(readFileSync(SCHEMA, 'utf8')) as {
+      definitions: { step: { properties: { needs: { description: string } } } };
+    };
+    const description = schema.definitions.step.properties.needs.description;
+    expect(await hoverText(page, 'needs:', 2, description)).toBe(`needs: ${description}`);
+    await screenshot('2-hover-key');
+  });
+
+  it('a hover in an expression shows the type of the name and where it is declared', async () => {
+    keepFailure('hover-expression');
+    const text = await hoverText(page, 'steps.plan.outputs.plan', 20, 'steps.plan.outputs.plan: string');
+    const declared = BROKEN.split('\n').indexOf('      plan: string') + 1;
+    expect(text).toContain('steps.plan.outputs.plan: string');
+    expect(text).toContain(`Declared on line ${declared}.`);
+    await screenshot('3-hover-expression');
+  });
+
+  it('completion in needs offers the steps; accepting one fixes the misspelling', async () => {
+    keepFailure('completion');
+    await page.mouse.move(1, 1);
+    await page.keyboard.press('Escape');
+    // Select the misspelt word, delete it, ask for suggestions, then type to filter them.
+    const word = await pointAt(page, '[plna]', 2);
+    await page.mouse.dblclick(word.x, word.y);
+    await page.keyboard.press('Delete');
+    await expect.poll(() => lineWith(page, 'needs:')).toBe('    needs: []');
+    await page.keyboard.press('Control+Space');
+    const { widget, focused } = suggestWidget(page);
+    await widget.locator('.monaco-list-row', { hasText: 'plan' }).first().waitFor();
+    await page.keyboard.type('pl');
+    await expect.poll(() => focused.getAttribute('aria-label')).toMatch(/^plan\b/);
+    await screenshot('4-completion');
+    await page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden' });
+    await expect.poll(() => lineWith(page, 'needs:')).toBe('    needs: [plan]');
+
+    // Saved, the file on disk has the fix, and the Problems panel again says exactly what check says.
+    await page.keyboard.press('Control+S');
+    await expect
+      .poll(() => readFileSync(file, 'utf8'))
+      .toBe(BROKEN.replace('needs: [plna]', 'needs: [plan]'));
+    const expected = check(file);
+    expect(expected.map((p) => p.code)).toEqual(['PB900', 'PB202']);
+    await expect.poll(() => readProblems(page), { timeout: 30_000, interval: 250 }).toEqual(expected);
+    await screenshot('5-fixed');
+  });
+});
