@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Latency of the language server on a big playbook (see bench/README.md, "Language server").
 //
-//   node bench/lsp.mjs [--runs N]        (N ≥ 5, default 7)
+//   node bench/lsp.mjs [--runs N] [--server FILE]   (N ≥ 5, default 7; FILE default lsp/dist/stdio.js)
 //
 // Real servers over stdio, driven by a JSON-RPC client (vscode-jsonrpc), on the generated
 // 2,000-step playbook:
@@ -13,7 +13,8 @@
 //   yls       yaml-language-server validating the same document against our JSON Schema
 //             (`yaml.schemas`), same didChange → publishDiagnostics timing, raw (it includes YLS's
 //             fixed 200 ms validation debounce, which is not a setting; the figure net of it is shown too);
-//   completion and hover on our server at three positions of the big document.
+//   completion and hover on our server at five positions of the big document.
+// `--server` measures another build of our server (an older one kept aside, for a before/after).
 // One warm-up round, then N rounds; within a round each measurement runs once and the order of the
 // three validation measurements rotates. The figure is the median. Ratios against the compiler and
 // YLS are measured in the same run. Writes bench/out/lsp-results.json; exits 0 whatever the figures
@@ -23,7 +24,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import rpc from 'vscode-jsonrpc/node';
 import { generatePlaybook } from './generate.mjs';
@@ -33,7 +34,7 @@ const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = rp
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
 const outDir = join(benchDir, 'out');
-const ourServer = join(root, 'lsp', 'dist', 'stdio.js');
+let ourServer = join(root, 'lsp', 'dist', 'stdio.js');
 const compilerEntry = join(root, 'compiler', 'dist', 'index.js');
 const ylsPackage = join(root, 'node_modules', 'yaml-language-server', 'package.json');
 const schemaPath = join(root, 'grammar', 'schema', 'playbook.schema.json');
@@ -44,10 +45,11 @@ const TIMEOUT_MS = 60_000;
 let RUNS = 7;
 for (let i = 2; i < process.argv.length; i++) {
   if (process.argv[i] === '--runs') RUNS = Number(process.argv[++i]);
+  else if (process.argv[i] === '--server' && process.argv[i + 1]) ourServer = resolve(process.argv[++i]);
   else RUNS = NaN;
 }
 if (!Number.isInteger(RUNS) || RUNS < 5) {
-  process.stderr.write('usage: node bench/lsp.mjs [--runs N]   (N ≥ 5)\n');
+  process.stderr.write('usage: node bench/lsp.mjs [--runs N] [--server FILE]   (N ≥ 5)\n');
   process.exit(2);
 }
 for (const file of [ourServer, compilerEntry]) {
@@ -61,7 +63,18 @@ const ylsServer = join(dirname(ylsPackage), ylsPkg.bin['yaml-language-server']);
 const { validateWorkspace } = await import(pathToFileURL(compilerEntry).href);
 
 // ---- the document and its edits ---------------------------------------------------------------
-const original = generatePlaybook(STEPS);
+// The generated playbook with one change: the empty line after a step 75 % into the file holds that step's
+// key indentation (four spaces), where an author starts a new key of the step.
+const generated = generatePlaybook(STEPS).split('\n');
+const newKeyLine = generated.findIndex(
+  (line, i) =>
+    i >= generated.length * 0.75 &&
+    line === '' &&
+    /^ {6}/.test(generated[i - 1]) &&
+    /^ {2}\w+:$/.test(generated[i + 1]),
+);
+generated[newKeyLine] = '    ';
+const original = generated.join('\n');
 const tmp = mkdtempSync(join(os.tmpdir(), 'kairoku-lsp-bench-'));
 const docPath = join(tmp, `big-${STEPS}.playbook.yml`);
 writeFileSync(docPath, original);
@@ -76,6 +89,9 @@ function lineAt(fraction, re) {
 // Positions for completion and hover (these lines are never edited).
 const completionLine = lineAt(0.7, /\$\{\{ inputs\.task \}\}/);
 const stepKeyLine = lineAt(0.75, /^ {2}l\d_\w+:$/);
+// the nearest `role:` key of a step above the new-key line
+let roleLine = newKeyLine;
+while (!/^ {4}role: /.test(lines[roleLine])) roleLine--;
 const exprLine = lineAt(0.8, /\$\{\{ steps\.\w+\.outputs\.\w+ \}\}/);
 const exprMatch = /\$\{\{ (steps\.\w+\.outputs\.(\w+)) \}\}/.exec(lines[exprLine]);
 const POSITIONS = [
@@ -87,7 +103,13 @@ const POSITIONS = [
       character: lines[completionLine].indexOf('inputs.') + 'inputs.'.length,
     },
   },
-  { id: 'stepKey', what: 'on a step key', position: { line: stepKeyLine, character: 4 } },
+  { id: 'stepKey', what: 'on a step name (a key of `steps`)', position: { line: stepKeyLine, character: 4 } },
+  {
+    id: 'newKey',
+    what: 'at a new key in a step (blank line)',
+    position: { line: newKeyLine, character: 4 },
+  },
+  { id: 'key', what: 'on the key `role` of a step', position: { line: roleLine, character: 6 } },
   {
     id: 'expression',
     what: 'on `steps.S.outputs.O` in an expression',
@@ -97,7 +119,7 @@ const POSITIONS = [
     },
   },
 ];
-const reserved = new Set([completionLine, exprLine]);
+const reserved = new Set([completionLine, stepKeyLine, newKeyLine, roleLine, exprLine]);
 
 // One-character edits inside prompts, spread over the document; cumulative (each round adds one).
 const promptLines = [];

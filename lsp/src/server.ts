@@ -1,8 +1,9 @@
 /**
  * The language server: the only module that talks to the connection. It keeps the open documents, asks
  * the workspace for the compiler's diagnostics (debounced, only changed files re-analysed) and pushes them,
- * or answers pull requests, and routes every request to a pure feature function, converting offsets to
- * positions at the edge. A feature that throws gives an empty result and a log line; the server goes on.
+ * or answers pull requests (a document's, or the whole workspace's: every playbook discovered on disk as
+ * well), and routes every request to a pure feature function, converting offsets to positions at the edge.
+ * A feature that throws gives an empty result and a log line; the server goes on.
  */
 import {
   createConnection,
@@ -16,6 +17,7 @@ import type {
   CancellationToken,
   CodeAction,
   Connection,
+  DiagnosticServerCancellationData,
   Diagnostic as LspDiagnostic,
   DocumentDiagnosticReport,
   InitializeParams,
@@ -23,6 +25,9 @@ import type {
   Location,
   SymbolInformation,
   DocumentSymbol,
+  WorkspaceDiagnosticParams,
+  WorkspaceDiagnosticReport,
+  WorkspaceDocumentDiagnosticReport,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +82,7 @@ export interface ServerStats {
   errors: number;
 }
 
+/** The latest diagnostics of a playbook: an open document (its version), or one on disk (no version). */
 interface Published {
   resultId: string;
   items: LspDiagnostic[];
@@ -106,6 +112,7 @@ class PlaybookServer {
   private readonly workspace = new PlaybookWorkspace();
   /** the client's spelling of each normalised URI */
   private readonly clientUris = new Map<string, string>();
+  /** every playbook of the last validation: the open documents and those discovered on disk */
   private readonly published = new Map<string, Published>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private delay = DEFAULT_DELAY;
@@ -194,6 +201,7 @@ class PlaybookServer {
         items: report.items,
       } satisfies DocumentDiagnosticReport;
     });
+    connection.languages.diagnostics.onWorkspace((params, token) => this.workspaceDiagnostics(params, token));
 
     connection.onCompletion((params, token) =>
       this.feature('completion', params.textDocument.uri, token, null, (analysis) => ({
@@ -319,7 +327,7 @@ class PlaybookServer {
       result.capabilities.diagnosticProvider = {
         identifier: DIAGNOSTIC_SOURCE,
         interFileDependencies: true,
-        workspaceDiagnostics: false,
+        workspaceDiagnostics: true,
       };
     }
     return result;
@@ -358,7 +366,10 @@ class PlaybookServer {
     this.validations++;
     const result = this.workspace.validate();
     const changedElsewhere: string[] = [];
-    for (const [key, diagnostics] of result.diagnostics) {
+    const validated = new Set<string>();
+    /** The report of one file, a new result id only when its diagnostics changed; whether they did. */
+    const record = (key: string, diagnostics: Diagnostic[]): { items: LspDiagnostic[]; same: boolean } => {
+      validated.add(key);
       const items = diagnostics.map((d) =>
         toLspDiagnostic(
           d,
@@ -377,17 +388,29 @@ class PlaybookServer {
       const previous = this.published.get(key);
       const same = previous !== undefined && JSON.stringify(previous.items) === JSON.stringify(items);
       const uri = this.clientUris.get(key) ?? key;
-      const version = this.documents.get(uri)?.version;
-      const edited = this.edited.has(key);
       this.published.set(key, {
         resultId: same ? previous.resultId : String(this.nextResultId++),
         items,
-        version,
+        version: this.documents.get(uri)?.version,
       });
+      return { items, same };
+    };
+    for (const [key, diagnostics] of result.diagnostics) {
+      const { items, same } = record(key, diagnostics);
+      const edited = this.edited.has(key);
       if (same && !edited) continue;
       if (!edited) changedElsewhere.push(key);
+      const uri = this.clientUris.get(key) ?? key;
+      const version = this.documents.get(uri)?.version;
       if (!this.pullDiagnostics) void this.connection.sendDiagnostics({ uri, version, diagnostics: items });
     }
+    // Playbooks on disk that are not open: kept for workspace pulls (never pushed: a client shows the
+    // diagnostics of the documents it opens).
+    for (const [key, diagnostics] of result.onDisk) {
+      if (!record(key, diagnostics).same) changedElsewhere.push(key);
+    }
+    // Files gone from the workspace (deleted, or closed and not on disk): a workspace pull reports them empty.
+    for (const key of [...this.published.keys()]) if (!validated.has(key)) this.published.delete(key);
     // Build the symbol index of edited documents now that their diagnostics are out, so the first
     // hover or completion after an edit does not pay for it (~100 ms on a 2,000-step playbook).
     const warm = [...this.edited].map((key) => {
@@ -409,6 +432,56 @@ class PlaybookServer {
     this.edited.clear();
     if (this.pullDiagnostics && this.refreshSupport && changedElsewhere.length)
       void this.connection.languages.diagnostics.refresh();
+  }
+
+  /** Whether the last validation is out of date: one is scheduled, or an open document changed since. */
+  private stale(): boolean {
+    if (this.timer) return true;
+    for (const document of this.documents.all()) {
+      const key = normalizeUri(document.uri);
+      if (!this.workspace.isPlaybook(key)) continue;
+      if (this.published.get(key)?.version !== document.version) return true;
+    }
+    return false;
+  }
+
+  /**
+   * `workspace/diagnostic`: a report for every playbook of the workspace (open documents and those on
+   * disk), `unchanged` where the client already has the current result id, and an empty one for each
+   * document the client knows that is no longer in the workspace.
+   */
+  private async workspaceDiagnostics(
+    params: WorkspaceDiagnosticParams,
+    token: CancellationToken,
+  ): Promise<WorkspaceDiagnosticReport | ResponseError<DiagnosticServerCancellationData>> {
+    // A turn of the event loop, so a cancellation sent right after the request is seen before the work.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled', {
+        retriggerRequest: false,
+      });
+    try {
+      if (this.stale()) this.validateNow();
+    } catch (error) {
+      this.fail('workspace diagnostics', error);
+      return { items: [] };
+    }
+    const known = new Map<string, { uri: string; resultId: string }>();
+    for (const { uri, value } of params.previousResultIds ?? [])
+      known.set(normalizeUri(uri), { uri, resultId: value });
+    const items: WorkspaceDocumentDiagnosticReport[] = [];
+    for (const [key, report] of this.published) {
+      const uri = this.clientUris.get(key) ?? known.get(key)?.uri ?? key;
+      const version = report.version ?? null;
+      items.push(
+        known.get(key)?.resultId === report.resultId
+          ? { kind: 'unchanged', uri, version, resultId: report.resultId }
+          : { kind: 'full', uri, version, resultId: report.resultId, items: report.items },
+      );
+    }
+    for (const [key, { uri }] of known)
+      if (!this.published.has(key)) items.push({ kind: 'full', uri, version: null, items: [] });
+    return { items };
   }
 
   private codeActions(

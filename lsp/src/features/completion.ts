@@ -12,7 +12,7 @@ import type { ExpressionSite } from '../language/expression-at.js';
 import { chainEndingAt, tokenizeExpression } from '../language/expression-tokens.js';
 import type { ExpressionToken } from '../language/expression-tokens.js';
 import { keysAt, takesNames, valuesAt } from '../language/schema.js';
-import { membersAfter, rootMembers, scopeOf } from '../language/scope.js';
+import { membersAfter, ownerOf, rootMembers, scopeOf } from '../language/scope.js';
 import type { Member } from '../language/scope.js';
 import { FIXED_ROLES } from '../language/types.js';
 import type { FileAnalysis, OffsetRange } from '../language/types.js';
@@ -159,9 +159,7 @@ function comparedOutcomes(
   if (chain?.length === 3 && chain[0] === 'steps' && chain[2] === 'outcome')
     step = model.stepByName.get(chain[1]!);
   else if (chain && site.info.outcome !== undefined && site.info.owner) {
-    const owner = (site.info.owner.isAfter ? model.after : model.steps).find(
-      (s) => s.name === site.info.owner!.name,
-    );
+    const owner = ownerOf(model, site.info);
     if (chain.join('.') === 'report.outcome' || (chain.join('.') === 'gate.choice' && owner?.kind === 'gate'))
       step = owner;
   }

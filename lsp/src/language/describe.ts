@@ -3,7 +3,7 @@
  */
 import { typeToString } from '@kairoku-playbook/compiler';
 import type { OutcomeDecl, RoleDecl, StepDecl } from '@kairoku-playbook/compiler';
-import { stepKindText } from './scope.js';
+import { stepKindText, stepNamed } from './scope.js';
 import type { PlaybookSymbol } from './symbols.js';
 import { CHECK_OUTPUTS, FIXED_ROLES } from './types.js';
 import type { FileAnalysis, OffsetRange } from './types.js';
@@ -82,7 +82,7 @@ export function describeSymbol(analysis: FileAnalysis, symbol: PlaybookSymbol): 
   switch (symbol.kind) {
     case 'step':
     case 'after': {
-      const step = (symbol.kind === 'step' ? model.steps : model.after).find((s) => s.name === symbol.name);
+      const step = stepNamed(model, symbol.name, symbol.kind === 'after');
       return step ? describeStep(analysis, step) : undefined;
     }
     case 'input': {

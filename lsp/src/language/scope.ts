@@ -18,10 +18,36 @@ export interface TemplateScope {
   seesAllSteps: boolean;
 }
 
+const stepsByName = new WeakMap<
+  PlaybookModel,
+  { steps: Map<string, StepDecl>; after: Map<string, StepDecl> }
+>();
+
+/**
+ * A step (or after-task) of the model by name: the first of that name, as a search of the list finds it,
+ * from maps built once per model (a search per template is quadratic on a big playbook).
+ */
+export function stepNamed(model: PlaybookModel, name: string, isAfter: boolean): StepDecl | undefined {
+  let maps = stepsByName.get(model);
+  if (!maps) {
+    const byName = (list: readonly StepDecl[]) => {
+      const map = new Map<string, StepDecl>();
+      for (const step of list) if (!map.has(step.name)) map.set(step.name, step);
+      return map;
+    };
+    maps = { steps: byName(model.steps), after: byName(model.after) };
+    stepsByName.set(model, maps);
+  }
+  return (isAfter ? maps.after : maps.steps).get(name);
+}
+
+/** The step or after-task owning a template. */
+export function ownerOf(model: PlaybookModel, info: TemplateInfo): StepDecl | undefined {
+  return info.owner ? stepNamed(model, info.owner.name, info.owner.isAfter) : undefined;
+}
+
 export function scopeOf(model: PlaybookModel, info: TemplateInfo): TemplateScope {
-  const owner = info.owner
-    ? (info.owner.isAfter ? model.after : model.steps).find((s) => s.name === info.owner!.name)
-    : undefined;
+  const owner = ownerOf(model, info);
   return {
     owner,
     inTransition: info.outcome !== undefined,

@@ -6,6 +6,7 @@
  */
 import type { OffsetRange, StepDecl } from '@kairoku-playbook/compiler';
 import { chainOf, comparedStrings, expressionsOf, nameSpanOf, walkExpression } from './expression-at.js';
+import { ownerOf } from './scope.js';
 import { FIXED_ROLES } from './types.js';
 import type { FileAnalysis, TemplateInfo } from './types.js';
 
@@ -52,12 +53,22 @@ export function symbolIndex(analysis: FileAnalysis): SymbolIndex {
   const context = analysis.context;
   if (!model || !context) return index;
 
+  // the symbols by kind, owner and name, looked up without building their string keys
+  const byKind = new Map<SymbolKind, Map<StepDecl | undefined, Map<string, PlaybookSymbol>>>();
   const symbol = (kind: SymbolKind, name: string, owner?: StepDecl): PlaybookSymbol => {
-    const key = symbolKey(kind, name, owner);
-    let found = index.symbols.get(key);
+    let byOwner = byKind.get(kind);
+    if (!byOwner) byKind.set(kind, (byOwner = new Map()));
+    let byName = byOwner.get(owner);
+    if (!byName) byOwner.set(owner, (byName = new Map()));
+    let found = byName.get(name);
     if (!found) {
-      found = { key, kind, name, owner, declaration: undefined, references: [] };
-      index.symbols.set(key, found);
+      const key = symbolKey(kind, name, owner);
+      found = index.symbols.get(key);
+      if (!found) {
+        found = { key, kind, name, owner, declaration: undefined, references: [] };
+        index.symbols.set(key, found);
+      }
+      byName.set(name, found);
     }
     return found;
   };
@@ -66,8 +77,16 @@ export function symbolIndex(analysis: FileAnalysis): SymbolIndex {
     s.declaration = range;
     index.occurrences.push({ symbol: s, range, isDeclaration: true });
   };
+  // the ranges each symbol is already referred to at, so a range shared through an alias counts once; a
+  // set, since a popular input can have thousands of references (offsets are below 2^26: the compiler
+  // reads no file over 8 MiB, so start × 2^26 + end is exact)
+  const referred = new Map<PlaybookSymbol, Set<number>>();
   const refer = (s: PlaybookSymbol, range: OffsetRange) => {
-    if (s.references.some((r) => r.start === range.start && r.end === range.end)) return;
+    let seen = referred.get(s);
+    if (!seen) referred.set(s, (seen = new Set()));
+    const at = range.start * 67_108_864 + range.end;
+    if (seen.has(at)) return;
+    seen.add(at);
     s.references.push(range);
     index.occurrences.push({ symbol: s, range, isDeclaration: false });
   };
@@ -140,9 +159,7 @@ function outcomeReferences(
 ): { range: OffsetRange; step: StepDecl; outcome: string }[] {
   const model = analysis.model!;
   const context = analysis.context!;
-  const owner = info.owner
-    ? (info.owner.isAfter ? model.after : model.steps).find((s) => s.name === info.owner!.name)
-    : undefined;
+  const owner = ownerOf(model, info);
   const found: { range: OffsetRange; step: StepDecl; outcome: string }[] = [];
   for (const { expr } of expressionsOf(info)) {
     for (const { value, span, chain } of comparedStrings(expr)) {
@@ -183,7 +200,7 @@ function reportOutputReferences(
   if (info.outcome === undefined || !info.owner) return [];
   const model = analysis.model!;
   const context = analysis.context!;
-  const owner = (info.owner.isAfter ? model.after : model.steps).find((s) => s.name === info.owner!.name);
+  const owner = ownerOf(model, info);
   if (!owner) return [];
   const found: { range: OffsetRange; step: StepDecl; output: string }[] = [];
   for (const { expr } of expressionsOf(info)) {

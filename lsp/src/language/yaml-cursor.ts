@@ -14,7 +14,7 @@ export interface YamlCursor {
   /** the name-like word around the cursor: replaced by a completion */
   word: { start: number; end: number; prefix: string };
   /** keys already in the mapping (for 'key'), or items already in the sequence */
-  siblings: string[];
+  readonly siblings: string[];
   /** the column of the mapping's keys (block) */
   keyColumn: number;
   /** inside a flow collection (`{ }`, `[ ]`) */
@@ -188,9 +188,7 @@ export function yamlCursorAt(source: string, offset: number): YamlCursor | undef
   if (!inline) return undefined;
 
   // The block mappings above, by indentation.
-  const lines = text.slice(0, lineStart).split(/\r?\n/);
-  lines.pop(); // the empty piece after the last line break
-  const above = parentsAbove(lines, indent, isItem);
+  const above = parentsAbove(text, lineStart, indent, isItem);
   if (!above) return undefined;
 
   const path = [...above.path];
@@ -219,30 +217,85 @@ export function yamlCursorAt(source: string, offset: number): YamlCursor | undef
     };
   }
   if (inline.inString) return undefined;
-  const siblings =
-    last.kind === 'block' ? siblingKeys(text, lines.length, column, above.parentLine) : last.entries;
-  return { path, position: 'key', inSequence: false, word, siblings, keyColumn: column, flow, colonAfter };
+  const cursor: YamlCursor = {
+    path,
+    position: 'key',
+    inSequence: false,
+    word,
+    siblings: last.entries,
+    keyColumn: column,
+    flow,
+    colonAfter,
+  };
+  if (last.kind === 'block') {
+    // Read on first use: the keys of a block mapping are the rest of it (all the steps, for a step name),
+    // and a place where names are chosen (steps, inputs…) does not need them.
+    let siblings: string[] | undefined;
+    Object.defineProperty(cursor, 'siblings', {
+      enumerable: true,
+      get: () => (siblings ??= siblingKeys(text, lineStart, column, above.parent)),
+    });
+  }
+  return cursor;
+}
+
+// The lines are read in place, from offsets, never by splitting the text: a cursor deep in a big playbook
+// walks up over thousands of lines (every step above it, to reach `steps:`), and most of them are passed
+// over by their indentation alone, without making a string. Lines end at LF (a CR before it is not part of
+// the line); `parsedText` has already turned a lone CR into an LF.
+
+/** The number of spaces a line starts with. */
+function indentAt(text: string, start: number, end: number): number {
+  let i = start;
+  while (i < end && text.charCodeAt(i) === 32) i++;
+  return i - start;
+}
+
+/** The end of the line starting at `start` (the offset of its LF, or the end of the text). */
+function lineEndFrom(text: string, start: number): number {
+  const end = text.indexOf('\n', start);
+  return end < 0 ? text.length : end;
+}
+
+/** A line's text without its line break. */
+function lineText(text: string, start: number, end: number): string {
+  return text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+}
+
+/** Where the parent of a cursor's line starts (-1: the root) and its indentation (-1 at the root). */
+interface ParentLine {
+  start: number;
+  indent: number;
 }
 
 /**
- * The keys of the block mappings holding a line at `indent` (a `- ` item when `isItem`), read upward; the
- * items already above in the same sequence; undefined when the line is inside a block or multi-line scalar.
+ * The keys of the block mappings holding a line at `indent` (a `- ` item when `isItem`), read upward from
+ * the line before `lineStart`; the items already above in the same sequence; undefined when the line is
+ * inside a block or multi-line scalar.
  */
 function parentsAbove(
-  lines: readonly string[],
+  text: string,
+  lineStart: number,
   indent: number,
   isItem: boolean,
-): { path: string[]; items: string[]; parentLine: number } | undefined {
+): { path: string[]; items: string[]; parent: ParentLine } | undefined {
   const path: string[] = [];
   const items: string[] = [];
   let column = indent;
   let item = isItem;
-  let parentLine = -1;
+  const parent: ParentLine = { start: -1, indent: -1 };
   let first = true;
-  for (let i = lines.length - 1; i >= 0 && column > 0; i--) {
-    const text = lines[i]!;
-    if (isBlankOrComment(text)) continue;
-    const line = readLine(text);
+  let end = lineStart - 1; // the offset of the LF that ends the line above
+  while (end >= 0 && column > 0) {
+    const start = end === 0 ? 0 : text.lastIndexOf('\n', end - 1) + 1;
+    const lineEnd = end;
+    end = start - 1;
+    // Deeper lines, and lines as deep when not reading a sequence, are neither parents nor items.
+    const lineIndent = indentAt(text, start, lineEnd);
+    if (lineIndent > column || (lineIndent === column && !item)) continue;
+    const raw = lineText(text, start, lineEnd);
+    if (isBlankOrComment(raw)) continue;
+    const line = readLine(raw);
     // Sibling items of the same sequence (`- a` above `- |`).
     if (item && line.dashes && line.indent === column) {
       if (first) items.unshift(line.value);
@@ -252,26 +305,37 @@ function parentsAbove(
     if (!isParent) continue;
     if (line.key === undefined) return undefined;
     if (!valueIsEmpty(line.value)) return undefined; // a block scalar, or a multi-line plain or flow value
-    if (first) parentLine = i;
+    if (first) {
+      parent.start = start;
+      parent.indent = line.indent;
+    }
     first = false;
     path.unshift(line.key);
     column = line.indent;
     item = line.dashes;
   }
-  return { path, items, parentLine };
+  return { path, items, parent };
 }
 
-/** The keys at `column` of the block mapping that starts after `parentLine` (the root when it is -1). */
-function siblingKeys(text: string, cursorLine: number, column: number, parentLine: number): string[] {
-  const lines = text.split(/\r?\n/);
-  const parentIndent = parentLine >= 0 ? readLine(lines[parentLine]!).indent : -1;
+/**
+ * The keys at `column` of the block mapping that starts after the `parent` line (the root when there is
+ * none), the cursor's line (starting at `cursorLineStart`) left out.
+ */
+function siblingKeys(text: string, cursorLineStart: number, column: number, parent: ParentLine): string[] {
   const keys: string[] = [];
-  for (let i = parentLine + 1; i < lines.length; i++) {
-    if (i === cursorLine) continue;
-    const raw = lines[i]!;
+  let next = parent.start < 0 ? 0 : lineEndFrom(text, parent.start) + 1;
+  while (next <= text.length) {
+    const here = next;
+    const end = lineEndFrom(text, here);
+    next = end + 1;
+    if (here === cursorLineStart) continue;
+    // A line deeper than the column holds no key of this mapping, and does not end it (the parent is
+    // shallower than the column).
+    if (indentAt(text, here, end) > column) continue;
+    const raw = lineText(text, here, end);
     if (isBlankOrComment(raw)) continue;
     const line = readLine(raw);
-    if (line.indent <= parentIndent) break;
+    if (line.indent <= parent.indent) break;
     if (line.column === column && line.key !== undefined) keys.push(line.key);
   }
   return keys;

@@ -30,7 +30,9 @@ interface OpenDocument {
 export interface WorkspaceValidation {
   /** the compiler's diagnostics of each open document, unchanged */
   diagnostics: Map<string, Diagnostic[]>;
-  /** open documents the checker failed on (a bug): the error, for one diagnostic and a log line */
+  /** the same for each playbook discovered on disk that is not open (checked as it is on disk) */
+  onDisk: Map<string, Diagnostic[]>;
+  /** files the checker failed on (a bug), open or on disk: the error, for one diagnostic and a log line */
   crashes: Map<string, string>;
 }
 
@@ -228,8 +230,7 @@ export class PlaybookWorkspace {
           healthy.push(file);
         } catch (error) {
           const uri = this.uriOf(file.file);
-          if (uri && this.open.has(uri))
-            crashes.set(uri, error instanceof Error ? error.message : String(error));
+          if (uri) crashes.set(uri, error instanceof Error ? error.message : String(error));
         }
       }
       files = healthy;
@@ -237,12 +238,14 @@ export class PlaybookWorkspace {
     }
     this.analyses = validation.analyses;
     const diagnostics = new Map<string, Diagnostic[]>();
+    const onDisk = new Map<string, Diagnostic[]>();
     for (const uri of this.open.keys()) if (this.isPlaybook(uri)) diagnostics.set(uri, []);
+    for (const uri of this.diskOrder()) if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, []);
     for (const diagnostic of validation.diagnostics) {
       const uri = this.uriOf(diagnostic.file);
-      if (uri !== undefined) diagnostics.get(uri)?.push(diagnostic);
+      if (uri !== undefined) (diagnostics.get(uri) ?? onDisk.get(uri))?.push(diagnostic);
     }
-    return { diagnostics, crashes };
+    return { diagnostics, onDisk, crashes };
   }
 
   /** For tests and the stats request. */

@@ -1,13 +1,19 @@
 /**
  * PARITY: the server's diagnostics, converted back to the JSON shape of SPEC §7, equal what
  * `kairoku-playbook check --format json` prints (validateWorkspace + toJsonDiagnostic), for every fixture
- * and sample playbook, and for the repository as a workspace (check with no path, from its root).
+ * and sample playbook, and for the repository as a workspace (check with no path, from its root), with the
+ * playbooks opened one by one and through a workspace pull with none of them open.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver-protocol';
+import type {
+  Diagnostic as LspDiagnostic,
+  WorkspaceDiagnosticReport,
+  WorkspaceFullDocumentDiagnosticReport,
+} from 'vscode-languageserver-protocol';
 import { decodeSource, toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
 import type { JsonDiagnostic } from '@kairoku-playbook/compiler';
 import { discoverPlaybooks, displayPath } from '../../../cli/src/discover.js';
@@ -131,4 +137,59 @@ describe('parity with check --format json for the repository as a workspace', ()
     }
     expect(await client.stop()).toBe(0);
   }, 60_000);
+
+  it('gives the same through a workspace pull, with no document open', async () => {
+    await expectWorkspacePullParity(REPO.replace(/\/$/, ''));
+  }, 60_000);
 });
+
+describe('parity with check --format json through a workspace pull', () => {
+  it('gives every fixture, all on disk in one workspace and none open, what check gives it there', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'kp-lsp-parity-'));
+    mkdirSync(join(root, 'playbooks'));
+    for (const fixture of fixtures()) {
+      const name = fixture.name.replaceAll('/', '-').replace(/\.ya?ml$/, '');
+      for (const path of fixture.paths) {
+        const suffix = fixture.paths.length > 1 ? `-${basename(path)}` : extname(path);
+        copyFileSync(path, join(root, 'playbooks', `${name}${suffix}`));
+      }
+    }
+    const { files, diagnostics } = await expectWorkspacePullParity(root);
+    expect(files).toBeGreaterThan(100);
+    expect(diagnostics).toBeGreaterThan(100);
+    rmSync(root, { recursive: true, force: true });
+  }, 120_000);
+});
+
+/**
+ * Starts a server on a workspace folder, pulls the workspace's diagnostics with nothing open, and compares
+ * them, file by file, with what `check` run from that folder gives its discovered playbooks. Returns how
+ * many files and diagnostics were compared.
+ */
+async function expectWorkspacePullParity(root: string): Promise<{ files: number; diagnostics: number }> {
+  buildServer();
+  const client = await startClient({
+    workspaceFolders: [{ uri: fileUri(root), name: 'main' }],
+    capabilities: { textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: false } } },
+  });
+  const files = discoverPlaybooks(root)
+    .map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
+    .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
+  const validation = validateWorkspace(files);
+  const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
+  const report = await client.request<WorkspaceDiagnosticReport>('workspace/diagnostic', {
+    previousResultIds: [],
+  });
+  expect(report.items.map((item) => item.uri).sort()).toEqual(files.map((f) => fileUri(f.path)).sort());
+  for (const { path, file } of files) {
+    const item = report.items.find((i) => i.uri === fileUri(path)) as WorkspaceFullDocumentDiagnosticReport;
+    expect(item.kind).toBe('full');
+    const actual = item.items.map((d) => toJson(file, d, (uri) => displayPath(fileURLToPath(uri), root)));
+    const expected = validation.diagnostics
+      .filter((d) => d.file === file)
+      .map((d) => toJsonDiagnostic(d, (f) => sources.get(f)));
+    expect(actual, file).toEqual(expected);
+  }
+  expect(await client.stop()).toBe(0);
+  return { files: files.length, diagnostics: validation.diagnostics.length };
+}

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -13,6 +13,8 @@ import type {
   Hover,
   Location,
   SemanticTokens,
+  WorkspaceDiagnosticReport,
+  WorkspaceDocumentDiagnosticReport,
   WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
@@ -324,7 +326,7 @@ describe('pull diagnostics', () => {
     });
     expect(client.initializeResult.capabilities.diagnosticProvider).toMatchObject({
       interFileDependencies: true,
-      workspaceDiagnostics: false,
+      workspaceDiagnostics: true,
     });
     await client.open(URI, TEXT);
     const report = await client.request<DocumentDiagnosticReport & { resultId: string; items: unknown[] }>(
@@ -352,6 +354,138 @@ describe('pull diagnostics', () => {
     expect(fixed).toMatchObject({ kind: 'full', items: [] });
     expect(client.diagnostics.size).toBe(0);
     expect(await client.stop()).toBe(0);
+  }, 30_000);
+});
+
+describe('workspace pull diagnostics', () => {
+  const PULL = {
+    textDocument: { diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false } },
+    workspace: { diagnostics: { refreshSupport: true }, workspaceFolders: true },
+  };
+  const playbook = (title: string, id?: string) =>
+    `version: 1\n${id ? `id: ${id}\n` : ''}title: ${title}\nsteps:\n  a:\n    role: planner\n    prompt: x\n`;
+
+  /** A workspace folder with four playbooks: two sharing an id, one with an unknown need, one clean. */
+  function workspace() {
+    const root = mkdtempSync(join(tmpdir(), 'kp-lsp-ws-'));
+    mkdirSync(join(root, 'playbooks'));
+    const paths = {
+      first: join(root, 'playbooks', 'first.yml'),
+      second: join(root, 'playbooks', 'second.yml'),
+      broken: join(root, 'playbooks', 'broken.yml'),
+      clean: join(root, 'clean.playbook.yml'),
+    };
+    writeFileSync(paths.first, playbook('First', 'dup'));
+    writeFileSync(paths.second, playbook('Second', 'dup'));
+    writeFileSync(paths.broken, `${playbook('Broken')}    needs: [plna]\n`);
+    writeFileSync(paths.clean, playbook('Clean'));
+    const uris = Object.fromEntries(Object.entries(paths).map(([k, p]) => [k, fileUri(p)])) as typeof paths;
+    return { root, paths, uris };
+  }
+
+  type Report = WorkspaceDocumentDiagnosticReport & { items?: { code?: unknown }[] };
+  const pull = async (client: TestClient, previous: Report[] = []) => {
+    const report = await client.request<WorkspaceDiagnosticReport>('workspace/diagnostic', {
+      previousResultIds: previous.flatMap((r) => (r.resultId ? [{ uri: r.uri, value: r.resultId }] : [])),
+    });
+    return new Map(report.items.map((item) => [item.uri, item as Report]));
+  };
+  const summary = (reports: Map<string, Report>) =>
+    Object.fromEntries(
+      [...reports].map(([uri, r]) => [
+        uri,
+        r.kind === 'full' ? { version: r.version, codes: r.items!.map((d) => d.code) } : r.kind,
+      ]),
+    );
+
+  it('reports every playbook of the workspace, unchanged ones by result id, and follows edits and deletions', async () => {
+    const { paths, uris, root } = workspace();
+    const client = await startClient({
+      workspaceFolders: [{ uri: fileUri(root), name: 'ws' }],
+      capabilities: PULL,
+    });
+    expect(client.initializeResult.capabilities.diagnosticProvider).toMatchObject({
+      workspaceDiagnostics: true,
+    });
+
+    // Nothing open: every playbook on disk, checked together (the duplicate id is the second file's).
+    const first = await pull(client);
+    expect(summary(first)).toEqual({
+      [uris.first]: { version: null, codes: [] },
+      [uris.second]: { version: null, codes: ['PB110'] },
+      [uris.broken]: { version: null, codes: ['PB200'] },
+      [uris.clean]: { version: null, codes: [] },
+    });
+    expect(new Set([...first.values()].map((r) => r.resultId)).size).toBe(4);
+    expect(first.get(uris.second)!.items![0]).toMatchObject({
+      code: 'PB110',
+      message: 'playbook id "dup" is already used by playbooks/first.yml',
+      relatedInformation: [{ location: { uri: uris.first } }],
+    });
+
+    // The same again: nothing changed.
+    const second = await pull(client, [...first.values()]);
+    expect(summary(second)).toEqual(Object.fromEntries([...first.keys()].map((uri) => [uri, 'unchanged'])));
+    expect([...second.values()].map((r) => r.resultId)).toEqual([...first.values()].map((r) => r.resultId));
+
+    // An open document with its own id: its report carries the document's version; the others are unchanged.
+    await client.open(uris.second, playbook('Second', 'own'), 7);
+    const third = await pull(client, [...first.values()]);
+    expect(summary(third)).toEqual({
+      [uris.first]: 'unchanged',
+      [uris.second]: { version: 7, codes: [] },
+      [uris.broken]: 'unchanged',
+      [uris.clean]: 'unchanged',
+    });
+    // …and a document pull of a playbook that is not open answers from the same reports.
+    const document = await client.request<DocumentDiagnosticReport>('textDocument/diagnostic', {
+      textDocument: { uri: uris.broken },
+      previousResultId: first.get(uris.broken)!.resultId,
+    });
+    expect(document).toEqual({ kind: 'unchanged', resultId: first.get(uris.broken)!.resultId });
+
+    // A playbook deleted on disk: reported once with no diagnostics, so the client clears it, then no more.
+    rmSync(paths.broken);
+    await client.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: uris.broken, type: 3 }] });
+    const fourth = await pull(client, [...third.values()]);
+    expect(fourth.get(uris.broken)).toEqual({ kind: 'full', uri: uris.broken, version: null, items: [] });
+    expect(summary(fourth)[uris.second]).toBe('unchanged');
+    const fifth = await pull(
+      client,
+      [...fourth.values()].filter((r) => r.uri !== uris.broken),
+    );
+    expect([...fifth.keys()].sort()).toEqual([uris.clean, uris.first, uris.second].sort());
+    expect(client.logs.filter((l) => l.type === 1)).toEqual([]);
+    expect(await client.stop()).toBe(0);
+    rmSync(root, { recursive: true, force: true });
+  }, 30_000);
+
+  it('honours cancellation: a cancelled workspace pull is answered RequestCancelled, and the next one works', async () => {
+    const { root, uris } = workspace();
+    const client = await startClient({
+      workspaceFolders: [{ uri: fileUri(root), name: 'ws' }],
+      capabilities: PULL,
+    });
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, () => {
+        const source = new CancellationTokenSource();
+        const request = client.connection.sendRequest(
+          'workspace/diagnostic',
+          { previousResultIds: [] },
+          source.token,
+        );
+        source.cancel();
+        return request.then(
+          () => 'answered',
+          (error: { code?: number }) => (error.code === -32800 ? 'cancelled' : `failed ${error.code}`),
+        );
+      }),
+    );
+    expect(outcomes.every((o) => o === 'cancelled' || o === 'answered')).toBe(true);
+    expect(outcomes).toContain('cancelled');
+    expect([...(await pull(client)).keys()].sort()).toEqual(Object.values(uris).sort());
+    expect(await client.stop()).toBe(0);
+    rmSync(root, { recursive: true, force: true });
   }, 30_000);
 });
 

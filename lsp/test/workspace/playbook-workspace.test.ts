@@ -94,6 +94,37 @@ describe('the workspace', () => {
     expect(ws.validate().diagnostics.get('file:///ws/playbooks/b.yml')).toEqual(expected);
   });
 
+  it('gives the playbooks on disk that are not open their diagnostics too, from the same validation', () => {
+    const text = playbook('B', 'shared').replace('Do it.', 'Do ${{ inputs.nope }}.');
+    const disk = {
+      ...FILES,
+      '/ws/a.playbook.yml': playbook('A', 'shared').replace('Do it.', 'Do ${{ x }}.'),
+    };
+    const ws = new PlaybookWorkspace(memoryFs(disk));
+    ws.setFolders([{ uri: 'file:///ws', name: 'ws' }]);
+    ws.discover();
+    ws.openDocument('file:///ws/playbooks/b.yml', text, 1);
+    const expected = validateWorkspace([
+      { file: '.kairoku/playbooks/c.yaml', text: FILES['/ws/.kairoku/playbooks/c.yaml'] },
+      { file: '.paseo/playbooks/d.yml', text: FILES['/ws/.paseo/playbooks/d.yml'] },
+      { file: 'a.playbook.yml', text: disk['/ws/a.playbook.yml'] },
+      { file: 'playbooks/b.yml', text },
+    ]).diagnostics;
+    const result = ws.validate();
+    expect([...result.onDisk.keys()]).toEqual([
+      'file:///ws/.kairoku/playbooks/c.yaml',
+      'file:///ws/.paseo/playbooks/d.yml',
+      'file:///ws/a.playbook.yml',
+    ]);
+    expect(result.onDisk.get('file:///ws/a.playbook.yml')).toEqual(
+      expected.filter((d) => d.file === 'a.playbook.yml'),
+    );
+    expect(result.onDisk.get('file:///ws/a.playbook.yml')!.length).toBeGreaterThan(0);
+    expect(result.diagnostics.get('file:///ws/playbooks/b.yml')).toEqual(
+      expected.filter((d) => d.file === 'playbooks/b.yml'),
+    );
+  });
+
   it('re-analyses only documents whose text changed', () => {
     const ws = workspace();
     ws.openDocument('file:///ws/x.playbook.yml', playbook('X'), 1);
