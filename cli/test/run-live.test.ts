@@ -3,11 +3,19 @@
  * daemon of the runtime's tests, served in this process on 127.0.0.1.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakePaseoDaemon, reports, silent } from '../../runtime/test/fake-paseo/index.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakePaseoDaemon, reports, runsUntilCanceled, silent } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
 import { gateFlags } from '../src/commands/run-live.js';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
@@ -149,6 +157,46 @@ describe('run --backend paseo', () => {
     expect(end.status).toBe('failed');
     expect(end.reason).toContain('lost');
     expect([...fake.agents.values()][0]!.followUps).toHaveLength(1);
+  });
+
+  it('runs cancel from another process asks the process driving the run, which stops its agent', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled()] } });
+    const running = cli(
+      [
+        'run',
+        'playbooks/live.yml',
+        '--backend',
+        'paseo',
+        '--input',
+        'task=t',
+        '--input',
+        'token=xxxx',
+        '--json',
+      ],
+      { PASEO_HOST: fake.host },
+    );
+    const runs = join(home, 'runs');
+    await vi.waitFor(
+      () => {
+        expect(existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('.owner'))).toBe(true);
+        expect(fake.agents.size).toBe(1);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const id = readdirSync(runs)
+      .find((n) => n.endsWith('.owner'))!
+      .replace(/\.owner$/, '');
+    const asked = await cli(['runs', 'cancel', id, '--reason', 'not today']);
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toMatch(
+      new RegExp(`run ${id}: asked process \\d+, which is driving it, to cancel it`),
+    );
+    const result = await running;
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'canceled', reason: 'not today' });
+    expect(fake.received('cancel_agent_request')).toHaveLength(1);
+    // The claim is let go when the run ends: a later cancel finds nobody to ask.
+    expect(readdirSync(runs).filter((n) => !n.endsWith('.json'))).toEqual([]);
   });
 
   it('says clearly when the daemon is down or refuses the password, and saves no run', async () => {

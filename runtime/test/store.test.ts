@@ -162,3 +162,28 @@ function grepAll(folder: string): string {
   }
   return text;
 }
+
+describe('a run driven by another process', () => {
+  it('is claimed, asked to cancel through a request file, and released', () => {
+    const store = new RunStore(mkdtempSync(join(tmpdir(), 'kp-owner-')));
+    // This process's own claim is not "another process".
+    store.claim('r-1');
+    expect(store.owner('r-1')).toBeUndefined();
+    // A claim by a live process (our parent) counts; one by a dead pid does not.
+    writeFileSync(join(store.folder, 'r-1.owner'), JSON.stringify({ pid: process.ppid }));
+    expect(store.owner('r-1')).toBe(process.ppid);
+    writeFileSync(join(store.folder, 'r-1.owner'), JSON.stringify({ pid: 2 ** 22 + 12345 }));
+    expect(store.owner('r-1')).toBeUndefined();
+    writeFileSync(join(store.folder, 'r-1.owner'), 'garbage');
+    expect(store.owner('r-1')).toBeUndefined();
+
+    expect(store.takeCancelRequest('r-1')).toBeUndefined();
+    store.requestCancel('r-1', 'not today');
+    expect(store.takeCancelRequest('r-1')).toEqual({ reason: 'not today' });
+    expect(store.takeCancelRequest('r-1')).toBeUndefined();
+    store.requestCancel('r-1', undefined);
+    store.release('r-1');
+    expect(readdirSync(store.folder)).toEqual([]);
+    expect(store.loadAll().runs).toEqual([]);
+  });
+});

@@ -114,6 +114,12 @@ export async function runLive(
     secrets,
     clock: now,
     persist: (next) => store.save(next),
+    requests: () => {
+      const asked = store.takeCancelRequest(id);
+      return asked
+        ? [{ type: 'cancel', reason: asked.reason ?? 'canceled by kairoku-playbook runs cancel' }]
+        : [];
+    },
     ...(askGate ? { askGate } : {}),
     onTransition: (before, after) => {
       if (view) view.update(after);
@@ -123,6 +129,7 @@ export async function runLive(
     },
   });
   store.save(state);
+  store.claim(id);
   let interrupts = 0;
   const onInterrupt = () => {
     if (++interrupts > 1) process.exit(130);
@@ -143,6 +150,7 @@ export async function runLive(
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
     run.close();
+    store.release(id);
     await live.close();
   }
 }

@@ -255,6 +255,13 @@ function stepLines(run: StepRun): string[] {
 // ---- cancel, archive ---------------------------------------------------------------------------
 
 function cancel(store: RunStore, state: RunState, io: CommandIo, reason: string | undefined): number {
+  // A run another process is driving (a live backend's) is asked, not written under its feet.
+  const owner = store.owner(state.id);
+  if (owner !== undefined) {
+    store.requestCancel(state.id, reason);
+    io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to cancel it\n`);
+    return 0;
+  }
   const result = step(
     state,
     reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason },

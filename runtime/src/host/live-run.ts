@@ -29,6 +29,8 @@ export interface LiveRunOptions {
   askGate?: GateAsker;
   /** how often step and run timeouts are looked for (default 1 s) */
   tickMs?: number;
+  /** events other processes asked for (a `runs cancel` elsewhere), looked for at every tick */
+  requests?: () => RunEvent[];
   /** timers are started with these (tests pass fakes) */
   timers?: { setInterval: typeof setInterval; clearInterval: typeof clearInterval };
 }
@@ -106,6 +108,7 @@ export class LiveRun {
   /** Step and run timeouts that are due now. */
   tick(): void {
     if (this.finished) return;
+    for (const event of this.options.requests?.() ?? []) this.driver.dispatch(event);
     for (const event of dueTimeouts(this.driver.state, this.clock())) this.driver.dispatch(event);
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
@@ -87,6 +87,56 @@ export class RunStore {
       }
     }
     return { runs, problems };
+  }
+
+  /**
+   * Marks the run as driven by this process (`<id>.owner`), so other processes ask it for a cancel
+   * (`requestCancel`) instead of writing the run file under its feet. `release` when the run ends.
+   */
+  claim(id: string): void {
+    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    writeFileAtomic(this.sidePath(id, 'owner'), `${JSON.stringify({ pid: process.pid })}\n`);
+  }
+
+  release(id: string): void {
+    for (const kind of ['owner', 'cancel'] as const) rmSync(this.sidePath(id, kind), { force: true });
+  }
+
+  /** The live process driving the run, if another one is; a claim whose process died does not count. */
+  owner(id: string): number | undefined {
+    try {
+      const { pid } = JSON.parse(readFileSync(this.sidePath(id, 'owner'), 'utf8')) as { pid?: unknown };
+      return typeof pid === 'number' && pid !== process.pid && processIsAlive(pid) ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Asks the process driving the run to cancel it (it looks once a second). */
+  requestCancel(id: string, reason: string | undefined): void {
+    writeFileAtomic(this.sidePath(id, 'cancel'), `${JSON.stringify({ reason: reason ?? null })}\n`);
+  }
+
+  /** A cancel another process asked for, taken (the request is removed); undefined when none. */
+  takeCancelRequest(id: string): { reason: string | undefined } | undefined {
+    const path = this.sidePath(id, 'cancel');
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+    rmSync(path, { force: true });
+    try {
+      const { reason } = JSON.parse(text) as { reason?: unknown };
+      return { reason: typeof reason === 'string' ? reason : undefined };
+    } catch {
+      return { reason: undefined };
+    }
+  }
+
+  private sidePath(id: string, kind: 'owner' | 'cancel'): string {
+    return this.path(id).replace(/\.json$/, `.${kind}`);
   }
 
   /**
