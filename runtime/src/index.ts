@@ -82,3 +82,5 @@ export { describeRoomConflict, findRoomConflict } from './store/room.js';
 export type { RoomConflict } from './store/room.js';
 export * from './exec/index.js';
 export * as paseo from './backends/paseo/index.js';
+export * as kairoku from './backends/kairoku/index.js';
+export { runRunner } from './runner/run-runner.js';

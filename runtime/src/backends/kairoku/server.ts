@@ -1,0 +1,162 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  LIMITS,
+  PROTOCOL_VERSION,
+  ROUTES,
+  checkBody,
+  describeProblems,
+  errorBody,
+  isWildcard,
+} from './protocol.js';
+import type { Route } from './protocol.js';
+
+/** What answers the routes once a request is authenticated and fits its schema. */
+export interface ProtocolHandler {
+  handle(route: Route, body: unknown): { status: number; body: unknown };
+  /** a request refused before it reached a dispatch (a bad credential or body), or a server bug */
+  fault(text: string, body?: unknown): void;
+}
+
+export interface KairokuServer {
+  /** `http://HOST:PORT`, the address runners are given as the app URL */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The app's side of the runner protocol over HTTP (docs/kairoku-protocol.md): `POST /v1/ROUTE` under
+ * one bearer credential (a wrong one is 401, RF-012). Every request body is checked against its
+ * schema (400 with ajv's findings), and every response this server sends against its own: a response
+ * that does not fit is a bug, answered 500 rather than sent.
+ */
+export async function startKairokuServer(
+  handler: ProtocolHandler,
+  options: { host: string; port: number; appToken: string },
+): Promise<KairokuServer> {
+  if (isWildcard(options.host))
+    throw new Error(
+      `refusing to listen on the wildcard address "${options.host}": name one interface, such as 127.0.0.1`,
+    );
+  if (options.appToken.length < 16) throw new Error('the app credential must be at least 16 characters');
+  const expected = digest(options.appToken);
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      handler.fault(`kairoku server error: ${(error as Error).stack ?? String(error)}`);
+      if (!res.headersSent) send(res, 500, errorBody('internal', 'the app failed to answer'));
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0]!;
+    const route = /^\/v1\/([a-z-]+)$/.exec(path)?.[1] as Route | undefined;
+    if (route === undefined || !ROUTES.includes(route)) {
+      req.resume();
+      return send(
+        res,
+        404,
+        errorBody(
+          'not-found',
+          `no route ${path}; the routes are ${ROUTES.map((r) => `/v1/${r}`).join(', ')}`,
+        ),
+      );
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      return send(res, 405, errorBody('method-not-allowed', `${path} takes POST, not ${req.method}`));
+    }
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (token === undefined || !timingSafeEqual(digest(token), expected)) {
+      req.resume();
+      handler.fault(`refused a ${route} request: ${token === undefined ? 'no' : 'a wrong'} app credential`);
+      return send(
+        res,
+        401,
+        errorBody(
+          'unauthorized',
+          token === undefined
+            ? 'no app credential: send Authorization: Bearer <app token>'
+            : 'the app credential is wrong or was revoked: stop and ask the operator (RF-012)',
+        ),
+      );
+    }
+    const text = await readBody(req);
+    if (text === undefined)
+      return send(res, 413, errorBody('too-large', `the body is larger than ${LIMITS.bodyBytes} bytes`));
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      handler.fault(`refused a ${route} request: the body is not JSON`);
+      return send(res, 400, errorBody('bad-request', `the body is not JSON: ${(error as Error).message}`));
+    }
+    const problems = checkBody(`${route}.request`, body);
+    if (problems.length) {
+      const message = `the ${route} request does not fit its schema: ${describeProblems(problems)}`;
+      handler.fault(`refused a ${route} request: ${message}`, body);
+      return send(res, 400, errorBody('bad-request', message, problems));
+    }
+    const answer = handler.handle(route, body);
+    const schema = answer.status === 200 ? `${route}.response` : 'error';
+    const wrong = checkBody(schema, answer.body);
+    if (wrong.length) {
+      handler.fault(`BUG: the ${route} response does not fit ${schema}: ${describeProblems(wrong)}`);
+      return send(
+        res,
+        500,
+        errorBody('internal', `the app built a ${route} response that does not fit its schema`),
+      );
+    }
+    send(res, answer.status, answer.body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'kairoku-protocol': String(PROTOCOL_VERSION),
+  });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > LIMITS.bodyBytes) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

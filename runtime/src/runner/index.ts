@@ -1,0 +1,7 @@
+/** The reference Kairoku runner daemon (docs/kairoku-protocol.md). */
+export { runRunner } from './run-runner.js';
+export { EXIT, Runner, backoff } from './runner.js';
+export { USAGE, parseRunnerArgs, readToken } from './options.js';
+export type { RunnerOptions } from './options.js';
+export { AppClient, AppRefusal, AppUnreachable, Unauthorized } from './app-client.js';
+export { startCapacityServer } from './capacity-server.js';

@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  DEFAULT_FLUSH_MS,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  isLoopback,
+  isWildcard,
+  parseHostPort,
+} from '../backends/kairoku/protocol.js';
+
+export interface RunnerOptions {
+  /** the app's URL, such as http://127.0.0.1:7400 */
+  app: string;
+  /** the one app credential (RF-007, RF-011) */
+  token: string;
+  /** the repository's checkout, where worktrees are added */
+  repo: string;
+  /** the repository's id in claims (default: the checkout's real path) */
+  repository: string;
+  capacity: number;
+  /** the loopback listener for `GET /capacity` */
+  listen: { host: string; port: number };
+  /** the agent process, run by the shell in the dispatch's worktree (its own process group) */
+  agentCommand: string | undefined;
+  /** logs, breadcrumbs and worktrees */
+  workDir: string;
+  id: string;
+  machine: string;
+  heartbeatMs: number;
+  claimMs: number;
+  flushMs: number;
+  /** SIGTERM → SIGKILL grace of a process group */
+  graceMs: number;
+  /** RF-010's post-mortem flag: keep the worktree of a dispatch that failed */
+  keepFailedWorktrees: boolean;
+}
+
+export const USAGE = `usage: kairoku-playbook runner --app URL --token-file FILE --repo PATH [options]
+
+  --app URL               the app to dial out to (kairoku-playbook run --backend kairoku --listen …)
+  --token-file FILE       the app credential: the token alone, or KAIROKU_TOKEN=… (token.env)
+  --repo PATH             the repository checkout dispatches run in (one git worktree each)
+  --repository ID         the repository's id in claims (default: the real path of --repo)
+  --capacity N            dispatches at once (default 1)
+  --listen HOST:PORT      the loopback listener for GET /capacity (default 127.0.0.1:0)
+  --agent-command CMD     the agent process, run by the shell in the worktree
+  --work-dir DIR          logs, breadcrumbs and worktrees (default: a folder in the temp dir)
+  --id ID                 the runner's id (default: machine name and a hash of the work dir)
+  --machine NAME          the machine's name (default: the host name)
+  --heartbeat-ms N        heartbeat interval until the app says otherwise (default ${DEFAULT_HEARTBEAT_INTERVAL_MS})
+  --claim-ms N            claim interval while there is room (default 1000)
+  --flush-ms N            active flush of events (default ${DEFAULT_FLUSH_MS}, RF-020)
+  --grace-ms N            SIGTERM to SIGKILL grace of an agent's process group (default 2000)
+  --keep-failed-worktrees keep the worktree of a failed dispatch (post-mortem)`;
+
+/** Parses the command line; a string is the usage error. */
+export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--keep-failed-worktrees') {
+      flags.add(arg);
+      continue;
+    }
+    if (!arg.startsWith('--')) return `unexpected argument "${arg}"`;
+    const eq = arg.indexOf('=');
+    if (eq > 0) {
+      values.set(arg.slice(2, eq), arg.slice(eq + 1));
+      continue;
+    }
+    const value = argv[i + 1];
+    if (value === undefined) return `${arg} needs a value`;
+    values.set(arg.slice(2), value);
+    i++;
+  }
+  const known = [
+    'app',
+    'token-file',
+    'repo',
+    'repository',
+    'capacity',
+    'listen',
+    'agent-command',
+    'work-dir',
+    'id',
+    'machine',
+    'heartbeat-ms',
+    'claim-ms',
+    'flush-ms',
+    'grace-ms',
+  ];
+  for (const name of values.keys()) if (!known.includes(name)) return `unknown option --${name}`;
+  const app = values.get('app');
+  if (!app || !/^https?:\/\/[^/]+\/?$/.test(app))
+    return '--app needs the app URL, such as http://127.0.0.1:7400';
+  const tokenFile = values.get('token-file');
+  if (!tokenFile) return '--token-file is required';
+  let token: string;
+  try {
+    token = readToken(readFileSync(tokenFile, 'utf8'));
+  } catch (error) {
+    return `cannot read the token file: ${(error as Error).message}`;
+  }
+  if (token.length < 16) return `the token file ${tokenFile} holds no credential of 16 characters or more`;
+  const repoPath = values.get('repo');
+  if (!repoPath) return '--repo is required';
+  let repo: string;
+  try {
+    repo = realpathSync(resolve(repoPath));
+  } catch {
+    return `--repo ${repoPath} does not exist`;
+  }
+  const listen = parseHostPort(values.get('listen') ?? '127.0.0.1:0');
+  if (!listen) return '--listen takes HOST:PORT';
+  if (isWildcard(listen.host))
+    return `--listen ${listen.host}: a wildcard bind is refused; the capacity listener is loopback only (RF-006)`;
+  if (!isLoopback(listen.host))
+    return `--listen ${listen.host}: the capacity listener has no credential, so it binds loopback only (RF-006)`;
+  const numbers: Record<string, number> = {};
+  const defaults: Record<string, number> = {
+    capacity: 1,
+    'heartbeat-ms': DEFAULT_HEARTBEAT_INTERVAL_MS,
+    'claim-ms': 1000,
+    'flush-ms': DEFAULT_FLUSH_MS,
+    'grace-ms': 2000,
+  };
+  for (const [name, fallback] of Object.entries(defaults)) {
+    const text = values.get(name);
+    const value = text === undefined ? fallback : Number(text);
+    if (!Number.isInteger(value) || value < (name === 'grace-ms' ? 0 : 1))
+      return `--${name} takes a positive whole number, not "${text}"`;
+    numbers[name] = value;
+  }
+  const machine = values.get('machine') ?? hostname();
+  const workDir = resolve(values.get('work-dir') ?? join(tmpdir(), `kairoku-runner-${process.pid}`));
+  const id =
+    values.get('id') ??
+    `${machine.replace(/[^A-Za-z0-9._-]/g, '-')}-${createHash('sha256').update(workDir).digest('hex').slice(0, 8)}`;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/.test(id))
+    return `--id "${id}" may hold letters, digits and ._:@-`;
+  return {
+    app: app.replace(/\/$/, ''),
+    token,
+    repo,
+    repository: values.get('repository') ?? repo,
+    capacity: numbers.capacity!,
+    listen,
+    agentCommand: values.get('agent-command'),
+    workDir,
+    id,
+    machine,
+    heartbeatMs: numbers['heartbeat-ms']!,
+    claimMs: numbers['claim-ms']!,
+    flushMs: numbers['flush-ms']!,
+    graceMs: numbers['grace-ms']!,
+    keepFailedWorktrees: flags.has('--keep-failed-worktrees'),
+  };
+}
+
+/** The credential in a token file: the whole file, or the value of KAIROKU_TOKEN= in a token.env. */
+export function readToken(text: string): string {
+  const line = /^\s*(?:export\s+)?KAIROKU_TOKEN\s*=\s*["']?([^"'\s]+)["']?\s*$/m.exec(text);
+  return (line ? line[1]! : text).trim();
+}

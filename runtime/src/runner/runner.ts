@@ -1,0 +1,634 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { IrRole } from '@kairoku-playbook/compiler';
+import { LIMITS, PROTOCOL_VERSION, bound, isFixedRole } from '../backends/kairoku/protocol.js';
+import type {
+  CapacityResponse,
+  Dispatch,
+  Terminal,
+  TerminalStatus,
+  UpdateRequest,
+} from '../backends/kairoku/protocol.js';
+import { checkDirectory } from '../exec/perform-check.js';
+import { ProcessGroup } from '../exec/process-group.js';
+import { runCheckCommands } from '../exec/run-commands.js';
+import { decideToolCall } from '../policy/decide.js';
+import type { ToolCall } from '../policy/decide.js';
+import { AppClient, AppRefusal, Unauthorized } from './app-client.js';
+import { startCapacityServer } from './capacity-server.js';
+import { EventLog } from './event-log.js';
+import type { RunnerOptions } from './options.js';
+import { addWorktree, changedPaths, removeWorktree } from './worktree.js';
+
+/** exit codes of the runner process */
+export const EXIT = { ok: 0, usage: 2, unauthorized: 3, failed: 1 } as const;
+
+const BACKOFF_MAX_MS = 30_000;
+const VERSION = `kairoku-playbook-runner/${PROTOCOL_VERSION}`;
+
+type StopStatus = Extract<TerminalStatus, 'canceled' | 'timed-out' | 'interrupted'>;
+
+/** One dispatch this runner holds, from its claim until the app has acknowledged its terminal status. */
+interface Active {
+  doc: Dispatch;
+  events: EventLog;
+  seq: number;
+  /** the update being sent, resent as it is until the app answers (RF-020: a failed send leads) */
+  unsent: UpdateRequest | undefined;
+  sending: Promise<void>;
+  terminal: Terminal | undefined;
+  terminalSent: boolean;
+  /** the app no longer wants updates for it (409): it is torn down and forgotten */
+  closed: boolean;
+  stop: { status: StopStatus; reason: string } | undefined;
+  abort: AbortController;
+  group: ProcessGroup | undefined;
+  worktree: string | undefined;
+}
+
+/**
+ * The reference runner daemon (docs/kairoku-protocol.md, the v1 contract RF-003…RF-023): it dials out
+ * to the app with one credential, heartbeats and claims on two timers with backoff and stops in full
+ * on a 401 (RF-012), runs each dispatch as one child process in a fresh git worktree, supervises it to
+ * a terminal state and tears it down the same way on every exit path (RF-010), and reports curated
+ * events on a third timer (RF-020). It queues nothing: with no room it simply does not claim.
+ */
+export class Runner {
+  private readonly client: AppClient;
+  private readonly active = new Map<string, Active>();
+  private intervalMs: number;
+  private heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+  private claimTimer: ReturnType<typeof setTimeout> | undefined;
+  private flushTimer: ReturnType<typeof setInterval> | undefined;
+  private heartbeatFailures = 0;
+  private claimFailures = 0;
+  private registered = false;
+  private draining = false;
+  private shuttingDown = false;
+  private stopped = false;
+  private ended = false;
+  private capacity: { url: string; close(): Promise<void> } | undefined;
+  private finish!: (code: number) => void;
+  private readonly finished: Promise<number>;
+  private readonly logFile: string;
+  private recovered: Dispatch[] = [];
+
+  constructor(private readonly options: RunnerOptions) {
+    this.client = new AppClient(options.app, options.token);
+    this.intervalMs = options.heartbeatMs;
+    this.logFile = join(options.workDir, 'runner.jsonl');
+    this.finished = new Promise((resolve) => (this.finish = resolve));
+  }
+
+  /** Starts the listener and the timers; resolves to the capacity URL. */
+  async start(): Promise<string> {
+    for (const dir of ['logs', 'dispatches', 'worktrees'])
+      mkdirSync(join(this.options.workDir, dir), { recursive: true, mode: 0o700 });
+    this.capacity = await startCapacityServer(this.options.listen.host, this.options.listen.port, () =>
+      this.capacityView(),
+    );
+    this.log({ kind: 'start', runner: this.options.id, repository: this.options.repository });
+    await this.recover();
+    this.flushTimer = setInterval(() => this.flushAll(), this.options.flushMs);
+    void this.heartbeat();
+    return this.capacity.url;
+  }
+
+  /** Resolves to the exit code once the runner has stopped. */
+  wait(): Promise<number> {
+    return this.finished;
+  }
+
+  capacityView(): CapacityResponse {
+    return {
+      running: this.active.size,
+      max: this.options.capacity,
+      draining: this.draining,
+      runner: this.options.id,
+    };
+  }
+
+  /**
+   * SIGTERM: stop claiming, tear every dispatch down (reported `interrupted`), acknowledge the drain
+   * and stop.
+   */
+  async shutdown(reason = 'the runner is shutting down'): Promise<void> {
+    if (this.stopped || this.shuttingDown) return this.finished.then(() => undefined);
+    this.log({ kind: 'shutdown', reason });
+    this.shuttingDown = true;
+    this.draining = true;
+    clearTimeout(this.claimTimer);
+    for (const a of this.active.values()) this.stopDispatch(a, 'interrupted', reason);
+    const deadline = Date.now() + this.options.graceMs + 10_000;
+    while (this.active.size && Date.now() < deadline) {
+      this.flushAll();
+      await sleep(50);
+    }
+    await this.drainAck();
+    await this.stop(EXIT.ok);
+  }
+
+  // ---- the loop (RF-012) ------------------------------------------------------------------------
+
+  private async heartbeat(): Promise<void> {
+    if (this.stopped) return;
+    this.flushAll();
+    try {
+      const answer = await this.client.post('heartbeat', {
+        runner: this.options.id,
+        machine: this.options.machine,
+        version: VERSION,
+        capacity: { running: this.active.size, max: this.options.capacity },
+        repositories: [this.options.repository],
+        held: [...this.active.keys()],
+        draining: this.draining,
+      });
+      if (this.stopped) return;
+      this.heartbeatFailures = 0;
+      this.intervalMs = answer.intervalMs;
+      if (!this.registered) {
+        this.registered = true;
+        this.log({ kind: 'registered' });
+        void this.reportRecovered();
+        this.scheduleClaim(0);
+      }
+      for (const id of answer.cancel) {
+        const a = this.active.get(id);
+        if (a) this.stopDispatch(a, 'canceled', 'the app canceled it');
+      }
+      if (answer.drain && !this.draining) {
+        this.draining = true;
+        this.log({ kind: 'drain', reason: 'the app asked' });
+      }
+      if (this.draining && !this.shuttingDown && this.active.size === 0) {
+        await this.drainAck();
+        await this.stop(EXIT.ok);
+        return;
+      }
+      this.heartbeatTimer = setTimeout(() => void this.heartbeat(), this.intervalMs);
+    } catch (error) {
+      if (this.fatal(error)) return;
+      this.heartbeatFailures++;
+      this.log({
+        kind: 'heartbeat-failed',
+        error: (error as Error).message,
+        failures: this.heartbeatFailures,
+      });
+      this.heartbeatTimer = setTimeout(
+        () => void this.heartbeat(),
+        backoff(this.intervalMs, this.heartbeatFailures),
+      );
+    }
+  }
+
+  private scheduleClaim(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.claimTimer);
+    this.claimTimer = setTimeout(() => void this.claim(), ms);
+  }
+
+  private async claim(): Promise<void> {
+    if (this.stopped || this.draining) return;
+    const free = this.options.capacity - this.active.size;
+    if (!this.registered || free <= 0) return this.scheduleClaim(this.options.claimMs);
+    try {
+      const answer = await this.client.post('claim', {
+        runner: this.options.id,
+        machine: this.options.machine,
+        repositories: [this.options.repository],
+        free,
+      });
+      if (this.stopped) return;
+      this.claimFailures = 0;
+      for (const dispatch of answer.dispatches) this.launch(dispatch);
+      this.scheduleClaim(answer.dispatches.length ? 0 : this.options.claimMs);
+    } catch (error) {
+      if (this.fatal(error)) return;
+      if (error instanceof AppRefusal && error.code === 'unknown-runner') {
+        // The app forgot this runner (it missed its heartbeats, or the app restarted): register again.
+        this.registered = false;
+        clearTimeout(this.heartbeatTimer);
+        void this.heartbeat();
+        return;
+      }
+      this.claimFailures++;
+      this.log({ kind: 'claim-failed', error: (error as Error).message, failures: this.claimFailures });
+      this.scheduleClaim(backoff(this.options.claimMs, this.claimFailures));
+    }
+  }
+
+  /** A 401 anywhere: the credential is gone, so everything stops (RF-012). */
+  private fatal(error: unknown): boolean {
+    if (this.stopped) return true;
+    if (!(error instanceof Unauthorized)) return false;
+    this.log({ kind: 'unauthorized', error: error.message });
+    process.stderr.write(
+      `kairoku runner: the app refused the credential (401): stopping. ${error.message}\n`,
+    );
+    void this.fullStop();
+    return true;
+  }
+
+  private async fullStop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.heartbeatTimer);
+    clearTimeout(this.claimTimer);
+    for (const a of this.active.values()) {
+      a.closed = true;
+      this.stopDispatch(a, 'interrupted', 'the app refused the credential');
+    }
+    const deadline = Date.now() + this.options.graceMs + 10_000;
+    while (this.active.size && Date.now() < deadline) await sleep(50);
+    await this.stop(EXIT.unauthorized);
+  }
+
+  private async stop(code: number): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopped = true;
+    clearTimeout(this.heartbeatTimer);
+    clearTimeout(this.claimTimer);
+    clearInterval(this.flushTimer);
+    await this.capacity?.close();
+    this.log({ kind: 'stop', code });
+    this.finish(code);
+  }
+
+  private async drainAck(): Promise<void> {
+    try {
+      await this.client.post('drain-ack', { runner: this.options.id, held: [...this.active.keys()] });
+      this.log({ kind: 'drain-ack' });
+    } catch (error) {
+      this.log({ kind: 'drain-ack-failed', error: (error as Error).message });
+    }
+  }
+
+  // ---- dispatches -------------------------------------------------------------------------------
+
+  private launch(doc: Dispatch): void {
+    if (this.active.has(doc.id)) return;
+    const secrets = [
+      this.options.token,
+      doc.agent?.report.token ?? '',
+      ...Object.values(doc.check?.env ?? {}),
+    ];
+    const a: Active = {
+      doc,
+      events: new EventLog(join(this.options.workDir, 'logs', `${doc.id}.jsonl`), secrets),
+      seq: 0,
+      unsent: undefined,
+      sending: Promise.resolve(),
+      terminal: undefined,
+      terminalSent: false,
+      closed: false,
+      stop: undefined,
+      abort: new AbortController(),
+      group: undefined,
+      worktree: undefined,
+    };
+    this.active.set(doc.id, a);
+    void this.supervise(a);
+  }
+
+  private stopDispatch(a: Active, status: StopStatus, reason: string): void {
+    if (a.stop || a.terminal) return;
+    a.stop = { status, reason };
+    a.events.say('phase', `stopping: ${reason}`);
+    a.abort.abort();
+    void a.group?.terminate();
+  }
+
+  /** A dispatch from its claim to its terminal status, with the same teardown on every path (RF-010). */
+  private async supervise(a: Active): Promise<void> {
+    const d = a.doc;
+    const what = { dispatch: d.id, run: d.run, step: d.step, attempt: d.attempt, type: d.kind };
+    let terminal: Terminal;
+    try {
+      const refusal = this.refusal(d);
+      if (refusal) {
+        this.log({ kind: 'refused', ...what, reason: refusal });
+        terminal = { status: 'refused', reason: refusal };
+      } else {
+        a.events.say('phase', 'preparing: a fresh worktree');
+        const path = join(this.options.workDir, 'worktrees', d.id);
+        // The breadcrumb first: a process that dies from here on leaves what a restart cleans up.
+        writeFileSync(this.breadcrumb(d.id), JSON.stringify(d), { mode: 0o600 });
+        a.worktree = path;
+        await addWorktree(this.options.repo, path, d.baseBranch);
+        if (a.stop) terminal = { status: a.stop.status, reason: a.stop.reason };
+        else {
+          this.log({ kind: 'launch', ...what });
+          a.events.say('phase', 'running');
+          this.flush(a);
+          terminal = d.kind === 'agent' ? await this.runAgent(a, path) : await this.runCheck(a, path);
+        }
+      }
+    } catch (error) {
+      terminal = {
+        status: a.stop?.status ?? 'failed',
+        reason: bound((error as Error).message, LIMITS.reason),
+      };
+    }
+    // Teardown, the same on every path: the process group, then the worktree, then the status.
+    await a.group?.terminate();
+    a.group?.release();
+    const keep = this.options.keepFailedWorktrees && terminal.status === 'failed';
+    if (a.worktree && !keep) await removeWorktree(this.options.repo, a.worktree).catch(() => undefined);
+    a.events.say('status', `ended: ${terminal.status}${terminal.reason ? ` (${terminal.reason})` : ''}`);
+    this.log({ kind: 'terminal', ...what, status: terminal.status, ...(keep ? { kept: a.worktree } : {}) });
+    a.terminal = terminal;
+    if (a.closed) this.forget(a);
+    else this.flush(a);
+  }
+
+  /** Why this runner will not run a dispatch, or undefined. */
+  private refusal(d: Dispatch): string | undefined {
+    if (d.repository !== this.options.repository)
+      return `this runner serves ${this.options.repository}, not ${d.repository}`;
+    if (d.machine !== null && d.machine !== this.options.machine)
+      return `the dispatch asks for machine ${d.machine}; this is ${this.options.machine}`;
+    if (d.kind === 'agent') {
+      if (!isFixedRole(d.agent!.role))
+        return `role "${d.agent!.role}" is not in this runner's fixed table (implementer, reviewer, planner, researcher): refused (RF-009)`;
+      if (!this.options.agentCommand) return 'this runner has no agent command configured';
+    }
+    return undefined;
+  }
+
+  private async runAgent(a: Active, worktree: string): Promise<Terminal> {
+    const d = a.doc;
+    const agent = d.agent!;
+    const child = spawn(this.options.agentCommand!, {
+      shell: true,
+      cwd: worktree,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        KAIROKU_DISPATCH_FILE: this.breadcrumb(d.id),
+        KAIROKU_DISPATCH_ID: d.id,
+        KAIROKU_RUN: d.run,
+        KAIROKU_STEP: d.step,
+        KAIROKU_ATTEMPT: String(d.attempt),
+        KAIROKU_ROLE: agent.role,
+        KAIROKU_WORKTREE: worktree,
+        // RF-008: the agent's own credential, for this dispatch only.
+        KAIROKU_REPORT_URL: agent.report.url,
+        KAIROKU_REPORT_TOKEN: agent.report.token,
+      },
+    });
+    if (child.pid !== undefined) a.group = new ProcessGroup(child.pid, this.options.graceMs);
+    // The agent may have ended or stopped before the group existed.
+    if (a.stop) void a.group?.terminate();
+    const role = roleOf(d);
+    child.stdin!.on('error', () => undefined);
+    createInterface({ input: child.stdout! }).on('line', (line) =>
+      this.agentLine(a, child, role, worktree, line),
+    );
+    createInterface({ input: child.stderr! }).on('line', (line) =>
+      a.events.record({ type: 'stderr', text: line }),
+    );
+    const clock = setTimeout(
+      () => this.stopDispatch(a, 'timed-out', `the wall clock of ${d.wallClockMs} ms ran out (RF-018)`),
+      Math.min(d.wallClockMs, 2 ** 31 - 1),
+    );
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
+      (resolve) => {
+        child.once('error', (error) => resolve({ code: null, signal: null, error }));
+        child.once('exit', (code, signal) => resolve({ code, signal }));
+      },
+    );
+    clearTimeout(clock);
+    await a.group?.terminate();
+    // What the agent printed last is read before the terminal status is composed (unless something
+    // that left the group still holds its pipes).
+    await Promise.race([closed, sleep(1000)]);
+    const exitCode = exit.code ?? (exit.signal ? 128 + (constants.signals[exit.signal] ?? 0) : null);
+    if (a.stop) return { status: a.stop.status, reason: a.stop.reason, exitCode };
+    if (exit.error) return { status: 'failed', reason: `the agent could not start: ${exit.error.message}` };
+    const terminal: Terminal = {
+      status: exit.code === 0 ? 'completed' : 'failed',
+      exitCode,
+      ...(exit.code === 0
+        ? {}
+        : { reason: `the agent exited ${exit.signal ? `on ${exit.signal}` : `with ${exit.code}`}` }),
+    };
+    // SPEC §3.3: a read-only role's worktree is checked before it is removed.
+    if (agent.readOnly) terminal.worktreeChanges = await changedPaths(worktree, LIMITS.changedPaths);
+    return terminal;
+  }
+
+  /**
+   * One line of the agent's stdout: a JSON event (logged, and curated when its kind is shown), a tool
+   * request answered with the dispatch's tool policy (RF-017: every denial is an event), or plain text.
+   */
+  private agentLine(a: Active, child: ChildProcess, role: IrRole, worktree: string, line: string): void {
+    let event: Record<string, unknown> | undefined;
+    try {
+      const parsed: unknown = JSON.parse(line);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+        event = parsed as Record<string, unknown>;
+    } catch {
+      // plain text
+    }
+    if (!event) return a.events.record({ type: 'message', text: line });
+    if (event.type !== 'tool-request') return a.events.record(event);
+    const call = (event.call ?? {}) as ToolCall;
+    const decision = decideToolCall(role, call, { worktree });
+    child.stdin!.write(`${JSON.stringify({ type: 'tool-decision', id: event.id, ...decision })}\n`);
+    const said = describeCall(call);
+    if (decision.decision === 'allow') a.events.say('tool-call', said, String(call.tool));
+    else a.events.say('denial', `${said} denied: ${decision.reason}`, String(call.tool));
+  }
+
+  private async runCheck(a: Active, worktree: string): Promise<Terminal> {
+    const d = a.doc;
+    const check = d.check!;
+    const dir = checkDirectory(worktree, check.cwd);
+    if (typeof dir !== 'string') return { status: 'failed', reason: dir.refused };
+    const result = await runCheckCommands({
+      commands: check.commands,
+      cwd: dir,
+      env: check.env,
+      timeoutMs: d.wallClockMs,
+      signal: a.abort.signal,
+      killGraceMs: this.options.graceMs,
+    });
+    for (const line of result.output.split('\n')) if (line) a.events.record({ type: 'output', text: line });
+    a.events.say('status', bound(result.summary, LIMITS.eventText));
+    if (result.timedOut)
+      return { status: 'timed-out', reason: `the wall clock of ${d.wallClockMs} ms ran out (RF-018)` };
+    if (a.stop || result.aborted)
+      return { status: a.stop?.status ?? 'interrupted', reason: a.stop?.reason ?? 'the check was stopped' };
+    return {
+      status: 'completed',
+      exitCode: result.outputs.exit_code,
+      check: { outcome: result.outcome, ...result.outputs, summary: bound(result.summary, LIMITS.reason) },
+    };
+  }
+
+  // ---- updates (RF-003, RF-020) -----------------------------------------------------------------
+
+  private flushAll(): void {
+    for (const a of this.active.values())
+      if (a.events.waiting || a.unsent || (a.terminal && !a.terminalSent)) this.flush(a);
+  }
+
+  /** Sends what a dispatch has to say, one update at a time and in order. */
+  private flush(a: Active): void {
+    a.sending = a.sending.then(() => this.send(a)).catch(() => undefined);
+  }
+
+  private async send(a: Active): Promise<void> {
+    while (!a.closed && !this.stopped) {
+      if (!a.unsent) {
+        const events = a.events.take();
+        const terminal = a.terminal && !a.terminalSent && a.events.waiting === 0 ? a.terminal : undefined;
+        if (!events.length && !terminal) return;
+        a.unsent = { runner: this.options.id, dispatch: a.doc.id, seq: ++a.seq, events };
+        if (terminal) {
+          a.unsent.terminal = terminal;
+          a.terminalSent = true;
+        }
+      }
+      const update = a.unsent;
+      try {
+        const answer = await this.client.post('update', update);
+        a.unsent = undefined;
+        if (update.terminal) return this.forget(a);
+        if (answer.cancel) this.stopDispatch(a, 'canceled', 'the app canceled it');
+      } catch (error) {
+        if (this.fatal(error)) return;
+        if (error instanceof AppRefusal) {
+          // 409: the app does not hold this dispatch for us any more (it failed it, or never knew
+          // it): tear it down and forget it. 400 would be a bug here; the update is dropped.
+          a.unsent = undefined;
+          this.log({
+            kind: 'update-refused',
+            dispatch: a.doc.id,
+            status: error.status,
+            error: error.message,
+          });
+          if (error.status === 409) {
+            a.closed = true;
+            this.stopDispatch(a, 'canceled', `the app refused its update: ${error.message}`);
+            if (a.terminal) this.forget(a);
+          }
+          return;
+        }
+        // Unreachable: the update is held as it is and leads the next tick.
+        return;
+      }
+    }
+  }
+
+  private forget(a: Active): void {
+    if (!this.active.delete(a.doc.id)) return;
+    rmSync(this.breadcrumb(a.doc.id), { force: true });
+    this.log({ kind: 'released', dispatch: a.doc.id });
+    if (this.draining && !this.shuttingDown && this.active.size === 0 && !this.stopped) {
+      clearTimeout(this.heartbeatTimer);
+      void this.heartbeat();
+    }
+  }
+
+  // ---- restart (RF-013) -------------------------------------------------------------------------
+
+  /**
+   * Dispatches a dead process of this runner left behind (their breadcrumbs): their worktrees are
+   * removed, and each is reported failed (`interrupted`) once the app answers, never relaunched.
+   */
+  private async recover(): Promise<void> {
+    const dir = join(this.options.workDir, 'dispatches');
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        const doc = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Dispatch;
+        const worktree = join(this.options.workDir, 'worktrees', doc.id);
+        if (existsSync(worktree)) await removeWorktree(this.options.repo, worktree);
+        this.recovered.push(doc);
+        this.log({ kind: 'recovered', dispatch: doc.id, run: doc.run, step: doc.step, attempt: doc.attempt });
+      } catch {
+        // a breadcrumb that cannot be read is nothing to report
+      }
+      rmSync(join(dir, name), { force: true });
+    }
+  }
+
+  private async reportRecovered(): Promise<void> {
+    const recovered = this.recovered;
+    this.recovered = [];
+    for (const doc of recovered) {
+      try {
+        await this.client.post('update', {
+          runner: this.options.id,
+          dispatch: doc.id,
+          // above any count the dead process can have reached
+          seq: Date.now(),
+          events: [],
+          terminal: {
+            status: 'interrupted',
+            reason:
+              'the runner restarted: a dispatch left non-terminal by a dead runner is failed, never relaunched (RF-013)',
+          },
+        });
+      } catch (error) {
+        if (this.fatal(error)) return;
+      }
+    }
+  }
+
+  private breadcrumb(id: string): string {
+    return join(this.options.workDir, 'dispatches', `${id}.json`);
+  }
+
+  private log(line: Record<string, unknown>): void {
+    try {
+      appendFileSync(this.logFile, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`);
+    } catch {
+      // a log, not state
+    }
+  }
+}
+
+/** The policy a dispatch carries, as the one policy function takes it (RF-017). */
+function roleOf(d: Dispatch): IrRole {
+  const agent = d.agent!;
+  return {
+    name: agent.playbookRole,
+    base: agent.role as IrRole['base'],
+    instructions: agent.instructions,
+    provider: agent.provider,
+    model: agent.model,
+    mode: agent.mode,
+    tools: agent.policy,
+  };
+}
+
+function describeCall(call: ToolCall): string {
+  const what = call.path ?? call.command ?? call.server;
+  return `${String(call.tool)}${what !== undefined ? ` ${JSON.stringify(what)}` : ''}`;
+}
+
+/** Exponential backoff with jitter, capped at 30 s. */
+export function backoff(base: number, failures: number): number {
+  const ms = Math.min(BACKOFF_MAX_MS, base * 2 ** Math.min(failures, 10));
+  return Math.round(ms * (0.8 + Math.random() * 0.4));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
