@@ -4,6 +4,7 @@ import { runExplore } from './commands/explore.js';
 import { runGraph } from './commands/graph.js';
 import { runLsp } from './commands/lsp.js';
 import { runMcp } from './commands/mcp.js';
+import { runRunner } from '@kairoku-playbook/runtime';
 import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
 import { runTest } from './commands/test.js';
@@ -29,12 +30,14 @@ Commands:
   compile FILE        print the validated execution IR as JSON
   graph FILE          print the step graph (text, mermaid, dot)
   explore FILE        explore every run: most attempts per step, worst-case agent turns, PB310, PB311
-  run FILE            run a playbook (sim backend: scripted or generated agents, no model)
+  run FILE            run a playbook: on the sim backend (scripted or generated agents, no model),
+                      on a Paseo daemon (--backend paseo) or on Kairoku runners (--backend kairoku)
   runs [list|show|cancel|restart|archive]
                       list saved runs, show one, cancel, restart from a step, archive
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
   lsp --stdio         start the language server (LSP over stdin/stdout)
   mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
+  runner --app URL    the reference Kairoku runner daemon: claims steps from run --backend kairoku
 
 Run kairoku-playbook COMMAND --help for a command's options.`;
 
@@ -48,6 +51,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   test: runTest,
   lsp: runLsp,
   mcp: runMcp,
+  runner: (argv) => runRunner(argv),
 };
 
 /** A command's exit code; a run on a live backend answers when the run ends. */

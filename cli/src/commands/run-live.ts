@@ -1,5 +1,18 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import { LiveRun, createRun, paseo, prepareInputs, splitSecrets, vecSlice } from '@kairoku-playbook/runtime';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  LiveRun,
+  createRun,
+  defaultHome,
+  kairoku,
+  paseo,
+  prepareInputs,
+  splitSecrets,
+  vecSlice,
+  writeFileAtomic,
+} from '@kairoku-playbook/runtime';
 import type { Backend, GateAsker, OpenGate, RunState, ScriptedDecision } from '@kairoku-playbook/runtime';
 import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
@@ -203,4 +216,56 @@ export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBack
     });
     return { backend, branch: request.branch, close: () => backend.close() };
   };
+}
+
+/**
+ * The kairoku backend for one run: the runner routes on --listen (default 127.0.0.1:0), under the app
+ * credential from $KAIROKU_APP_TOKEN, --app-token-file, or else the home's kairoku/token.env (made on
+ * first use, mode 0600), which runners are given with --token-file. Dispatches go to runners of this
+ * checkout (its real path is the repository's id), starting from its current branch.
+ */
+export function kairokuFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
+  const listen = flag(args, 'listen') ?? '127.0.0.1:0';
+  const match = /^(.+):(\d+)$/.exec(listen);
+  if (!match)
+    throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
+  const [, host, port] = match as unknown as [string, string, string];
+  const tokenFlag = flag(args, 'app-token-file');
+  const token = appToken(env, tokenFlag === undefined ? undefined : resolve(cwd, tokenFlag));
+  return async (request) => {
+    const baseBranch = paseo.currentBranch(request.cwd) ?? 'HEAD';
+    const backend = new kairoku.KairokuBackend({
+      appToken: token.value,
+      target: { repository: request.cwd, baseBranch },
+      onFault: (text) => request.log(`kairoku: ${text}`),
+    });
+    const url = await backend.listen(host, Number(port));
+    request.log(
+      `serving Kairoku runners at ${url}: kairoku-playbook runner --app ${url} --token-file ${token.file ?? '<a file with $KAIROKU_APP_TOKEN>'} --repo ${request.cwd}`,
+    );
+    return { backend, branch: request.branch, close: () => backend.close() };
+  };
+}
+
+/** The app credential, and the file runners can read it from (none when it came from the environment). */
+function appToken(
+  env: NodeJS.ProcessEnv,
+  file: string | undefined,
+): { value: string; file: string | undefined } {
+  if (env.KAIROKU_APP_TOKEN) return { value: env.KAIROKU_APP_TOKEN, file };
+  const path = file ?? join(defaultHome(env), 'kairoku', 'token.env');
+  if (file === undefined && !existsSync(path)) {
+    mkdirSync(join(defaultHome(env), 'kairoku'), { recursive: true, mode: 0o700 });
+    writeFileAtomic(path, `KAIROKU_TOKEN=${randomBytes(24).toString('base64url')}\n`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--app-token-file ${path}: ${(error as Error).message}`);
+  }
+  const value =
+    /^\s*(?:export\s+)?KAIROKU_TOKEN\s*=\s*["']?([^"'\s]+)["']?\s*$/m.exec(text)?.[1] ?? text.trim();
+  if (value.length < 16) throw new UsageError(`the app token in ${path} is shorter than 16 characters`);
+  return { value, file: path };
 }

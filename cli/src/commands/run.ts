@@ -24,7 +24,7 @@ import { UsageError, readPlaybookFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
 import { compileFile } from './compile.js';
-import { paseoFactory, runLive } from './run-live.js';
+import { kairokuFactory, paseoFactory, runLive } from './run-live.js';
 import type { Terminal } from './terminal.js';
 
 export { progressLine };
@@ -66,6 +66,10 @@ paseo and kairoku:
                        the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
   --parent-agent ID    a Paseo agent managing this run (paseo): step agents are labelled its
                        children (paseo.parent-agent-id)
+  --listen HOST:PORT   where runners dial in (kairoku; default 127.0.0.1:0, a free port, said on
+                       stderr with the runner's command line)
+  --app-token-file F   the app credential runners present (kairoku; default $KAIROKU_APP_TOKEN, else
+                       $KAIROKU_PLAYBOOK_HOME/kairoku/token.env, made on first use)
 
 Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, was canceled or
 could not go on; 2 usage errors and inputs that do not fit.`;
@@ -89,6 +93,8 @@ export function runRun(
       gate: 'string',
       'paseo-host': 'string',
       'parent-agent': 'string',
+      listen: 'string',
+      'app-token-file': 'string',
     },
     { h: 'help' },
   );
@@ -103,9 +109,9 @@ export function runRun(
     const ir = compileFile(args.positionals, io, 'run');
     if (!ir) return 1;
     if (backend === 'paseo') return runLive(args, ir, io, terminal, 'paseo', paseoFactory(args, env));
-    throw new UsageError('the kairoku backend is not available in this build; use --backend sim or paseo');
+    return runLive(args, ir, io, terminal, 'kairoku', kairokuFactory(args, env, io.cwd));
   }
-  for (const liveOnly of ['gate', 'paseo-host', 'parent-agent'])
+  for (const liveOnly of ['gate', 'paseo-host', 'parent-agent', 'listen', 'app-token-file'])
     if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for the paseo and kairoku backends`);
   const json = args.flags.has('json');
   const delayMs = simDelay(flag(args, 'sim-delay'));
