@@ -23,7 +23,16 @@
  * `UPDATE_DOCS=1 npx vitest run docs` rewrites every output block from the actual output. Read the diff
  * afterwards: every message and every caret must be right, or the tool has a bug to report.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -389,6 +398,13 @@ describe('links between the docs resolve', () => {
         if (/^[a-z]+:/.test(target)) continue; // an absolute URL
         const [file, anchor] = target.split('#') as [string, string | undefined];
         const targetPath = file ? join(dirname(path), file) : path;
+        if (
+          file.endsWith('/') &&
+          anchor === undefined &&
+          existsSync(targetPath) &&
+          statSync(targetPath).isDirectory()
+        )
+          continue; // a link to a folder
         let text: string;
         try {
           text = readFileSync(targetPath, 'utf8');
