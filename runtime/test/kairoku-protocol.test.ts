@@ -233,6 +233,13 @@ describe('updates and reports', { timeout: 30_000 }, () => {
     expect(replay.ok).toBe(false);
     expect(replay.text).toMatch(/revoked/);
     expect(driver.state.status).toBe('completed');
+    // The replay is written into the run's history, on the step and attempt its token was for.
+    expect(history(driver.state).at(-1)).toMatchObject({
+      kind: 'refused',
+      step: 'work',
+      attempt: 1,
+      text: expect.stringContaining('this token was revoked'),
+    });
     // The runner's terminal status after the report changes nothing; the token stays revoked.
     expect(
       (await runner.update(dispatch!.id, { terminal: { status: 'completed', exitCode: 0 } })).status,
@@ -368,7 +375,11 @@ describe('updates and reports', { timeout: 30_000 }, () => {
     await runner.update(dispatch!.id, {
       events: [{ at, kind: 'denial', tool: 'write', text: 'write "../x" denied: outside the worktree' }],
     });
-    expect(history(driver.state).some((h) => h.text.includes('tool call denied: write "../x"'))).toBe(true);
+    expect(
+      history(driver.state).some(
+        (h) => h.kind === 'tool-denied' && h.text.includes('tool call denied: write "../x"'),
+      ),
+    ).toBe(true);
     expect(backend.dispatches('run-deny')[0]!.events).toHaveLength(1);
   });
 });

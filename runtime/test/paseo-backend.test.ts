@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { realpathSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PaseoBackend } from '../src/backends/paseo/backend.js';
@@ -282,6 +284,28 @@ describe('step agents on the paseo backend', () => {
     // The token was revoked once its report was taken.
     expect(run.backend.endpoint.liveTokens()).toBe(0);
     expect(stepRun(state, 'work')!.attempts[0]!.agent).toBe(fake.agentOf('work')!.id);
+  });
+
+  it('refuses a replayed report (its token was revoked) and writes the refusal into the run’s history', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done', { count: 3 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    expect((await run.settled()).status).toBe('completed');
+    const [created] = fake.received('create_agent_request');
+    const server = (
+      created!.config as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> }
+    ).mcpServers['kairoku-playbook']!;
+    const client = new Client({ name: 'replay', version: '1' });
+    await expect(
+      client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+      ),
+    ).rejects.toThrow(/revoked/);
+    expect(vecToArray(run.driver.state.history).at(-1)).toMatchObject({
+      kind: 'refused',
+      step: 'work',
+      attempt: 1,
+      text: expect.stringContaining('this token was revoked'),
+    });
   });
 
   it('refuses a report whose outputs do not fit, and takes the corrected one', async () => {

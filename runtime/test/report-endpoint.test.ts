@@ -78,10 +78,14 @@ describe('the step agents’ report endpoint', () => {
 
   it('refuses a missing, unknown or revoked token before anything reaches a run', async () => {
     const rejected: string[] = [];
+    const bindings: unknown[] = [];
     let reports = 0;
     endpoint = await startReportEndpoint({
       onReport: () => void reports++,
-      onRejected: (reason) => rejected.push(reason),
+      onRejected: (reason, binding) => {
+        rejected.push(reason);
+        bindings.push(binding);
+      },
     });
     const token = endpoint.mint({ run: 'r1', step: 's', attempt: 1 });
     endpoint.revoke(token);
@@ -89,6 +93,8 @@ describe('the step agents’ report endpoint', () => {
     await expect(connect(endpoint.url, 'made-up')).rejects.toThrow(/unknown token/);
     await expect(connect(endpoint.url, token)).rejects.toThrow(/revoked/);
     expect(rejected).toHaveLength(3);
+    // Only a revoked token names the attempt it was for, so its run can record the refusal.
+    expect(bindings).toEqual([undefined, undefined, { run: 'r1', step: 's', attempt: 1 }]);
     expect(reports).toBe(0);
   });
 

@@ -29,8 +29,11 @@ export interface ReportEndpointOptions {
   port?: number;
   /** a report for a token's binding: the refusal, or undefined when the run accepted it */
   onReport(binding: ReportBinding, report: StepReport): string | undefined;
-  /** a request that was refused before it reached a run (unknown, revoked or missing token) */
-  onRejected?(reason: string): void;
+  /**
+   * a request that was refused before it reached a run (unknown, revoked or missing token); a revoked
+   * token's binding is known, so the refusal can be written into its run's history
+   */
+  onRejected?(reason: string, binding?: ReportBinding): void;
 }
 
 export interface ReportEndpoint {
@@ -60,9 +63,10 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
   if (!LOOPBACK.has(host))
     throw new Error(`the report endpoint binds loopback only (127.0.0.1 or ::1), not "${host}"`);
   const live = new Map<string, ReportBinding>();
-  const revoked = new Set<string>();
+  const revoked = new Map<string, ReportBinding>();
   const revoke = (token: string) => {
-    if (live.delete(token)) revoked.add(token);
+    const binding = live.get(token);
+    if (binding && live.delete(token)) revoked.set(token, binding);
   };
 
   const server: Server = createServer((req, res) => {
@@ -85,7 +89,7 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
           : revoked.has(token)
             ? 'this token was revoked: its step already reported, or its attempt ended'
             : 'unknown token: it was not minted by this run (a restarted runtime does not know the tokens of the one before)';
-      options.onRejected?.(reason);
+      options.onRejected?.(reason, token === undefined ? undefined : revoked.get(token));
       return reply(res, 401, reason);
     }
     const body = await readBody(req);

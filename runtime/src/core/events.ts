@@ -44,9 +44,17 @@ export type RunEvent =
   /** reopen an ended run from a step whose needs are settled */
   | { type: 'restart-from'; step: string }
   /**
-   * history only: an event from a backend that the run refused (`refused`), or a fault a backend met
-   * (`backend`: a daemon down, a runner's bad request, a revoked token). Changes nothing else.
+   * history only: an event from a backend that the run refused (`refused`: also a step agent's report
+   * with a revoked token), a fault a backend met (`backend`: a daemon down, a runner's bad request),
+   * or a tool call a runner denied under the role's policy (`tool-denied`, as `recordDenial` writes
+   * it). Changes nothing else.
    */
-  | { type: 'note'; kind: 'refused' | 'backend'; text: string; step?: string; attempt?: number };
+  | {
+      type: 'note';
+      kind: 'refused' | 'backend' | 'tool-denied';
+      text: string;
+      step?: string;
+      attempt?: number;
+    };
 
 export type RunEventType = RunEvent['type'];

@@ -175,7 +175,18 @@ export class KairokuBackend implements Backend, ProtocolHandler {
       if (!this.reports) {
         this.reports = await startReportEndpoint({
           onReport: (binding, report) => this.acceptReport(binding, report),
-          onRejected: (reason) => this.fault(`a step agent's report was refused: ${reason}`),
+          onRejected: (reason, binding) => {
+            const context = binding ? this.contexts.get(binding.run) : undefined;
+            if (context && binding)
+              context.emit({
+                type: 'note',
+                kind: 'refused',
+                step: binding.step,
+                attempt: binding.attempt,
+                text: `a report_step_result call was refused: ${reason}`,
+              });
+            else this.fault(`a step agent's report was refused: ${reason}`);
+          },
         });
         this.ownsReports = true;
       }
@@ -608,10 +619,10 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     record.events.push(event);
     if (record.events.length > EVENTS_KEPT) record.events.splice(0, record.events.length - EVENTS_KEPT);
     // RF-017: every denial is an event in the run's history.
-    if (event.kind === 'denial') this.note(record, 'backend', `tool call denied: ${event.text}`);
+    if (event.kind === 'denial') this.note(record, 'tool-denied', `tool call denied: ${event.text}`);
   }
 
-  private note(record: DispatchRecord, kind: 'refused' | 'backend', text: string): void {
+  private note(record: DispatchRecord, kind: 'refused' | 'backend' | 'tool-denied', text: string): void {
     this.contexts
       .get(record.run)
       ?.emit({ type: 'note', kind, text, step: record.step, attempt: record.attempt });

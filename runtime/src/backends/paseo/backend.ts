@@ -176,8 +176,10 @@ export class PaseoBackend implements Backend {
           route.backend
             ? route.backend.onReport(binding, report)
             : 'the runtime is still starting; report again',
-        onRejected: (reason) =>
-          log('warn', `paseo: a report was refused before it reached the run: ${reason}`),
+        onRejected: (reason, binding) => {
+          if (binding && route.backend?.noteRejected(binding, reason)) return;
+          log('warn', `paseo: a report was refused before it reached the run: ${reason}`);
+        },
       });
       let worktree = options.worktree ?? options.cwd;
       let branch: string | undefined;
@@ -489,6 +491,21 @@ export class PaseoBackend implements Backend {
    * driver gives); a refused report is fed all the same, so the run records the refusal. A read-only
    * role's report waits for the end of its turn and the git check (seed 000).
    */
+  /** A report refused for its revoked token, written into the run's history; false when the attempt is unknown. */
+  private noteRejected(binding: ReportBinding, reason: string): boolean {
+    const tracked =
+      binding.run === this.options.runId ? this.attempts.get(key(binding.step, binding.attempt)) : undefined;
+    if (!tracked) return false;
+    tracked.context.emit({
+      type: 'note',
+      kind: 'refused',
+      step: binding.step,
+      attempt: binding.attempt,
+      text: `a report_step_result call was refused: ${reason}`,
+    });
+    return true;
+  }
+
   private onReport(binding: ReportBinding, report: StepReport): string | undefined {
     if (binding.run !== this.options.runId)
       return `this token belongs to run ${binding.run}, not to this one`;
