@@ -156,6 +156,36 @@ describe('the reference runner', { timeout: 150_000 }, () => {
     expect(readdirSync(launches)).toEqual(['work.1']);
   });
 
+  it('starts a dispatch from the run’s branch once an earlier step moved it, so work reaches the next step', async () => {
+    app = await startApp(repo);
+    const script = writeScript(tempDir('script'), { build: [{ outcome: 'done', commit: 'made.txt' }] });
+    const ir = playbook(
+      `  build:
+    role: implementer
+    prompt: Make the file and push it to the run's branch
+  verify:
+    needs: [build]
+    run: [test -f made.txt]
+`,
+    );
+    const branch = 'playbooks/t-carry1';
+    const driver = startRun(app.backend, ir, 'run-carry', {}, branch);
+    const started = await runner({ app: app.url, script });
+    await waitFor(
+      'the run to end',
+      () => driver.state.status !== 'running',
+      60_000,
+      () => JSON.stringify([history(driver.state), runnerLog(started.workDir), started.stderr], null, 1),
+    );
+    expect(driver.state.status).toBe('completed');
+    expect(stepRun(driver.state, 'verify')!.attempts[0]).toMatchObject({ outcome: 'pass' });
+    // The run's branch holds the agent's commit; the checkout's own branch did not move.
+    expect(execFileSync('git', ['-C', repo, 'log', '-1', '--format=%s', branch], { encoding: 'utf8' })).toBe(
+      'build: made.txt\n',
+    );
+    expect(existsSync(join(repo, 'made.txt'))).toBe(false);
+  });
+
   it('refuses a role outside its fixed table, one dispatch at a time (RF-009)', async () => {
     const updates: Record<string, unknown>[] = [];
     let handed = false;

@@ -30,7 +30,7 @@ import { AppClient, AppRefusal, Unauthorized } from './app-client.js';
 import { startCapacityServer } from './capacity-server.js';
 import { EventLog } from './event-log.js';
 import type { RunnerOptions } from './options.js';
-import { addWorktree, changedPaths, removeWorktree } from './worktree.js';
+import { addWorktree, changedPaths, removeWorktree, startingPoint } from './worktree.js';
 
 /** exit codes of the runner process */
 export const EXIT = { ok: 0, usage: 2, unauthorized: 3, failed: 1 } as const;
@@ -326,7 +326,11 @@ export class Runner {
         // The breadcrumb first: a process that dies from here on leaves what a restart cleans up.
         writeFileSync(this.breadcrumb(d.id), JSON.stringify(d), { mode: 0o600 });
         a.worktree = path;
-        await addWorktree(this.options.repo, path, d.baseBranch);
+        await addWorktree(
+          this.options.repo,
+          path,
+          await startingPoint(this.options.repo, d.branch, d.baseBranch),
+        );
         if (a.stop) terminal = { status: a.stop.status, reason: a.stop.reason };
         else {
           this.log({ kind: 'launch', ...what });

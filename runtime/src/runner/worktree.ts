@@ -29,6 +29,24 @@ export async function addWorktree(repo: string, path: string, base: string): Pro
   throw new Error(`git worktree add ${base} failed: ${firstLine(last)}`);
 }
 
+/**
+ * Where a dispatch's worktree starts: the tip of the run's branch once an earlier step pushed work to
+ * it (so a check tests what the implementer committed), else the base branch.
+ */
+export async function startingPoint(
+  repo: string,
+  runBranch: string | undefined,
+  base: string,
+): Promise<string> {
+  if (!runBranch) return base;
+  try {
+    await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${runBranch}`]);
+    return runBranch;
+  } catch {
+    return base;
+  }
+}
+
 /** Removes a worktree, whatever is in it; a folder git no longer knows is deleted and pruned. */
 export async function removeWorktree(repo: string, path: string): Promise<void> {
   try {
