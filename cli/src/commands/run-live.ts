@@ -17,9 +17,9 @@ import type { Backend, GateAsker, OpenGate, RunState, ScriptedDecision } from '@
 import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
-import { LiveView, isLiveTerminal, progressLine } from '../live-view.js';
+import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
-import { askGateAsync, inputFlags, openRoom, printRunEnd } from './run.js';
+import { askGateAsync, inputFlags, openRoom, printRunEnd, runDisplay } from './run.js';
 import type { Terminal } from './terminal.js';
 
 /** What a live backend needs from the command line, once the run's id and branch are known. */
@@ -91,17 +91,7 @@ export async function runLive(
     backend: backendName,
     branch: live.branch,
   });
-  const interactive = !json && terminal !== undefined;
-  const view =
-    interactive && isLiveTerminal(terminal)
-      ? new LiveView(terminal, {
-          color: io.color,
-          columns: terminal.screen.columns,
-          rows: terminal.screen.rows,
-          now,
-        })
-      : undefined;
-  const progress = json ? undefined : interactive ? terminal.write : io.stdout;
+  const { interactive, progress, view } = runDisplay(json, terminal, io, now);
   const askGate: GateAsker | undefined =
     gates.size || interactive
       ? async (
@@ -114,7 +104,7 @@ export async function runLive(
           if (!interactive) return undefined;
           view?.pause();
           try {
-            return await askGateAsync(gate, terminal, signal);
+            return await askGateAsync(gate, interactive, signal);
           } finally {
             view?.resume();
           }
@@ -157,7 +147,7 @@ export async function runLive(
     const end = await run.done;
     view?.update(end);
     view?.close();
-    printRunEnd(end, json, io, interactive ? terminal : undefined);
+    printRunEnd(end, json, io, interactive);
     return end.status === 'completed' ? 0 : 1;
   } finally {
     process.off('SIGINT', onInterrupt);

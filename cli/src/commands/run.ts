@@ -126,18 +126,7 @@ export function runRun(
   // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
   const { store, id } = openRoom(ir, io, 'sim', () => false, now);
 
-  const interactive = !json && terminal !== undefined;
-  const progress = json ? undefined : interactive ? terminal.write : io.stdout;
-  // A terminal that can be drawn on shows the run live; fake terminals and pipes get progress lines.
-  const view =
-    interactive && isLiveTerminal(terminal)
-      ? new LiveView(terminal, {
-          color: io.color,
-          columns: terminal.screen.columns,
-          rows: terminal.screen.rows,
-          now,
-        })
-      : undefined;
+  const { interactive, progress, view } = runDisplay(json, terminal, io, now);
   const result = runSim({
     ir,
     scenario,
@@ -157,7 +146,7 @@ export function runRun(
             },
           }
         : {}),
-    ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, terminal, view) } : {}),
+    ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, interactive, view) } : {}),
   });
   if (!result.ok) {
     view?.close();
@@ -170,8 +159,37 @@ export function runRun(
     view.update(state);
     view.close();
   }
-  printRunEnd(state, json, io, interactive ? terminal : undefined);
+  printRunEnd(state, json, io, interactive);
   return state.status === 'completed' ? 0 : 1;
+}
+
+/**
+ * How a run is shown: drawn live on a terminal that can be drawn on, one progress line per event on
+ * fake terminals and pipes, nothing with --json (which asks nothing either).
+ */
+export function runDisplay(
+  json: boolean,
+  terminal: Terminal | undefined,
+  io: CommandIo,
+  now: () => number,
+): {
+  /** the terminal to ask at (undefined with --json or without one) */
+  interactive: Terminal | undefined;
+  progress: ((text: string) => void) | undefined;
+  view: LiveView | undefined;
+} {
+  const interactive = json ? undefined : terminal;
+  const progress = json ? undefined : interactive ? interactive.write : io.stdout;
+  const view =
+    interactive && isLiveTerminal(interactive)
+      ? new LiveView(interactive, {
+          color: io.color,
+          columns: interactive.screen.columns,
+          rows: interactive.screen.rows,
+          now,
+        })
+      : undefined;
+  return { interactive, progress, view };
 }
 
 /** `--input NAME=VALUE` flags, each value read as the input's type takes it. */

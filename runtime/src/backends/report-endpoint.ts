@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { readBody } from './http-body.js';
 
 /** The one run, step and attempt a token may report for. */
 export interface ReportBinding {
@@ -92,7 +93,7 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
       options.onRejected?.(reason, token === undefined ? undefined : revoked.get(token));
       return reply(res, 401, reason);
     }
-    const body = await readBody(req);
+    const body = await readBody(req, MAX_BODY_BYTES);
     if (body === undefined) return reply(res, 413, `the request is larger than ${MAX_BODY_BYTES} bytes`);
     let parsed: unknown;
     try {
@@ -190,21 +191,6 @@ function stepAgentServer(
     },
   );
   return server;
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /** A refusal as MCP clients read it: a JSON-RPC error with the reason. */

@@ -44,7 +44,8 @@ export class ReadOnlyGuard {
   }
 }
 
-function unreadable(step: string, attempt: number, error: string): ReadOnlyViolated {
+/** The failing event of an attempt whose worktree git cannot read. */
+export function unreadable(step: string, attempt: number, error: string): ReadOnlyViolated {
   return {
     type: 'read-only-violated',
     step,

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { changesSince, isWorktreeError, snapshotWorktree } from './git-snapshot.js';
+import { unreadable } from './read-only-guard.js';
 import type { ReadOnlyViolated } from './read-only-guard.js';
 
 interface StoredSnapshot {
@@ -64,14 +65,4 @@ export class StoredReadOnlyGuard {
 /** Run ids and step names are plain names, but a file name must never climb out of its folder. */
 function safe(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-}
-
-function unreadable(step: string, attempt: number, error: string): ReadOnlyViolated {
-  return {
-    type: 'read-only-violated',
-    step,
-    attempt,
-    paths: [],
-    reason: `cannot check the read-only role: ${error}`,
-  };
 }

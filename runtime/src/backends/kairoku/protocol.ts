@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { IrRole } from '@kairoku-playbook/compiler';
 import { LIMITS, SCHEMAS, SCHEMA_BASE } from './schemas.js';
 
 /**
@@ -31,14 +32,8 @@ export { LIMITS };
 export type Route = 'heartbeat' | 'claim' | 'update' | 'drain-ack';
 export const ROUTES: readonly Route[] = ['heartbeat', 'claim', 'update', 'drain-ack'];
 
-export interface ToolPolicy {
-  read: boolean;
-  edit: boolean;
-  write: boolean;
-  network: boolean;
-  run: boolean | string[];
-  mcp: boolean | string[];
-}
+/** A role's tool policy as data (RF-017): the IR's normalised one. */
+export type ToolPolicy = IrRole['tools'];
 
 export interface Dispatch {
   id: string;

@@ -12,6 +12,7 @@ import {
   isWildcard,
 } from './protocol.js';
 import type { Route } from './protocol.js';
+import { readBody } from '../http-body.js';
 
 /** What answers the routes once a request is authenticated and fits its schema. */
 export interface ProtocolHandler {
@@ -83,7 +84,7 @@ export async function startKairokuServer(
         ),
       );
     }
-    const text = await readBody(req);
+    const text = await readBody(req, LIMITS.bodyBytes);
     if (text === undefined)
       return send(res, 413, errorBody('too-large', `the body is larger than ${LIMITS.bodyBytes} bytes`));
     let body: unknown;
@@ -144,19 +145,4 @@ function send(res: ServerResponse, status: number, body: unknown): void {
     'kairoku-protocol': String(PROTOCOL_VERSION),
   });
   res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > LIMITS.bodyBytes) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
