@@ -199,6 +199,30 @@ describe('run --backend paseo', () => {
     expect(readdirSync(runs).filter((n) => !n.endsWith('.json'))).toEqual([]);
   });
 
+  it('runs restart reopens an ended paseo run from a step, on the daemon again', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done', { note: 'v3' })] } });
+    const env = { PASEO_HOST: fake.host };
+    const args = ['--backend', 'paseo', '--input', 'task=t', '--input', 'token=xxxx', '--json'];
+    const first = await cli(['run', 'playbooks/live.yml', ...args, '--gate', 'ship=reject'], env);
+    expect(first.code).toBe(1);
+    const ended = JSON.parse(first.stdout) as { id: string; status: string };
+    expect(ended.status).toBe('failed');
+    // Another run cannot start in this workspace while one is active; an ended one leaves room.
+    const again = await cli(
+      ['runs', 'restart', ended.id, '--from', 'ship', '--gate', 'ship=approve', '--json'],
+      env,
+    );
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      id: ended.id,
+      status: 'completed',
+      outputs: { note: 'v3' },
+    });
+    // The agent step before the gate kept its outcome: one Paseo agent in all.
+    expect(fake.agents.size).toBe(1);
+  });
+
   it('says clearly when the daemon is down or refuses the password, and saves no run', async () => {
     const down = await cli(
       ['run', 'playbooks/live.yml', '--backend', 'paseo', '--input', 'task=t', '--input', 'token=x'],

@@ -26,6 +26,8 @@ export interface SimRunOptions {
    * time would persist it, so the run file follows the run while it lasts.
    */
   delayMs?: number;
+  /** the workspace folder the run belongs to (one active run per workspace) */
+  workspace?: string;
   /** the run's worktree, where read-only roles are checked with git (SimOptions.worktree) */
   worktree?: string;
   /** what each sim agent does during its turn (SimOptions.onAgentTurn), for tests */
@@ -41,20 +43,24 @@ export function runSim(options: SimRunOptions): SimRunResult {
   if (!prepared.ok) return { ok: false, inputErrors: prepared.errors };
   const clock = options.clock ?? Date.now;
   const { secrets } = splitSecrets(options.ir, prepared.inputs);
-  const state = createRun(options.ir, {
+  const created = createRun(options.ir, {
     id: options.id,
     inputs: prepared.inputs,
     now: clock(),
     backend: 'sim',
     branch: options.branch ?? defaultBranch(options.ir, options.id),
   });
+  const state = options.workspace === undefined ? created : { ...created, workspace: options.workspace };
   const driver = simDriver(state, options, clock, secrets);
   options.persist?.(state);
   driver.dispatch({ type: 'start' });
   return { ok: true, state: driver.state, refusals: driver.refusals };
 }
 
-export interface SimContinueOptions extends Omit<SimRunOptions, 'ir' | 'inputs' | 'id' | 'branch'> {
+export interface SimContinueOptions extends Omit<
+  SimRunOptions,
+  'ir' | 'inputs' | 'id' | 'branch' | 'workspace'
+> {
   /** the run as the store has it */
   state: RunState;
   /** what sets it going again, such as `restart-from` */

@@ -13,13 +13,21 @@ import {
   vecSlice,
   writeFileAtomic,
 } from '@kairoku-playbook/runtime';
-import type { Backend, GateAsker, OpenGate, RunState, ScriptedDecision } from '@kairoku-playbook/runtime';
+import type {
+  Backend,
+  GateAsker,
+  OpenGate,
+  RunEvent,
+  RunState,
+  RunStore,
+  ScriptedDecision,
+} from '@kairoku-playbook/runtime';
 import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
-import { askGateAsync, inputFlags, openRoom, printRunEnd, runDisplay } from './run.js';
+import { askGateAsync, inputFlags, openRoom, openRoomFor, printRunEnd, runDisplay } from './run.js';
 import type { Terminal } from './terminal.js';
 
 /** What a live backend needs from the command line, once the run's id and branch are known. */
@@ -84,14 +92,78 @@ export async function runLive(
   }
 
   const { secrets } = splitSecrets(ir, prepared.inputs);
-  const state = createRun(ir, {
-    id,
-    inputs: prepared.inputs,
-    now: now(),
-    backend: backendName,
-    branch: live.branch,
+  const state: RunState = {
+    ...createRun(ir, { id, inputs: prepared.inputs, now: now(), backend: backendName, branch: live.branch }),
+    workspace,
+  };
+  store.save(state);
+  return driveLive({ state, event: { type: 'start' }, secrets, gates, store, live, io, terminal, json, now });
+}
+
+/**
+ * `runs restart ID --from STEP` of a run on a live backend: the ended run reopened from STEP on a
+ * backend connected again for it (its branch, and with Paseo its worktree, found again), driven as
+ * `run` drives a new one. Secret inputs are not kept, so a check's env gets their mask.
+ */
+export async function restartLive(
+  args: ParsedArgs,
+  loaded: RunState,
+  from: string,
+  io: CommandIo,
+  terminal: Terminal | undefined,
+  connect: LiveBackendFactory,
+): Promise<number> {
+  const json = args.flags.has('json');
+  const gates = gateFlags(args.flags.get('gate') ?? [], loaded.ir);
+  const now = Date.now;
+  const { store, workspace } = openRoomFor(loaded, io);
+  let live: LiveBackend;
+  try {
+    live = await connect({
+      ir: loaded.ir,
+      runId: loaded.id,
+      branch: loaded.branch,
+      cwd: loaded.workspace ?? workspace,
+      log: (line) => io.stderr(`kairoku-playbook: ${line}\n`),
+    });
+  } catch (error) {
+    io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const { archivedAt: _archived, ...state } = loaded;
+  return driveLive({
+    state,
+    event: { type: 'restart-from', step: from },
+    secrets: {},
+    gates,
+    store,
+    live,
+    io,
+    terminal,
+    json,
+    now,
   });
-  const { interactive, progress, view } = runDisplay(json, terminal, io, now);
+}
+
+interface LiveDrive {
+  state: RunState;
+  /** what sets the run going: `start`, or `restart-from` */
+  event: RunEvent;
+  secrets: Record<string, unknown>;
+  gates: Map<string, ScriptedDecision>;
+  store: RunStore;
+  live: LiveBackend;
+  io: CommandIo;
+  terminal: Terminal | undefined;
+  json: boolean;
+  now: () => number;
+}
+
+/** Drives a run on a connected live backend to its end; the exit code (0 when it completed). */
+async function driveLive(drive: LiveDrive): Promise<number> {
+  const { state, secrets, gates, store, live, io, json, now } = drive;
+  const id = state.id;
+  const { interactive, progress, view } = runDisplay(json, drive.terminal, io, now);
   const askGate: GateAsker | undefined =
     gates.size || interactive
       ? async (
@@ -131,7 +203,6 @@ export async function runLive(
           progress(`${progressLine(entry)}\n`);
     },
   });
-  store.save(state);
   store.claim(id);
   let interrupts = 0;
   const onInterrupt = () => {
@@ -142,8 +213,11 @@ export async function runLive(
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
   try {
-    const refusal = run.begin();
-    if (refusal !== undefined) io.stderr(`kairoku-playbook: the run did not start: ${refusal}\n`);
+    const refusal = run.begin(drive.event);
+    if (refusal !== undefined) {
+      io.stderr(`kairoku-playbook: run ${id}: ${refusal}\n`);
+      return 1;
+    }
     const end = await run.done;
     view?.update(end);
     view?.close();

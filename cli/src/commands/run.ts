@@ -124,7 +124,7 @@ export function runRun(
   const inputs = inputFlags(args.flags.get('input') ?? [], ir);
   const now = Date.now;
   // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
-  const { store, id } = openRoom(ir, io, 'sim', () => false, now);
+  const { store, id, workspace } = openRoom(ir, io, 'sim', () => false, now);
 
   const { interactive, progress, view } = runDisplay(json, terminal, io, now);
   const result = runSim({
@@ -132,6 +132,7 @@ export function runRun(
     scenario,
     inputs,
     id,
+    workspace,
     clock: now,
     persist: (state) => store.save(state),
     ...(delayMs ? { delayMs } : {}),
@@ -227,6 +228,20 @@ export function openRoom(
   do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
   while (store.exists(id));
   return { store, id, workspace };
+}
+
+/**
+ * The store and room for reopening `state` (a restart): the same checks as a new run's, with the run
+ * itself left out of the count.
+ */
+export function openRoomFor(state: RunState, io: CommandIo): { store: RunStore; workspace: string } {
+  const store = new RunStore(defaultHome());
+  const { runs } = store.loadAll();
+  const workspace = state.workspace ?? realpathSync(io.cwd);
+  const conflict = findRoomConflict(runs, state.ir, workspace, state.id);
+  if (conflict)
+    throw new UsageError(describeRoomConflict(conflict, state.ir, 'kairoku-playbook runs cancel'));
+  return { store, workspace };
 }
 
 /** `--sim-delay MS`: a whole number of milliseconds, at most a minute. */

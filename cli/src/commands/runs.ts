@@ -16,6 +16,7 @@ import { flag, parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../main.js';
 import { askGate, loadScenario, printRunEnd, progressLine, settleSimRun, simDelay } from './run.js';
+import { kairokuFactory, paseoFactory, restartLive } from './run-live.js';
 import { processTerminal } from './terminal.js';
 import type { Terminal } from './terminal.js';
 
@@ -32,9 +33,12 @@ Commands:
                        ones first; archived runs only with --all
   show ID              a run's steps with their status, attempts and outcomes, its loops, outputs
                        and last history entries; --json prints the run as \`run --json\` does (SPEC §8)
-  cancel ID            cancels a running or paused run (on an ended run, its running after-tasks)
+  cancel ID            cancels a running or paused run (on an ended run, its running after-tasks);
+                       a run another process is driving is asked to cancel
   restart ID           reopens an ended run from a step whose needs completed (--from STEP), then
-                       runs it on the sim backend as \`run\` does (--scenario scripts its agents)
+                       runs it on its own backend as \`run\` does: sim (--scenario scripts its
+                       agents), paseo (the daemon from --paseo-host or $PASEO_HOST) or kairoku
+                       (runners dial in at --listen)
   archive ID           hides an ended run from \`list\` (\`list --all\` still shows it)
 
 Options:
@@ -43,6 +47,9 @@ Options:
   --from STEP          restart: the step to restart from
   --scenario FILE      restart: a scenario that scripts the sim backend
   --sim-delay MS       restart: each sim agent and check takes MS milliseconds
+  --gate NAME=CHOICE   restart (paseo, kairoku): decide a gate without asking
+  --paseo-host, --parent-agent, --listen, --app-token-file
+                       restart: as for \`run\`
   --reason TEXT        cancel: why (recorded in the run's history)
   -h, --help           this help
 
@@ -56,7 +63,8 @@ export function runRuns(
   argv: readonly string[],
   io: CommandIo,
   terminal: Terminal | undefined = processTerminal(),
-): number {
+  env: NodeJS.ProcessEnv = process.env,
+): number | Promise<number> {
   const args = parseArgs(
     argv,
     {
@@ -67,6 +75,11 @@ export function runRuns(
       reason: 'string',
       help: 'boolean',
       'sim-delay': 'string',
+      gate: 'string',
+      'paseo-host': 'string',
+      'parent-agent': 'string',
+      listen: 'string',
+      'app-token-file': 'string',
     },
     { h: 'help' },
   );
@@ -86,7 +99,17 @@ export function runRuns(
     list: ['all', 'json'],
     show: ['json'],
     cancel: ['reason'],
-    restart: ['from', 'scenario', 'json', 'sim-delay'],
+    restart: [
+      'from',
+      'scenario',
+      'json',
+      'sim-delay',
+      'gate',
+      'paseo-host',
+      'parent-agent',
+      'listen',
+      'app-token-file',
+    ],
     archive: [],
   };
   for (const name of args.flags.keys())
@@ -110,6 +133,16 @@ export function runRuns(
     case 'restart': {
       const from = flag(args, 'from');
       if (from === undefined) throw new UsageError('runs restart needs --from STEP');
+      const loaded = load(store, id);
+      if (loaded.backend === 'paseo' || loaded.backend === 'kairoku') {
+        for (const simOnly of ['scenario', 'sim-delay'])
+          if (args.flags.has(simOnly)) throw new UsageError(`--${simOnly} is for sim runs only`);
+        const connect =
+          loaded.backend === 'paseo' ? paseoFactory(args, env) : kairokuFactory(args, env, io.cwd);
+        return restartLive(args, loaded, from, io, json ? undefined : terminal, connect);
+      }
+      for (const liveOnly of ['gate', 'paseo-host', 'parent-agent', 'listen', 'app-token-file'])
+        if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for paseo and kairoku runs`);
       return restart(store, id, from, io, {
         json,
         scenario: flag(args, 'scenario'),
