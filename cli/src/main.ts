@@ -4,7 +4,6 @@ import { runExplore } from './commands/explore.js';
 import { runGraph } from './commands/graph.js';
 import { runLsp } from './commands/lsp.js';
 import { runMcp } from './commands/mcp.js';
-import { runRunner } from '@kairoku-playbook/runtime';
 import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
 import { runTest } from './commands/test.js';
@@ -51,7 +50,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   test: runTest,
   lsp: runLsp,
   mcp: runMcp,
-  runner: (argv) => runRunner(argv),
+  runner: (argv) => import('@kairoku-playbook/runtime/backends').then((backends) => backends.runRunner(argv)),
 };
 
 /** A command's exit code; a run on a live backend answers when the run ends. */

@@ -35,13 +35,6 @@ export type { Recovery } from './store/recover.js';
 export type { Backend, BackendContext, BackendEffect } from './backends/backend.js';
 export { SimBackend, generatedOutputs } from './backends/sim.js';
 export type { OpenGate, SimOptions } from './backends/sim.js';
-export { startReportEndpoint } from './backends/report-endpoint.js';
-export type {
-  ReportBinding,
-  ReportEndpoint,
-  ReportEndpointOptions,
-  StepReport,
-} from './backends/report-endpoint.js';
 export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
 export { Driver } from './driver/driver.js';
@@ -81,6 +74,3 @@ export { diskLister } from './store/disk-lister.js';
 export { describeRoomConflict, findRoomConflict } from './store/room.js';
 export type { RoomConflict } from './store/room.js';
 export * from './exec/index.js';
-export * as paseo from './backends/paseo/index.js';
-export * as kairoku from './backends/kairoku/index.js';
-export { runRunner } from './runner/run-runner.js';

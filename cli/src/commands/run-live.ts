@@ -6,13 +6,12 @@ import {
   LiveRun,
   createRun,
   defaultHome,
-  kairoku,
-  paseo,
   prepareInputs,
   splitSecrets,
   vecSlice,
   writeFileAtomic,
 } from '@kairoku-playbook/runtime';
+import { kairoku, paseo } from '@kairoku-playbook/runtime/backends';
 import type {
   Backend,
   GateAsker,

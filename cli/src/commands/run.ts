@@ -9,6 +9,7 @@ import {
   coerceInput,
   defaultHome,
   parseYaml,
+  prepareInputs,
   readScenario,
   recoverRuns,
   runSim,
@@ -24,7 +25,6 @@ import { UsageError, readPlaybookFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
 import { compileFile } from './compile.js';
-import { kairokuFactory, paseoFactory, runLive } from './run-live.js';
 import type { Terminal } from './terminal.js';
 
 export { progressLine };
@@ -108,8 +108,24 @@ export function runRun(
       if (args.flags.has(simOnly)) throw new UsageError(`--${simOnly} is for the sim backend only`);
     const ir = compileFile(args.positionals, io, 'run');
     if (!ir) return 1;
-    if (backend === 'paseo') return runLive(args, ir, io, terminal, 'paseo', paseoFactory(args, env));
-    return runLive(args, ir, io, terminal, 'kairoku', kairokuFactory(args, env, io.cwd));
+    // Inputs are checked before anything is loaded or any daemon asked.
+    const prepared = prepareInputs(ir, inputFlags(args.flags.get('input') ?? [], ir));
+    if (!prepared.ok) {
+      for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${error}\n`);
+      return 2;
+    }
+    // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
+    // every other command (check above all) would otherwise load at start.
+    return import('./run-live.js').then((live) =>
+      live.runLive(
+        args,
+        ir,
+        io,
+        terminal,
+        backend,
+        backend === 'paseo' ? live.paseoFactory(args, env) : live.kairokuFactory(args, env, io.cwd),
+      ),
+    );
   }
   for (const liveOnly of ['gate', 'paseo-host', 'parent-agent', 'listen', 'app-token-file'])
     if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for the paseo and kairoku backends`);

@@ -16,7 +16,6 @@ import { flag, parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../main.js';
 import { askGate, loadScenario, printRunEnd, progressLine, settleSimRun, simDelay } from './run.js';
-import { kairokuFactory, paseoFactory, restartLive } from './run-live.js';
 import { processTerminal } from './terminal.js';
 import type { Terminal } from './terminal.js';
 
@@ -137,9 +136,17 @@ export function runRuns(
       if (loaded.backend === 'paseo' || loaded.backend === 'kairoku') {
         for (const simOnly of ['scenario', 'sim-delay'])
           if (args.flags.has(simOnly)) throw new UsageError(`--${simOnly} is for sim runs only`);
-        const connect =
-          loaded.backend === 'paseo' ? paseoFactory(args, env) : kairokuFactory(args, env, io.cwd);
-        return restartLive(args, loaded, from, io, json ? undefined : terminal, connect);
+        const backend = loaded.backend;
+        return import('./run-live.js').then((live) =>
+          live.restartLive(
+            args,
+            loaded,
+            from,
+            io,
+            json ? undefined : terminal,
+            backend === 'paseo' ? live.paseoFactory(args, env) : live.kairokuFactory(args, env, io.cwd),
+          ),
+        );
       }
       for (const liveOnly of ['gate', 'paseo-host', 'parent-agent', 'listen', 'app-token-file'])
         if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for paseo and kairoku runs`);
