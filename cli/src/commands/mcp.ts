@@ -7,6 +7,7 @@ import type { CommandIo } from '../main.js';
 import { VERSION } from '../version.js';
 
 export const MCP_HELP = `Usage: kairoku-playbook mcp [--workspace DIR] [--agents sim|external] [--scenario FILE] [--with-step-tools]
+       kairoku-playbook mcp --agents paseo [--paseo-host HOST:PORT] [--manager-agent ID] [--workspace DIR]
        kairoku-playbook mcp --step-agent --run RUN --step STEP --attempt N --token TOKEN
 
 Serves the manager protocol over MCP on stdin and stdout, so any MCP-capable agent can be the
@@ -21,6 +22,17 @@ Options:
                        or with its first declared outcome and generated outputs (the default)
   --agents external    nothing reports by itself: a started step waits for report_step_result
                        from a step agent's server (start_step returns its command line)
+  --agents paseo       started steps are agents of a Paseo daemon, subagents of the manager agent,
+                       in the run's workspace or worktree; their reports reach the run as they
+                       come, and the manager agent is woken with a message while it is idle
+                       (docs/paseo.md)
+  --paseo-host HOST:PORT
+                       the Paseo daemon (default: $PASEO_HOST, else 127.0.0.1:6767); its password
+                       comes from $PASEO_PASSWORD
+  --manager-agent ID   the Paseo agent this server serves (default: $PASEO_AGENT_ID, which Paseo
+                       sets in its agents' environment): step agents are labelled its children
+                       (paseo.parent-agent-id) and it is sent the wake-ups; without one, wake-ups
+                       are only the events of tool results
   --scenario FILE      a scenario (SPEC §8; a playbook test works too) scripting the sim agents;
                        gates it decides are decided as if in the panel, others wait for resume
   --with-step-tools    also expose report_step_result on this server (tests and harnesses that
@@ -38,6 +50,8 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       scenario: 'string',
       'with-step-tools': 'boolean',
       'step-agent': 'boolean',
+      'paseo-host': 'string',
+      'manager-agent': 'string',
       run: 'string',
       step: 'string',
       attempt: 'string',
@@ -52,7 +66,12 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
   }
   if (args.positionals.length) throw new UsageError(`mcp takes no arguments, not "${args.positionals[0]}"`);
   const workspace = resolve(io.cwd, flag(args, 'workspace') ?? '.');
-  const agents = oneOf(flag(args, 'agents'), ['sim', 'external'] as const, 'agents', 'sim');
+  const agents = oneOf(flag(args, 'agents'), ['sim', 'external', 'paseo'] as const, 'agents', 'sim');
+  if (agents !== 'paseo')
+    for (const only of ['paseo-host', 'manager-agent'])
+      if (args.flags.has(only)) throw new UsageError(`--${only} goes with --agents paseo`);
+  if (agents === 'paseo' && args.flags.has('scenario'))
+    throw new UsageError('--scenario scripts sim agents; it does not go with --agents paseo');
   let stepAgent: { run: string; step: string; attempt: number; token: string } | undefined;
   if (args.flags.has('step-agent')) {
     const need = (name: string) => {
@@ -73,6 +92,16 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
   }
   const scenario = readScenarioFile(flag(args, 'scenario'), io.cwd);
   const log = (line: string) => process.stderr.write(`kairoku-playbook mcp: ${line}\n`);
+  const env = process.env;
+  const managerAgent = flag(args, 'manager-agent') ?? (env.PASEO_AGENT_ID || undefined);
+  const paseo =
+    agents === 'paseo'
+      ? {
+          host: flag(args, 'paseo-host') ?? (env.PASEO_HOST || '127.0.0.1:6767'),
+          ...(env.PASEO_PASSWORD ? { password: env.PASEO_PASSWORD } : {}),
+          ...(managerAgent ? { managerAgent } : {}),
+        }
+      : undefined;
 
   // The MCP SDK loads only for this command; nothing may write to stdout but the server.
   void import('@kairoku-playbook/runtime/mcp')
@@ -82,6 +111,7 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
         workspace,
         agents,
         ...(scenario !== undefined ? { scenario } : {}),
+        ...(paseo ? { paseo } : {}),
         withStepTools: args.flags.has('with-step-tools'),
         ...(stepAgent ? { stepAgent } : {}),
         selfCommand: [process.execPath, ...(process.argv[1] ? [process.argv[1]] : [])],

@@ -6,10 +6,13 @@ import { isGitWorktree } from '../worktree/git-snapshot.js';
 import type { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 
 /** Who does a started step's work when a manager drives the run over MCP. */
-export type AgentMode = 'sim' | 'external';
+export type AgentMode = 'sim' | 'external' | 'paseo';
 
-/** The run's `backend` for each mode: `sim` agents live in the server; `mcp` ones connect to it. */
-export const BACKEND_OF: Record<AgentMode, string> = { sim: 'sim', external: 'mcp' };
+/**
+ * The run's `backend` for each mode: `sim` agents live in the server; `mcp` ones connect to it;
+ * `paseo` ones are agents of a Paseo daemon, watched by the manager's server (`PaseoHost`).
+ */
+export const BACKEND_OF: Record<AgentMode, string> = { sim: 'sim', external: 'mcp', paseo: 'paseo' };
 
 export type StartEffect = Extract<Effect, { type: 'start-agent' } | { type: 'start-check' }>;
 export type OpenGateEffect = Extract<Effect, { type: 'open-gate' }>;
@@ -23,6 +26,9 @@ export type OpenGateEffect = Extract<Effect, { type: 'open-gate' }>;
  *   for the human (`resume`), unless the scenario decides them, as a person in the panel would.
  * - `external`: nothing reports by itself; a started step waits for `report_step_result` from a step
  *   agent's server (or from a test through `--with-step-tools`).
+ * - `paseo`: effects go to `forward` (the server's `PaseoHost`, which hands them to the run's
+ *   `PaseoBackend`); its agents report later, through the backend's endpoint. Wake-ups of a tool
+ *   call are not forwarded: the manager is the caller, and hears of them in the result.
  */
 export class ProtocolBackend implements Backend {
   readonly name: string;
@@ -39,6 +45,7 @@ export class ProtocolBackend implements Backend {
     readonly mode: AgentMode,
     scenario?: Scenario,
     private readonly guard?: StoredReadOnlyGuard,
+    private readonly forward?: (effect: BackendEffect) => void,
   ) {
     this.name = BACKEND_OF[mode];
     this.sim =
@@ -67,6 +74,10 @@ export class ProtocolBackend implements Backend {
     }
     if (this.sim) {
       this.sim.perform(effect, context);
+      return;
+    }
+    if (this.mode === 'paseo') {
+      if (effect.type !== 'wake-manager') this.forward?.(effect);
       return;
     }
     if (effect.type === 'start-agent' || effect.type === 'start-check') {

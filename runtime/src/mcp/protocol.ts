@@ -20,6 +20,7 @@ import { recoverRuns } from '../store/recover.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
 import type { AgentMode, StartEffect } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
+import type { PaseoHost } from './paseo-host.js';
 import { withStoreLock } from './store-lock.js';
 import { stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
@@ -40,6 +41,11 @@ export interface ProtocolOptions {
   selfCommand?: readonly string[];
   /** who is calling: recorded as the manager of the runs it starts or restarts */
   caller?: () => string;
+  /**
+   * `paseo` agents: the server's live side, which hosts the runs whose step agents are Paseo agents
+   * (their backends, what they report while no tool call is in flight, wake-ups, timeouts)
+   */
+  paseo?: PaseoHost;
 }
 
 type Result = Record<string, unknown>;
@@ -79,6 +85,41 @@ export class PlaybookProtocol {
 
   private caller(): string {
     return this.options.caller?.() ?? 'mcp client';
+  }
+
+  private get paseo(): PaseoHost | undefined {
+    return this.options.paseo;
+  }
+
+  /** The secret input values of a run started here (memory only); none for other runs. */
+  secretsOf(runId: string): Record<string, unknown> {
+    return this.secrets.get(runId) ?? {};
+  }
+
+  /**
+   * Before a tool call on a run whose agents are Paseo agents: the run is hosted by this server (its
+   * backend connected, its agents watched). `required` (start_step, restart_run): a run that cannot
+   * be hosted is refused with why; otherwise only a run with work going is hosted, and a failure is
+   * returned as a warning for the result (the call goes on: the stored run is all it needs).
+   */
+  async prepare(runId: string, required: boolean): Promise<string | undefined> {
+    const paseo = this.paseo;
+    if (!paseo) return undefined;
+    let state: RunState | undefined;
+    try {
+      state = this.store.load(runId);
+    } catch {
+      return undefined; // the call itself says the run cannot be read
+    }
+    if (!state || state.backend !== BACKEND_OF.paseo || (!required && !paseo.wants(state))) return undefined;
+    try {
+      await paseo.host(runId);
+      return undefined;
+    } catch (error) {
+      const why = `its Paseo agents cannot be watched from this server: ${(error as Error).message}`;
+      if (required) throw new ToolError(`run ${runId}: ${why}`);
+      return why;
+    }
   }
 
   /**
@@ -265,12 +306,15 @@ export class PlaybookProtocol {
     );
     const nudge = change.backend.nudges[0];
     if (!nudge) return change.result;
+    const paseo = change.state.backend === BACKEND_OF.paseo && this.paseo !== undefined;
     const nudged = {
       step: nudge.step,
       attempt: nudge.attempt,
       message: nudge.message,
-      delivered: false,
-      note: `recorded in the run's history; the ${change.state.backend} backend has no conversation to send it to`,
+      delivered: paseo,
+      note: paseo
+        ? "sent to the step's Paseo agent as a follow-up message in its conversation"
+        : `recorded in the run's history; the ${change.state.backend} backend has no conversation to send it to`,
     };
     return { nudged, ...change.result };
   }
@@ -309,7 +353,7 @@ export class PlaybookProtocol {
       if (isEnded(state.status)) this.checkRoom(state.ir, state.workspace ?? this.workspace, state.id);
       const backend = this.backendFor(state);
       const driver = this.driver(state, backend);
-      const error = driver.dispatch({ type: 'restart-from', step: args.step });
+      const error = this.within(driver, () => driver.dispatch({ type: 'restart-from', step: args.step }));
       if (error !== undefined) {
         const from = isEnded(state.status) ? restartHint(state) : '';
         throw new ToolError(`${inToolTerms(error)}${from}`);
@@ -372,14 +416,26 @@ export class PlaybookProtocol {
     return withStoreLock(this.store.folder, () => {
       const loaded = this.load(runId);
       const before = loaded.history.size;
+      if (
+        loaded.backend === BACKEND_OF.paseo &&
+        !this.paseo &&
+        typeof event === 'object' &&
+        event.type === 'start-step'
+      )
+        throw new ToolError(
+          `run ${runId} runs its steps as Paseo agents: start them from a manager's server started with --agents paseo`,
+        );
       const backend = this.backendFor(loaded);
       const driver = this.driver(loaded, backend);
-      for (const due of dueTimeouts(driver.state, this.clock())) driver.dispatch(due);
-      const own = driver.refusals.length;
-      if (event) {
-        const error = driver.dispatch(typeof event === 'function' ? event(driver.state) : event);
-        if (error !== undefined) throw new ToolError(`${inToolTerms(error)}${hint(driver.state, error)}`);
-      }
+      const own = this.within(driver, () => {
+        for (const due of dueTimeouts(driver.state, this.clock())) driver.dispatch(due);
+        const timeoutRefusals = driver.refusals.length;
+        if (event) {
+          const error = driver.dispatch(typeof event === 'function' ? event(driver.state) : event);
+          if (error !== undefined) throw new ToolError(`${inToolTerms(error)}${hint(driver.state, error)}`);
+        }
+        return timeoutRefusals;
+      });
       if (isEnded(driver.state.status)) this.readOnlyGuard.forgetRun(driver.state.id);
       const result = this.report(driver.state, before, {});
       const refused = driver.refusals.slice(own);
@@ -390,6 +446,14 @@ export class PlaybookProtocol {
         );
       return { state: driver.state, backend, result };
     });
+  }
+
+  /** A change of a paseo run: what its backend feeds in meanwhile joins `driver`'s queue. */
+  private within<T>(driver: Driver, work: () => T): T {
+    const paseo = this.paseo;
+    return paseo && driver.state.backend === BACKEND_OF.paseo
+      ? paseo.within(driver.state.id, driver, work)
+      : work();
   }
 
   private driver(state: RunState, backend: ProtocolBackend): Driver {
@@ -405,6 +469,16 @@ export class PlaybookProtocol {
   private backendFor(state: RunState): ProtocolBackend {
     if (state.backend === BACKEND_OF.external)
       return new ProtocolBackend('external', undefined, this.readOnlyGuard);
+    if (state.backend === BACKEND_OF.paseo) {
+      const paseo = this.paseo;
+      const id = state.id;
+      return new ProtocolBackend(
+        'paseo',
+        undefined,
+        undefined,
+        paseo ? (effect) => paseo.perform(id, effect, true) : undefined,
+      );
+    }
     return new ProtocolBackend('sim', this.scenarioFor(state.ir).scenario);
   }
 
@@ -440,6 +514,7 @@ export class PlaybookProtocol {
     const from = Math.min(this.seen.get(state.id) ?? before, state.history.size);
     const events = vecSlice(state.history, from).map((h) => h.text);
     this.seen.set(state.id, state.history.size);
+    this.paseo?.shown(state.id);
     return { ...extra, ...progress(state), events };
   }
 
@@ -465,6 +540,17 @@ export class PlaybookProtocol {
       started.readOnly = effect.readOnly;
     }
     started.timeoutMs = effect.timeoutMs;
+    if (state.backend === BACKEND_OF.paseo && effect.type === 'start-agent') {
+      const parent = this.paseo?.managerAgent;
+      started.paseo = {
+        what: parent
+          ? `a Paseo agent is being created as your subagent (paseo.parent-agent-id ${parent}); get_run shows its id once it runs`
+          : 'a Paseo agent is being created for the step; get_run shows its id once it runs',
+        wakeups: parent
+          ? 'you are sent a message when it reports or is lost, while you are idle: end your turn to wait'
+          : "no manager agent is known to this server: call get_run to see the step's report",
+      };
+    }
     if (state.backend === BACKEND_OF.external) {
       const command = this.options.selfCommand ?? ['kairoku-playbook'];
       started.stepAgent = {

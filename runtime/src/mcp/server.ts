@@ -1,9 +1,13 @@
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { defaultHome } from '../store/run-store.js';
+import { RunStore, defaultHome } from '../store/run-store.js';
 import type { AgentMode } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
+import { PaseoHost } from './paseo-host.js';
+import type { PaseoAgentsOptions } from './paseo-host.js';
 import { PlaybookProtocol } from './protocol.js';
 import { checkStepAgentToken } from './token.js';
 import { registerManagerTools, registerReportTool, registerStepAgentTool } from './tools.js';
@@ -19,6 +23,8 @@ export interface ServeOptions {
   agents?: AgentMode;
   /** a parsed scenario scripting the sim agents */
   scenario?: unknown;
+  /** `agents: 'paseo'`: the daemon, its password, and the manager's Paseo agent */
+  paseo?: PaseoAgentsOptions;
   /** the manager's server also exposes report_step_result (tests, harnesses, the sim) */
   withStepTools?: boolean;
   /** a step agent's server: only report_step_result, bound to this run, step and attempt */
@@ -34,6 +40,8 @@ export interface ServeOptions {
 export interface RunningServer {
   server: McpServer;
   protocol: PlaybookProtocol;
+  /** `agents: 'paseo'`: the runs this server hosts, their backends, and the manager's wake-ups */
+  paseo: PaseoHost | undefined;
   /** resolves when the client has gone (stdin ended) or the server was closed */
   closed: Promise<void>;
   close(): Promise<void>;
@@ -48,17 +56,34 @@ export interface RunningServer {
 export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
   const home = options.home ?? defaultHome();
   let server: McpServer;
+  // With Paseo agents, the daemon is reached before anything is served (an error says why not).
+  const made: { protocol?: PlaybookProtocol } = {};
+  const paseo =
+    options.agents === 'paseo' && !options.stepAgent
+      ? await PaseoHost.start({
+          ...(options.paseo ?? {}),
+          store: new RunStore(home),
+          workspace: workspaceFolder(options.workspace),
+          clock: Date.now,
+          secrets: (runId) => made.protocol?.secretsOf(runId) ?? {},
+          log: (line) => options.log?.(`warning: ${line}`),
+        })
+      : undefined;
+  const managerAgent = paseo?.managerAgent;
   const protocol = new PlaybookProtocol({
     workspace: options.workspace,
     home,
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.scenario !== undefined ? { scenario: options.scenario } : {}),
     ...(options.selfCommand ? { selfCommand: options.selfCommand } : {}),
+    ...(paseo ? { paseo } : {}),
     caller: () => {
       const client = server?.server.getClientVersion();
-      return client ? `${client.name}${client.version ? ` ${client.version}` : ''} (mcp)` : 'mcp client';
+      const who = client ? `${client.name}${client.version ? ` ${client.version}` : ''} (mcp)` : 'mcp client';
+      return managerAgent ? `${who}, Paseo agent ${managerAgent}` : who;
     },
   });
+  made.protocol = protocol;
   const info = { name: 'kairoku-playbook', version: options.version };
 
   if (options.stepAgent) {
@@ -83,8 +108,14 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
       outputs: ir.outputs.map((o) => `${o.name}: ${o.type}`),
     });
   } else {
-    for (const problem of protocol.recover())
-      options.log?.(`warning: cannot read ${problem.file}: ${problem.message}`);
+    let problems: ReturnType<PlaybookProtocol['recover']>;
+    try {
+      problems = protocol.recover();
+    } catch (error) {
+      await paseo?.close();
+      throw error;
+    }
+    for (const problem of problems) options.log?.(`warning: cannot read ${problem.file}: ${problem.message}`);
     server = new McpServer(info, { instructions: MANAGER_GUIDE });
     registerManagerTools(server, protocol);
     if (options.withStepTools) registerReportTool(server, protocol);
@@ -94,13 +125,44 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   let done: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (done = resolve));
-  transport.onclose = () => done();
-  transport.onerror = (error) => options.log?.(`warning: ${error.message}`);
-  const close = async () => {
-    await server.close();
-    done();
+  let closing: Promise<void> | undefined;
+  // The client has gone: the hosted runs are let go (their Paseo agents stay, seed 000).
+  const close = (): Promise<void> => {
+    if (closing) return closing;
+    let finish: () => void = () => undefined;
+    closing = new Promise<void>((resolve) => (finish = resolve));
+    void (async () => {
+      try {
+        await server.close();
+      } catch (error) {
+        options.log?.(`warning: ${(error as Error).message}`);
+      } finally {
+        await paseo?.close();
+        done();
+        finish();
+      }
+    })();
+    return closing;
   };
+  transport.onclose = () => void close();
+  transport.onerror = (error) => options.log?.(`warning: ${error.message}`);
   stdin.once('end', () => void close());
-  await server.connect(transport);
-  return { server, protocol, closed, close };
+  try {
+    await server.connect(transport);
+  } catch (error) {
+    await paseo?.close();
+    throw error;
+  }
+  // A restarted server takes up the workspace's runs whose agents are still out there.
+  if (paseo) void paseo.takeUp();
+  return { server, protocol, paseo, closed, close };
+}
+
+function workspaceFolder(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
 }

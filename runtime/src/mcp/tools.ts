@@ -47,12 +47,43 @@ function answer(work: () => Record<string, unknown> | string): CallToolResult {
       content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
     };
   } catch (error) {
-    const message =
-      error instanceof ToolError
-        ? error.message
-        : `kairoku-playbook failed: ${(error as Error).message ?? String(error)}`;
-    return { isError: true, content: [{ type: 'text', text: message }] };
+    return refusal(error);
   }
+}
+
+function refusal(error: unknown): CallToolResult {
+  const message =
+    error instanceof ToolError
+      ? error.message
+      : `kairoku-playbook failed: ${(error as Error).message ?? String(error)}`;
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+/**
+ * A tool call on a run: first the run is made ready on this server (`PlaybookProtocol.prepare`: a
+ * run whose agents are Paseo agents gets its backend connected, asynchronously, never under the
+ * store's lock), then the call's synchronous work. `required`: a run that cannot be made ready is
+ * refused; otherwise why it could not is a warning in the result.
+ */
+async function onRun(
+  protocol: PlaybookProtocol,
+  run: string,
+  required: boolean,
+  work: () => Record<string, unknown>,
+): Promise<CallToolResult> {
+  let warning: string | undefined;
+  try {
+    warning = await protocol.prepare(run, required);
+  } catch (error) {
+    return refusal(error);
+  }
+  return answer(() => withWarning(work(), warning));
+}
+
+function withWarning(result: Record<string, unknown>, warning: string | undefined): Record<string, unknown> {
+  if (warning === undefined) return result;
+  const warnings = Array.isArray(result.warnings) ? (result.warnings as unknown[]) : [];
+  return { ...result, warnings: [...warnings, warning] };
 }
 
 export function registerManagerTools(server: McpServer, protocol: PlaybookProtocol): void {
@@ -82,7 +113,18 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
           ),
       },
     },
-    (args) => answer(() => protocol.startPlaybook(args)),
+    async (args) => {
+      let started: Record<string, unknown>;
+      try {
+        started = protocol.startPlaybook(args);
+      } catch (error) {
+        return refusal(error);
+      }
+      // A run whose agents are Paseo agents is hosted at once (a new worktree is made now).
+      const run = typeof started.run === 'string' ? started.run : undefined;
+      const warning = run === undefined ? undefined : await protocol.prepare(run, false);
+      return answer(() => withWarning(started, warning));
+    },
   );
 
   server.registerTool(
@@ -101,7 +143,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
           ),
       },
     },
-    (args) => answer(() => protocol.startStep(args)),
+    (args) => onRun(protocol, args.run, true, () => protocol.startStep(args)),
   );
 
   server.registerTool(
@@ -115,7 +157,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
         outcome: z.string().min(1).describe('One of the outcomes the step declares (get_run lists them).'),
       },
     },
-    (args) => answer(() => protocol.completeStep(args)),
+    (args) => onRun(protocol, args.run, false, () => protocol.completeStep(args)),
   );
 
   server.registerTool(
@@ -134,7 +176,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
           ),
       },
     },
-    (args) => answer(() => protocol.requestGate(args)),
+    (args) => onRun(protocol, args.run, false, () => protocol.requestGate(args)),
   );
 
   server.registerTool(
@@ -152,7 +194,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
           .describe("The human's comment, in their words (required by some choices)."),
       },
     },
-    (args) => answer(() => protocol.resume(args)),
+    (args) => onRun(protocol, args.run, false, () => protocol.resume(args)),
   );
 
   server.registerTool(
@@ -161,7 +203,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
       description: "Sends a follow-up to a running step's agent, in the same conversation.",
       inputSchema: { run, step, text: z.string().min(1).describe('The follow-up message for the agent.') },
     },
-    (args) => answer(() => protocol.nudgeStep(args)),
+    (args) => onRun(protocol, args.run, false, () => protocol.nudgeStep(args)),
   );
 
   server.registerTool(
@@ -172,7 +214,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
       inputSchema: { run },
       annotations: { readOnlyHint: true },
     },
-    (args) => answer(() => protocol.getRun(args)),
+    (args) => onRun(protocol, args.run, false, () => protocol.getRun(args)),
   );
 
   server.registerTool(
@@ -196,7 +238,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
       inputSchema: { run, reason: z.string().optional().describe('Why, for the run history.') },
       annotations: { destructiveHint: true },
     },
-    (args) => answer(() => protocol.cancelRun(args)),
+    (args) => onRun(protocol, args.run, false, () => protocol.cancelRun(args)),
   );
 
   server.registerTool(
@@ -209,7 +251,7 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
         step: z.string().min(1).describe('The step to restart from (list_runs shows the candidates).'),
       },
     },
-    (args) => answer(() => protocol.restartRun(args)),
+    (args) => onRun(protocol, args.run, true, () => protocol.restartRun(args)),
   );
 
   server.registerTool(

@@ -1,0 +1,166 @@
+import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
+import type { RunEvent } from '../core/events.js';
+import type { RunState } from '../core/state.js';
+import { Driver } from '../driver/driver.js';
+import type { RunStore } from '../store/run-store.js';
+import { dueTimeouts } from './protocol.js';
+import { withStoreLock } from './store-lock.js';
+import { ToolError } from './tool-error.js';
+
+export interface StoreContextOptions {
+  runId: string;
+  store: RunStore;
+  clock: () => number;
+  /** the run's secret input values, when this process has them */
+  secrets: () => Record<string, unknown>;
+  /** performs the effects of the events applied here (the run's backend; wake-ups to the manager) */
+  perform: (effect: BackendEffect, context: BackendContext) => void;
+  log: (line: string) => void;
+}
+
+/**
+ * The `BackendContext` of one run whose agents answer later, in a server where the run lives in the
+ * store rather than in memory (`kairoku-playbook mcp --agents paseo`). Each event a backend feeds in
+ * is applied as a tool call applies one: under the store's lock, the run is loaded, the event goes
+ * through a driver without autopilot, its effects are performed, the run is saved; so tool calls in
+ * this or other processes see it. `state()` is the stored run.
+ *
+ * Re-entrancy: while an event is being applied (here, or by a tool call of this server through
+ * `within`), events the backend feeds in synchronously join that driver's queue, under the lock
+ * already held, instead of taking it again. The lock is never held across an await: every apply is
+ * synchronous. An event that cannot take the lock (the store stayed busy) is kept and tried again at
+ * the next `tick`.
+ */
+export class StoreBackedContext implements BackendContext {
+  /** the driver applying events to this run right now (a tool call's or our own), under the lock */
+  private active: Driver | undefined;
+  /** events that found the store busy, tried again at the next tick */
+  private deferred: RunEvent[] = [];
+  /** the run as last read, for `state()` when the file cannot be read for a moment */
+  private last: RunState | undefined;
+  private readonly backend: Backend;
+
+  constructor(private readonly options: StoreContextOptions) {
+    this.backend = {
+      name: 'paseo',
+      perform: (effect) => options.perform(effect, this),
+      agentExists: (agent) => agent !== undefined,
+    };
+  }
+
+  get runId(): string {
+    return this.options.runId;
+  }
+
+  emit(event: RunEvent): void {
+    this.feed(event);
+  }
+
+  submit(event: RunEvent): string | undefined {
+    return this.feed(event);
+  }
+
+  state(): RunState {
+    if (this.active) return this.active.state;
+    const stored = this.peek();
+    if (!stored) throw new Error(`run ${this.options.runId} is no longer in ${this.options.store.folder}`);
+    return stored;
+  }
+
+  /** The stored run, read without the lock (files are replaced atomically); undefined when it is gone. */
+  peek(): RunState | undefined {
+    try {
+      const loaded = this.options.store.load(this.options.runId);
+      if (loaded) this.last = loaded;
+      return loaded ?? undefined;
+    } catch (error) {
+      this.options.log(`cannot read run ${this.options.runId}: ${(error as Error).message}`);
+      return this.last;
+    }
+  }
+
+  /**
+   * Runs `work` (a tool call's change of this run, under the lock it holds) with `driver` as the run's
+   * driver: what the backend feeds in meanwhile joins that driver's queue.
+   */
+  within<T>(driver: Driver, work: () => T): T {
+    const outer = this.active;
+    this.active = driver;
+    try {
+      return work();
+    } finally {
+      this.active = outer;
+    }
+  }
+
+  /**
+   * Applies `work` to the stored run: under the store's lock, load, let `work` dispatch through a
+   * driver (which performs the effects and saves). Undefined when the run file is gone. Throws when
+   * the lock cannot be had (`ToolError`) or the run cannot be read.
+   */
+  update<T>(work: (driver: Driver) => T): T | undefined {
+    if (this.active) return work(this.active);
+    const { store, clock } = this.options;
+    return withStoreLock(store.folder, () => {
+      const loaded = store.load(this.options.runId);
+      if (!loaded) return undefined;
+      const driver = new Driver(loaded, {
+        backend: this.backend,
+        autopilot: false,
+        clock,
+        secrets: this.options.secrets(),
+        persist: (next) => store.save(next),
+      });
+      this.last = loaded;
+      this.active = driver;
+      try {
+        return work(driver);
+      } finally {
+        this.active = undefined;
+        this.last = driver.state;
+      }
+    });
+  }
+
+  /**
+   * Once a second: events kept from a busy store, a cancel another process asked for (`runs
+   * cancel`), and the step and run timeouts that are due. Returns the run as it is then.
+   */
+  tick(): RunState | undefined {
+    for (const event of this.deferred.splice(0)) this.feed(event);
+    const { store, clock } = this.options;
+    const asked = store.takeCancelRequest(this.options.runId);
+    const cancel: RunEvent | undefined = asked
+      ? { type: 'cancel', reason: asked.reason ?? 'canceled by kairoku-playbook runs cancel' }
+      : undefined;
+    const stored = this.peek();
+    if (!cancel && (!stored || !dueTimeouts(stored, clock()).length)) return stored;
+    try {
+      return this.update((driver) => {
+        if (cancel) driver.dispatch(cancel);
+        for (const event of dueTimeouts(driver.state, clock())) driver.dispatch(event);
+        return driver.state;
+      });
+    } catch (error) {
+      if (cancel) this.deferred.push(cancel);
+      this.options.log(`run ${this.options.runId}: ${(error as Error).message}`);
+      return stored;
+    }
+  }
+
+  /** An event from the backend: into the driver at work, else applied to the stored run now. */
+  private feed(event: RunEvent): string | undefined {
+    if (this.active) return this.active.context.submit(event);
+    try {
+      return this.update((driver) => driver.context.submit(event));
+    } catch (error) {
+      // The store stayed busy: the event is not lost, it is tried again at the next tick.
+      const busy = error instanceof ToolError;
+      if (busy) this.deferred.push(event);
+      this.options.log(
+        `run ${this.options.runId}: ${event.type}${'step' in event && event.step ? ` of ${event.step}` : ''} ${busy ? 'is kept for later' : 'was dropped'}: ${(error as Error).message}`,
+      );
+      return undefined;
+    }
+  }
+}
