@@ -204,3 +204,20 @@ describe("step agents' tokens", () => {
     expect(statSync(join(home, 'mcp.key')).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('cancel_run on a run another process is driving', () => {
+  it('asks that process through the store instead of writing the run file', () => {
+    const { protocol } = setup({ agents: 'external' });
+    const run = protocol.startPlaybook({ playbook: 'pr', inputs: { task: 't' } }).run as string;
+    const before = readFileSync(protocol.store.path(run), 'utf8');
+    // A live process (our parent) holds the run's claim.
+    writeFileSync(
+      protocol.store.path(run).replace(/\.json$/, '.owner'),
+      JSON.stringify({ pid: process.ppid }),
+    );
+    const answer = protocol.cancelRun({ run, reason: 'stop it' });
+    expect(answer).toMatchObject({ asked: true, run });
+    expect(readFileSync(protocol.store.path(run), 'utf8')).toBe(before);
+    expect(protocol.store.takeCancelRequest(run)).toEqual({ reason: 'stop it' });
+  });
+});

@@ -339,6 +339,17 @@ export class PlaybookProtocol {
   }
 
   cancelRun(args: { run: string; reason?: string | undefined }): Result {
+    // A run another live process is driving (a `run --backend paseo`, another server's paseo run) is
+    // asked to cancel, not written under its feet: that process would undo it at its next save.
+    const owner = this.store.owner(args.run);
+    if (owner !== undefined) {
+      this.store.requestCancel(args.run, args.reason ?? `canceled by ${this.caller()}`);
+      return {
+        asked: true,
+        run: args.run,
+        next: `process ${owner} is driving run ${args.run}: it was asked to cancel it and stops its agents within a second; get_run shows the run canceled then`,
+      };
+    }
     return this.change(
       args.run,
       { type: 'cancel', reason: args.reason ?? `canceled by ${this.caller()}` },
