@@ -308,6 +308,22 @@ describe('step agents on the paseo backend', () => {
     });
   });
 
+  it('says in the history when a step agent waits for a permission', async () => {
+    const fake = await daemon({
+      scripts: {
+        work: [
+          { turns: [{ asksPermission: 'Bash', reports: [{ outcome: 'done', outputs: { count: 1 } }] }] },
+        ],
+      },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(history(state, 'backend')).toContain(
+      'the agent is waiting for a permission (Bash): answer it in Paseo',
+    );
+  });
+
   it('refuses a report whose outputs do not fit, and takes the corrected one', async () => {
     const fake = await daemon({
       scripts: {

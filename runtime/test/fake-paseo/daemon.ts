@@ -623,6 +623,11 @@ export class FakePaseoDaemon {
     this.stream(agent, { type: 'timeline', item: { type: 'user_message', text } });
     this.stream(agent, { type: 'turn_started' });
     this.stream(agent, { type: 'timeline', item: { type: 'assistant_message', text: 'Working on it.' } });
+    if (script.asksPermission)
+      this.stream(agent, {
+        type: 'permission_requested',
+        request: { id: `perm_${agent.turns}`, name: script.asksPermission, kind: 'tool' },
+      });
     if (script.write) {
       const path = join(agent.cwd, script.write.path);
       mkdirSync(dirname(path), { recursive: true });

@@ -22,6 +22,8 @@ export interface AgentTurn {
   reports?: ScriptedReport[];
   /** the turn ends with `turn_failed` and this error instead of `turn_completed` */
   fail?: string;
+  /** a `permission_requested` event for this tool comes first (the turn then goes on as scripted) */
+  asksPermission?: string;
 }
 
 export interface AgentScript {

@@ -121,6 +121,8 @@ export class PaseoBackend implements Backend {
   private readonly byAgent = new Map<string, Tracked>();
   /** turn ends of agents whose create_agent_request has not been answered yet */
   private readonly early = new Map<string, StreamEvent['event']>();
+  /** permission requests that came before the answer to create_agent_request, as turn ends may */
+  private readonly earlyPermissions = new Map<string, StreamEvent['event']>();
   private readonly guard: ReadOnlyGuard;
   private checks: CheckExecutor | undefined;
   private readonly unsubscribe: (() => void)[] = [];
@@ -342,6 +344,11 @@ export class PaseoBackend implements Backend {
     context.emit({ type: 'step-started', step, attempt, agent: agentId });
     this.log('info', `paseo: ${step} (attempt ${attempt}) is Paseo agent ${agentId}`);
     if (tracked.report && !tracked.readOnly) this.feedReport(tracked);
+    const asked = this.earlyPermissions.get(agentId);
+    if (asked) {
+      this.earlyPermissions.delete(agentId);
+      this.notePermission({ agentId, event: asked } as StreamEvent);
+    }
     const early = this.early.get(agentId);
     if (early) {
       this.early.delete(agentId);
@@ -538,7 +545,12 @@ export class PaseoBackend implements Backend {
   }
 
   private onStream(stream: StreamEvent): void {
-    if (this.closed || !TURN_ENDS.has(stream.event.type)) return;
+    if (this.closed) return;
+    if (stream.event.type === 'permission_requested') {
+      this.notePermission(stream);
+      return;
+    }
+    if (!TURN_ENDS.has(stream.event.type)) return;
     const tracked = this.byAgent.get(stream.agentId);
     if (!tracked) {
       // The answer to create_agent_request may come after the agent's first events.
@@ -551,6 +563,31 @@ export class PaseoBackend implements Backend {
       return;
     }
     this.turnEnded(tracked, stream.event);
+  }
+
+  /**
+   * A step agent waiting for a permission does nothing until someone answers it in Paseo (the
+   * runtime never approves on its behalf): said in the run's history, so the person watching the run
+   * knows why the step does not move (its timeout still applies).
+   */
+  private notePermission(stream: StreamEvent): void {
+    const tracked = this.byAgent.get(stream.agentId);
+    if (!tracked) {
+      const creating = [...this.attempts.values()].some((t) => t.phase === 'creating');
+      if (creating && this.earlyPermissions.size < 1000)
+        this.earlyPermissions.set(stream.agentId, stream.event);
+      return;
+    }
+    if (tracked.phase !== 'turn') return;
+    const request = stream.event.request as { name?: unknown; title?: unknown; tool?: unknown } | undefined;
+    const what = [request?.title, request?.name, request?.tool].find((v) => typeof v === 'string');
+    tracked.context.emit({
+      type: 'note',
+      kind: 'backend',
+      step: tracked.step,
+      attempt: tracked.attempt,
+      text: `the agent is waiting for a permission${what ? ` (${String(what)})` : ''}: answer it in Paseo`,
+    });
   }
 
   /** The agent's turn ended (seen, or found on reconnection): feed the report, or say it stopped. */
