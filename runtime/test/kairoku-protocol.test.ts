@@ -246,6 +246,10 @@ describe('updates and reports', { timeout: 30_000 }, () => {
     ).toBe(200);
     expect(backend.tokens()).toEqual({ minted: 1, live: 0 });
     expect(backend.reportEndpoint!.liveTokens()).toBe(0);
+    // The ended run, with nothing left queued or held, is let go at the next sweep.
+    expect(backend.servedRuns).toContain('run-report');
+    backend.sweep();
+    expect(backend.servedRuns).not.toContain('run-report');
   });
 
   it('revokes the token when a dispatch ends without a report; the agent is lost and the step retries', async () => {

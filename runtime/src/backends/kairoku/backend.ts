@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../../core/events.js';
+import { isEnded } from '../../core/state.js';
 import { step as transition } from '../../core/transition.js';
 import type { Backend, BackendContext, BackendEffect } from '../backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
@@ -536,6 +537,23 @@ export class KairokuBackend implements Backend, ProtocolHandler {
       const why = `runner ${runner.id} missed its heartbeats (none for ${now - runner.lastHeartbeat} ms, the limit is ${this.missLimit} × ${this.intervalMs} ms): failed, not relaunched (RF-013)`;
       for (const id of [...runner.held]) this.end(this.dispatchTable.get(id)!, 'lost', why);
     }
+    this.forgetEndedRuns();
+  }
+
+  /**
+   * Lets go of the runs that ended with nothing of theirs still queued or held, so a long-lived
+   * server does not keep every run it ever served (a restarted run brings its context back).
+   */
+  private forgetEndedRuns(): void {
+    const busy = new Set<string>();
+    for (const record of this.dispatchTable.values()) if (record.state !== 'ended') busy.add(record.run);
+    for (const [run, context] of this.contexts)
+      if (!busy.has(run) && isEnded(context.state().status)) this.contexts.delete(run);
+  }
+
+  /** Runs the backend still serves (tests, views). */
+  get servedRuns(): string[] {
+    return [...this.contexts.keys()];
   }
 
   private finish(record: DispatchRecord, terminal: Terminal): void {
