@@ -159,7 +159,7 @@ describe('run --backend paseo', () => {
     expect([...fake.agents.values()][0]!.followUps).toHaveLength(1);
   });
 
-  it('runs cancel from another process asks the process driving the run, which stops its agent', async () => {
+  it('runs pause, resume and cancel from another process ask the process driving the run', async () => {
     const fake = await daemon({ scripts: { work: [runsUntilCanceled()] } });
     const running = cli(
       [
@@ -186,6 +186,13 @@ describe('run --backend paseo', () => {
     const id = readdirSync(runs)
       .find((n) => n.endsWith('.owner'))!
       .replace(/\.owner$/, '');
+    const status = () =>
+      (JSON.parse(readFileSync(join(runs, `${id}.json`), 'utf8')) as { status: string }).status;
+    // Pause and resume are asked of the process driving the run, which applies them within a second.
+    expect((await cli(['runs', 'pause', id])).stdout).toContain('to pause it');
+    await vi.waitFor(() => expect(status()).toBe('paused'), { timeout: 10_000, interval: 50 });
+    expect((await cli(['runs', 'resume', id])).stdout).toContain('to resume it');
+    await vi.waitFor(() => expect(status()).toBe('running'), { timeout: 10_000, interval: 50 });
     const asked = await cli(['runs', 'cancel', id, '--reason', 'not today']);
     expect(asked.code).toBe(0);
     expect(asked.stdout).toMatch(
@@ -197,6 +204,10 @@ describe('run --backend paseo', () => {
     expect(fake.received('cancel_agent_request')).toHaveLength(1);
     // The claim is let go when the run ends: a later cancel finds nobody to ask.
     expect(readdirSync(runs).filter((n) => !n.endsWith('.json'))).toEqual([]);
+    // Nobody drives it any more: a pause is the stored run's to refuse.
+    const late = await cli(['runs', 'pause', id]);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain('the run is not running (it is canceled)');
   });
 
   it('runs restart reopens an ended paseo run from a step, on the daemon again', async () => {

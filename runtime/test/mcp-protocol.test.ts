@@ -218,6 +218,6 @@ describe('cancel_run on a run another process is driving', () => {
     const answer = protocol.cancelRun({ run, reason: 'stop it' });
     expect(answer).toMatchObject({ asked: true, run });
     expect(readFileSync(protocol.store.path(run), 'utf8')).toBe(before);
-    expect(protocol.store.takeCancelRequest(run)).toEqual({ reason: 'stop it' });
+    expect(protocol.store.takeRequests(run)).toEqual([{ type: 'cancel', reason: 'stop it' }]);
   });
 });

@@ -177,10 +177,15 @@ describe('a run driven by another process', () => {
     writeFileSync(join(store.folder, 'r-1.owner'), 'garbage');
     expect(store.owner('r-1')).toBeUndefined();
 
-    expect(store.takeCancelRequest('r-1')).toBeUndefined();
+    expect(store.takeRequests('r-1')).toEqual([]);
+    store.request('r-1', { type: 'pause' });
     store.requestCancel('r-1', 'not today');
-    expect(store.takeCancelRequest('r-1')).toEqual({ reason: 'not today' });
-    expect(store.takeCancelRequest('r-1')).toBeUndefined();
+    // Another run's requests are its own, also for an id that starts the same.
+    store.request('r-10', { type: 'resume' });
+    writeFileSync(join(store.folder, 'r-1.request-0-0-0'), 'garbage');
+    expect(store.takeRequests('r-1')).toEqual([{ type: 'pause' }, { type: 'cancel', reason: 'not today' }]);
+    expect(store.takeRequests('r-1')).toEqual([]);
+    expect(store.takeRequests('r-10')).toEqual([{ type: 'resume' }]);
     store.requestCancel('r-1', undefined);
     store.release('r-1');
     expect(readdirSync(store.folder)).toEqual([]);

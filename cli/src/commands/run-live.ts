@@ -188,12 +188,14 @@ async function driveLive(drive: LiveDrive): Promise<number> {
     secrets,
     clock: now,
     persist: (next) => store.save(next),
-    requests: () => {
-      const asked = store.takeCancelRequest(id);
-      return asked
-        ? [{ type: 'cancel', reason: asked.reason ?? 'canceled by kairoku-playbook runs cancel' }]
-        : [];
-    },
+    requests: () =>
+      store
+        .takeRequests(id)
+        .map((asked) =>
+          asked.type === 'cancel' && asked.reason === undefined
+            ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
+            : asked,
+        ),
     ...(askGate ? { askGate } : {}),
     onTransition: (before, after) => {
       if (view) view.update(after);

@@ -22,6 +22,7 @@ import type { Terminal } from './terminal.js';
 export const RUNS_HELP = `Usage: kairoku-playbook runs [list] [--all] [--json]
        kairoku-playbook runs show ID [--json]
        kairoku-playbook runs cancel ID [--reason TEXT]
+       kairoku-playbook runs pause ID | runs resume ID
        kairoku-playbook runs restart ID --from STEP [--scenario FILE] [--json]
        kairoku-playbook runs archive ID
 
@@ -34,6 +35,9 @@ Commands:
                        and last history entries; --json prints the run as \`run --json\` does (SPEC §8)
   cancel ID            cancels a running or paused run (on an ended run, its running after-tasks);
                        a run another process is driving is asked to cancel
+  pause ID             pauses a running run: running steps finish their turn, nothing new starts,
+                       wake-ups are held (a run another process drives is asked)
+  resume ID            resumes a paused run
   restart ID           reopens an ended run from a step whose needs completed (--from STEP), then
                        runs it on its own backend as \`run\` does: sim (--scenario scripts its
                        agents), paseo (the daemon from --paseo-host or $PASEO_HOST) or kairoku
@@ -55,7 +59,7 @@ Options:
 Exit codes: 0 done (restart: the run completed); 1 refused (the run's rules do not allow it) or,
 after restart, the run did not complete; 2 usage errors and unknown runs.`;
 
-const SUBCOMMANDS = ['list', 'show', 'cancel', 'restart', 'archive'] as const;
+const SUBCOMMANDS = ['list', 'show', 'cancel', 'pause', 'resume', 'restart', 'archive'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export function runRuns(
@@ -98,6 +102,8 @@ export function runRuns(
     list: ['all', 'json'],
     show: ['json'],
     cancel: ['reason'],
+    pause: [],
+    resume: [],
     restart: [
       'from',
       'scenario',
@@ -127,6 +133,9 @@ export function runRuns(
       return show(load(store, id), io, json);
     case 'cancel':
       return cancel(store, load(store, id), io, flag(args, 'reason'));
+    case 'pause':
+    case 'resume':
+      return pauseOrResume(store, load(store, id), io, sub);
     case 'archive':
       return archive(store, load(store, id), io);
     case 'restart': {
@@ -307,6 +316,24 @@ function cancel(store: RunStore, state: RunState, io: CommandIo, reason: string 
     reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason },
     Date.now(),
   );
+  if (result.error !== undefined) {
+    io.stderr(`kairoku-playbook: run ${state.id}: ${result.error}\n`);
+    return 1;
+  }
+  store.save(result.state);
+  io.stdout(`run ${state.id} ${result.state.status}\n`);
+  return 0;
+}
+
+/** Pauses or resumes a run: asks the process driving it, or changes the stored run when none does. */
+function pauseOrResume(store: RunStore, state: RunState, io: CommandIo, what: 'pause' | 'resume'): number {
+  const owner = store.owner(state.id);
+  if (owner !== undefined) {
+    store.request(state.id, { type: what });
+    io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to ${what} it\n`);
+    return 0;
+  }
+  const result = step(state, { type: what }, Date.now());
   if (result.error !== undefined) {
     io.stderr(`kairoku-playbook: run ${state.id}: ${result.error}\n`);
     return 1;

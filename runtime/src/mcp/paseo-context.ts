@@ -129,20 +129,23 @@ export class StoreBackedContext implements BackendContext {
   tick(): RunState | undefined {
     for (const event of this.deferred.splice(0)) this.feed(event);
     const { store, clock } = this.options;
-    const asked = store.takeCancelRequest(this.options.runId);
-    const cancel: RunEvent | undefined = asked
-      ? { type: 'cancel', reason: asked.reason ?? 'canceled by kairoku-playbook runs cancel' }
-      : undefined;
+    const asked: RunEvent[] = store
+      .takeRequests(this.options.runId)
+      .map((request) =>
+        request.type === 'cancel' && request.reason === undefined
+          ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
+          : request,
+      );
     const stored = this.peek();
-    if (!cancel && (!stored || !dueTimeouts(stored, clock()).length)) return stored;
+    if (!asked.length && (!stored || !dueTimeouts(stored, clock()).length)) return stored;
     try {
       return this.update((driver) => {
-        if (cancel) driver.dispatch(cancel);
+        for (const event of asked) driver.dispatch(event);
         for (const event of dueTimeouts(driver.state, clock())) driver.dispatch(event);
         return driver.state;
       });
     } catch (error) {
-      if (cancel) this.deferred.push(cancel);
+      this.deferred.push(...asked);
       this.options.log(`run ${this.options.runId}: ${(error as Error).message}`);
       return stored;
     }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
 import { vecFromArray, vecToArray } from '../core/pvec.js';
 import { STATE_VERSION } from '../core/state.js';
@@ -90,8 +90,8 @@ export class RunStore {
   }
 
   /**
-   * Marks the run as driven by this process (`<id>.owner`), so other processes ask it for a cancel
-   * (`requestCancel`) instead of writing the run file under its feet. `release` when the run ends.
+   * Marks the run as driven by this process (`<id>.owner`), so other processes ask it (`request`)
+   * instead of writing the run file under its feet. `release` when the run ends.
    */
   claim(id: string): void {
     mkdirSync(this.folder, { recursive: true, mode: 0o700 });
@@ -99,7 +99,8 @@ export class RunStore {
   }
 
   release(id: string): void {
-    for (const kind of ['owner', 'cancel'] as const) rmSync(this.sidePath(id, kind), { force: true });
+    rmSync(this.sidePath(id, 'owner'), { force: true });
+    for (const name of this.requestFiles(id)) rmSync(join(this.folder, name), { force: true });
   }
 
   /** The live process driving the run, if another one is; a claim whose process died does not count. */
@@ -112,30 +113,51 @@ export class RunStore {
     }
   }
 
-  /** Asks the process driving the run to cancel it (it looks once a second). */
+  /**
+   * Asks the process driving the run for an operator's event (it looks once a second). One file per
+   * request (`<id>.request-<time>-<pid>-<n>`), so two asking at once both count.
+   */
+  request(id: string, event: OperatorRequest): void {
+    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    const name = `${id}.request-${String(Date.now()).padStart(15, '0')}-${process.pid}-${++requestCount}`;
+    writeFileAtomic(join(this.folder, name), `${JSON.stringify(event)}\n`);
+  }
+
+  /** Asks the process driving the run to cancel it. */
   requestCancel(id: string, reason: string | undefined): void {
-    writeFileAtomic(this.sidePath(id, 'cancel'), `${JSON.stringify({ reason: reason ?? null })}\n`);
+    this.request(id, reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason });
   }
 
-  /** A cancel another process asked for, taken (the request is removed); undefined when none. */
-  takeCancelRequest(id: string): { reason: string | undefined } | undefined {
-    const path = this.sidePath(id, 'cancel');
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch {
-      return undefined;
+  /** The requests other processes made, oldest first, taken (their files are removed). */
+  takeRequests(id: string): OperatorRequest[] {
+    const taken: OperatorRequest[] = [];
+    for (const name of this.requestFiles(id)) {
+      const path = join(this.folder, name);
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch {
+        continue; // taken by another reader
+      }
+      rmSync(path, { force: true });
+      const event = readRequest(text);
+      if (event) taken.push(event);
     }
-    rmSync(path, { force: true });
+    return taken;
+  }
+
+  private requestFiles(id: string): string[] {
+    const prefix = `${basename(this.path(id), '.json')}.request-`;
     try {
-      const { reason } = JSON.parse(text) as { reason?: unknown };
-      return { reason: typeof reason === 'string' ? reason : undefined };
+      return readdirSync(this.folder)
+        .filter((name) => name.startsWith(prefix))
+        .sort();
     } catch {
-      return { reason: undefined };
+      return [];
     }
   }
 
-  private sidePath(id: string, kind: 'owner' | 'cancel'): string {
+  private sidePath(id: string, kind: 'owner'): string {
     return this.path(id).replace(/\.json$/, `.${kind}`);
   }
 
@@ -160,6 +182,23 @@ export class RunStore {
       }
     }
   }
+}
+
+/** What an operator may ask of a run another process drives: cancel, pause, resume. */
+export type OperatorRequest = { type: 'cancel'; reason?: string } | { type: 'pause' } | { type: 'resume' };
+
+let requestCount = 0;
+
+function readRequest(text: string): OperatorRequest | undefined {
+  try {
+    const value = JSON.parse(text) as { type?: unknown; reason?: unknown };
+    if (value.type === 'pause' || value.type === 'resume') return { type: value.type };
+    if (value.type === 'cancel')
+      return typeof value.reason === 'string' ? { type: 'cancel', reason: value.reason } : { type: 'cancel' };
+  } catch {
+    // a broken request asks nothing
+  }
+  return undefined;
 }
 
 function processIsAlive(pid: number): boolean {
