@@ -84,6 +84,38 @@ describe('cancel', () => {
   });
 });
 
+describe('the manager agent is gone (seed 000)', () => {
+  it('fails the run and stops its running steps; no after-task starts, not even one on failed', () => {
+    const run = new Run(CHAIN);
+    run.send({ type: 'start' });
+    run.pass('a', 'done', { x: '1' });
+    run.send({ type: 'start-step', step: 'b' });
+    const effects = run.send({ type: 'manager-lost', reason: 'the manager agent agt_1 was archived' });
+    expect(run.state).toMatchObject({ status: 'failed', reason: 'the manager agent agt_1 was archived' });
+    expect(run.statuses()).toEqual({ a: 'completed', b: 'canceled', c: 'pending', d: 'pending' });
+    expect(effectTypes(effects)).toContain('stop-agent:b');
+    expect(ready(effects)).toEqual([]);
+    expect(run.step('after.postmortem').status).toBe('pending');
+  });
+
+  it('on an ended run, cancels its running after-tasks; with none running it is refused', () => {
+    const run = new Run(CHAIN);
+    run.send({ type: 'start' });
+    for (const s of ['a', 'b', 'c', 'd']) run.pass(s, 'done', s === 'a' ? { x: '1' } : {});
+    run.send({ type: 'start-step', step: 'after.notes' });
+    const effects = run.send({ type: 'manager-lost' });
+    expect(effectTypes(effects)).toContain('stop-agent:after.notes');
+    expect(run.step('after.notes')).toMatchObject({
+      status: 'canceled',
+      reason: 'its manager agent is gone',
+    });
+    expect(run.state.status).toBe('completed');
+    expect(run.refuse({ type: 'manager-lost' })).toBe(
+      'the run has already ended (completed) and no after-task is running',
+    );
+  });
+});
+
 describe('after-tasks', () => {
   it('start when the run ends, filtered by on, and never change its status', () => {
     const run = new Run(CHAIN);

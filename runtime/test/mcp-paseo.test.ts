@@ -192,7 +192,7 @@ async function archive(fake: FakePaseoDaemon, agentId: string): Promise<void> {
   }
 }
 
-async function serve(fake: FakePaseoDaemon, manager: string): Promise<Manager> {
+async function serve(fake: FakePaseoDaemon, manager: string, managerWatchMs?: number): Promise<Manager> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const warnings: string[] = [];
@@ -206,6 +206,7 @@ async function serve(fake: FakePaseoDaemon, manager: string): Promise<Manager> {
       managerAgent: manager,
       connection: { reconnect: { initialDelayMs: 10, maxDelayMs: 100 }, requestTimeoutMs: 10_000 },
       tickMs: 100,
+      ...(managerWatchMs !== undefined ? { managerWatchMs } : {}),
     },
     stdin,
     stdout,
@@ -511,5 +512,30 @@ describe('the store-backed context of a run', () => {
     expect(after.status).toBe('failed');
     expect(context.state().status).toBe('failed');
     expect(logs).toEqual([]);
+  });
+});
+
+describe('the manager agent archived during a run (seed 000)', () => {
+  it('fails the run and stops its running step agents', async () => {
+    writePlaybooks();
+    const fake = await daemon({ first: [runsUntilCanceled()] });
+    const manager = await managerAgent(fake);
+    const server = await serve(fake, manager.id, 200);
+    const { run } = await server.call('start_playbook', { playbook: 'duo', inputs: { task: 'x' } });
+    await server.call('start_step', { run, step: 'first' });
+    const worker = await until(() =>
+      [...fake.agents.values()].find((a) => a.labels['kairoku.step'] === 'first'),
+    );
+    await archive(fake, manager.id);
+    const failed = await until(() =>
+      stored(run as string).status === 'failed' ? stored(run as string) : false,
+    );
+    expect(failed.reason).toContain(`its manager agent ${manager.id} is gone`);
+    expect(stepRun(failed, 'first')!.status).toBe('canceled');
+    await until(() => fake.received('cancel_agent_request').some((r) => r.agentId === worker.id));
+    // Said once in the server's log; nothing else went wrong.
+    expect(server.warnings.splice(0)).toEqual([
+      expect.stringContaining(`the manager agent ${manager.id} is not on the Paseo daemon`),
+    ]);
   });
 });

@@ -44,6 +44,11 @@ export type RunEvent =
   /** reopen an ended run from a step whose needs are settled */
   | { type: 'restart-from'; step: string }
   /**
+   * the manager agent is gone (archived, or missing when its runs are taken up again): seed 000 — the
+   * run fails, its running steps are stopped, no after-task starts and running ones are canceled
+   */
+  | { type: 'manager-lost'; reason?: string }
+  /**
    * history only: an event from a backend that the run refused (`refused`: also a step agent's report
    * with a revoked token), a fault a backend met (`backend`: a daemon down, a runner's bad request),
    * or a tool call a runner denied under the role's policy (`tool-denied`, as `recordDenial` writes

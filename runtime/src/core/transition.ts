@@ -83,6 +83,8 @@ function handle(run: WorkingRun, event: RunEvent): string | undefined {
       return restartFrom(run, event.step);
     case 'note':
       return note(run, event);
+    case 'manager-lost':
+      return managerLost(run, event.reason);
     default:
       return `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`;
   }
@@ -547,6 +549,26 @@ function cancel(run: WorkingRun, reason: string | undefined): string | undefined
     any = true;
   });
   if (!any) return `the run has already ended (${run.s.status}) and no after-task is running`;
+  run.record('after-canceled', `after-tasks canceled: ${why}`);
+  return undefined;
+}
+
+function managerLost(run: WorkingRun, reason: string | undefined): string | undefined {
+  const why = run.scrub(reason ?? 'its manager agent is gone');
+  let stopped = false;
+  run.s.ir.after.forEach((_, index) => {
+    const ref: Ref = { after: true, index };
+    const status = run.get(ref).status;
+    if (status !== 'running' && status !== 'reported' && status !== 'ready') return;
+    run.stopActive(ref, 'canceled', why);
+    run.put(ref, { status: 'canceled', reason: why });
+    stopped = true;
+  });
+  if (!isEnded(run.s.status)) {
+    run.failRun(why, 'run-ended', { afterTasks: false });
+    return undefined;
+  }
+  if (!stopped) return `the run has already ended (${run.s.status}) and no after-task is running`;
   run.record('after-canceled', `after-tasks canceled: ${why}`);
   return undefined;
 }

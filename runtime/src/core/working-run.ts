@@ -443,10 +443,14 @@ export class WorkingRun {
     this.record('run-completed', `run ${this.s.id} completed: ${why}`);
   }
 
-  failRun(reason: string, wakeKind: WakeUp['kind'] = 'run-ended'): void {
+  failRun(
+    reason: string,
+    wakeKind: WakeUp['kind'] = 'run-ended',
+    options: { afterTasks?: boolean } = {},
+  ): void {
     if (isEnded(this.s.status)) return;
     this.stopAll('the run failed', () => undefined);
-    this.endWith('failed', reason, wakeKind);
+    this.endWith('failed', reason, wakeKind, options.afterTasks ?? true);
     this.record('run-failed', `run ${this.s.id} failed: ${reason}`);
   }
 
@@ -480,13 +484,14 @@ export class WorkingRun {
     status: 'completed' | 'failed' | 'canceled',
     reason: string | null,
     wakeKind: WakeUp['kind'] = 'run-ended',
+    afterTasks = true,
   ): void {
     this.s.status = status;
     this.s.reason = reason;
     this.s.endedAt = this.at;
     this.s.outputs = this.playbookOutputs();
     this.wake(wakeKind, `run ${this.s.id} ${status}${reason ? `: ${reason}` : ''}`);
-    if (status === 'canceled') return;
+    if (status === 'canceled' || !afterTasks) return;
     this.s.ir.after.forEach((task, index) => {
       if (task.trigger !== 'auto' || !task.on.includes(status)) return;
       const ref: Ref = { after: true, index };

@@ -29,6 +29,8 @@ export interface PaseoAgentsOptions {
   connection?: PaseoBackendOptions['connection'];
   /** how often timeouts, cancel requests and the manager's status are looked at (default 1 s) */
   tickMs?: number;
+  /** how often the daemon is asked whether the manager agent still exists (default 10 s) */
+  managerWatchMs?: number;
   /** makes the runner of check steps (default: the runtime's `CheckRunner`), as for `PaseoBackend` */
   checks?: PaseoBackendOptions['checks'];
 }
@@ -87,16 +89,46 @@ export class PaseoHost {
       ...(options.password !== undefined ? { password: options.password } : {}),
       log: paseoLog(options.log),
     });
+    const route: { host?: PaseoHost } = {};
     const waker = options.managerAgent
-      ? new ManagerWaker({ client, agentId: options.managerAgent, log: options.log, clock: options.clock })
+      ? new ManagerWaker({
+          client,
+          agentId: options.managerAgent,
+          log: options.log,
+          ...(options.clock ? { clock: options.clock } : {}),
+          onGone: (why) => route.host?.managerGone(why),
+          ...(options.managerWatchMs !== undefined ? { watchMs: options.managerWatchMs } : {}),
+        })
       : undefined;
     const host = new PaseoHost(options, client, waker);
+    route.host = host;
     await waker?.start();
     return host;
   }
 
   get managerAgent(): string | undefined {
     return this.options.managerAgent;
+  }
+
+  /** why the manager agent is gone, once it is: runs it manages fail as they are hosted */
+  private managerLost: string | undefined;
+
+  /**
+   * The manager agent was archived or is missing (seed 000): every hosted run it manages fails, its
+   * running steps stopped and no after-task started; runs taken up later fail as they are.
+   */
+  managerGone(why: string): void {
+    this.managerLost = `its manager agent ${this.options.managerAgent} is gone (${why})`;
+    for (const entry of this.runs.values()) this.failIfManaged(entry);
+  }
+
+  private failIfManaged(entry: HostedRun): void {
+    if (this.managerLost === undefined || !entry.backend) return;
+    const state = entry.context.peek();
+    const managed = state?.manager?.endsWith(`Paseo agent ${this.options.managerAgent}`) ?? false;
+    if (!managed || !state || (isEnded(state.status) && !state.after.some((a) => a.status === 'running')))
+      return;
+    entry.context.emit({ type: 'manager-lost', reason: this.managerLost });
   }
 
   /** the runs hosted now (connected or connecting) */
@@ -265,6 +297,7 @@ export class PaseoHost {
     this.loseVanished(entry, backend, pending);
     backend.adopt(entry.context);
     for (const effect of pending) backend.perform(effect, entry.context);
+    this.failIfManaged(entry);
   }
 
   /**

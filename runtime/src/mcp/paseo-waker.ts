@@ -14,6 +14,10 @@ export interface ManagerWakerOptions {
   clock?: () => number;
   /** with wake-ups waiting, how long the manager may look busy before the daemon is asked again (5 s) */
   recheckMs?: number;
+  /** how often the daemon is asked whether the manager still exists, wake-ups or not (10 s) */
+  watchMs?: number;
+  /** the manager agent was archived or is missing (called once): seed 000 fails its runs */
+  onGone?: (why: string) => void;
 }
 
 const TURN_ENDS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
@@ -85,7 +89,12 @@ export class ManagerWaker {
   /** Once a second: wake-ups waiting on a manager that has looked busy for a while ask the daemon again. */
   tick(): void {
     const recheck = this.options.recheckMs ?? 5000;
-    if (this.queue.length && this.current !== 'idle' && this.clock() - this.askedAt >= recheck)
+    const since = this.clock() - this.askedAt;
+    if (this.current === 'gone') return;
+    if (
+      (this.queue.length && this.current !== 'idle' && since >= recheck) ||
+      since >= (this.options.watchMs ?? 10_000)
+    )
       void this.ask();
   }
 
@@ -135,12 +144,13 @@ export class ManagerWaker {
   }
 
   private gone(why: string): void {
-    if (this.current !== 'gone')
-      this.options.log(
-        `the manager agent ${this.options.agentId} is not on the Paseo daemon (${why}): wake-ups are not sent; get_run shows what happened`,
-      );
+    if (this.current === 'gone') return;
+    this.options.log(
+      `the manager agent ${this.options.agentId} is not on the Paseo daemon (${why}): its runs fail, as seed 000 says`,
+    );
     this.current = 'gone';
     this.queue = [];
+    this.options.onGone?.(why);
   }
 
   private flush(): void {
