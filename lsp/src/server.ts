@@ -58,7 +58,7 @@ import {
   toRange,
   toTextEdit,
 } from './protocol/convert.js';
-import { symbolIndex } from './language/symbols.js';
+import { warmSymbolIndex } from './language/symbols.js';
 import { isPlaybookPath } from './workspace/discovery.js';
 import { PlaybookWorkspace, normalizeUri } from './workspace/playbook-workspace.js';
 import type { WorkspaceFolder } from './workspace/playbook-workspace.js';
@@ -417,18 +417,26 @@ class PlaybookServer {
       const uri = this.clientUris.get(key) ?? key;
       return { uri, version: this.documents.get(uri)?.version };
     });
-    setImmediate(() => {
-      for (const { uri, version } of warm) {
-        // Only the analysis just published: a newer edit is analysed by its own validation.
-        if (this.documents.get(uri)?.version !== version) continue;
-        try {
-          const analysis = this.workspace.analysisFor(uri);
-          if (analysis) symbolIndex(analysis);
-        } catch (error) {
-          this.log(`warming the symbol index of ${uri} failed: ${String(error)}`);
-        }
+    // In slices of a few ms between turns of the event loop, so a request that arrives meanwhile is
+    // answered after one slice (it finishes the index itself if it needs it).
+    const slice = () => {
+      const next = warm[0];
+      if (!next) return;
+      // Only the analysis just published: a newer edit is analysed by its own validation.
+      const analysis =
+        this.documents.get(next.uri)?.version === next.version
+          ? this.workspace.analysisFor(next.uri)
+          : undefined;
+      let done = true;
+      try {
+        if (analysis) done = warmSymbolIndex(analysis, 4);
+      } catch (error) {
+        this.log(`warming the symbol index of ${next.uri} failed: ${String(error)}`);
       }
-    });
+      if (done) warm.shift();
+      if (warm.length) setImmediate(slice);
+    };
+    setImmediate(slice);
     this.edited.clear();
     if (this.pullDiagnostics && this.refreshSupport && changedElsewhere.length)
       void this.connection.languages.diagnostics.refresh();

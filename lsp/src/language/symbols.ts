@@ -44,14 +44,51 @@ export function symbolKey(kind: SymbolKind, name: string, owner?: StepDecl): str
   return owner ? `${kind}:${ownerKey(owner)}/${name}` : `${kind}:${name}`;
 }
 
+/** The symbols of a file and where each occurs; built once per analysis (finishing a warm-up begun). */
 export function symbolIndex(analysis: FileAnalysis): SymbolIndex {
   const cached = indexes.get(analysis);
   if (cached) return cached;
+  const build = builds.get(analysis) ?? buildIndex(analysis);
+  for (let step = build.next(); ; step = build.next())
+    if (step.done) {
+      builds.delete(analysis);
+      indexes.set(analysis, step.value);
+      return step.value;
+    }
+}
+
+/**
+ * Builds some of the index, for about `budgetMs`: true once it is built. The server warms an edited
+ * document's index this way between requests, so a completion or hover that arrives meanwhile waits
+ * for one slice, not for the whole index (a few hundred ms at 8,000 steps).
+ */
+export function warmSymbolIndex(analysis: FileAnalysis, budgetMs: number): boolean {
+  if (indexes.has(analysis)) return true;
+  let build = builds.get(analysis);
+  if (!build) builds.set(analysis, (build = buildIndex(analysis)));
+  const until = performance.now() + budgetMs;
+  for (;;) {
+    const step = build.next();
+    if (step.done) {
+      builds.delete(analysis);
+      indexes.set(analysis, step.value);
+      return true;
+    }
+    if (performance.now() >= until) return false;
+  }
+}
+
+const builds = new WeakMap<FileAnalysis, Generator<void, SymbolIndex>>();
+
+/** How many declarations, steps or templates between two looks at the clock. */
+const SLICE = 64;
+
+function* buildIndex(analysis: FileAnalysis): Generator<void, SymbolIndex> {
   const index: SymbolIndex = { symbols: new Map(), occurrences: [] };
-  indexes.set(analysis, index);
   const model = analysis.model;
   const context = analysis.context;
   if (!model || !context) return index;
+  let work = 0;
 
   // the symbols by kind, owner and name, looked up without building their string keys
   const byKind = new Map<SymbolKind, Map<StepDecl | undefined, Map<string, PlaybookSymbol>>>();
@@ -96,6 +133,7 @@ export function symbolIndex(analysis: FileAnalysis): SymbolIndex {
   for (const role of model.roles.values()) declare(symbol('role', role.name), role.keyRange);
   const all = [...model.steps, ...model.after];
   for (const step of all) {
+    if (++work % SLICE === 0) yield;
     declare(symbol(step.isAfter ? 'after' : 'step', step.name), step.keyRange);
     for (const output of step.outputs) declare(symbol('output', output.name, step), output.keyRange);
     for (const outcome of step.outcomes) declare(symbol('outcome', outcome.name, step), outcome.keyRange);
@@ -103,6 +141,7 @@ export function symbolIndex(analysis: FileAnalysis): SymbolIndex {
 
   // References in the YAML structure.
   for (const step of all) {
+    if (++work % SLICE === 0) yield;
     for (const need of step.needs) {
       if (model.stepByName.has(need.name)) refer(symbol('step', need.name), need.range);
     }
@@ -121,6 +160,7 @@ export function symbolIndex(analysis: FileAnalysis): SymbolIndex {
 
   // References in expressions.
   for (const info of context.templates) {
+    if (++work % SLICE === 0) yield;
     for (const reference of info.references) {
       switch (reference.kind) {
         case 'input':
