@@ -2,7 +2,7 @@
  * `kairoku-playbook run --backend paseo` as a whole process (the built CLI) against the fake Paseo
  * daemon of the runtime's tests, served in this process on 127.0.0.1.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -134,6 +134,97 @@ describe('run --backend paseo', () => {
     expect(saved).not.toContain('s3cret-value');
     const state = JSON.parse(saved) as { steps: { name: string; outputs: Record<string, number> | null }[] };
     expect(state.steps.find((s) => s.name === 'tests')!.outputs).toMatchObject({ passed: 2, failed: 0 });
+  });
+
+  it('runs playbooks/pr.yml through a whole run: its qa check fails once (the loop), then passes', async () => {
+    // The checkout has npm scripts for pr.yml's qa step: lint passes, the tests fail until the
+    // implementer's second attempt has written fixed.txt into the run's worktree.
+    writeFileSync(
+      join(repo, 'playbooks', 'pr.yml'),
+      readFileSync(join(repoRoot, 'playbooks', 'pr.yml'), 'utf8'),
+    );
+    writeFileSync(
+      join(repo, 'package.json'),
+      JSON.stringify({
+        name: 'shop',
+        private: true,
+        scripts: {
+          lint: 'node -e "console.log(\'lint ok\')"',
+          test: "node -e \"const ok = require('fs').existsSync('fixed.txt'); console.log('# pass ' + (ok ? 3 : 2)); console.log('# fail ' + (ok ? 0 : 1)); process.exit(ok ? 0 : 1)\"",
+        },
+      }),
+    );
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+    git('add', '.');
+    git('commit', '-q', '-m', 'npm scripts and the playbook');
+    const fake = await daemon({
+      scripts: {
+        plan: [reports('done', { plan: 'add the flag', files: ['cli.ts'] })],
+        implement: [
+          reports('done', { branch: 'feat/json' }),
+          {
+            turns: [
+              {
+                write: { path: 'fixed.txt', content: 'fixed\n' },
+                reports: [{ outcome: 'done', outputs: { branch: 'feat/json' } }],
+              },
+            ],
+          },
+        ],
+        review: [reports('approved', { verdict: 'approve' })],
+        'after.summarize': [reports('done')],
+      },
+    });
+    const result = await cli(
+      [
+        'run',
+        'playbooks/pr.yml',
+        '--backend',
+        'paseo',
+        '--input',
+        'task=Add a --json flag',
+        '--input',
+        'strict=true',
+        '--input',
+        'api_key=sk-live-0123456789',
+        '--gate',
+        'ship=approve',
+        '--json',
+      ],
+      { PASEO_HOST: fake.host },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const end = JSON.parse(result.stdout) as {
+      status: string;
+      loops: Record<string, number>;
+      steps: Record<string, { status: string; attempts: { outcome: string | null }[] }>;
+      after: Record<string, { status: string }>;
+    };
+    expect(end.status).toBe('completed');
+    expect(end.steps.qa!.attempts.map((a) => a.outcome)).toEqual(['fail', 'pass']);
+    expect(end.steps.implement!.attempts).toHaveLength(2);
+    expect(end.loops).toMatchObject({ 'qa.fail': 1 });
+    expect(end.after.summarize!.status).toBe('completed');
+    // Step agents: plan, implement twice, review, and the after-task; one worktree for the run.
+    expect([...fake.agents.values()].map((a) => a.labels['kairoku.step'])).toEqual([
+      'plan',
+      'implement',
+      'implement',
+      'review',
+      'after.summarize',
+    ]);
+    expect(fake.worktrees).toHaveLength(1);
+    const saved = readFileSync(
+      join(
+        home,
+        'runs',
+        readdirSync(join(home, 'runs')).find((n) => n.endsWith('.json'))!,
+      ),
+      'utf8',
+    );
+    expect(saved).not.toContain('sk-live-0123456789');
   });
 
   it('ends a run whose agent stays silent through its reminder as the lost-agent rule says', async () => {
