@@ -146,6 +146,95 @@ describe('run --backend kairoku with runner processes', () => {
     expect(await Promise.all(runners.map((r) => r.exit))).toEqual([0, 0]);
   }, 60_000);
 
+  it('runs playbooks/pr.yml to its end on two runners: agents, the real qa check, the review, the gate', async () => {
+    writeFileSync(
+      join(repo, 'playbooks', 'pr.yml'),
+      readFileSync(join(repoRoot, 'playbooks', 'pr.yml'), 'utf8'),
+    );
+    writeFileSync(
+      join(repo, 'package.json'),
+      JSON.stringify({
+        name: 'shop',
+        private: true,
+        scripts: {
+          lint: 'node -e "0"',
+          test: "node -e \"console.log('# pass 4'); console.log('# fail 0')\"",
+        },
+      }),
+    );
+    spawnSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'add', '.'], { cwd: repo });
+    spawnSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'pr'], {
+      cwd: repo,
+    });
+    const run = start(
+      [
+        'run',
+        'playbooks/pr.yml',
+        '--backend',
+        'kairoku',
+        '--input',
+        'task=t',
+        '--input',
+        'strict=true',
+        '--gate',
+        'ship=approve',
+        '--json',
+      ],
+      { KAIROKU_APP_TOKEN: 'an-app-token-for-the-pr-run' },
+    );
+    const serving = await new Promise<string>((resolve, reject) => {
+      run.lines.on('line', (line) => line.includes('serving Kairoku runners at') && resolve(line));
+      void run.exit.then((code) =>
+        reject(new Error(`the run exited with ${code}: ${run.stderr.join('\n')}`)),
+      );
+    });
+    const app = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(serving)![1]!;
+    const tokenFile = join(root, 'app-token.env');
+    writeFileSync(tokenFile, 'KAIROKU_TOKEN=an-app-token-for-the-pr-run\n');
+    const script = join(root, 'pr-script.json');
+    writeFileSync(
+      script,
+      JSON.stringify({
+        plan: [{ outcome: 'done', outputs: { plan: 'add the flag', files: ['cli.ts'] } }],
+        implement: [{ outcome: 'done', outputs: { branch: 'feat/json' } }],
+        review: [{ outcome: 'approved', outputs: { verdict: 'approve' } }],
+      }),
+    );
+    const runners = ['a', 'b'].map((id) =>
+      start([
+        'runner',
+        '--app',
+        app,
+        '--token-file',
+        tokenFile,
+        '--repo',
+        repo,
+        '--id',
+        `pr-runner-${id}`,
+        '--work-dir',
+        join(root, `pr-runner-${id}`),
+        '--heartbeat-ms',
+        '200',
+        '--claim-ms',
+        '50',
+        '--agent-command',
+        `${JSON.stringify(process.execPath)} ${JSON.stringify(fakeAgent)} --script ${JSON.stringify(script)}`,
+      ]),
+    );
+    expect(await run.exit).toBe(0);
+    const end = JSON.parse(run.stdout()) as {
+      status: string;
+      steps: Record<string, { status: string; attempts: { outcome: string | null }[] }>;
+      after: Record<string, { status: string }>;
+    };
+    expect(end.status).toBe('completed');
+    expect(end.steps.qa!.attempts.map((a) => a.outcome)).toEqual(['pass']);
+    expect(end.steps.review!.attempts.map((a) => a.outcome)).toEqual(['approved']);
+    expect(end.after.summarize!.status).toBe('completed');
+    for (const runner of runners) runner.child.kill('SIGTERM');
+    expect(await Promise.all(runners.map((r) => r.exit))).toEqual([0, 0]);
+  }, 90_000);
+
   it('a runner with the wrong credential stops for good (401), saying so', async () => {
     const run = start(
       ['run', 'playbooks/fleet.yml', '--backend', 'kairoku', '--input', 'task=t', '--listen', '127.0.0.1:0'],
