@@ -83,6 +83,29 @@ function start(args: string[], env: Record<string, string> = {}) {
   return { child, stderr, exit, stdout: () => stdout, lines };
 }
 
+/** A reference runner process of the built CLI whose agents are the fake provider, scripted by `script`. */
+function startRunner(id: string, app: string, tokenFile: string, script: string) {
+  return start([
+    'runner',
+    '--app',
+    app,
+    '--token-file',
+    tokenFile,
+    '--repo',
+    repo,
+    '--id',
+    id,
+    '--work-dir',
+    join(root, id),
+    '--heartbeat-ms',
+    '200',
+    '--claim-ms',
+    '50',
+    '--agent-command',
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(fakeAgent)} --script ${JSON.stringify(script)}`,
+  ]);
+}
+
 describe('run --backend kairoku with runner processes', () => {
   it('serves runners that claim and finish the run; the app token comes from the home’s token.env', async () => {
     const run = start([
@@ -112,27 +135,7 @@ describe('run --backend kairoku with runner processes', () => {
 
     const script = join(root, 'script.json');
     writeFileSync(script, JSON.stringify({ plan: [{ outcome: 'done', outputs: { plan: 'halves' } }] }));
-    const runners = ['a', 'b'].map((id) =>
-      start([
-        'runner',
-        '--app',
-        app,
-        '--token-file',
-        tokenFile,
-        '--repo',
-        repo,
-        '--id',
-        `runner-${id}`,
-        '--work-dir',
-        join(root, `runner-${id}`),
-        '--heartbeat-ms',
-        '200',
-        '--claim-ms',
-        '50',
-        '--agent-command',
-        `${JSON.stringify(process.execPath)} ${JSON.stringify(fakeAgent)} --script ${JSON.stringify(script)}`,
-      ]),
-    );
+    const runners = ['a', 'b'].map((id) => startRunner(`runner-${id}`, app, tokenFile, script));
 
     const code = await run.exit;
     expect(run.stderr.filter((l) => !l.includes('serving Kairoku runners'))).toEqual([]);
@@ -200,27 +203,7 @@ describe('run --backend kairoku with runner processes', () => {
         review: [{ outcome: 'approved', outputs: { verdict: 'approve' } }],
       }),
     );
-    const runners = ['a', 'b'].map((id) =>
-      start([
-        'runner',
-        '--app',
-        app,
-        '--token-file',
-        tokenFile,
-        '--repo',
-        repo,
-        '--id',
-        `pr-runner-${id}`,
-        '--work-dir',
-        join(root, `pr-runner-${id}`),
-        '--heartbeat-ms',
-        '200',
-        '--claim-ms',
-        '50',
-        '--agent-command',
-        `${JSON.stringify(process.execPath)} ${JSON.stringify(fakeAgent)} --script ${JSON.stringify(script)}`,
-      ]),
-    );
+    const runners = ['a', 'b'].map((id) => startRunner(`pr-runner-${id}`, app, tokenFile, script));
     expect(await run.exit).toBe(0);
     const end = JSON.parse(run.stdout()) as {
       status: string;

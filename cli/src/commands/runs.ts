@@ -10,7 +10,7 @@ import {
   toText,
   vecSlice,
 } from '@kairoku-playbook/runtime';
-import type { OpenGate, RunState, StepRun } from '@kairoku-playbook/runtime';
+import type { OpenGate, OperatorRequest, RunState, StepRun } from '@kairoku-playbook/runtime';
 import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
@@ -304,36 +304,26 @@ function stepLines(run: StepRun): string[] {
 // ---- cancel, archive ---------------------------------------------------------------------------
 
 function cancel(store: RunStore, state: RunState, io: CommandIo, reason: string | undefined): number {
-  // A run another process is driving (a live backend's) is asked, not written under its feet.
-  const owner = store.owner(state.id);
-  if (owner !== undefined) {
-    store.requestCancel(state.id, reason);
-    io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to cancel it\n`);
-    return 0;
-  }
-  const result = step(
-    state,
-    reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason },
-    Date.now(),
-  );
-  if (result.error !== undefined) {
-    io.stderr(`kairoku-playbook: run ${state.id}: ${result.error}\n`);
-    return 1;
-  }
-  store.save(result.state);
-  io.stdout(`run ${state.id} ${result.state.status}\n`);
-  return 0;
+  return operate(store, state, io, reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason });
 }
 
-/** Pauses or resumes a run: asks the process driving it, or changes the stored run when none does. */
+/** Pauses or resumes a run. */
 function pauseOrResume(store: RunStore, state: RunState, io: CommandIo, what: 'pause' | 'resume'): number {
+  return operate(store, state, io, { type: what });
+}
+
+/**
+ * An operator's event on a run: asked of the process driving it (a live backend's), which applies it
+ * within a second, rather than written under its feet; applied to the stored run when none drives it.
+ */
+function operate(store: RunStore, state: RunState, io: CommandIo, event: OperatorRequest): number {
   const owner = store.owner(state.id);
   if (owner !== undefined) {
-    store.request(state.id, { type: what });
-    io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to ${what} it\n`);
+    store.request(state.id, event);
+    io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to ${event.type} it\n`);
     return 0;
   }
-  const result = step(state, { type: what }, Date.now());
+  const result = step(state, event, Date.now());
   if (result.error !== undefined) {
     io.stderr(`kairoku-playbook: run ${state.id}: ${result.error}\n`);
     return 1;

@@ -413,13 +413,14 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     const now = this.clock();
     let runner = this.runners.get(request.runner);
     if (!runner) {
+      // What the heartbeat says is filled in below, as for a runner already known.
       runner = {
         id: request.runner,
-        machine: request.machine,
-        version: request.version,
-        repositories: request.repositories,
-        max: request.capacity.max,
-        running: request.capacity.running,
+        machine: '',
+        version: '',
+        repositories: [],
+        max: 0,
+        running: 0,
         lastHeartbeat: now,
         held: new Set(),
         drain: false,
