@@ -14,6 +14,7 @@ import { checkDirectory, performCheck } from '../src/exec/perform-check.js';
 import type { StartCheck } from '../src/exec/perform-check.js';
 import { LiveRun } from '../src/host/live-run.js';
 import { playbook } from './helpers.js';
+import { gone, until } from './exec-support.js';
 
 const worktree = mkdtempSync(join(tmpdir(), 'exec-check-'));
 mkdirSync(join(worktree, 'pkg'));
@@ -42,29 +43,6 @@ function effect(commands: string[], more: Partial<StartCheck> = {}): StartCheck 
 }
 
 const started = { type: 'step-started', step: 'qa', attempt: 1, agent: 'check:run-1:qa:1' };
-
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  // a zombie (killed, not yet reaped by init) runs no more
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)!.startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-/** Polls until a condition holds; the limit is a bound for a stuck test, not a measurement. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('performCheck', { timeout: 20_000 }, () => {
   it('emits step-started with the check’s handle, then the report of its commands', async () => {

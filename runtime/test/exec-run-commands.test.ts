@@ -6,6 +6,7 @@ import { MASK } from '../src/core/state.js';
 import { BoundedOutput } from '../src/exec/bounded-output.js';
 import { killAllChecks, runCheckCommands } from '../src/exec/run-commands.js';
 import type { RunCommandsOptions } from '../src/exec/run-commands.js';
+import { gone, until } from './exec-support.js';
 
 /** Real processes under /bin/sh. No durations are asserted: waits are bounds, not measurements. */
 const work = mkdtempSync(join(tmpdir(), 'exec-run-'));
@@ -21,32 +22,6 @@ const pidFile = () => join(work, `pids-${++files}`);
 
 function run(commands: string[], options: Partial<RunCommandsOptions> = {}) {
   return runCheckCommands({ commands, cwd: work, env: {}, timeoutMs: 60_000, killGraceMs: 300, ...options });
-}
-
-/**
- * Whether a process has ended. A killed process that init has not reaped yet is a zombie: it still
- * answers kill(pid, 0) but runs no more, so it counts as gone.
- */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)!.startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-/** Polls until a condition holds; the limit is a bound for a stuck test, not a measurement. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** `name pid` lines a command wrote, once there are `count` of them. */
