@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { discoverPlaybooks as discover } from '@kairoku-playbook/compiler';
-import { diskLister } from '@kairoku-playbook/runtime';
+import { diskLister } from '@kairoku-playbook/compiler/disk';
 
 /** Playbook files below a folder (SPEC §2), sorted, skipping node_modules, .git and tests. */
 export function discoverPlaybooks(root: string): string[] {

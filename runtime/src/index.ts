@@ -71,7 +71,6 @@ export type {
   StuckRun,
   UnitBound,
 } from './explore/index.js';
-export { diskLister } from './store/disk-lister.js';
 export { describeRoomConflict, findRoomConflict } from './store/room.js';
 export type { RoomConflict } from './store/room.js';
 export * from './exec/index.js';

@@ -1,8 +1,8 @@
 /**
  * File access behind an interface, so the workspace runs in tests (and, later, a browser) without a disk.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { diskLister } from '@kairoku-playbook/compiler/disk';
 
 export interface PlaybookFileSystem {
   /** the file's bytes, or undefined when it cannot be read */
@@ -19,21 +19,5 @@ export const nodeFileSystem: PlaybookFileSystem = {
       return undefined;
     }
   },
-  readDirectory(path) {
-    let names: string[];
-    try {
-      names = readdirSync(path).sort();
-    } catch {
-      return [];
-    }
-    const entries: { name: string; isDirectory: boolean }[] = [];
-    for (const name of names) {
-      try {
-        entries.push({ name, isDirectory: statSync(join(path, name)).isDirectory() });
-      } catch {
-        // a dangling link or a file that vanished meanwhile
-      }
-    }
-    return entries;
-  },
+  readDirectory: (path) => diskLister.readDirectory(path),
 };

@@ -10,7 +10,7 @@ import {
   discoverPlaybooks as discover,
   displayPath,
 } from '@kairoku-playbook/compiler';
-import { diskLister } from '../store/disk-lister.js';
+import { diskLister } from '@kairoku-playbook/compiler/disk';
 import type { Diagnostic, Ir, JsonDiagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
 
 /**

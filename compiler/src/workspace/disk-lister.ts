@@ -1,8 +1,12 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DirectoryLister } from '@kairoku-playbook/compiler';
+import type { DirectoryLister } from './discovery.js';
 
-/** The disk, as playbook discovery reads it: sorted names, unreadable entries left out. */
+/**
+ * The disk, as playbook discovery reads it: sorted names, unreadable entries left out. The compiler's
+ * one piece of I/O, behind its own entry point (`@kairoku-playbook/compiler/disk`): the CLI, the
+ * language server and the MCP server hand it to discovery; the compiler itself reads no disk.
+ */
 export const diskLister: DirectoryLister = {
   readDirectory(path) {
     let names: string[];
