@@ -3,7 +3,7 @@ export { CODES } from './codes.js';
 export type { Code, CodeInfo } from './codes.js';
 export { SourceText } from './source-text.js';
 export type { Position } from './source-text.js';
-export { toJsonDiagnostic } from './json-diagnostic.js';
+export { lineColumnSpan, sortForPrinting, toJsonDiagnostic } from './json-diagnostic.js';
 export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile, sortDiagnostics } from './compile.js';
 export type { FileAnalysis } from './compile.js';

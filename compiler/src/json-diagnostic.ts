@@ -21,21 +21,49 @@ export interface JsonDiagnostic {
   }[];
 }
 
+/** Offsets as 1-based lines and columns (UTF-16 code units, the end exclusive): converted once, at the edge. */
+export function lineColumnSpan(
+  source: SourceText,
+  start: number,
+  end: number,
+): { line: number; column: number; endLine: number; endColumn: number } {
+  const from = source.positionAt(start);
+  const to = source.positionAt(end);
+  return {
+    line: from.line + 1,
+    column: from.character + 1,
+    endLine: to.line + 1,
+    endColumn: to.character + 1,
+  };
+}
+
+/**
+ * The order every printed form of diagnostics uses (`check` in every format, `validate_playbooks`): by
+ * file, then start, then code, then end and message (`validate` itself sorts by end before code), so the order is total and does not depend on the
+ * order the checks ran in. Plain UTF-16 comparison, not `localeCompare`: no machine's locale matters.
+ */
+export function sortForPrinting(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) =>
+      compareStrings(a.file, b.file) ||
+      a.range.start - b.range.start ||
+      compareStrings(a.code, b.code) ||
+      a.range.end - b.range.end ||
+      compareStrings(a.message, b.message),
+  );
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export function toJsonDiagnostic(
   diagnostic: Diagnostic,
   sourceOf: (file: string) => SourceText | undefined,
 ): JsonDiagnostic {
   const span = (file: string, start: number, end: number) => {
     const source = sourceOf(file);
-    if (!source) return { line: 1, column: 1, endLine: 1, endColumn: 1 };
-    const from = source.positionAt(start);
-    const to = source.positionAt(end);
-    return {
-      line: from.line + 1,
-      column: from.character + 1,
-      endLine: to.line + 1,
-      endColumn: to.character + 1,
-    };
+    return source ? lineColumnSpan(source, start, end) : { line: 1, column: 1, endLine: 1, endColumn: 1 };
   };
   const json: JsonDiagnostic = {
     file: diagnostic.file,

@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
-import type { Diagnostic, OffsetRange } from '@kairoku-playbook/compiler';
+import { lineColumnSpan } from '@kairoku-playbook/compiler';
+import type { OffsetRange } from '@kairoku-playbook/compiler';
 import type { SourceText } from '@kairoku-playbook/compiler';
 
 /** Resolves a diagnostic's file to its text; `undefined` when the text is not available. */
@@ -26,35 +27,11 @@ export function spanOf(file: string, range: OffsetRange, sourceOf: SourceOf): Li
   const source = sourceOf(file);
   if (!source) return undefined;
   const { start, end } = normaliseRange(range, source.text.length);
-  const from = source.positionAt(start);
-  const to = source.positionAt(end);
-  return {
-    line: from.line + 1,
-    column: from.character + 1,
-    endLine: to.line + 1,
-    endColumn: to.character + 1,
-  };
+  return lineColumnSpan(source, start, end);
 }
 
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * The order every format prints in: by file, then start, then code (then end and message, so the
- * order is total and the output does not depend on the order the checks ran in). Plain UTF-16
- * comparison rather than `localeCompare`, so the result does not depend on the machine's locale.
- */
-export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  return [...diagnostics].sort(
-    (a, b) =>
-      compareStrings(a.file, b.file) ||
-      a.range.start - b.range.start ||
-      compareStrings(a.code, b.code) ||
-      a.range.end - b.range.end ||
-      compareStrings(a.message, b.message),
-  );
-}
+/** The order every format prints in (the compiler's, shared with `validate_playbooks`). */
+export { sortForPrinting as sortDiagnostics } from '@kairoku-playbook/compiler';
 
 /** `file` relative to `cwd` when it is an absolute path inside `cwd`; otherwise `file` unchanged. */
 export function displayPath(file: string, cwd: string | undefined): string {

@@ -4,7 +4,7 @@ import {
   SourceText,
   compilePlaybook,
   decodeSource,
-  sortDiagnostics,
+  sortForPrinting,
   toJsonDiagnostic,
   validateWorkspace,
   discoverPlaybooks as discover,
@@ -73,7 +73,7 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
   const validation = validateWorkspace(files);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
   const sourceOf = (file: string) => sources.get(file);
-  const diagnostics = printOrder(sortDiagnostics([...refused, ...validation.diagnostics])).map((d) =>
+  const diagnostics = sortForPrinting([...refused, ...validation.diagnostics]).map((d) =>
     toJsonDiagnostic(d, sourceOf),
   );
   const errorsOf = (file: string) => diagnostics.filter((d) => d.file === file && d.severity === 'error');
@@ -94,22 +94,6 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
   }
   playbooks.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { root, playbooks, diagnostics };
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The order `check` prints in (file, start, code, end, message): the output must be the same. */
-function printOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  return [...diagnostics].sort(
-    (a, b) =>
-      compareStrings(a.file, b.file) ||
-      a.range.start - b.range.start ||
-      compareStrings(a.code, b.code) ||
-      a.range.end - b.range.end ||
-      compareStrings(a.message, b.message),
-  );
 }
 
 /** `validate_playbooks`: exactly what `kairoku-playbook check --format json` prints for the workspace. */
