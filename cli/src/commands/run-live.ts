@@ -260,6 +260,16 @@ export function gateFlags(pairs: readonly string[], ir: Ir): Map<string, Scripte
   return gates;
 }
 
+/** The factory of the live backend a run names. */
+export function liveFactory(
+  backend: 'paseo' | 'kairoku',
+  args: ParsedArgs,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): LiveBackendFactory {
+  return backend === 'paseo' ? paseoFactory(args, env) : kairokuFactory(args, env, cwd);
+}
+
 /** The paseo backend for one run: the daemon from --paseo-host or PASEO_HOST, its password from PASEO_PASSWORD. */
 export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBackendFactory {
   const host = flag(args, 'paseo-host') ?? env.PASEO_HOST ?? '127.0.0.1:6767';

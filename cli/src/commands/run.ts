@@ -20,6 +20,7 @@ import {
 } from '@kairoku-playbook/runtime';
 import type { OpenGate, Refusal, RunState, Scenario, ScriptedDecision } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
+import type { ParsedArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { UsageError, readPlaybookFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
@@ -90,11 +91,7 @@ export function runRun(
       help: 'boolean',
       'sim-delay': 'string',
       worktree: 'string',
-      gate: 'string',
-      'paseo-host': 'string',
-      'parent-agent': 'string',
-      listen: 'string',
-      'app-token-file': 'string',
+      ...LIVE_FLAGS,
     },
     { h: 'help' },
   );
@@ -104,8 +101,7 @@ export function runRun(
   }
   const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
   if (backend !== 'sim') {
-    for (const simOnly of ['scenario', 'sim-delay', 'worktree'])
-      if (args.flags.has(simOnly)) throw new UsageError(`--${simOnly} is for the sim backend only`);
+    refuseFlags(args, ['scenario', 'sim-delay', 'worktree'], 'is for the sim backend only');
     const ir = compileFile(args.positionals, io, 'run');
     if (!ir) return 1;
     // Inputs are checked before anything is loaded or any daemon asked.
@@ -117,18 +113,10 @@ export function runRun(
     // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
     // every other command (check above all) would otherwise load at start.
     return import('./run-live.js').then((live) =>
-      live.runLive(
-        args,
-        ir,
-        io,
-        terminal,
-        backend,
-        backend === 'paseo' ? live.paseoFactory(args, env) : live.kairokuFactory(args, env, io.cwd),
-      ),
+      live.runLive(args, ir, io, terminal, backend, live.liveFactory(backend, args, env, io.cwd)),
     );
   }
-  for (const liveOnly of ['gate', 'paseo-host', 'parent-agent', 'listen', 'app-token-file'])
-    if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for the paseo and kairoku backends`);
+  refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for the paseo and kairoku backends');
   const json = args.flags.has('json');
   const delayMs = simDelay(flag(args, 'sim-delay'));
   const worktreeFlag = flag(args, 'worktree');
@@ -207,6 +195,20 @@ export function runDisplay(
         })
       : undefined;
   return { interactive, progress, view };
+}
+
+/** The flags of the live backends, shared by `run` and `runs restart`. */
+export const LIVE_FLAGS = {
+  gate: 'string',
+  'paseo-host': 'string',
+  'parent-agent': 'string',
+  listen: 'string',
+  'app-token-file': 'string',
+} as const;
+
+/** Flags that do not apply (a sim flag on a live backend, or the reverse) are usage errors. */
+export function refuseFlags(args: ParsedArgs, names: readonly string[], why: string): void {
+  for (const name of names) if (args.flags.has(name)) throw new UsageError(`--${name} ${why}`);
 }
 
 /** `--input NAME=VALUE` flags, each value read as the input's type takes it. */

@@ -15,7 +15,16 @@ import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../main.js';
-import { askGate, loadScenario, printRunEnd, progressLine, settleSimRun, simDelay } from './run.js';
+import {
+  LIVE_FLAGS,
+  askGate,
+  loadScenario,
+  printRunEnd,
+  progressLine,
+  refuseFlags,
+  settleSimRun,
+  simDelay,
+} from './run.js';
 import { processTerminal } from './terminal.js';
 import type { Terminal } from './terminal.js';
 
@@ -78,11 +87,7 @@ export function runRuns(
       reason: 'string',
       help: 'boolean',
       'sim-delay': 'string',
-      gate: 'string',
-      'paseo-host': 'string',
-      'parent-agent': 'string',
-      listen: 'string',
-      'app-token-file': 'string',
+      ...LIVE_FLAGS,
     },
     { h: 'help' },
   );
@@ -104,17 +109,7 @@ export function runRuns(
     cancel: ['reason'],
     pause: [],
     resume: [],
-    restart: [
-      'from',
-      'scenario',
-      'json',
-      'sim-delay',
-      'gate',
-      'paseo-host',
-      'parent-agent',
-      'listen',
-      'app-token-file',
-    ],
+    restart: ['from', 'scenario', 'json', 'sim-delay', ...Object.keys(LIVE_FLAGS)],
     archive: [],
   };
   for (const name of args.flags.keys())
@@ -143,8 +138,7 @@ export function runRuns(
       if (from === undefined) throw new UsageError('runs restart needs --from STEP');
       const loaded = load(store, id);
       if (loaded.backend === 'paseo' || loaded.backend === 'kairoku') {
-        for (const simOnly of ['scenario', 'sim-delay'])
-          if (args.flags.has(simOnly)) throw new UsageError(`--${simOnly} is for sim runs only`);
+        refuseFlags(args, ['scenario', 'sim-delay'], 'is for sim runs only');
         const backend = loaded.backend;
         return import('./run-live.js').then((live) =>
           live.restartLive(
@@ -153,12 +147,11 @@ export function runRuns(
             from,
             io,
             json ? undefined : terminal,
-            backend === 'paseo' ? live.paseoFactory(args, env) : live.kairokuFactory(args, env, io.cwd),
+            live.liveFactory(backend, args, env, io.cwd),
           ),
         );
       }
-      for (const liveOnly of ['gate', 'paseo-host', 'parent-agent', 'listen', 'app-token-file'])
-        if (args.flags.has(liveOnly)) throw new UsageError(`--${liveOnly} is for paseo and kairoku runs`);
+      refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for paseo and kairoku runs');
       return restart(store, id, from, io, {
         json,
         scenario: flag(args, 'scenario'),
