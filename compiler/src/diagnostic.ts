@@ -35,3 +35,10 @@ export interface Diagnostic {
   related?: RelatedLocation[];
   fix?: QuickFix;
 }
+
+/** The quick fix of a did-you-mean: writes `suggestion` over `range` (none without a suggestion). */
+export function replaceFix(range: OffsetRange, suggestion: string | undefined): QuickFix | undefined {
+  return suggestion
+    ? { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] }
+    : undefined;
+}

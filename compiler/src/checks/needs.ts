@@ -1,5 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
+import { replaceFix } from '../diagnostic.js';
 
 /** PB200 unknown step in `needs`, PB208 a step that needs itself. */
 export const checkNeeds: Check = (context) => {
@@ -24,19 +25,7 @@ export const checkNeeds: Check = (context) => {
       const message = isAfter
         ? `unknown step "${need.name}" in needs: "${need.name}" is an after-task, and steps cannot need after-tasks`
         : `unknown step "${need.name}" in needs${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
-      context.report(
-        'PB200',
-        need.range,
-        message,
-        suggestion
-          ? {
-              fix: {
-                title: `Replace with "${suggestion}"`,
-                edits: [{ range: need.range, newText: suggestion }],
-              },
-            }
-          : {},
-      );
+      context.report('PB200', need.range, message, { fix: replaceFix(need.range, suggestion) });
     }
   }
 };

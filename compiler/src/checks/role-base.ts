@@ -1,5 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
+import { replaceFix } from '../diagnostic.js';
 import { FIXED_ROLES } from '../model/model.js';
 
 /** PB500: a role's base must be in the fixed table; a custom role must name one. */
@@ -32,14 +33,7 @@ export const checkRoleBase: Check = (context) => {
       'PB500',
       role.base.range,
       `role base "${role.base.name}" is not in the fixed table (${FIXED_ROLES.join(', ')})${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-      suggestion
-        ? {
-            fix: {
-              title: `Replace with "${suggestion}"`,
-              edits: [{ range: role.base.range, newText: suggestion }],
-            },
-          }
-        : {},
+      { fix: replaceFix(role.base.range, suggestion) },
     );
   }
 };

@@ -1,5 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
+import { replaceFix } from '../diagnostic.js';
 import { hasMisspeltKey } from './misspelt-keys.js';
 
 /** PB201: an agent step (or after-task) names a role that is neither in the fixed table nor declared. */
@@ -21,14 +22,7 @@ export const checkRoles: Check = (context) => {
       'PB201',
       step.role.range,
       `unknown role "${step.role.name}"${suggestion ? `; did you mean "${suggestion}"?` : `; declare it under roles or use one of ${known.map((k) => `"${k}"`).join(', ')}`}`,
-      suggestion
-        ? {
-            fix: {
-              title: `Replace with "${suggestion}"`,
-              edits: [{ range: step.role.range, newText: suggestion }],
-            },
-          }
-        : {},
+      { fix: replaceFix(step.role.range, suggestion) },
     );
   }
 };

@@ -1,5 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
+import { replaceFix } from '../diagnostic.js';
 import { ancestorThroughMisspeltNeed } from './misspelt-needs.js';
 
 /**
@@ -36,14 +37,7 @@ export const checkTransitions: Check = (context) => {
           'PB207',
           transition.target.range,
           `unknown loop target "${transition.target.name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-          suggestion
-            ? {
-                fix: {
-                  title: `Replace with "${suggestion}"`,
-                  edits: [{ range: transition.target.range, newText: suggestion }],
-                },
-              }
-            : {},
+          { fix: replaceFix(transition.target.range, suggestion) },
         );
         continue;
       }

@@ -2,6 +2,7 @@ import { BUILTIN_FUNCTIONS, closest } from '@kairoku-playbook/grammar';
 import type { Expr, Span } from '@kairoku-playbook/grammar';
 import type { CheckContext } from '../check-context.js';
 import { ancestorThroughMisspeltNeed } from '../checks/misspelt-needs.js';
+import { replaceFix } from '../diagnostic.js';
 import type { OffsetRange } from '../diagnostic.js';
 import type { StepDecl, TextRef } from '../model/model.js';
 import {
@@ -125,12 +126,7 @@ export class ExpressionChecker {
         'PB209',
         this.range(expr.span),
         `unknown name "${expr.name}"; did you mean "inputs.${expr.name}"?`,
-        {
-          fix: {
-            title: `Replace with "inputs.${expr.name}"`,
-            edits: [{ range: this.range(expr.span), newText: `inputs.${expr.name}` }],
-          },
-        },
+        { fix: replaceFix(this.range(expr.span), `inputs.${expr.name}`) },
       );
       return ANY;
     }
@@ -139,14 +135,7 @@ export class ExpressionChecker {
       'PB209',
       this.range(expr.span),
       `unknown name "${expr.name}"${suggestion ? `; did you mean "${suggestion}"?` : `; expressions start with one of ${CONTEXT_ROOTS.join(', ')}`}`,
-      suggestion
-        ? {
-            fix: {
-              title: `Replace with "${suggestion}"`,
-              edits: [{ range: this.range(expr.span), newText: suggestion }],
-            },
-          }
-        : {},
+      { fix: replaceFix(this.range(expr.span), suggestion) },
     );
     return ANY;
   }
@@ -288,14 +277,7 @@ export class ExpressionChecker {
         'PB209',
         this.range(expr.propertySpan),
         `${what} has no property "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : names.length ? `; it has ${names.map((n) => `"${n}"`).join(', ')}` : ''}`,
-        suggestion
-          ? {
-              fix: {
-                title: `Replace with "${suggestion}"`,
-                edits: [{ range: this.range(expr.propertySpan), newText: suggestion }],
-              },
-            }
-          : {},
+        { fix: replaceFix(this.range(expr.propertySpan), suggestion) },
       );
       return ANY;
     }
@@ -332,9 +314,7 @@ export class ExpressionChecker {
       'PB204',
       range,
       `step "${step}" has no output "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : has}`,
-      suggestion
-        ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
-        : {},
+      { fix: replaceFix(range, suggestion) },
     );
     return ANY;
   }
@@ -352,9 +332,7 @@ export class ExpressionChecker {
         'PB202',
         range,
         `unknown input "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-        suggestion
-          ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
-          : {},
+        { fix: replaceFix(range, suggestion) },
       );
       return ANY;
     }
@@ -391,9 +369,7 @@ export class ExpressionChecker {
         isAfter
           ? `"${expr.property}" is an after-task; expressions can only refer to steps`
           : `unknown step "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-        suggestion && !isAfter
-          ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
-          : {},
+        { fix: replaceFix(range, isAfter ? undefined : suggestion) },
       );
       return ANY;
     }
@@ -610,9 +586,7 @@ export class ExpressionChecker {
         'PB402',
         range,
         `unknown function "${expr.callee}"${suggestion ? `; did you mean "${suggestion}"?` : `; the functions are ${BUILTIN_FUNCTIONS.map((f) => f.name).join(', ')}`}`,
-        suggestion
-          ? { fix: { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] } }
-          : {},
+        { fix: replaceFix(range, suggestion) },
       );
       return ANY;
     }

@@ -1,9 +1,10 @@
 import type { ErrorObject } from 'ajv';
 import { isMap, isScalar, isSeq } from 'yaml';
-import type { Document, Node, Pair, YAMLMap } from 'yaml';
+import type { Document, Node, YAMLMap } from 'yaml';
 import { closest } from '@kairoku-playbook/grammar';
+import { replaceFix } from '../diagnostic.js';
 import type { Diagnostic } from '../diagnostic.js';
-import { findPair, nodeAtPointer, rangeOf } from '../yaml/read-yaml.js';
+import { nodeAtPointer, pairAtPointer, rangeOf } from '../yaml/read-yaml.js';
 import { validate as validateAgainstSurfaceSchema } from '../generated/surface-validator.js';
 
 interface SchemaNode {
@@ -85,7 +86,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
 
   if (error.propertyName !== undefined) {
     const name = error.propertyName;
-    const pair = findPairAt(document, error.instancePath, name);
+    const pair = pairAtPointer(document, error.instancePath, name);
     const kind = nameKind(error.instancePath);
     return make(
       'PB105',
@@ -97,7 +98,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String((error.params as { additionalProperty: string }).additionalProperty);
-      const pair = findPairAt(document, error.instancePath, key);
+      const pair = pairAtPointer(document, error.instancePath, key);
       const range = rangeOf(pair?.key as Node);
       if (key === 'needs' && /^\/after\/[^/]+$/.test(error.instancePath)) {
         return make(
@@ -130,7 +131,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
         suggestion ? `${base}; did you mean "${suggestion}"?` : `${base}; expected one of ${list(allowed)}`,
       );
       if (suggestion && pair?.key && isScalar(pair.key)) {
-        diagnostic.fix = { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] };
+        diagnostic.fix = replaceFix(range, suggestion);
       }
       return diagnostic;
     }
@@ -174,8 +175,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
         range,
         `${what}; expected one of ${list(allowed)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
       );
-      if (suggestion)
-        diagnostic.fix = { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] };
+      if (suggestion) diagnostic.fix = replaceFix(range, suggestion);
       return diagnostic;
     }
     case 'type': {
@@ -258,11 +258,6 @@ function rangeOfSchema(schema: { minimum?: number; maximum?: number }): string {
   return `at most ${schema.maximum}`;
 }
 
-function findPairAt(document: Document.Parsed, pointer: string, key: string): Pair | undefined {
-  const parent = nodeAtPointer(document, pointer);
-  return isMap(parent) ? findPair(parent as YAMLMap, key) : undefined;
-}
-
 /** A missing key is reported on the key of the mapping that lacks it (the step's name, say). */
 function requiredRange(document: Document.Parsed, pointer: string): { start: number; end: number } {
   if (!pointer) {
@@ -274,11 +269,8 @@ function requiredRange(document: Document.Parsed, pointer: string): { start: num
     return { start: 0, end: 0 };
   }
   const cut = pointer.lastIndexOf('/');
-  const key = pointer
-    .slice(cut + 1)
-    .replace(/~1/g, '/')
-    .replace(/~0/g, '~');
-  const pair = findPairAt(document, pointer.slice(0, cut), key);
+  const key = decode(pointer.slice(cut + 1));
+  const pair = pairAtPointer(document, pointer.slice(0, cut), key);
   if (pair?.key) return rangeOf(pair.key as Node);
   const node = nodeAtPointer(document, pointer);
   const range = rangeOf(node);
@@ -290,7 +282,7 @@ function decode(segment: string): string {
 }
 
 /** Names a place in the playbook for a message: `step "plan"`, `outcome "fail" of step "qa"`, … */
-export function describePointer(pointer: string): string {
+function describePointer(pointer: string): string {
   const s = pointer.split('/').slice(1).map(decode);
   const [top, name, ...rest] = s;
   if (top === undefined) return '';

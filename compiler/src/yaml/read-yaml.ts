@@ -136,7 +136,7 @@ export function readYaml(file: string, text: string): YamlSource {
  * What each alias of a document names: the node with its anchor most recently before it, as YAML
  * defines it (`undefined` when there is none). One pass in document order, without recursion.
  */
-export function aliasTargets(document: Document.Parsed): Map<Alias, Node | undefined> {
+function aliasTargets(document: Document.Parsed): Map<Alias, Node | undefined> {
   const targets = new Map<Alias, Node | undefined>();
   const anchors = new Map<string, Node>();
   const stack: unknown[] = [document.contents];
@@ -162,7 +162,7 @@ export function aliasTargets(document: Document.Parsed): Map<Alias, Node | undef
 }
 
 /** Sets an own property even for names like `__proto__`, so no input can reach a prototype. */
-export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
