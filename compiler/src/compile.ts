@@ -62,7 +62,7 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
     const steps = model.steps.length + model.after.length;
     if (steps > LIMITS.maxSteps) {
       // The needs graph takes steps² bits: refuse what no person writes rather than run out of memory.
-      const key = isMap(document.contents) ? findPair(document.contents as YAMLMap, 'steps')?.key : undefined;
+      const key = findPair(document.contents as YAMLMap, 'steps')?.key;
       diagnostics.push({
         file,
         range: rangeOf(key as Node | undefined),

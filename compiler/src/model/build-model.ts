@@ -131,7 +131,7 @@ function build(file: string, document: Document.Parsed, plainValue: unknown): Pl
   return model;
 }
 
-export function idFromFileName(file: string): string {
+function idFromFileName(file: string): string {
   const base = file.replace(/\\/g, '/').split('/').pop() ?? file;
   return base.replace(/\.(ya?ml)$/i, '').replace(/\.playbook$/i, '');
 }
@@ -252,7 +252,7 @@ function buildRole(name: string, pair: Entry): RoleDecl {
 
 const SIMPLE: readonly string[] = ['next', 'fail', 'end', 'retry'];
 
-export function buildTransition(node: Node | null | undefined): TransitionDecl | undefined {
+function buildTransition(node: Node | null | undefined): TransitionDecl | undefined {
   node = deref(node) as Node | null | undefined;
   if (isScalar(node)) {
     return typeof node.value === 'string' && SIMPLE.includes(node.value)
@@ -306,7 +306,7 @@ function implicitOutcome(name: string, kind: SimpleTransition): OutcomeDecl {
   };
 }
 
-export const DEFAULT_OUTCOMES: Record<StepKind, readonly [string, SimpleTransition][]> = {
+const DEFAULT_OUTCOMES: Record<StepKind, readonly [string, SimpleTransition][]> = {
   agent: [
     ['done', 'next'],
     ['failed', 'fail'],

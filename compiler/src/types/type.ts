@@ -35,13 +35,6 @@ export function enumOf(members: readonly string[], origin?: string): Type {
   return origin === undefined ? { kind: 'enum', members } : { kind: 'enum', members, origin };
 }
 
-export function objectOf(fields: Record<string, Type>): Type {
-  return {
-    kind: 'object',
-    fields: new Map(Object.entries(fields).map(([name, type]) => [name, { type, optional: false }])),
-  };
-}
-
 export function nullable(type: Type): Type {
   if (type.kind === 'nullable' || type.kind === 'null' || type.kind === 'any') return type;
   return { kind: 'nullable', inner: type };
