@@ -168,34 +168,26 @@ for (const [id, us] of selfUs) {
 }
 const pct = (us) => `${((100 * us) / totalUs).toFixed(1).padStart(5)}%`;
 const ms = (us) => `${(us / 1000).toFixed(us < 10000 ? 1 : 0).padStart(6)} ms`;
+/** The `top` biggest entries of a time table, one line each. */
+const ranked = (table) =>
+  [...table]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, us]) => `  ${ms(us)} ${pct(us)}  ${name}`);
 const lines = [
   `profile of: node ${relative(root, bundle)} check ${relative(root, playbook)}`,
   `wall ${wall.toFixed(0)} ms (with the profiler), sampled ${ms(totalUs).trim()}; kept ${relative(root, join(profDir, file))}`,
   '',
   'self time by package / compiler area:',
-  ...[...byPackage]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([m, us]) => `  ${ms(us)} ${pct(us)}  ${m}`),
+  ...ranked(byPackage),
   '',
   'self time by module:',
-  ...[...byModule]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([m, us]) => `  ${ms(us)} ${pct(us)}  ${m}`),
+  ...ranked(byModule),
   '',
   'hottest functions (self time):',
-  ...[...byFunction]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([f, us]) => `  ${ms(us)} ${pct(us)}  ${f}`),
-];
-lines.push(
+  ...ranked(byFunction),
   '',
   'total time (self + callees) of the biggest functions:',
-  ...[...inclusive]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([f, us]) => `  ${ms(us)} ${pct(us)}  ${f}`),
-);
+  ...ranked(inclusive),
+];
 process.stdout.write(lines.join('\n') + '\n');

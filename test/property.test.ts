@@ -134,6 +134,15 @@ describe('mutations of the valid fixtures', () => {
 
   type Mutation = (lines: string[]) => string[];
   const at = (lines: string[], n: number) => (lines.length === 0 ? 0 : n % lines.length);
+  /** Inserts text from `inserted` somewhere in one line. */
+  const insertion = (inserted: fc.Arbitrary<string>): fc.Arbitrary<Mutation> =>
+    fc.tuple(fc.nat(), fc.nat(), inserted).map(
+      ([n, col, text]): Mutation =>
+        (lines) =>
+          lines.map((l, i) =>
+            i === at(lines, n) ? l.slice(0, col % (l.length + 1)) + text + l.slice(col % (l.length + 1)) : l,
+          ),
+    );
   const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     fc.nat().map(
       (n): Mutation =>
@@ -152,30 +161,8 @@ describe('mutations of the valid fixtures', () => {
       [copy[i], copy[j]] = [copy[j]!, copy[i]!];
       return copy;
     }),
-    fc.tuple(fc.nat(), fc.nat(), fc.string({ unit: 'binary', minLength: 1, maxLength: 4 })).map(
-      ([n, col, inserted]): Mutation =>
-        (lines) =>
-          lines.map((l, i) =>
-            i === at(lines, n)
-              ? l.slice(0, col % (l.length + 1)) + inserted + l.slice(col % (l.length + 1))
-              : l,
-          ),
-    ),
-    fc
-      .tuple(
-        fc.nat(),
-        fc.nat(),
-        fc.constantFrom('"', "'", ':', '[', '{', '}', '${{', '}}', '#', '-', '&', '*', '|', '\t'),
-      )
-      .map(
-        ([n, col, inserted]): Mutation =>
-          (lines) =>
-            lines.map((l, i) =>
-              i === at(lines, n)
-                ? l.slice(0, col % (l.length + 1)) + inserted + l.slice(col % (l.length + 1))
-                : l,
-            ),
-      ),
+    insertion(fc.string({ unit: 'binary', minLength: 1, maxLength: 4 })),
+    insertion(fc.constantFrom('"', "'", ':', '[', '{', '}', '${{', '}}', '#', '-', '&', '*', '|', '\t')),
     fc.tuple(fc.nat(), fc.integer({ min: -4, max: 4 })).map(
       ([n, by]): Mutation =>
         (lines) =>
