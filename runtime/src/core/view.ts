@@ -1,3 +1,4 @@
+import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
 import { derive } from './derived.js';
 import { vecGet, vecToArray } from './pvec.js';
 import { AFTER_PREFIX } from './state.js';
@@ -12,6 +13,17 @@ export function stepRun(state: RunState, name: string): StepRun | undefined {
   }
   const index = stepIndex.get(name);
   return index === undefined ? undefined : vecGet(state.steps, index);
+}
+
+/** A step's IR by name (`after.NAME` for an after-task); undefined for an unknown name. */
+export function stepIr(state: RunState, name: string): IrStep | IrAfterTask | undefined {
+  const { stepIndex, afterIndex } = derive(state.ir);
+  if (name.startsWith(AFTER_PREFIX)) {
+    const index = afterIndex.get(name.slice(AFTER_PREFIX.length));
+    return index === undefined ? undefined : state.ir.after[index];
+  }
+  const index = stepIndex.get(name);
+  return index === undefined ? undefined : state.ir.steps[index];
 }
 
 export function allSteps(state: RunState): StepRun[] {

@@ -13,7 +13,7 @@ import { vecSlice, vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
-import { stepRun } from '../core/view.js';
+import { stepIr, stepRun } from '../core/view.js';
 import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 import { RunStore, defaultHome } from '../store/run-store.js';
 import { recoverRuns } from '../store/recover.js';
@@ -24,7 +24,7 @@ import type { PaseoHost } from './paseo-host.js';
 import { withStoreLock } from './store-lock.js';
 import { stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
-import { progress, runLine, runView } from './views.js';
+import { progress, restartableSteps, runLine, runView } from './views.js';
 import { currentBranch, readWorkspace, validationJson } from './workspace.js';
 
 export interface ProtocolOptions {
@@ -662,18 +662,11 @@ function runningNow(state: RunState): string {
 }
 
 function restartHint(state: RunState): string {
-  const steps = state.ir.steps;
-  const all = vecToArray(state.steps);
-  const ok = steps
-    .filter((s) => s.needs.every((n) => all[n]!.status === 'completed' || all[n]!.status === 'skipped'))
-    .map((s) => s.name);
-  return `; it can restart from ${ok.join(', ') || 'no step'}`;
+  return `; it can restart from ${restartableSteps(state).join(', ') || 'no step'}`;
 }
 
 function reportHint(state: RunState, step: string, error: string): string {
-  const index = state.ir.steps.findIndex((s) => s.name === step);
-  const ir: IrStep | IrAfterTask | undefined =
-    index >= 0 ? state.ir.steps[index] : state.ir.after.find((a) => `${AFTER_PREFIX}${a.name}` === step);
+  const ir = stepIr(state, step);
   if (/does not fit its outputs/.test(error) && ir) {
     const outputs = ir.outputs.map((o) => `${o.name}: ${o.type}`).join(', ');
     return `. Report again with outputs that fit: ${outputs || 'none (report no outputs)'}`;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { stepIr } from '../core/view.js';
 import { RunStore, defaultHome } from '../store/run-store.js';
 import type { AgentMode } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
@@ -94,9 +95,7 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
       );
     const state = protocol.store.load(binding.run);
     if (!state) throw new ToolError(`unknown run "${binding.run}" in ${protocol.store.folder}`);
-    const ir =
-      state.ir.steps.find((s) => s.name === binding.step) ??
-      state.ir.after.find((a) => `after.${a.name}` === binding.step);
+    const ir = stepIr(state, binding.step);
     if (!ir || ir.kind === 'gate')
       throw new ToolError(`run ${binding.run} has no agent or check step "${binding.step}"`);
     server = new McpServer(info, {

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../../core/events.js';
 import { isEnded } from '../../core/state.js';
 import { step as transition } from '../../core/transition.js';
+import { stepIr } from '../../core/view.js';
 import type { Backend, BackendContext, BackendEffect } from '../backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
-import { buildDispatch, irOf, outputLines } from './dispatch.js';
+import { buildDispatch, outputLines } from './dispatch.js';
 import type { RunTarget, StartAgent, StartCheck } from './dispatch.js';
 import {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
@@ -286,7 +287,7 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     try {
       if (effect.type === 'start-agent') {
         if (!this.reports) throw new Error('the kairoku backend has no report endpoint: call listen() first');
-        const ir = irOf(state, effect.step);
+        const ir = stepIr(state, effect.step);
         const binding: ReportBinding = {
           run: state.id,
           step: effect.step,

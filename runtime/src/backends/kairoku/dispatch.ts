@@ -1,8 +1,7 @@
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import { derive } from '../../core/derived.js';
 import type { Effect } from '../../core/effects.js';
-import { AFTER_PREFIX } from '../../core/state.js';
 import type { RunState } from '../../core/state.js';
+import { stepIr } from '../../core/view.js';
 import { DEFAULT_WALL_CLOCK_MS, isFixedRole } from './protocol.js';
 import type { Dispatch } from './protocol.js';
 
@@ -19,17 +18,6 @@ export interface RunTarget {
   machine?: string;
 }
 
-/** The IR of a step or after-task by its name in effects (`after.NAME` for an after-task). */
-export function irOf(state: RunState, name: string): IrStep | IrAfterTask | undefined {
-  const { stepIndex, afterIndex } = derive(state.ir);
-  if (name.startsWith(AFTER_PREFIX)) {
-    const index = afterIndex.get(name.slice(AFTER_PREFIX.length));
-    return index === undefined ? undefined : state.ir.after[index];
-  }
-  const index = stepIndex.get(name);
-  return index === undefined ? undefined : state.ir.steps[index];
-}
-
 /**
  * The dispatch document of a start-agent or start-check effect (docs/kairoku-protocol.md). The role
  * it names is always the playbook role's base from the fixed table (RF-009): a custom role such as
@@ -43,7 +31,7 @@ export function buildDispatch(
   target: RunTarget,
   report: { url: string; token: string } | undefined,
 ): Dispatch {
-  const ir = irOf(state, effect.step);
+  const ir = stepIr(state, effect.step);
   const common = {
     id,
     run: state.id,
