@@ -1,8 +1,8 @@
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import { derive } from '../core/derived.js';
 import type { Effect } from '../core/effects.js';
 import { AFTER_PREFIX } from '../core/state.js';
 import type { RunState } from '../core/state.js';
+import { stepIr } from '../core/view.js';
 import { ReadOnlyGuard } from '../worktree/read-only-guard.js';
 import type { Backend, BackendContext, BackendEffect } from './backend.js';
 import { emptyScenario } from './scenario.js';
@@ -96,11 +96,9 @@ export class SimBackend implements Backend {
   }
 
   private act(name: string, attempt: number, state: RunState, context: BackendContext): void {
+    const ir = stepIr(state, name);
+    if (!ir) return;
     const isAfter = name.startsWith(AFTER_PREFIX);
-    const { stepIndex, afterIndex } = derive(state.ir);
-    const index = isAfter ? afterIndex.get(name.slice(AFTER_PREFIX.length)) : stepIndex.get(name);
-    if (index === undefined) return;
-    const ir = isAfter ? state.ir.after[index]! : state.ir.steps[index]!;
     const script = isAfter ? this.scenario.after[ir.name] : this.scenario.steps[ir.name];
     const scripted = script?.length ? script[Math.min(attempt, script.length) - 1]! : {};
     const agent = `sim:${state.id}:${name}:${attempt}`;
@@ -161,33 +159,37 @@ export function generatedOutputs(ir: IrStep | IrAfterTask, outcome: string): Rec
   const properties = (ir.outputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const outputs: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties))
-    outputs[name] = fromSchema(schema, `${ir.name}.${name}`);
+    outputs[name] = representative(schema, `${ir.name}.${name}`);
   return outputs;
 }
 
-function fromSchema(schema: Record<string, unknown>, hint: string): unknown {
+/**
+ * One representative value of a schema: an enum's first member, a string the hint, a number its
+ * `minimum` (0 without one), a list one item. Also the explorer's stand-in for a value no condition reads.
+ */
+export function representative(schema: Record<string, unknown>, hint: string): unknown {
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   if (Array.isArray(schema.anyOf)) {
     const inner = (schema.anyOf as Record<string, unknown>[]).find((s) => s.type !== 'null');
-    return inner ? fromSchema(inner, hint) : null;
+    return inner ? representative(inner, hint) : null;
   }
   switch (schema.type) {
     case 'string':
       return hint;
     case 'integer':
     case 'number':
-      return 0;
+      return typeof schema.minimum === 'number' ? schema.minimum : 0;
     case 'boolean':
       return false;
     case 'null':
       return null;
     case 'array':
-      return [fromSchema((schema.items as Record<string, unknown> | undefined) ?? {}, `${hint}[0]`)];
+      return [representative((schema.items as Record<string, unknown> | undefined) ?? {}, `${hint}[0]`)];
     case 'object': {
       const object: Record<string, unknown> = {};
       const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
       for (const [name, property] of Object.entries(properties))
-        object[name] = fromSchema(property, `${hint}.${name}`);
+        object[name] = representative(property, `${hint}.${name}`);
       return object;
     }
     default:

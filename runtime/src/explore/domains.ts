@@ -1,5 +1,5 @@
 import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import { generatedOutputs } from '../backends/sim.js';
+import { generatedOutputs, representative } from '../backends/sim.js';
 import { checkNamedValues } from '../core/schemas.js';
 import type { WhenReads } from './reads.js';
 
@@ -24,7 +24,6 @@ import type { WhenReads } from './reads.js';
 
 /** Stands for "absent" in a domain: the key is left out. */
 export const ABSENT: unique symbol = Symbol('absent');
-export type DomainValue = unknown;
 
 type Schema = Record<string, unknown>;
 
@@ -36,36 +35,6 @@ export interface Variants<T> {
   values: T[];
   /** the product was cut at the limit */
   cut: boolean;
-}
-
-/** One representative value of a schema (as the sim backend makes outputs). */
-export function representative(schema: Schema, hint: string): unknown {
-  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
-  if (Array.isArray(schema.anyOf)) {
-    const inner = (schema.anyOf as Schema[]).find((s) => s.type !== 'null');
-    return inner ? representative(inner, hint) : null;
-  }
-  switch (schema.type) {
-    case 'string':
-      return hint;
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 0;
-    case 'boolean':
-      return false;
-    case 'null':
-      return null;
-    case 'array':
-      return [representative((schema.items as Schema | undefined) ?? {}, `${hint}[0]`)];
-    case 'object': {
-      const object: Record<string, unknown> = {};
-      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>))
-        object[name] = representative(property, `${hint}.${name}`);
-      return object;
-    }
-    default:
-      return hint;
-  }
 }
 
 /** The candidate values of a schema, given the literals of the conditions that read it. */
