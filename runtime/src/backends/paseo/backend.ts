@@ -1,10 +1,8 @@
-import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
 import type { Effect } from '../../core/effects.js';
 import type { RunEvent } from '../../core/events.js';
-import { AFTER_PREFIX } from '../../core/state.js';
 import type { RunState } from '../../core/state.js';
 import { step as transition } from '../../core/transition.js';
-import { stepRun } from '../../core/view.js';
+import { stepIr, stepRun } from '../../core/view.js';
 import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
 import type { Backend, BackendContext, BackendEffect } from '../backend.js';
@@ -492,12 +490,6 @@ export class PaseoBackend implements Backend {
 
   // ---- reports and turn ends --------------------------------------------------------------------
 
-  /**
-   * A report from the endpoint: the run's refusal, or undefined when it is taken. The refusal is
-   * known before the report is fed (the pure transition on the run as it is now: the same answer the
-   * driver gives); a refused report is fed all the same, so the run records the refusal. A read-only
-   * role's report waits for the end of its turn and the git check (seed 000).
-   */
   /** A report refused for its revoked token, written into the run's history; false when the attempt is unknown. */
   private noteRejected(binding: ReportBinding, reason: string): boolean {
     const tracked =
@@ -513,6 +505,12 @@ export class PaseoBackend implements Backend {
     return true;
   }
 
+  /**
+   * A report from the endpoint: the run's refusal, or undefined when it is taken. The refusal is
+   * known before the report is fed (the pure transition on the run as it is now: the same answer the
+   * driver gives); a refused report is fed all the same, so the run records the refusal. A read-only
+   * role's report waits for the end of its turn and the git check (seed 000).
+   */
   private onReport(binding: ReportBinding, report: StepReport): string | undefined {
     if (binding.run !== this.options.runId)
       return `this token belongs to run ${binding.run}, not to this one`;
@@ -554,8 +552,7 @@ export class PaseoBackend implements Backend {
     const tracked = this.byAgent.get(stream.agentId);
     if (!tracked) {
       // The answer to create_agent_request may come after the agent's first events.
-      const creating = [...this.attempts.values()].some((t) => t.phase === 'creating');
-      if (creating && this.early.size < 1000) this.early.set(stream.agentId, stream.event);
+      if (this.creating() && this.early.size < 1000) this.early.set(stream.agentId, stream.event);
       return;
     }
     if (stream.event.type === 'turn_canceled' && tracked.steered) {
@@ -573,8 +570,7 @@ export class PaseoBackend implements Backend {
   private notePermission(stream: StreamEvent): void {
     const tracked = this.byAgent.get(stream.agentId);
     if (!tracked) {
-      const creating = [...this.attempts.values()].some((t) => t.phase === 'creating');
-      if (creating && this.earlyPermissions.size < 1000)
+      if (this.creating() && this.earlyPermissions.size < 1000)
         this.earlyPermissions.set(stream.agentId, stream.event);
       return;
     }
@@ -706,6 +702,12 @@ export class PaseoBackend implements Backend {
     this.guard.forget(tracked.step, tracked.attempt);
   }
 
+  /** Whether an agent is being made (its events may come before the answer that names it). */
+  private creating(): boolean {
+    for (const tracked of this.attempts.values()) if (tracked.phase === 'creating') return true;
+    return false;
+  }
+
   /** A new attempt of a step begins: what is left of its earlier ones is dropped. */
   private retire(step: string, attempt: number): void {
     for (const [k, tracked] of this.attempts) {
@@ -759,9 +761,7 @@ async function listAgents(
 
 /** The step's outcomes and outputs, for the first message and the tool's description. */
 function contractOf(state: RunState, name: string): ReportContract | undefined {
-  const ir: IrStep | IrAfterTask | undefined = name.startsWith(AFTER_PREFIX)
-    ? state.ir.after.find((a) => a.name === name.slice(AFTER_PREFIX.length))
-    : state.ir.steps.find((s) => s.name === name);
+  const ir = stepIr(state, name);
   if (!ir) return undefined;
   return { outcomes: ir.outcomes.map((o) => o.name), outputs: ir.outputs.map((o) => `${o.name}: ${o.type}`) };
 }
