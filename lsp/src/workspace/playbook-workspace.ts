@@ -116,10 +116,6 @@ export class PlaybookWorkspace {
     this.open.delete(normalizeUri(uri));
   }
 
-  openUris(): string[] {
-    return [...this.open.keys()];
-  }
-
   versionOf(uri: string): number | undefined {
     return this.open.get(normalizeUri(uri))?.version;
   }
@@ -199,9 +195,9 @@ export class PlaybookWorkspace {
   }
 
   /** The files of the workspace: discovered ones in discovery order, then other open documents by name. */
-  private files(): WorkspaceFile[] {
+  private files(diskOrder: readonly string[]): WorkspaceFile[] {
     const files: WorkspaceFile[] = [];
-    for (const uri of this.diskOrder()) {
+    for (const uri of diskOrder) {
       const text = this.disk.get(uri)!;
       if (!this.isPlaybook(uri)) continue;
       files.push({ file: this.fileOf(uri), text: this.open.get(uri)?.text ?? text });
@@ -214,7 +210,8 @@ export class PlaybookWorkspace {
   }
 
   validate(): WorkspaceValidation {
-    let files = this.files();
+    const diskOrder = this.diskOrder();
+    let files = this.files(diskOrder);
     const crashes = new Map<string, string>();
     let validation: ReturnType<typeof validateWorkspace>;
     try {
@@ -240,7 +237,7 @@ export class PlaybookWorkspace {
     const diagnostics = new Map<string, Diagnostic[]>();
     const onDisk = new Map<string, Diagnostic[]>();
     for (const uri of this.open.keys()) if (this.isPlaybook(uri)) diagnostics.set(uri, []);
-    for (const uri of this.diskOrder()) if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, []);
+    for (const uri of diskOrder) if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, []);
     for (const diagnostic of validation.diagnostics) {
       const uri = this.uriOf(diagnostic.file);
       if (uri !== undefined) (diagnostics.get(uri) ?? onDisk.get(uri))?.push(diagnostic);
