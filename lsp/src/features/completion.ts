@@ -7,7 +7,7 @@
 import { BUILTIN_FUNCTIONS } from '@kairoku-playbook/grammar';
 import type { StepDecl } from '@kairoku-playbook/compiler';
 import { describeRole, describeStep } from '../language/describe.js';
-import { expressionAt, templateAt } from '../language/expression-at.js';
+import { expressionIn, templateAt } from '../language/expression-at.js';
 import type { ExpressionSite } from '../language/expression-at.js';
 import { chainEndingAt, tokenizeExpression } from '../language/expression-tokens.js';
 import type { ExpressionToken } from '../language/expression-tokens.js';
@@ -46,10 +46,12 @@ export interface CompletionEntry {
 }
 
 export function completionsAt(analysis: FileAnalysis, offset: number): CompletionEntry[] {
-  const site = expressionAt(analysis, offset);
-  if (site) return expressionCompletions(analysis, site, offset);
-  // Inside a template but outside `${{ }}`: prose, nothing to offer.
-  if (templateAt(analysis, offset)) return [];
+  const info = templateAt(analysis, offset);
+  if (info) {
+    const site = expressionIn(analysis, info, offset);
+    // Inside a template but outside `${{ }}`: prose, nothing to offer.
+    return site ? expressionCompletions(analysis, site, offset) : [];
+  }
   const cursor = yamlCursorAt(analysis.text, offset);
   if (!cursor) return [];
   return cursor.position === 'key' ? keyCompletions(cursor) : valueCompletions(analysis, cursor);

@@ -46,9 +46,18 @@ export function expressionsOf(info: TemplateInfo): { inner: Span; expr: Expr | u
 
 /** The expression the cursor at `offset` is in, if it is in one. */
 export function expressionAt(analysis: FileAnalysis, offset: number): ExpressionSite | undefined {
-  const context = analysis.context;
   const info = templateAt(analysis, offset);
-  if (!context || !info) return undefined;
+  return info && expressionIn(analysis, info, offset);
+}
+
+/** The expression of `info` (the template or condition under `offset`) that the cursor is in, if any. */
+export function expressionIn(
+  analysis: FileAnalysis,
+  info: TemplateInfo,
+  offset: number,
+): ExpressionSite | undefined {
+  const context = analysis.context;
+  if (!context) return undefined;
   const cursor = valueOffsetAt(context, info.text, offset);
   for (const { inner, expr } of expressionsOf(info)) {
     if (inner.start <= cursor && cursor <= inner.end) return { context, info, cursor, inner, expr };
