@@ -3,7 +3,7 @@
  * `rangeIn` (exact inside block, folded and quoted scalars); file → value is its inverse, by binary search
  * over the value's start offsets (they never decrease).
  */
-import type { OffsetRange, TextRef } from '@kairoku-playbook/compiler';
+import type { TextRef } from '@kairoku-playbook/compiler';
 import type { CheckContext } from './types.js';
 
 /** The index in the scalar's value where a cursor at file `offset` stands (clamped to the value). */
@@ -19,11 +19,6 @@ export function valueOffsetAt(context: CheckContext, ref: TextRef, offset: numbe
     else low = mid + 1;
   }
   return low;
-}
-
-/** The file range of the characters [start, end) of the scalar's value. */
-export function fileRange(context: CheckContext, ref: TextRef, start: number, end: number): OffsetRange {
-  return context.rangeIn(ref, start, end);
 }
 
 /**

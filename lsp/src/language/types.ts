@@ -26,6 +26,5 @@ export function touches(range: OffsetRange, offset: number): boolean {
 /** The valid names of steps, inputs, roles, outputs, outcomes and choices (SPEC §4, PB105). */
 export const NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
-/** The fixed role table (SPEC §3.4). */
 /** The fixed role table, the check outputs and the step statuses are the compiler's (SPEC §3.3–3.6). */
 export { CHECK_OUTPUTS, FIXED_ROLES, STEP_STATUSES } from '@kairoku-playbook/compiler';

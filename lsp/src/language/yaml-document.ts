@@ -122,8 +122,3 @@ export function pathAt(document: Document.Parsed, offset: number): { steps: Node
     }
   }
 }
-
-/** The keys of a path as strings (sequence indices dropped), for schema lookups. */
-export function keysOf(steps: readonly NodeStep[]): string[] {
-  return steps.filter((s) => typeof s.key === 'string').map((s) => s.key as string);
-}
