@@ -48,6 +48,21 @@ function at(text: string, needle: string, delta = 0, occurrence = 1): { line: nu
   return { line: before.length - 1, character: before[before.length - 1]!.length };
 }
 
+/** Sends a request `count` times, each cancelled right after it is sent: how each was answered. */
+function sendCancelled(client: TestClient, count: number, method: string, params: object): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: count }, () => {
+      const source = new CancellationTokenSource();
+      const request = client.connection.sendRequest(method, params, source.token);
+      source.cancel();
+      return request.then(
+        () => 'answered',
+        (error: { code?: number }) => (error.code === -32800 ? 'cancelled' : `failed ${error.code}`),
+      );
+    }),
+  );
+}
+
 const FIXED = TEXT.replace('plna', 'plan');
 const NOPE = FIXED.replace('outputs.notes }}\n', 'outputs.note }}\n');
 
@@ -226,21 +241,9 @@ describe('the language server over stdio', () => {
   });
 
   it('honours cancellation: a request cancelled before it runs is answered RequestCancelled', async () => {
-    const outcomes = await Promise.all(
-      Array.from({ length: 20 }, () => {
-        const source = new CancellationTokenSource();
-        const request = client.connection.sendRequest(
-          'textDocument/semanticTokens/full',
-          { textDocument: { uri: URI } },
-          source.token,
-        );
-        source.cancel();
-        return request.then(
-          () => 'answered',
-          (error: { code?: number }) => (error.code === -32800 ? 'cancelled' : `failed ${error.code}`),
-        );
-      }),
-    );
+    const outcomes = await sendCancelled(client, 20, 'textDocument/semanticTokens/full', {
+      textDocument: { uri: URI },
+    });
     expect(outcomes.every((o) => o === 'cancelled' || o === 'answered')).toBe(true);
     expect(outcomes).toContain('cancelled');
     // …and goes on answering.
@@ -466,21 +469,7 @@ describe('workspace pull diagnostics', () => {
       workspaceFolders: [{ uri: fileUri(root), name: 'ws' }],
       capabilities: PULL,
     });
-    const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () => {
-        const source = new CancellationTokenSource();
-        const request = client.connection.sendRequest(
-          'workspace/diagnostic',
-          { previousResultIds: [] },
-          source.token,
-        );
-        source.cancel();
-        return request.then(
-          () => 'answered',
-          (error: { code?: number }) => (error.code === -32800 ? 'cancelled' : `failed ${error.code}`),
-        );
-      }),
-    );
+    const outcomes = await sendCancelled(client, 10, 'workspace/diagnostic', { previousResultIds: [] });
     expect(outcomes.every((o) => o === 'cancelled' || o === 'answered')).toBe(true);
     expect(outcomes).toContain('cancelled');
     expect([...(await pull(client)).keys()].sort()).toEqual(Object.values(uris).sort());
