@@ -2,6 +2,7 @@ import type { IrStep } from '@kairoku-playbook/compiler';
 import { vecGet, vecToArray } from '@kairoku-playbook/runtime';
 import type { HistoryEntry, RunState, StepRun, StepStatus } from '@kairoku-playbook/runtime';
 import { processTerminal } from './commands/terminal.js';
+import { graphemeWidth, graphemes, textWidth } from './format/layout.js';
 import type { Terminal } from './commands/terminal.js';
 
 /**
@@ -71,30 +72,6 @@ interface Segment {
 }
 type Line = Segment[];
 
-/** Terminal columns a code point takes: 0 for combining marks, 2 for wide (CJK, emoji), else 1. */
-function charWidth(cp: number): number {
-  if ((cp >= 0x300 && cp <= 0x36f) || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
-  if (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1faff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  )
-    return 2;
-  return 1;
-}
-
-export function textWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) width += charWidth(ch.codePointAt(0)!);
-  return width;
-}
-
 /** The line cut to `width` columns, ending in `…` when cut; line breaks and tabs become spaces. */
 function fit(line: Line, width: number): Line {
   const clean = line.map((s) => ({ ...s, text: s.text.replace(/[\t\r\n]+/g, ' ') }));
@@ -104,10 +81,10 @@ function fit(line: Line, width: number): Line {
   let room = Math.max(0, width - 1);
   for (const segment of clean) {
     let text = '';
-    for (const ch of segment.text) {
-      const w = charWidth(ch.codePointAt(0)!);
+    for (const grapheme of graphemes(segment.text)) {
+      const w = graphemeWidth(grapheme);
       if (w > room) break;
-      text += ch;
+      text += grapheme;
       room -= w;
     }
     if (text) out.push({ ...segment, text });

@@ -65,6 +65,18 @@ export function graphemeWidth(grapheme: string): number {
   return 1;
 }
 
+/** The graphemes of a text, in order. */
+export function* graphemes(text: string): Generator<string> {
+  for (const { segment } of segmenter.segment(text)) yield segment;
+}
+
+/** Terminal cells of a text without tabs or control characters: the sum of its graphemes' widths. */
+export function textWidth(text: string): number {
+  let width = 0;
+  for (const grapheme of graphemes(text)) width += graphemeWidth(grapheme);
+  return width;
+}
+
 /** A visible stand-in for a control character, or `undefined` when `cp` is not one. */
 function controlPicture(cp: number): string | undefined {
   if (cp < 0x20) return String.fromCodePoint(0x2400 + cp);
