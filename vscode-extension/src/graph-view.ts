@@ -222,10 +222,17 @@ function edgesSvg(layout: GraphLayout): string {
   }
   return (
     `<svg class="edges" aria-hidden="true" focusable="false">` +
-    `<defs><marker id="kp-need-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="8" markerHeight="8" ` +
-    `markerUnits="userSpaceOnUse" orient="auto"><path d="M0 0 L8 4 L0 8 z"/></marker></defs>` +
+    arrowMarker('kp-need-arrow') +
     lines.join('') +
     `</svg>`
+  );
+}
+
+/** The arrowhead that the lines of one svg end with (`marker-end="url(#id)"`). */
+function arrowMarker(id: string): string {
+  return (
+    `<defs><marker id="${id}" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="8" markerHeight="8" ` +
+    `markerUnits="userSpaceOnUse" orient="auto"><path d="M0 0 L8 4 L0 8 z"/></marker></defs>`
   );
 }
 
@@ -249,8 +256,7 @@ function lanesSvg(layout: GraphLayout): string {
   });
   return (
     `<svg class="lanes" role="img" aria-label="loops">` +
-    `<defs><marker id="kp-loop-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="8" markerHeight="8" ` +
-    `markerUnits="userSpaceOnUse" orient="auto"><path d="M0 0 L8 4 L0 8 z"/></marker></defs>` +
+    arrowMarker('kp-loop-arrow') +
     groups.join('') +
     `</svg>`
   );
