@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
-import { parseYaml } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
-import { displayPath } from '../discover.js';
-import { UsageError, readPlaybookFile } from '../io.js';
+import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../main.js';
 import { VERSION } from '../version.js';
 
@@ -123,15 +121,4 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       process.exitCode = error.name === 'ToolError' ? 2 : 1;
     });
   return 0;
-}
-
-function readScenarioFile(file: string | undefined, cwd: string): unknown {
-  if (file === undefined) return undefined;
-  const path = resolve(cwd, file);
-  const shown = displayPath(path, cwd);
-  const read = readPlaybookFile(path, shown);
-  if ('diagnostic' in read) throw new UsageError(`scenario ${shown}: ${read.diagnostic.message}`);
-  const parsed = parseYaml(read.text);
-  if ('error' in parsed) throw new UsageError(`scenario ${shown}: ${parsed.error}`);
-  return parsed.value;
 }

@@ -8,7 +8,6 @@ import {
   RunStore,
   coerceInput,
   defaultHome,
-  parseYaml,
   prepareInputs,
   readScenario,
   recoverRuns,
@@ -21,8 +20,7 @@ import {
 import type { OpenGate, Refusal, RunState, Scenario, ScriptedDecision } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
-import { displayPath } from '../discover.js';
-import { UsageError, readPlaybookFile } from '../io.js';
+import { UsageError, readScenarioFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
 import { compileFile } from './compile.js';
@@ -316,17 +314,7 @@ export function printRunEnd(state: RunState, json: boolean, io: CommandIo, termi
 }
 
 export function loadScenario(file: string | undefined, ir: Ir, cwd: string): Scenario {
-  const path = file === undefined ? undefined : resolve(cwd, file);
-  let value: unknown = undefined;
-  if (path !== undefined) {
-    const shown = displayPath(path, cwd);
-    const read = readPlaybookFile(path, shown);
-    if ('diagnostic' in read) throw new UsageError(`scenario ${shown}: ${read.diagnostic.message}`);
-    const parsed = parseYaml(read.text);
-    if ('error' in parsed) throw new UsageError(`scenario ${shown}: ${parsed.error}`);
-    value = parsed.value;
-  }
-  const { scenario, errors } = readScenario(value, ir);
+  const { scenario, errors } = readScenario(readScenarioFile(file, cwd), ir);
   if (errors.length) throw new UsageError(`scenario ${file}: ${errors.join(`\n  `)}`);
   return scenario;
 }
