@@ -48,6 +48,18 @@ outputs:
   note: \${{ steps.work.outputs.note }}
 `;
 
+/** `run` of live.yml on the daemon with throwaway inputs; the tests add their flags. */
+const LIVE_RUN = [
+  'run',
+  'playbooks/live.yml',
+  '--backend',
+  'paseo',
+  '--input',
+  'task=t',
+  '--input',
+  'token=xxxx',
+];
+
 let root: string;
 let repo: string;
 let home: string;
@@ -88,7 +100,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-describe('run --backend paseo', () => {
+// Whole CLI processes against the daemon: seconds each, more on a busy machine.
+describe('run --backend paseo', { timeout: 60_000 }, () => {
   it('drives the daemon through a whole run: an agent, a check in the run’s worktree, a gate from --gate', async () => {
     const fake = await daemon({ scripts: { work: [reports('done', { note: 'v2' }, 'did it')] } });
     const result = await cli(
@@ -229,20 +242,7 @@ describe('run --backend paseo', () => {
 
   it('ends a run whose agent stays silent through its reminder as the lost-agent rule says', async () => {
     const fake = await daemon({ scripts: { work: [silent()] } });
-    const result = await cli(
-      [
-        'run',
-        'playbooks/live.yml',
-        '--backend',
-        'paseo',
-        '--input',
-        'task=t',
-        '--input',
-        'token=xxxx',
-        '--json',
-      ],
-      { PASEO_HOST: fake.host },
-    );
+    const result = await cli([...LIVE_RUN, '--json'], { PASEO_HOST: fake.host });
     expect(result.code).toBe(1);
     const end = JSON.parse(result.stdout) as { status: string; reason: string };
     expect(end.status).toBe('failed');
@@ -252,20 +252,7 @@ describe('run --backend paseo', () => {
 
   it('runs pause, resume and cancel from another process ask the process driving the run', async () => {
     const fake = await daemon({ scripts: { work: [runsUntilCanceled()] } });
-    const running = cli(
-      [
-        'run',
-        'playbooks/live.yml',
-        '--backend',
-        'paseo',
-        '--input',
-        'task=t',
-        '--input',
-        'token=xxxx',
-        '--json',
-      ],
-      { PASEO_HOST: fake.host },
-    );
+    const running = cli([...LIVE_RUN, '--json'], { PASEO_HOST: fake.host });
     const runs = join(home, 'runs');
     await vi.waitFor(
       () => {
@@ -304,8 +291,7 @@ describe('run --backend paseo', () => {
   it('runs restart reopens an ended paseo run from a step, on the daemon again', async () => {
     const fake = await daemon({ scripts: { work: [reports('done', { note: 'v3' })] } });
     const env = { PASEO_HOST: fake.host };
-    const args = ['--backend', 'paseo', '--input', 'task=t', '--input', 'token=xxxx', '--json'];
-    const first = await cli(['run', 'playbooks/live.yml', ...args, '--gate', 'ship=reject'], env);
+    const first = await cli([...LIVE_RUN, '--json', '--gate', 'ship=reject'], env);
     expect(first.code).toBe(1);
     const ended = JSON.parse(first.stdout) as { id: string; status: string };
     expect(ended.status).toBe('failed');
@@ -326,20 +312,12 @@ describe('run --backend paseo', () => {
   });
 
   it('says clearly when the daemon is down or refuses the password, and saves no run', async () => {
-    const down = await cli(
-      ['run', 'playbooks/live.yml', '--backend', 'paseo', '--input', 'task=t', '--input', 'token=x'],
-      {
-        PASEO_HOST: '127.0.0.1:9',
-      },
-    );
+    const down = await cli(LIVE_RUN, { PASEO_HOST: '127.0.0.1:9' });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/cannot reach .*127\.0\.0\.1:9/);
 
     const fake = await daemon({ password: 'right' });
-    const refused = await cli(
-      ['run', 'playbooks/live.yml', '--backend', 'paseo', '--input', 'task=t', '--input', 'token=x'],
-      { PASEO_HOST: fake.host, PASEO_PASSWORD: 'wrong' },
-    );
+    const refused = await cli(LIVE_RUN, { PASEO_HOST: fake.host, PASEO_PASSWORD: 'wrong' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/4401|password/i);
     expect(readdirSync(home).includes('runs') ? readdirSync(join(home, 'runs')) : []).toEqual([]);
