@@ -1,4 +1,3 @@
-import { relative } from 'node:path';
 import { discoverPlaybooks as discover } from '@kairoku-playbook/compiler';
 import { diskLister } from '@kairoku-playbook/compiler/disk';
 
@@ -7,8 +6,5 @@ export function discoverPlaybooks(root: string): string[] {
   return discover(root, diskLister);
 }
 
-/** The path shown in diagnostics: relative to the working directory, with forward slashes. */
-export function displayPath(path: string, cwd: string): string {
-  const rel = relative(cwd, path);
-  return (rel && !rel.startsWith('..') ? rel : path).split('\\').join('/');
-}
+/** The path shown for a file: relative to the working directory when inside it, with forward slashes (the compiler's rule). */
+export { displayPath } from '@kairoku-playbook/compiler';
