@@ -34,6 +34,8 @@ let scenario: string;
 /** wall time of a whole run, and of the process until its first run file appears */
 let total = 0;
 let startup = 0;
+/** history entries of a whole run: kills inside the run are placed by its progress, not by the clock */
+let events = 0;
 
 /** mulberry32: a small seeded RNG, so a failure can be replayed */
 function rng(seed: number): () => number {
@@ -93,8 +95,22 @@ beforeAll(async () => {
   total = Date.now() - begun;
   await watching;
   expect(code).toBe(0);
+  events = historyLength(home);
+  expect(events).toBeGreaterThan(20);
   expect(JSON.parse(stdout)).toMatchObject({ status: 'completed', outputs: { branch: 'feat/kill' } });
 }, 120_000);
+
+/** How many history entries the run file of `home` holds (0 before it is written). */
+function historyLength(home: string): number {
+  const file = runFiles(home).find((n) => n.endsWith('.json') && !n.startsWith('.'));
+  if (!file) return 0;
+  try {
+    return (JSON.parse(readFileSync(join(home, 'runs', file), 'utf8')) as { history: unknown[] }).history
+      .length;
+  } catch {
+    return 0; // replaced while it was read: the next look sees it whole
+  }
+}
 
 /** What the run file said when the process died: the phase the kill hit. */
 function phase(state: RunState | undefined): string {
@@ -120,11 +136,24 @@ interface Trial {
   afterTaskLeftRunning: boolean;
 }
 
-function runCli(argv: string[], home: string) {
-  return spawnSync(process.execPath, [cli, ...argv], {
-    cwd: repo,
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-    encoding: 'utf8',
+/**
+ * A CLI command run to its end without blocking the event loop: the other trial, running at the same
+ * time, places its kill by polling its run file, which a synchronous spawn would hold up.
+ */
+function runCli(
+  argv: string[],
+  home: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...argv], {
+      cwd: repo,
+      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
 
@@ -136,15 +165,18 @@ async function trial(seed: number): Promise<Trial> {
   const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   // One kill in ten at any moment of the process's life (start-up included); the others spread
-  // over the run itself, from its first write to its end.
+  // over the run itself: after a random number of its events have been written (the run's own
+  // progress, so a slow machine moves the kills with it), then within one sim agent's turn.
   let killAt: number;
   if (random() < 0.1) {
     killAt = Math.floor(random() * total);
     await sleep(killAt);
   } else {
-    const after = random() * Math.max(1, 0.8 * (total - startup));
-    while (!runFiles(home).some((n) => n.endsWith('.json')) && Date.now() - begun < 10_000) await sleep(1);
-    await sleep(after);
+    const target = 1 + Math.floor(random() * (events - 1));
+    let done = false;
+    void exited.then(() => (done = true));
+    while (!done && historyLength(home) < target && Date.now() - begun < 60_000) await sleep(2);
+    await sleep(random() * DELAY_MS);
     killAt = Date.now() - begun;
   }
   child.kill('SIGKILL');
@@ -213,7 +245,7 @@ async function trial(seed: number): Promise<Trial> {
     return result;
   }
   if (state.status === 'running' || state.status === 'paused') {
-    const canceled = runCli(['runs', 'cancel', state.id, '--reason', 'killed'], home);
+    const canceled = await runCli(['runs', 'cancel', state.id, '--reason', 'killed'], home);
     expect(canceled.status, `seed ${seed}: ${canceled.stderr}`).toBe(0);
   }
   const current = store.load(state.id)!;
@@ -226,7 +258,7 @@ async function trial(seed: number): Promise<Trial> {
       steps[i]!.status !== 'completed' &&
       s.needs.every((n) => ['completed', 'skipped'].includes(steps[n]!.status)),
   )!;
-  const restarted = runCli(
+  const restarted = await runCli(
     ['runs', 'restart', state.id, '--from', from.name, '--scenario', scenario, '--json'],
     home,
   );
