@@ -276,6 +276,8 @@ export class PaseoBackend implements Backend {
     if (this.closed) return;
     this.closed = true;
     await this.checks?.stopAll('the runtime is stopping');
+    // A cancel sent just before (the run's own Ctrl-C, a timeout) still reaches the daemon.
+    await Promise.allSettled([...this.cancels]);
     for (const tracked of this.attempts.values()) if (tracked.token) this.endpoint.revoke(tracked.token);
     for (const stop of this.unsubscribe) stop();
     await this.client.close();
@@ -480,13 +482,19 @@ export class PaseoBackend implements Backend {
     }
   }
 
-  private async cancel(agentId: string): Promise<void> {
-    try {
-      await this.client.request('cancel_agent_request', { agentId });
-    } catch (error) {
-      this.log('warn', `paseo: could not cancel agent ${agentId}: ${(error as Error).message}`);
-    }
+  /** Stops an agent's turn; `close` waits for the cancels still in flight. */
+  private cancel(agentId: string): Promise<void> {
+    const sent = this.client.request('cancel_agent_request', { agentId }).then(
+      () => undefined,
+      (error: unknown) =>
+        this.log('warn', `paseo: could not cancel agent ${agentId}: ${(error as Error).message}`),
+    );
+    this.cancels.add(sent);
+    void sent.finally(() => this.cancels.delete(sent));
+    return sent;
   }
+
+  private readonly cancels = new Set<Promise<void>>();
 
   // ---- reports and turn ends --------------------------------------------------------------------
 
