@@ -15,10 +15,10 @@ export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const MAX_HEADER_BYTES = 8 * 1024;
 /** Bytes kept from each end of a refused body, to read its id from. */
 const PEEK_BYTES = 64 * 1024;
-/** Enough for any header line `scanForHeader` matches; kept between chunks so a header split across them is found. */
+/** Enough for any header line `findHeader` matches; kept between chunks so a header split across them is found. */
 const CARRY_BYTES = 64;
 const HEADER_LINE = /^[A-Za-z][A-Za-z0-9-]*:[^\r\n]*$/;
-const HEADER_IN_BODY = /Content-Length:[ \t]{0,8}\d{1,15}[ \t]{0,8}\r\n/;
+const HEADER_IN_BODY = /^Content-Length:[ \t]{0,8}\d{1,15}[ \t]{0,8}\r\n/;
 
 /** JSON-RPC's codes for a message that is not JSON, and one that is not a valid request. */
 export const PARSE_ERROR = -32700;
@@ -37,7 +37,9 @@ interface Body {
   chunks: Buffer[];
   received: number;
   head: Buffer;
-  tail: Buffer;
+  tail: Buffer[];
+  tailBytes: number;
+  /** the last bytes of the body so far, where a header split across chunks may have begun */
   carry: Buffer;
 }
 
@@ -99,7 +101,8 @@ export class MessageFraming {
       chunks: [],
       received: 0,
       head: Buffer.alloc(0),
-      tail: Buffer.alloc(0),
+      tail: [],
+      tailBytes: 0,
       carry: Buffer.alloc(0),
     };
     return rest;
@@ -109,21 +112,25 @@ export class MessageFraming {
     const body = this.body!;
     const wanted = body.length - body.received;
     // A header inside the declared body: the Content-Length lied, the body ends where the header begins.
-    const window = Buffer.concat([body.carry, data.subarray(0, Math.min(data.length, wanted + CARRY_BYTES))]);
+    const scan = data.subarray(0, Math.min(data.length, wanted + CARRY_BYTES));
+    const found = findHeader(body.carry, scan);
     const windowStart = body.received - body.carry.length;
-    const match = HEADER_IN_BODY.exec(window.toString('latin1'));
-    const lieAt = match && windowStart + match.index < body.length ? windowStart + match.index : undefined;
+    const lieAt = found !== undefined && windowStart + found < body.length ? windowStart + found : undefined;
     const take = lieAt === undefined ? Math.min(data.length, wanted) : Math.max(0, lieAt - body.received);
     this.keep(body, data.subarray(0, take));
     if (lieAt === undefined && body.received < body.length) {
-      body.carry = Buffer.from(window.subarray(-CARRY_BYTES));
+      body.carry = Buffer.from(
+        scan.length >= CARRY_BYTES
+          ? scan.subarray(-CARRY_BYTES)
+          : Buffer.concat([body.carry, scan]).subarray(-CARRY_BYTES),
+      );
       return undefined;
     }
     this.body = undefined;
     // The header may have begun in bytes already taken (the carry): give them back.
     const rest =
       lieAt !== undefined && lieAt < body.received - take
-        ? Buffer.concat([window.subarray(match!.index, body.carry.length), data])
+        ? Buffer.concat([body.carry.subarray(found), data])
         : data.subarray(take);
     const end = lieAt ?? body.length;
     if (body.skipping) {
@@ -132,7 +139,7 @@ export class MessageFraming {
           INVALID_REQUEST,
           `the message is ${body.length} bytes, over this server's limit of ${this.maxMessageBytes} bytes; it was skipped`,
           body.head,
-          body.tail,
+          Buffer.concat(body.tail),
         ),
       );
       return rest;
@@ -160,7 +167,11 @@ export class MessageFraming {
     }
     if (body.head.length < PEEK_BYTES)
       body.head = Buffer.concat([body.head, piece.subarray(0, PEEK_BYTES - body.head.length)]);
-    body.tail = Buffer.from(Buffer.concat([body.tail, piece.subarray(-PEEK_BYTES)]).subarray(-PEEK_BYTES));
+    // The last pieces that hold the last PEEK_BYTES (joined only at the end).
+    body.tail.push(piece);
+    body.tailBytes += piece.length;
+    while (body.tail.length > 1 && body.tailBytes - body.tail[0]!.length >= PEEK_BYTES)
+      body.tailBytes -= body.tail.shift()!.length;
   }
 
   private garbage(frames: Frame[], message: string): void {
@@ -199,4 +210,25 @@ function headerStart(block: string, at: number): number {
 function lineStart(block: string, i: number): number {
   const newline = i >= 2 ? block.lastIndexOf('\r\n', i - 2) : -1;
   return newline < 0 ? 0 : newline + 2;
+}
+
+/**
+ * Where a `Content-Length: N` header line begins in `carry` followed by `scan` (an index into the two as
+ * one), or undefined: a native search of the new bytes, and a small one across the seam.
+ */
+function findHeader(carry: Buffer, scan: Buffer): number | undefined {
+  const isHeader = (bytes: Buffer, at: number) =>
+    HEADER_IN_BODY.test(bytes.toString('latin1', at, at + CARRY_BYTES));
+  if (carry.length) {
+    const seam = Buffer.concat([carry, scan.subarray(0, CARRY_BYTES)]);
+    for (
+      let at = seam.indexOf('Content-Length:');
+      at >= 0 && at < carry.length;
+      at = seam.indexOf('Content-Length:', at + 1)
+    )
+      if (isHeader(seam, at)) return at;
+  }
+  for (let at = scan.indexOf('Content-Length:'); at >= 0; at = scan.indexOf('Content-Length:', at + 1))
+    if (isHeader(scan, at)) return carry.length + at;
+  return undefined;
 }
