@@ -4,7 +4,8 @@
  */
 export const LSP_VERSION = 1;
 
-export { startServer, STATS_REQUEST } from './server.js';
+export { serveStdio, startServer, STATS_REQUEST } from './server.js';
+export { MAX_MESSAGE_BYTES } from './protocol/framing.js';
 export type { ServerOptions, ServerStats } from './server.js';
 export { PlaybookWorkspace } from './workspace/playbook-workspace.js';
 export type { WorkspaceFolder, WorkspaceValidation } from './workspace/playbook-workspace.js';

@@ -10,6 +10,7 @@ import {
   LSPErrorCodes,
   ProposedFeatures,
   ResponseError,
+  StreamMessageWriter,
   TextDocuments,
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
@@ -19,6 +20,7 @@ import type {
   Connection,
   DiagnosticServerCancellationData,
   Diagnostic as LspDiagnostic,
+  DocumentDiagnosticParams,
   DocumentDiagnosticReport,
   InitializeParams,
   InitializeResult,
@@ -59,6 +61,9 @@ import {
   toTextEdit,
 } from './protocol/convert.js';
 import { warmSymbolIndex } from './language/symbols.js';
+import { MAX_MESSAGE_BYTES } from './protocol/framing.js';
+import { GuardedMessageReader } from './protocol/message-reader.js';
+import { checkParams } from './protocol/params.js';
 import { isPlaybookPath } from './workspace/discovery.js';
 import { PlaybookWorkspace, normalizeUri } from './workspace/playbook-workspace.js';
 import type { WorkspaceFolder } from './workspace/playbook-workspace.js';
@@ -90,9 +95,30 @@ interface Published {
 }
 
 const DEFAULT_DELAY = 150;
+/** a validation delay past this is a mistake (and past 2^31 ms, setTimeout fires at once) */
+const MAX_DELAY = 60_000;
 
-export function startServer(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Connection {
-  const connection = createConnection(ProposedFeatures.all, input, output);
+/**
+ * The language server on a pair of streams. Messages are read by a guarded reader: a bad one (not JSON,
+ * too large, params that do not fit its method) is answered with a JSON-RPC error and never reaches a
+ * handler. When the input ends, the process exits (0 after a shutdown request, 1 otherwise).
+ */
+export function startServer(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  options: { maxMessageBytes?: number } = {},
+): Connection {
+  const writer = new StreamMessageWriter(output);
+  // Until the connection exists, a refusal's log line goes to stderr.
+  let log = (line: string): void => void process.stderr.write(`kairoku-playbook lsp: ${line}\n`);
+  const reader = new GuardedMessageReader(input, {
+    answer: (message) => void writer.write(message).catch(() => undefined),
+    checkParams,
+    log: (line) => log(line),
+    maxMessageBytes: options.maxMessageBytes ?? MAX_MESSAGE_BYTES,
+  });
+  const connection = createConnection(ProposedFeatures.all, reader, writer);
+  log = (line) => connection.console.error(line);
   // On stdio, stdout is the protocol: whatever any module prints goes to the client's log instead.
   if (output === process.stdout) {
     const to =
@@ -103,8 +129,28 @@ export function startServer(input: NodeJS.ReadableStream, output: NodeJS.Writabl
     console.warn = to((m) => connection.console.warn(m));
     console.error = to((m) => connection.console.error(m));
   }
-  new PlaybookServer(connection).listen();
+  const server = new PlaybookServer(connection);
+  server.listen();
+  const exit = () => process.exit(server.shutdownReceived ? 0 : 1);
+  input.once('end', exit);
+  input.once('close', exit);
   return connection;
+}
+
+/**
+ * `kairoku-playbook lsp --stdio` and `node lsp/dist/stdio.js`: the server on stdin and stdout. Nothing may
+ * write to stdout but the protocol; an error no handler caught is logged to stderr, never fatal.
+ */
+export function serveStdio(): Connection {
+  process.on('uncaughtException', (error) =>
+    process.stderr.write(`kairoku-playbook lsp: ${error.stack ?? String(error)}\n`),
+  );
+  process.on('unhandledRejection', (error) =>
+    process.stderr.write(
+      `kairoku-playbook lsp: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    ),
+  );
+  return startServer(process.stdin, process.stdout);
 }
 
 class PlaybookServer {
@@ -123,6 +169,8 @@ class PlaybookServer {
   private validations = 0;
   private errors = 0;
   private nextResultId = 1;
+  /** a shutdown request came: the exit that follows (or the end of the input) is a clean one */
+  shutdownReceived = false;
   /** documents edited since the last validation (their diagnostics are published even when equal) */
   private readonly edited = new Set<string>();
 
@@ -133,6 +181,7 @@ class PlaybookServer {
     connection.onInitialize((params) => this.initialize(params));
     connection.onInitialized(() => this.safely('initialized', () => this.initialized()));
     connection.onShutdown(() => {
+      this.shutdownReceived = true;
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
     });
@@ -159,7 +208,11 @@ class PlaybookServer {
         const key = normalizeUri(document.uri);
         this.workspace.closeDocument(document.uri);
         this.published.delete(key);
-        if (!this.pullDiagnostics) void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
+        if (!this.pullDiagnostics)
+          this.settle(
+            'publishing diagnostics',
+            connection.sendDiagnostics({ uri: document.uri, diagnostics: [] }),
+          );
         this.schedule(0);
       }),
     );
@@ -185,21 +238,12 @@ class PlaybookServer {
     );
 
     connection.languages.diagnostics.on((params, token) => {
-      if (token.isCancellationRequested)
-        return new ResponseError(LSPErrorCodes.ServerCancelled, 'cancelled', { retriggerRequest: true });
-      const key = normalizeUri(params.textDocument.uri);
-      const document = this.documents.get(params.textDocument.uri);
-      const latest = this.published.get(key);
-      if (this.timer || !latest || (document && latest.version !== document.version)) this.validateNow();
-      const report = this.published.get(key);
-      if (!report) return { kind: 'full', items: [] } satisfies DocumentDiagnosticReport;
-      if (params.previousResultId === report.resultId)
-        return { kind: 'unchanged', resultId: report.resultId } satisfies DocumentDiagnosticReport;
-      return {
-        kind: 'full',
-        resultId: report.resultId,
-        items: report.items,
-      } satisfies DocumentDiagnosticReport;
+      try {
+        return this.documentDiagnostics(params, token);
+      } catch (error) {
+        this.fail(`diagnostics of ${params.textDocument.uri}`, error);
+        return { kind: 'full', items: [] } satisfies DocumentDiagnosticReport;
+      }
     });
     connection.languages.diagnostics.onWorkspace((params, token) => this.workspaceDiagnostics(params, token));
 
@@ -300,8 +344,12 @@ class PlaybookServer {
       capabilities.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport !== false;
     this.workspaceFolderEvents = capabilities.workspace?.workspaceFolders === true;
     const options = (params.initializationOptions ?? {}) as ServerOptions;
-    if (typeof options.validationDelay === 'number' && options.validationDelay >= 0)
-      this.delay = options.validationDelay;
+    const delay = (options as Record<string, unknown> | null)?.validationDelay;
+    if (typeof delay === 'number' && delay >= 0 && delay <= MAX_DELAY) this.delay = delay;
+    else if (delay !== undefined)
+      this.log(
+        `initializationOptions.validationDelay must be milliseconds from 0 to ${MAX_DELAY}; using ${this.delay}`,
+      );
     const folders: WorkspaceFolder[] =
       params.workspaceFolders ??
       (params.rootUri ? [{ uri: params.rootUri, name: params.rootUri.split('/').pop() ?? 'root' }] : []);
@@ -338,12 +386,23 @@ class PlaybookServer {
     this.schedule(0);
     if (!this.workspaceFolderEvents) return;
     this.connection.workspace.onDidChangeWorkspaceFolders(() => {
-      void this.connection.workspace.getWorkspaceFolders().then((folders) =>
-        this.safely('workspace folders', () => {
-          this.workspace.setFolders(folders ?? []);
-          this.workspace.discover();
-          this.schedule(0);
-        }),
+      this.settle(
+        'reading the workspace folders',
+        this.connection.workspace.getWorkspaceFolders().then((folders) =>
+          this.safely('workspace folders', () => {
+            // The client's answer: only well-formed folders are taken.
+            const valid = (Array.isArray(folders) ? folders : []).filter(
+              (f): f is WorkspaceFolder =>
+                typeof f === 'object' &&
+                f !== null &&
+                typeof f.uri === 'string' &&
+                typeof f.name === 'string',
+            );
+            this.workspace.setFolders(valid);
+            this.workspace.discover();
+            this.schedule(0);
+          }),
+        ),
       );
     });
   }
@@ -402,7 +461,11 @@ class PlaybookServer {
       if (!edited) changedElsewhere.push(key);
       const uri = this.clientUris.get(key) ?? key;
       const version = this.documents.get(uri)?.version;
-      if (!this.pullDiagnostics) void this.connection.sendDiagnostics({ uri, version, diagnostics: items });
+      if (!this.pullDiagnostics)
+        this.settle(
+          'publishing diagnostics',
+          this.connection.sendDiagnostics({ uri, version, diagnostics: items }),
+        );
     }
     // Playbooks on disk that are not open: kept for workspace pulls (never pushed: a client shows the
     // diagnostics of the documents it opens).
@@ -422,13 +485,13 @@ class PlaybookServer {
     const slice = () => {
       const next = warm[0];
       if (!next) return;
-      // Only the analysis just published: a newer edit is analysed by its own validation.
-      const analysis =
-        this.documents.get(next.uri)?.version === next.version
-          ? this.workspace.analysisFor(next.uri)
-          : undefined;
       let done = true;
       try {
+        // Only the analysis just published: a newer edit is analysed by its own validation.
+        const analysis =
+          this.documents.get(next.uri)?.version === next.version
+            ? this.workspace.analysisFor(next.uri)
+            : undefined;
         if (analysis) done = warmSymbolIndex(analysis, 4);
       } catch (error) {
         this.log(`warming the symbol index of ${next.uri} failed: ${String(error)}`);
@@ -439,7 +502,29 @@ class PlaybookServer {
     setImmediate(slice);
     this.edited.clear();
     if (this.pullDiagnostics && this.refreshSupport && changedElsewhere.length)
-      void this.connection.languages.diagnostics.refresh();
+      this.settle('asking for a diagnostics refresh', this.connection.languages.diagnostics.refresh());
+  }
+
+  /** `textDocument/diagnostic`: the document's latest report (validated now when out of date). */
+  private documentDiagnostics(
+    params: DocumentDiagnosticParams,
+    token: CancellationToken,
+  ): DocumentDiagnosticReport | ResponseError<DiagnosticServerCancellationData> {
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.ServerCancelled, 'cancelled', { retriggerRequest: true });
+    const key = normalizeUri(params.textDocument.uri);
+    const document = this.documents.get(params.textDocument.uri);
+    const latest = this.published.get(key);
+    if (this.timer || !latest || (document && latest.version !== document.version)) this.validateNow();
+    const report = this.published.get(key);
+    if (!report) return { kind: 'full', items: [] } satisfies DocumentDiagnosticReport;
+    if (params.previousResultId === report.resultId)
+      return { kind: 'unchanged', resultId: report.resultId } satisfies DocumentDiagnosticReport;
+    return {
+      kind: 'full',
+      resultId: report.resultId,
+      items: report.items,
+    } satisfies DocumentDiagnosticReport;
   }
 
   /** Whether the last validation is out of date: one is scheduled, or an open document changed since. */
@@ -555,6 +640,11 @@ class PlaybookServer {
       this.fail(`${name} on ${uri}`, error);
       return empty;
     }
+  }
+
+  /** A promise nothing waits for: its failure is a log line, never an unhandled rejection. */
+  private settle(what: string, promise: Promise<unknown>): void {
+    promise.catch((error: unknown) => this.fail(what, error));
   }
 
   private safely(name: string, run: () => void): void {

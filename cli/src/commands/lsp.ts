@@ -1,4 +1,4 @@
-import { startServer } from '@kairoku-playbook/lsp';
+import { serveStdio } from '@kairoku-playbook/lsp';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../main.js';
@@ -27,7 +27,7 @@ export function runLsp(argv: readonly string[], io: CommandIo): number {
   if (!args.flags.has('stdio'))
     throw new UsageError('lsp needs --stdio (the only transport); see kairoku-playbook lsp --help');
   if (args.positionals.length) throw new UsageError(`lsp takes no arguments, not "${args.positionals[0]}"`);
-  // Runs until the client says exit; nothing else may write to stdout.
-  startServer(process.stdin, process.stdout);
+  // Runs until the client says exit; nothing else may write to stdout, and no stray error ends it.
+  serveStdio();
   return 0;
 }

@@ -253,12 +253,23 @@ describe('the language server over stdio', () => {
     expect(symbols).toHaveLength(2);
   });
 
-  it('turns a failing feature into an empty result and a log line, and stays up', async () => {
+  it('answers a request whose params do not fit with InvalidParams and a log line, and stays up', async () => {
     const logged = client.logs.length;
-    const result = await client.request('textDocument/hover', { textDocument: { uri: URI }, position: null });
-    expect(result).toBeNull();
-    expect(client.logs.slice(logged).map((l) => [l.type, l.message.split('\n')[0]])).toEqual([
-      [1, expect.stringMatching(/^hover on file:\/\/\/virtual\/playbooks\/proto\.yml failed: TypeError/)],
+    const refused = await client
+      .request('textDocument/hover', { textDocument: { uri: URI }, position: null })
+      .then(
+        () => undefined,
+        (error: { code: number; message: string }) => error,
+      );
+    expect(refused).toMatchObject({
+      code: -32602,
+      message: 'invalid params for textDocument/hover: params.position must be an object, not null',
+    });
+    expect(client.logs.slice(logged).map((l) => [l.type, l.message])).toEqual([
+      [
+        1,
+        'refused a message: invalid params for textDocument/hover: params.position must be an object, not null',
+      ],
     ]);
     client.logs.splice(logged);
     const symbols = await client.request<DocumentSymbol[]>('textDocument/documentSymbol', {

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { readBody } from './http-body.js';
+import { describeForbidden, forbiddenKey } from '../core/schemas.js';
+import { LISTENER_OPTIONS, discardBody, readBody } from './http-body.js';
 
 /** The one run, step and attempt a token may report for. */
 export interface ReportBinding {
@@ -28,6 +29,8 @@ export interface ReportEndpointOptions {
   host?: string;
   /** 0 (the default) picks a free port */
   port?: number;
+  /** a request body must arrive within this (default 30 s) */
+  bodyTimeoutMs?: number;
   /** a report for a token's binding: the refusal, or undefined when the run accepted it */
   onReport(binding: ReportBinding, report: StepReport): string | undefined;
   /**
@@ -70,17 +73,27 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
     if (binding && live.delete(token)) revoked.set(token, binding);
   };
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(LISTENER_OPTIONS, (req, res) => {
     void handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) reply(res, 500, `kairoku-playbook failed: ${(error as Error).message}`);
       else res.end();
     });
   });
 
+  const limits = {
+    maxBytes: MAX_BODY_BYTES,
+    ...(options.bodyTimeoutMs !== undefined ? { timeoutMs: options.bodyTimeoutMs } : {}),
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if ((req.url ?? '').split('?')[0] !== '/mcp') return reply(res, 404, 'not found: the endpoint is /mcp');
+    // A request answered before its body is read: what it still sends is dropped, within limits.
+    const refuse = (status: number, message: string) => {
+      discardBody(req, limits);
+      reply(res, status, message);
+    };
+    if ((req.url ?? '').split('?')[0] !== '/mcp') return refuse(404, 'not found: the endpoint is /mcp');
     if (req.method !== 'POST')
-      return reply(res, 405, 'this endpoint is stateless: only POST requests are served');
+      return refuse(405, 'this endpoint is stateless: only POST requests are served');
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const binding = token === undefined ? undefined : live.get(token);
     if (!binding) {
@@ -91,16 +104,19 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
             ? 'this token was revoked: its step already reported, or its attempt ended'
             : 'unknown token: it was not minted by this run (a restarted runtime does not know the tokens of the one before)';
       options.onRejected?.(reason, token === undefined ? undefined : revoked.get(token));
-      return reply(res, 401, reason);
+      return refuse(401, reason);
     }
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === undefined) return reply(res, 413, `the request is larger than ${MAX_BODY_BYTES} bytes`);
+    const body = await readBody(req, limits);
+    if (!body.ok) return reply(res, body.status, body.reason);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body);
+      parsed = JSON.parse(body.text);
     } catch {
       return reply(res, 400, 'the request body is not JSON');
     }
+    // Before the SDK's zod, which would drop such a key without a word.
+    const forbidden = forbiddenKey(parsed);
+    if (forbidden) return reply(res, 400, `the request was refused: ${describeForbidden(forbidden)}`);
     const mcp = stepAgentServer(binding, (report) => {
       if (!live.has(token!)) return 'this token was revoked: its step already reported, or its attempt ended';
       const refusal = options.onReport(binding, report);
@@ -195,6 +211,7 @@ function stepAgentServer(
 
 /** A refusal as MCP clients read it: a JSON-RPC error with the reason. */
 function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
+  const text = JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }

@@ -1,6 +1,7 @@
 import type { Ir, IrStep } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { parse } from 'yaml';
+import { describeForbidden, forbiddenKey } from '../core/schemas.js';
 
 /**
  * A scenario scripts the `sim` backend (SPEC §8): reports per successive attempt of a step (past the
@@ -50,6 +51,8 @@ export function readScenario(
   if (value === null || value === undefined) return { scenario, errors };
   if (!isObject(value))
     return { scenario, errors: ['a scenario is a mapping with inputs, steps, gates, after'] };
+  const forbidden = forbiddenKey(value);
+  if (forbidden) return { scenario, errors: [describeForbidden(forbidden)] };
   checkKeys(value, [...SCENARIO_KEYS, ...extraKeys], '', errors);
   if (value.inputs !== undefined) {
     if (isObject(value.inputs)) scenario.inputs = { ...value.inputs };

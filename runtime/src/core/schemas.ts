@@ -40,6 +40,13 @@ export function checkNamedValues(
   declarer: string,
   defaults = false,
 ): string[] {
+  const forbidden = forbiddenKey(values);
+  if (forbidden) {
+    const [name] = forbidden.path;
+    if (forbidden.kind === 'key' && forbidden.path.length === 1)
+      return [`"__proto__" is not a valid ${what} name; ${PROTO_ADVICE}`];
+    return [`${name === undefined ? `the ${what}s` : `${what} "${name}"`}: ${describeForbidden(forbidden)}`];
+  }
   const properties = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
   const errors: string[] = [];
   for (const name of Object.keys(values)) {
@@ -77,4 +84,76 @@ function describeErrors(errors: ErrorObject[], what: string): string[] {
     messages.add(`${subject} ${message}`);
   }
   return [...messages];
+}
+
+const PROTO_ADVICE =
+  'keys named __proto__ are refused (they would rewrite the prototype of an object that copies them)';
+
+/** What `forbiddenKey` found: where (keys and indexes from the root), and what is wrong there. */
+export interface ForbiddenKey {
+  /** a key named `__proto__` (the last part of `path`), or an object that is not plain data */
+  kind: 'key' | 'object';
+  path: (string | number)[];
+}
+
+/** A sentence for what `forbiddenKey` found: `a key named "__proto__" at inputs.config.__proto__ is refused (…)`. */
+export function describeForbidden(found: ForbiddenKey, root?: string): string {
+  const path = describePath(root === undefined ? found.path : [root, ...found.path]);
+  return found.kind === 'key'
+    ? `a key named "__proto__" at ${path} is refused: ${PROTO_ADVICE}`
+    : `the value at ${path || 'the top'} is not plain data (an object with a prototype of its own); send JSON values`;
+}
+
+/**
+ * The first key named `__proto__` in a value parsed from outside (JSON, YAML), or an object in it that is
+ * not plain data (its prototype is neither Object.prototype nor null). JSON.parse and the yaml package
+ * make `__proto__` an own property, harmless in itself; but code that copies the value by assignment
+ * (`copy[key] = value`, Object.assign, a deep merge) would set the copy's prototype instead, and zod drops
+ * the key without a word. So it is refused where input enters: run inputs, report outputs, scenarios,
+ * MCP messages and HTTP bodies. Walks without recursion (a deeply nested value cannot overflow the stack).
+ */
+export function forbiddenKey(value: unknown): ForbiddenKey | undefined {
+  // Each entry links to its parent, so a path is built only for what is found (deep values stay linear).
+  interface Entry {
+    item: unknown;
+    key: string | number | undefined;
+    parent: Entry | undefined;
+  }
+  const pathOf = (entry: Entry, last?: string): (string | number)[] => {
+    const path: (string | number)[] = last === undefined ? [] : [last];
+    for (let at: Entry | undefined = entry; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+    return path;
+  };
+  const stack: Entry[] = [{ item: value, key: undefined, parent: undefined }];
+  const seen = new Set<object>();
+  while (stack.length) {
+    const entry = stack.pop()!;
+    const item = entry.item;
+    if (typeof item !== 'object' || item === null || seen.has(item)) continue;
+    seen.add(item);
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push({ item: item[i], key: i, parent: entry });
+      continue;
+    }
+    const prototype: unknown = Object.getPrototypeOf(item);
+    if (prototype !== Object.prototype && prototype !== null) return { kind: 'object', path: pathOf(entry) };
+    const keys = Object.keys(item);
+    if (keys.includes('__proto__')) return { kind: 'key', path: pathOf(entry, '__proto__') };
+    for (let i = keys.length - 1; i >= 0; i--)
+      stack.push({ item: (item as Record<string, unknown>)[keys[i]!], key: keys[i]!, parent: entry });
+  }
+  return undefined;
+}
+
+/** A path as it reads in a message: `steps.qa[0].outputs.__proto__`. */
+export function describePath(path: readonly (string | number)[]): string {
+  return path
+    .map((part, i) =>
+      typeof part === 'number'
+        ? `[${part}]`
+        : /^[A-Za-z_$][\w$-]*$/.test(part)
+          ? `${i ? '.' : ''}${part}`
+          : `[${JSON.stringify(part)}]`,
+    )
+    .join('');
 }

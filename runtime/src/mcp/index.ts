@@ -3,6 +3,7 @@
  * separate entry point, so programs that do not serve MCP never load the MCP SDK.
  */
 export { serveMcp } from './server.js';
+export { GuardedStdioTransport, MAX_MESSAGE_BYTES } from './stdio-transport.js';
 export type { RunningServer, ServeOptions } from './server.js';
 export { PlaybookProtocol, dueTimeouts } from './protocol.js';
 export type { ProtocolOptions } from './protocol.js';

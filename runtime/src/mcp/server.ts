@@ -2,7 +2,6 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { stepIr } from '../core/view.js';
 import { RunStore, defaultHome } from '../store/run-store.js';
 import type { AgentMode } from './backend.js';
@@ -11,6 +10,7 @@ import { PaseoHost } from './paseo-host.js';
 import type { PaseoAgentsOptions } from './paseo-host.js';
 import { PlaybookProtocol } from './protocol.js';
 import { checkStepAgentToken } from './token.js';
+import { GuardedStdioTransport } from './stdio-transport.js';
 import { registerManagerTools, registerReportTool, registerStepAgentTool } from './tools.js';
 import { ToolError } from './tool-error.js';
 
@@ -34,6 +34,8 @@ export interface ServeOptions {
   selfCommand?: readonly string[];
   stdin?: Readable;
   stdout?: Writable;
+  /** the longest message line read (default MAX_MESSAGE_BYTES, 10 MiB) */
+  maxMessageBytes?: number;
   /** where warnings go (stderr); stdout carries the protocol */
   log?: (line: string) => void;
 }
@@ -121,7 +123,11 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
   }
 
   const stdin = options.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  // A message over the limit, not JSON or not JSON-RPC is answered with an error; the session goes on.
+  const transport = new GuardedStdioTransport(stdin, options.stdout ?? process.stdout, {
+    ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
+    log: (line) => options.log?.(`warning: ${line}`),
+  });
   let done: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (done = resolve));
   let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
 import { checkBody, describeProblems, isLoopback, isWildcard } from '../backends/kairoku/protocol.js';
 import type { CapacityResponse } from '../backends/kairoku/protocol.js';
 
@@ -13,27 +14,41 @@ export async function startCapacityServer(
   host: string,
   port: number,
   capacity: () => CapacityResponse,
+  options: { bodyTimeoutMs?: number } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   if (isWildcard(host))
     throw new Error(`refusing a wildcard bind (${host || 'all interfaces'}): loopback only (RF-006)`);
   if (!isLoopback(host))
     throw new Error(`refusing to bind ${host}: the capacity listener is loopback only (RF-006)`);
-  const server: Server = createServer((req, res) => {
-    req.resume();
+  const server: Server = createServer(LISTENER_OPTIONS, (req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    let status = 200;
-    let body: unknown;
-    if (path !== '/capacity')
-      [status, body] = [404, { error: `no route ${path}; the route is GET /capacity` }];
-    else if (req.method !== 'GET') [status, body] = [405, { error: '/capacity takes GET' }];
-    else {
-      body = capacity();
-      const problems = checkBody('capacity.response', body);
-      if (problems.length) [status, body] = [500, { error: `BUG: ${describeProblems(problems)}` }];
+    const answer = (status: number, body: unknown) => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
+    };
+    const limits = {
+      maxBytes: 0,
+      ...(options.bodyTimeoutMs !== undefined ? { timeoutMs: options.bodyTimeoutMs } : {}),
+    };
+    if (path !== '/capacity' || req.method !== 'GET') {
+      discardBody(req, limits);
+      if (path !== '/capacity') return answer(404, { error: `no route ${path}; the route is GET /capacity` });
+      return answer(405, { error: '/capacity takes GET' });
     }
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
+    // A GET has no body: one that comes is refused (413), and one that never ends cannot hold the listener.
+    readBody(req, limits)
+      .then((body) => {
+        if (!body.ok) return answer(body.status, { error: body.reason });
+        const now = capacity();
+        const problems = checkBody('capacity.response', now);
+        if (problems.length) return answer(500, { error: `BUG: ${describeProblems(problems)}` });
+        answer(200, now);
+      })
+      .catch((error: unknown) => answer(500, { error: `the runner failed to answer: ${String(error)}` }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

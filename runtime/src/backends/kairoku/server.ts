@@ -12,7 +12,8 @@ import {
   isWildcard,
 } from './protocol.js';
 import type { Route } from './protocol.js';
-import { readBody } from '../http-body.js';
+import { describeForbidden, forbiddenKey } from '../../core/schemas.js';
+import { LISTENER_OPTIONS, discardBody, readBody } from '../http-body.js';
 
 /** What answers the routes once a request is authenticated and fits its schema. */
 export interface ProtocolHandler {
@@ -35,7 +36,7 @@ export interface KairokuServer {
  */
 export async function startKairokuServer(
   handler: ProtocolHandler,
-  options: { host: string; port: number; appToken: string },
+  options: { host: string; port: number; appToken: string; bodyTimeoutMs?: number },
 ): Promise<KairokuServer> {
   if (isWildcard(options.host))
     throw new Error(
@@ -43,7 +44,7 @@ export async function startKairokuServer(
     );
   if (options.appToken.length < 16) throw new Error('the app credential must be at least 16 characters');
   const expected = digest(options.appToken);
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(LISTENER_OPTIONS, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       handler.fault(`kairoku server error: ${(error as Error).stack ?? String(error)}`);
       if (!res.headersSent) send(res, 500, errorBody('internal', 'the app failed to answer'));
@@ -51,11 +52,16 @@ export async function startKairokuServer(
     });
   });
 
+  const limits = {
+    maxBytes: LIMITS.bodyBytes,
+    ...(options.bodyTimeoutMs !== undefined ? { timeoutMs: options.bodyTimeoutMs } : {}),
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0]!;
     const route = /^\/v1\/([a-z-]+)$/.exec(path)?.[1] as Route | undefined;
     if (route === undefined || !ROUTES.includes(route)) {
-      req.resume();
+      discardBody(req, limits);
       return send(
         res,
         404,
@@ -66,12 +72,12 @@ export async function startKairokuServer(
       );
     }
     if (req.method !== 'POST') {
-      req.resume();
+      discardBody(req, limits);
       return send(res, 405, errorBody('method-not-allowed', `${path} takes POST, not ${req.method}`));
     }
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (token === undefined || !timingSafeEqual(digest(token), expected)) {
-      req.resume();
+      discardBody(req, limits);
       handler.fault(`refused a ${route} request: ${token === undefined ? 'no' : 'a wrong'} app credential`);
       return send(
         res,
@@ -84,15 +90,27 @@ export async function startKairokuServer(
         ),
       );
     }
-    const text = await readBody(req, LIMITS.bodyBytes);
-    if (text === undefined)
-      return send(res, 413, errorBody('too-large', `the body is larger than ${LIMITS.bodyBytes} bytes`));
+    const text = await readBody(req, limits);
+    if (!text.ok) {
+      handler.fault(`refused a ${route} request: ${text.reason}`);
+      return send(
+        res,
+        text.status,
+        errorBody(text.status === 413 ? 'too-large' : 'bad-request', text.reason),
+      );
+    }
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(text.text);
     } catch (error) {
       handler.fault(`refused a ${route} request: the body is not JSON`);
       return send(res, 400, errorBody('bad-request', `the body is not JSON: ${(error as Error).message}`));
+    }
+    const forbidden = forbiddenKey(body);
+    if (forbidden) {
+      const message = `the ${route} request was refused: ${describeForbidden(forbidden)}`;
+      handler.fault(`refused a ${route} request: ${message}`);
+      return send(res, 400, errorBody('bad-request', message));
     }
     const problems = checkBody(`${route}.request`, body);
     if (problems.length) {
