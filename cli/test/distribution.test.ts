@@ -5,7 +5,15 @@
  * installs and runs the real thing.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -56,13 +64,25 @@ describe('cli/package.json', () => {
 
   it('names the licences of the bundled packages', () => {
     const notices = readFileSync(join(cli, 'dist/THIRD-PARTY-NOTICES.txt'), 'utf8');
-    for (const name of ['yaml', 'ajv', 'chevrotain', 'vscode-languageserver', '@modelcontextprotocol/sdk', 'ws', 'zod'])
-      expect(notices, name).toMatch(new RegExp(`^${name.replace(/[/.]/g, '\\$&')} \\d+\\.\\d+\\.\\d+ \\(`, 'm'));
+    for (const name of [
+      'yaml',
+      'ajv',
+      'chevrotain',
+      'vscode-languageserver',
+      '@modelcontextprotocol/sdk',
+      'ws',
+      'zod',
+    ])
+      expect(notices, name).toMatch(
+        new RegExp(`^${name.replace(/[/.]/g, '\\$&')} \\d+\\.\\d+\\.\\d+ \\(`, 'm'),
+      );
     expect(notices).not.toContain('@kairoku-playbook/');
   });
 
   it('has a CHANGELOG entry for this version', () => {
-    expect(readFileSync(join(repo, 'CHANGELOG.md'), 'utf8')).toMatch(new RegExp(`^## ${VERSION.replace(/\./g, '\\.')} `, 'm'));
+    expect(readFileSync(join(repo, 'CHANGELOG.md'), 'utf8')).toMatch(
+      new RegExp(`^## ${VERSION.replace(/\./g, '\\.')} `, 'm'),
+    );
   });
 });
 
@@ -102,9 +122,15 @@ describe('the bin npm links', () => {
 describe('the bundle', () => {
   it('holds the texts of src/assets.ts, so it needs no file beside it', () => {
     expect(assetPaths()).toEqual(ASSETS);
+    const alone = mkdtempSync(join(tmpdir(), 'kp-bundle-'));
+    copyFileSync(join(cli, 'dist/kairoku-playbook.bundle.cjs'), join(alone, 'cli.cjs'));
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(alone, 'cli.cjs'), ...args], { cwd: alone, encoding: 'utf8' });
+    expect(run('schema').stdout === readFileSync(join(repo, ASSETS.playbookSchema), 'utf8')).toBe(true);
+    expect(run('schema', '--ir').stdout === readFileSync(join(repo, ASSETS.irSchema), 'utf8')).toBe(true);
+    expect(run('explain', 'PB903').stdout).toMatch(/^## PB903 suppression comment that silences nothing\n/);
     const bundle = readFileSync(join(cli, 'dist/kairoku-playbook.bundle.cjs'), 'utf8');
-    expect(bundle).toContain(JSON.stringify(readFileSync(join(repo, ASSETS.diagnosticsReference), 'utf8')));
-    expect(bundle).not.toMatch(/require\("@kairoku-playbook\//);
+    expect(/require\("@kairoku-playbook\//.test(bundle)).toBe(false);
   });
 });
 
@@ -119,7 +145,8 @@ describe('.pre-commit-hooks.yaml', () => {
   }[];
   const hook = hooks[0]!;
   /** pre-commit's Python regex; `(?i)` at the start is the only flag it uses. */
-  const regex = (python: string) => new RegExp(python.replace(/^\(\?i\)/, ''), python.startsWith('(?i)') ? 'i' : '');
+  const regex = (python: string) =>
+    new RegExp(python.replace(/^\(\?i\)/, ''), python.startsWith('(?i)') ? 'i' : '');
 
   it('runs a script of the repository over the whole repository', () => {
     expect(hooks).toHaveLength(1);
@@ -145,5 +172,54 @@ describe('.pre-commit-hooks.yaml', () => {
       'playbooks/readme.md',
     ])
       expect(runsOn(path), path).toBe(isPlaybookPath(path));
+  });
+});
+
+describe('the docs', () => {
+  const read = (path: string) => readFileSync(join(repo, path), 'utf8');
+  const docs = [
+    'README.md',
+    'cli/README.md',
+    ...['ci.md', 'cli.md', 'versioning.md'].map((d) => `docs/${d}`),
+  ];
+
+  it('name this version wherever they name one (tags, pins, links)', () => {
+    const stale: string[] = [];
+    for (const doc of docs)
+      for (const match of read(doc).matchAll(/\bv(\d+\.\d+\.\d+)\b|kairoku-playbook@(\d+\.\d+\.\d+)/g))
+        if ((match[1] ?? match[2]) !== VERSION) stale.push(`${doc}: ${match[0]}`);
+    expect(stale).toEqual([]);
+  });
+
+  it("give a schema catalog entry that matches only playbooks, pointing at the tag's schema", () => {
+    const cliDoc = read('docs/cli.md');
+    const block = [...cliDoc.matchAll(/```json\n([\s\S]*?)\n```/g)]
+      .map((m) => m[1]!)
+      .find((b) => b.includes('fileMatch'));
+    const entry = JSON.parse(block!) as { fileMatch: string[]; url: string };
+    expect(entry.url).toBe(
+      `${REPOSITORY_URL.replace('https://github.com/', 'https://raw.githubusercontent.com/')}/v${VERSION}/${ASSETS.playbookSchema}`,
+    );
+    expect(cliDoc).toContain(`# yaml-language-server: $schema=${entry.url}\n`);
+    /** A SchemaStore file pattern: without a slash it matches a file name in any folder. */
+    const glob = (pattern: string) =>
+      new RegExp(
+        `(^|/)${pattern
+          .split('**/')
+          .map((part) => part.replace(/\./g, '\\.').replace(/\*/g, '[^/]*'))
+          .join('(.*/)?')}$`,
+      );
+    const matches = (path: string) => entry.fileMatch.some((pattern) => glob(pattern).test(path));
+    for (const path of [
+      'a.playbook.yml',
+      'x/b.playbook.yaml',
+      '.kairoku/playbooks/c.yml',
+      'p/.paseo/playbooks/d.yaml',
+    ])
+      expect(matches(path), path).toBe(true);
+    for (const path of ['playbooks/site.yml', 'other/e.yml', '.kairoku/playbooks/x/f.yml', 'g.yml'])
+      expect(matches(path), path).toBe(false);
+    for (const path of ['a.playbook.yml', '.kairoku/playbooks/c.yml', 'playbooks/pr.yml', 'x.yml'])
+      if (matches(path)) expect(isPlaybookPath(path), path).toBe(true);
   });
 });
