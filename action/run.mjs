@@ -78,7 +78,8 @@ function installCli(workspace) {
 /** `version`: a version, range or dist-tag of the npm package, or a tarball's path (in the workspace) or URL. */
 function installFromNpm(spec, workspace) {
   const tarball = /\.tgz$/.test(spec) || /^[a-z+]+:/i.test(spec);
-  if (!tarball && !/^[\w.^~<>=| *-]+$/.test(spec))
+  // No spaces or shell characters: on Windows npm runs through a shell.
+  if (!tarball && !/^[\w.^~*-]+$/.test(spec))
     fail(`version: "${spec}" is not a version, range or dist-tag of ${NAME}, nor a .tgz`);
   const what = tarball ? (/^[a-z+]+:/i.test(spec) ? spec : resolve(workspace, spec)) : `${NAME}@${spec}`;
   const prefix = join(required('RUNNER_TEMP'), `${NAME}-cli`);
