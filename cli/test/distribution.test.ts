@@ -86,7 +86,7 @@ describe('cli/package.json', () => {
   });
 });
 
-describe('the bin npm links', () => {
+describe('the bin npm links', { timeout: 60_000 }, () => {
   const bin = manifest.bin['kairoku-playbook']!;
 
   it('is committed, executable, so npm links it before anything is built', () => {
@@ -119,7 +119,7 @@ describe('the bin npm links', () => {
   });
 });
 
-describe('the bundle', () => {
+describe('the bundle', { timeout: 60_000 }, () => {
   it('holds the texts of src/assets.ts, so it needs no file beside it', () => {
     expect(assetPaths()).toEqual(ASSETS);
     const alone = mkdtempSync(join(tmpdir(), 'kp-bundle-'));

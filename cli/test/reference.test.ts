@@ -65,7 +65,7 @@ function githubAnchorsOf(markdown: string): Set<string> {
   return anchors;
 }
 
-describe('helpUri', () => {
+describe('helpUri', { timeout: 60_000 }, () => {
   it('makes the anchors GitHub makes (github-slugger)', () => {
     expect(githubAnchor('PB406 unterminated ${{')).toBe('pb406-unterminated-');
     expect(githubAnchor('PB602 after-task with needs, or invalid trigger/on')).toBe(
@@ -103,7 +103,7 @@ describe('helpUri', () => {
   });
 });
 
-describe('kairoku-playbook explain', () => {
+describe('kairoku-playbook explain', { timeout: 60_000 }, () => {
   it("prints a code's section of the reference and where it is online", () => {
     const result = run(['explain', 'PB205']);
     expect(result.code).toBe(0);
@@ -189,7 +189,7 @@ describe('kairoku-playbook --version', () => {
   });
 });
 
-describe('check --format sarif in a repository', () => {
+describe('check --format sarif in a repository', { timeout: 60_000 }, () => {
   const broken = 'version: 1\ntitle: B\nsteps:\n  s:\n    needs: [nowhere]\n    run: x\n';
 
   function gitRepository(): string {
