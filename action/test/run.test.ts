@@ -159,6 +159,39 @@ describe('action.yml', () => {
   });
 });
 
+describe('the example workflows', () => {
+  /** Every step of the docs' YAML examples that uses this action. */
+  function uses(doc: string): { with?: Record<string, unknown> }[] {
+    const markdown = readFileSync(join(repo, doc), 'utf8');
+    const found: { with?: Record<string, unknown> }[] = [];
+    for (const [, block] of markdown.matchAll(/```yaml[^\n]*\n([\s\S]*?)\n```/g)) {
+      if (!block!.includes('uses: kairoku/kairoku-playbook@')) continue;
+      const visit = (value: unknown): void => {
+        if (Array.isArray(value)) value.forEach(visit);
+        else if (value && typeof value === 'object') {
+          const step = value as { uses?: unknown; with?: Record<string, unknown> };
+          if (typeof step.uses === 'string' && step.uses.startsWith('kairoku/kairoku-playbook@'))
+            found.push(step);
+          Object.values(value).forEach(visit);
+        }
+      };
+      visit(parse(block!));
+    }
+    return found;
+  }
+
+  it('give the action only inputs it has, and read only outputs it sets', () => {
+    const steps = [...uses('docs/ci.md'), ...uses('README.md')];
+    expect(steps.length).toBeGreaterThanOrEqual(2);
+    for (const step of steps)
+      for (const input of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs)).toContain(input);
+    const ci = readFileSync(join(repo, 'docs/ci.md'), 'utf8');
+    const read = [...ci.matchAll(/steps\.playbooks\.outputs\.([\w-]+)/g)].map((m) => m[1]!);
+    expect(read.length).toBeGreaterThan(0);
+    for (const output of read) expect(Object.keys(action.outputs)).toContain(output);
+  });
+});
+
 describe('the action, run with the variables a runner sets', { timeout: 60_000 }, () => {
   it('annotates, fails on errors, writes SARIF relative to the repository, and reports counts', () => {
     const workspace = repository({

@@ -139,6 +139,15 @@ describe('kairoku-playbook explain', { timeout: 60_000 }, () => {
     expect(section).not.toMatch(/\]\((?!https:)/);
   });
 
+  it('has --help, as schema has', () => {
+    for (const command of ['explain', 'schema']) {
+      const result = run([command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^Usage: kairoku-playbook ${command}`));
+      expect(run(['--help']).stdout).toContain(`\n  ${command} `);
+    }
+  });
+
   it('lists every code without one', () => {
     const result = run(['explain']);
     expect(result.code).toBe(0);
