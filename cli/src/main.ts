@@ -1,3 +1,4 @@
+import { IR_VERSION } from '@kairoku-playbook/compiler';
 import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
 import { runExplain } from './commands/explain.js';
@@ -9,7 +10,6 @@ import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
 import { runSchema } from './commands/schema.js';
 import { runTest } from './commands/test.js';
-import { IR_VERSION } from '@kairoku-playbook/compiler';
 import { assetText } from './assets.js';
 import { UsageError } from './io.js';
 import { VERSION } from './version.js';
