@@ -1,12 +1,16 @@
+import { IR_VERSION } from '@kairoku-playbook/compiler';
 import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
+import { runExplain } from './commands/explain.js';
 import { runExplore } from './commands/explore.js';
 import { runGraph } from './commands/graph.js';
 import { runLsp } from './commands/lsp.js';
 import { runMcp } from './commands/mcp.js';
 import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
+import { runSchema } from './commands/schema.js';
 import { runTest } from './commands/test.js';
+import { assetText } from './assets.js';
 import { UsageError } from './io.js';
 import { VERSION } from './version.js';
 
@@ -37,8 +41,11 @@ Commands:
   lsp --stdio         start the language server (LSP over stdin/stdout)
   mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
   runner --app URL    the reference Kairoku runner daemon: claims steps from run --backend kairoku
+  explain [CODE]      print a diagnostic code's reference (what it means, an example, the fix)
+  schema [--ir]       print the JSON Schema of playbooks (for editors), or of the IR
 
-Run kairoku-playbook COMMAND --help for a command's options.`;
+Run kairoku-playbook COMMAND --help for a command's options; kairoku-playbook --version prints the
+versions of the CLI, of the playbook language and of the IR.`;
 
 const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => number | Promise<number>> = {
   check: runCheck,
@@ -50,6 +57,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   test: runTest,
   lsp: runLsp,
   mcp: runMcp,
+  explain: runExplain,
+  schema: runSchema,
   runner: (argv) => import('@kairoku-playbook/runtime/backends').then((backends) => backends.runRunner(argv)),
 };
 
@@ -61,7 +70,7 @@ export function main(argv: readonly string[], io: CommandIo): number | Promise<n
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v') {
-    io.stdout(`${VERSION}\n`);
+    io.stdout(versionText());
     return 0;
   }
   const run = COMMANDS[command];
@@ -72,6 +81,19 @@ export function main(argv: readonly string[], io: CommandIo): number | Promise<n
   } catch (error) {
     return usageOrThrow(error, io);
   }
+}
+
+/**
+ * The three versions (docs/versioning.md): the CLI's, the playbook language's a playbook declares
+ * with `version:` (the one the surface schema accepts), and the IR's that compile writes as `ir:`.
+ */
+export function versionText(): string {
+  const schema = JSON.parse(assetText('playbookSchema')) as { properties: { version: { const: number } } };
+  return (
+    `kairoku-playbook ${VERSION}\n` +
+    `playbook language: version ${schema.properties.version.const}\n` +
+    `execution IR: ir ${IR_VERSION}\n`
+  );
 }
 
 function usageOrThrow(error: unknown, io: CommandIo): number {

@@ -13,6 +13,7 @@ import { flag, oneOf, parseArgs } from '../args.js';
 import { discoverPlaybooks, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile } from '../io.js';
+import { repositoryRoot } from '../repository-root.js';
 import type { CommandIo } from '../main.js';
 import { VERSION } from '../version.js';
 
@@ -26,6 +27,8 @@ A folder PATH is searched the same way; a file PATH is always checked.
 Options:
   --format text|json|sarif|github   output format (default text)
   --max-warnings N                  exit 1 when there are more than N warnings (default: no limit)
+  --root DIR                        sarif: paths are relative to DIR (default: the top of the git
+                                    work tree holding the current folder, else the current folder)
   --explore                         also explore every run of each playbook without errors (up to
                                     ${DEFAULT_MAX_STATES} states or ${CHECK_EXPLORE_SECONDS} s each): PB310 (a step that can never run),
                                     PB311 (a run that can get stuck)
@@ -43,6 +46,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
       'no-color': 'boolean',
       help: 'boolean',
       explore: 'boolean',
+      root: 'string',
     },
     { h: 'help' },
   );
@@ -59,6 +63,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
     maxWarnings = Number(maxWarningsText);
   }
 
+  const root = sourceRoot(flag(args, 'root'), io.cwd);
   const paths = collectPaths(args.positionals.length ? args.positionals : ['.'], io.cwd);
   // As ESLint does: checking nothing is more likely a wrong path than a clean workspace.
   if (paths.length === 0) {
@@ -96,7 +101,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
       io.stdout(formatJson(diagnostics, sourceOf));
       break;
     case 'sarif':
-      io.stdout(formatSarif(diagnostics, sourceOf, { toolVersion: VERSION }));
+      io.stdout(formatSarif(diagnostics, sourceOf, { toolVersion: VERSION, cwd: io.cwd, root }));
       break;
     case 'github':
       io.stdout(formatGithub(diagnostics, sourceOf));
@@ -140,6 +145,20 @@ function exploreAll(files: readonly WorkspaceFile[], checked: readonly Diagnosti
         (d) => d.code !== 'PB903' || !used.has(`${d.file}\u0000${d.range.start}\u0000${d.range.end}`),
       ),
   };
+}
+
+/** SARIF's `%SRCROOT%`: code scanning reads paths relative to the top of the repository. */
+function sourceRoot(option: string | undefined, cwd: string): string {
+  if (option === undefined) return repositoryRoot(cwd) ?? cwd;
+  const root = resolve(cwd, option);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(root).isDirectory();
+  } catch {
+    // said below
+  }
+  if (!isDirectory) throw new UsageError(`--root: no such folder: ${option}`);
+  return root;
 }
 
 /** Files as given, folders searched; a missing path is a usage error. */

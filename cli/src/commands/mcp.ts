@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../main.js';
+import { selfCommand } from '../self-command.js';
 import { VERSION } from '../version.js';
 
 export const MCP_HELP = `Usage: kairoku-playbook mcp [--workspace DIR] [--agents sim|external] [--scenario FILE] [--with-step-tools]
@@ -112,7 +113,7 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
         ...(paseo ? { paseo } : {}),
         withStepTools: args.flags.has('with-step-tools'),
         ...(stepAgent ? { stepAgent } : {}),
-        selfCommand: [process.execPath, ...(process.argv[1] ? [process.argv[1]] : [])],
+        selfCommand: selfCommand(),
         log,
       }),
     )

@@ -1,24 +1,28 @@
-import { isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CODES } from '@kairoku-playbook/compiler';
 import type { Diagnostic, OffsetRange, Severity } from '@kairoku-playbook/compiler';
+import { helpUri } from '../diagnostics-reference.js';
+import { REPOSITORY_URL } from '../version.js';
 import { normaliseRange, sortDiagnostics, spanOf, type SourceOf } from './common.js';
 
 export interface SarifFormatOptions {
   /** the CLI's version, reported as the tool's version */
   toolVersion: string;
-  /** the source root: absolute paths inside it become URIs relative to `%SRCROOT%` */
+  /** the folder relative file names are relative to (the command's working folder) */
   cwd?: string;
+  /**
+   * The source root, `%SRCROOT%` (the repository's top folder, for code scanning): files inside it
+   * become URIs relative to it, files outside absolute `file:` URIs. Defaults to `cwd`.
+   */
+  root?: string;
 }
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
-export const INFORMATION_URI = 'https://kairoku.dev/playbook';
+export const INFORMATION_URI = REPOSITORY_URL;
 export const SRCROOT = '%SRCROOT%';
 
-/** Where a code is documented. */
-export function helpUri(code: string): string {
-  return `${INFORMATION_URI}/diagnostics#${code.toLowerCase()}`;
-}
+export { helpUri };
 
 export type SarifLevel = 'error' | 'warning' | 'note';
 
@@ -92,13 +96,20 @@ export interface SarifLog {
   }[];
 }
 
+/** Where relative file names are resolved, and what they are made relative to. */
+interface Base {
+  cwd: string | undefined;
+  root: string | undefined;
+}
+
 /** The URI of a file: relative to `%SRCROOT%` where possible, else an absolute `file:` URI. */
-function artifactLocation(file: string, cwd: string | undefined): SarifArtifactLocation {
+function artifactLocation(file: string, { cwd, root }: Base): SarifArtifactLocation {
   let path = file;
-  if (isAbsolute(file)) {
-    const rel = cwd === undefined ? undefined : relative(cwd, file);
+  const absolute = isAbsolute(file) ? file : cwd === undefined ? undefined : resolve(cwd, file);
+  if (absolute !== undefined) {
+    const rel = root === undefined ? undefined : relative(root, absolute);
     if (rel === undefined || rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-      return { uri: pathToFileURL(file).href };
+      return { uri: pathToFileURL(absolute).href };
     }
     path = rel;
   }
@@ -118,9 +129,9 @@ function physicalLocation(
   file: string,
   range: OffsetRange,
   sourceOf: SourceOf,
-  cwd: string | undefined,
+  base: Base,
 ): SarifPhysicalLocation {
-  const location: SarifPhysicalLocation = { artifactLocation: artifactLocation(file, cwd) };
+  const location: SarifPhysicalLocation = { artifactLocation: artifactLocation(file, base) };
   const r = region(file, range, sourceOf);
   if (r) location.region = r;
   return location;
@@ -134,6 +145,7 @@ export function toSarif(
 ): SarifLog {
   const codes = Object.keys(CODES) as (keyof typeof CODES)[];
   const ruleIndex = new Map<string, number>(codes.map((code, i) => [code, i]));
+  const base: Base = { cwd: options.cwd, root: options.root ?? options.cwd };
   const rules = codes.map((code): SarifReportingDescriptor => ({
     id: code,
     shortDescription: { text: CODES[code].title },
@@ -150,12 +162,12 @@ export function toSarif(
     const index = ruleIndex.get(diagnostic.code);
     if (index !== undefined) result.ruleIndex = index;
     result.locations.push({
-      physicalLocation: physicalLocation(diagnostic.file, diagnostic.range, sourceOf, options.cwd),
+      physicalLocation: physicalLocation(diagnostic.file, diagnostic.range, sourceOf, base),
     });
     if (diagnostic.related?.length) {
       result.relatedLocations = diagnostic.related.map((related, i) => ({
         id: i + 1,
-        physicalLocation: physicalLocation(related.file, related.range, sourceOf, options.cwd),
+        physicalLocation: physicalLocation(related.file, related.range, sourceOf, base),
         message: { text: related.message },
       }));
     }
@@ -165,7 +177,7 @@ export function toSarif(
           description: { text: diagnostic.fix.title },
           artifactChanges: [
             {
-              artifactLocation: artifactLocation(diagnostic.file, options.cwd),
+              artifactLocation: artifactLocation(diagnostic.file, base),
               replacements: diagnostic.fix.edits.map((edit) => {
                 let deletedRegion = region(diagnostic.file, edit.range, sourceOf);
                 if (!deletedRegion) {
@@ -194,8 +206,8 @@ export function toSarif(
     columnKind: 'utf16CodeUnits',
     results,
   };
-  if (options.cwd !== undefined) {
-    const root = pathToFileURL(options.cwd).href;
+  if (base.root !== undefined) {
+    const root = pathToFileURL(base.root).href;
     run.originalUriBaseIds = { [SRCROOT]: { uri: root.endsWith('/') ? root : `${root}/` } };
   }
   return { $schema: SARIF_SCHEMA, version: '2.1.0', runs: [run] };

@@ -24,7 +24,7 @@ describe('formatSarif', () => {
     expect(run.originalUriBaseIds).toBeUndefined();
     expect(run.tool.driver).toMatchObject({
       name: 'kairoku-playbook',
-      informationUri: 'https://kairoku.dev/playbook',
+      informationUri: 'https://github.com/kairoku/kairoku-playbook',
       version: '1.2.3',
     });
   });
@@ -36,7 +36,8 @@ describe('formatSarif', () => {
     expect(rules[0]).toEqual({
       id: 'PB100',
       shortDescription: { text: 'YAML syntax error' },
-      helpUri: 'https://kairoku.dev/playbook/diagnostics#pb100',
+      helpUri:
+        'https://github.com/kairoku/kairoku-playbook/blob/v0.1.0/docs/diagnostics.md#pb100-yaml-syntax-error',
       defaultConfiguration: { level: 'error' },
     });
     const level = (id: string) => rules.find((r) => r.id === id)!.defaultConfiguration.level;
@@ -45,7 +46,9 @@ describe('formatSarif', () => {
     expect(level('PB901')).toBe('note');
     for (const rule of rules) {
       expect(rule.helpUri).toBe(helpUri(rule.id));
-      expect(rule.helpUri).toMatch(/^https:\/\/kairoku\.dev\/playbook\/diagnostics#pb\d{3}$/);
+      expect(rule.helpUri).toMatch(
+        /^https:\/\/github\.com\/kairoku\/kairoku-playbook\/blob\/v\d+\.\d+\.\d+\/docs\/diagnostics\.md#pb\d{3}(-[a-z0-9-]+)?$/,
+      );
       expect(rule.shortDescription.text).toBe(CODES[rule.id as keyof typeof CODES].title);
     }
   });
@@ -202,5 +205,39 @@ describe('formatSarif', () => {
     // a code outside the table keeps its ruleId but has no ruleIndex
     const unknown = run.results.find((r) => r.ruleId === 'PB999')!;
     expect(unknown.ruleIndex).toBeUndefined();
+  });
+
+  it('places files relative to the root, not to the folder it ran in', () => {
+    const source = new SourceText('x\n');
+    const diagnostic = (file: string) =>
+      ({ file, range: { start: 0, end: 1 }, severity: 'error', code: 'PB100', message: file }) as const;
+    const sarif = toSarif(
+      [diagnostic('pr.yml'), diagnostic('../shared/a.yml'), diagnostic('../../../elsewhere/b.yml')],
+      () => source,
+      { toolVersion: '0.0.0', cwd: '/repo/team/playbooks', root: '/repo' },
+    );
+    const run = sarif.runs[0]!;
+    expect(run.originalUriBaseIds).toEqual({ '%SRCROOT%': { uri: 'file:///repo/' } });
+    expect(
+      Object.fromEntries(
+        run.results.map((r) => [r.message.text, r.locations[0]!.physicalLocation.artifactLocation]),
+      ),
+    ).toEqual({
+      'pr.yml': { uri: 'team/playbooks/pr.yml', uriBaseId: '%SRCROOT%' },
+      '../shared/a.yml': { uri: 'team/shared/a.yml', uriBaseId: '%SRCROOT%' },
+      '../../../elsewhere/b.yml': { uri: 'file:///elsewhere/b.yml' },
+    });
+  });
+
+  it('keeps relative names as they are without a folder to resolve them in', () => {
+    const sarif = toSarif(
+      [{ file: 'a/b.yml', range: { start: 0, end: 0 }, severity: 'error', code: 'PB100', message: 'm' }],
+      () => undefined,
+      { toolVersion: '0.0.0', root: '/repo' },
+    );
+    expect(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation).toEqual({
+      uri: 'a/b.yml',
+      uriBaseId: '%SRCROOT%',
+    });
   });
 });
