@@ -6,7 +6,7 @@
 // The workspace packages are bundled from their TypeScript sources (as the tests run them), so the
 // bundles never lag behind a stale `tsc -b` output. Only `vscode` stays external: the editor provides it.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -19,13 +19,35 @@ const dist = join(here, 'dist');
 export const INJECTION_SCOPE = 'source.kairoku-playbook.expression-injection';
 export const LANGUAGE_SCOPE = 'source.kairoku-playbook';
 
-/** `@kairoku-playbook/<name>` → `<name>/src/index.ts`; sub-paths (the JSON Schema) resolve as published. */
+/**
+ * `@kairoku-playbook/<package>[/<entry>]` → the TypeScript source behind that entry of the package's
+ * `exports`: `./dist/<path>.js` is built from `src/<path>.ts`. So the bundles need no `tsc -b` first (a
+ * fresh clone packages right after `npm ci`) and never bundle a stale or second copy of a module.
+ * Entries that are not built (the JSON Schema under `grammar/schema/`) resolve as published.
+ */
+export function workspaceSourceOf(specifier) {
+  const match = /^@kairoku-playbook\/([^/]+)(?:\/(.+))?$/.exec(specifier);
+  if (!match) return undefined;
+  const [, name, entry] = match;
+  const packageDir = join(root, name);
+  if (!existsSync(join(packageDir, 'package.json'))) return undefined;
+  const { exports } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+  const target = exports?.[entry ? `./${entry}` : '.'];
+  const built = typeof target === 'string' ? target : target?.default;
+  const source = /^\.\/dist\/(.+)\.js$/.exec(built ?? '');
+  if (!source) return undefined;
+  const path = join(packageDir, 'src', `${source[1]}.ts`);
+  if (!existsSync(path)) throw new Error(`${specifier}: ${built} has no source ${path}`);
+  return path;
+}
+
 const workspaceSources = {
   name: 'workspace-sources',
   setup(builder) {
-    builder.onResolve({ filter: /^@kairoku-playbook\/(grammar|compiler|lsp)$/ }, (args) => ({
-      path: join(root, args.path.slice('@kairoku-playbook/'.length), 'src', 'index.ts'),
-    }));
+    builder.onResolve({ filter: /^@kairoku-playbook\// }, (args) => {
+      const path = workspaceSourceOf(args.path);
+      return path ? { path } : undefined;
+    });
   },
 };
 
