@@ -251,6 +251,34 @@ describe('the marketplace listing', () => {
     for (const setting of Object.keys(contributes.configuration.properties))
       expect(readme).toContain(`\`${setting}\``);
   });
+
+  it('links only to files and headings of this repository that exist (on main, once merged)', () => {
+    const readme = readFileSync(extension('README.md'), 'utf8');
+    const changelog = readFileSync(extension('CHANGELOG.md'), 'utf8');
+    const ours = [...markdownLinks(readme), ...markdownLinks(changelog)]
+      .map(({ target }) =>
+        /^https:\/\/(?:github\.com\/kairoku\/kairoku-playbook\/(?:blob|tree)|raw\.githubusercontent\.com\/kairoku\/kairoku-playbook)\/main\/([^#]*)(?:#(.*))?$/.exec(
+          target,
+        ),
+      )
+      .filter((match) => match !== null);
+    expect(ours.length).toBeGreaterThan(5);
+    for (const [target, path, anchor] of ours) {
+      const file = extension(`../${path}`);
+      expect([target, existsSync(file)]).toEqual([target, true]);
+      if (!anchor || anchor === 'readme') continue;
+      const text = readFileSync(file, 'utf8');
+      // GitHub's heading ids: lower case, punctuation dropped, spaces to hyphens; or an explicit <a id>.
+      const headings = [...text.matchAll(/^#+ (.*)$/gm)].map((m) =>
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} _-]/gu, '')
+          .replace(/ /g, '-'),
+      );
+      const ids = [...text.matchAll(/<a id="([^"]+)"/g)].map((m) => m[1]);
+      expect([target, [...headings, ...ids].includes(anchor)]).toEqual([target, true]);
+    }
+  });
 });
 
 describe('playbook files', () => {
