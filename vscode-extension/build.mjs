@@ -1,16 +1,18 @@
 // Builds the VS Code extension: two esbuild bundles and the grammars, all under dist/.
 //
 //   node vscode-extension/build.mjs             dist/extension.js, dist/server.js, dist/syntaxes/
-//   node vscode-extension/build.mjs --package   the same, then dist/kairoku-playbook.vsix (offline)
+//   node vscode-extension/build.mjs --package   the same, then dist/kairoku-playbook.vsix (offline), which
+//                                               must pass vsce without a warning and vsix-rules.mjs
 //
 // The workspace packages are bundled from their TypeScript sources (as the tests run them), so the
 // bundles never lag behind a stale `tsc -b` output. Only `vscode` stays external: the editor provides it.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readVsix, vsixProblems } from './vsix-rules.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -19,13 +21,35 @@ const dist = join(here, 'dist');
 export const INJECTION_SCOPE = 'source.kairoku-playbook.expression-injection';
 export const LANGUAGE_SCOPE = 'source.kairoku-playbook';
 
-/** `@kairoku-playbook/<name>` → `<name>/src/index.ts`; sub-paths (the JSON Schema) resolve as published. */
+/**
+ * `@kairoku-playbook/<package>[/<entry>]` → the TypeScript source behind that entry of the package's
+ * `exports`: `./dist/<path>.js` is built from `src/<path>.ts`. So the bundles need no `tsc -b` first (a
+ * fresh clone packages right after `npm ci`) and never bundle a stale or second copy of a module.
+ * Entries that are not built (the JSON Schema under `grammar/schema/`) resolve as published.
+ */
+export function workspaceSourceOf(specifier) {
+  const match = /^@kairoku-playbook\/([^/]+)(?:\/(.+))?$/.exec(specifier);
+  if (!match) return undefined;
+  const [, name, entry] = match;
+  const packageDir = join(root, name);
+  if (!existsSync(join(packageDir, 'package.json'))) return undefined;
+  const { exports } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+  const target = exports?.[entry ? `./${entry}` : '.'];
+  const built = typeof target === 'string' ? target : target?.default;
+  const source = /^\.\/dist\/(.+)\.js$/.exec(built ?? '');
+  if (!source) return undefined;
+  const path = join(packageDir, 'src', `${source[1]}.ts`);
+  if (!existsSync(path)) throw new Error(`${specifier}: ${built} has no source ${path}`);
+  return path;
+}
+
 const workspaceSources = {
   name: 'workspace-sources',
   setup(builder) {
-    builder.onResolve({ filter: /^@kairoku-playbook\/(grammar|compiler|lsp)$/ }, (args) => ({
-      path: join(root, args.path.slice('@kairoku-playbook/'.length), 'src', 'index.ts'),
-    }));
+    builder.onResolve({ filter: /^@kairoku-playbook\// }, (args) => {
+      const path = workspaceSourceOf(args.path);
+      return path ? { path } : undefined;
+    });
   },
 };
 
@@ -37,6 +61,8 @@ const common = {
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
+  absWorkingDir: root,
+  metafile: true,
   plugins: [workspaceSources],
 };
 
@@ -58,13 +84,13 @@ export async function buildExtension() {
   rmSync(join(dist, 'extension.js'), { force: true });
   rmSync(join(dist, 'server.js'), { force: true });
   rmSync(join(dist, 'syntaxes'), { recursive: true, force: true });
-  await build({
+  const extension = await build({
     ...common,
     entryPoints: [join(here, 'src', 'extension.ts')],
     outfile: join(dist, 'extension.js'),
     external: ['vscode'],
   });
-  await build({
+  const server = await build({
     ...common,
     entryPoints: [join(root, 'lsp', 'src', 'stdio.ts')],
     outfile: join(dist, 'server.js'),
@@ -79,26 +105,65 @@ export async function buildExtension() {
     join(dist, 'syntaxes', 'playbook.injection.tmLanguage.json'),
     `${JSON.stringify(injectionForExtension(injection), null, 2)}\n`,
   );
+  // What went into the bundles, relative to the repository (tests check none of it is build output).
+  return { inputs: [...new Set([extension, server].flatMap((b) => Object.keys(b.metafile.inputs)))].sort() };
 }
 
-/** `vsce package`, offline: no dependency listing (everything is bundled), no repository or license prompt. */
-export function packageExtension() {
-  const vsix = join(dist, 'kairoku-playbook.vsix');
+/** vsce's warnings, in the plain form it prints them (`WARNING` first, or a GitHub Actions `::warning::`). */
+export function vsceWarnings(output) {
+  return output
+    .split(/\r?\n/)
+    .filter((line) => /^\s*WARNING\b/.test(line) || line.startsWith('::warning::'))
+    .map((line) => line.replace(/^\s*WARNING\s*|^::warning::/, '').trim());
+}
+
+/**
+ * `vsce package`, then the rules of the marketplaces on the .vsix (vsix-rules.mjs). vsce's output is
+ * always shown, and any warning of vsce fails the build like an error: vsce answers its own "continue?"
+ * with yes when no terminal is attached, so a warning would otherwise ship unnoticed. Offline: vsce does
+ * not list dependencies (everything is bundled; package.json's `vsce` says so, for `npx vsce` too).
+ */
+export function packageExtension({
+  cwd = here,
+  vsix = join(dist, 'kairoku-playbook.vsix'),
+  log = (text) => process.stderr.write(text),
+} = {}) {
   rmSync(vsix, { force: true });
   const vsce = createRequire(import.meta.url).resolve('@vscode/vsce/vsce');
-  const result = spawnSync(
-    process.execPath,
-    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix],
-    { cwd: here, encoding: 'utf8', env: { ...process.env, npm_config_offline: 'true' } },
-  );
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    throw new Error('vsce package failed');
+  const env = { ...process.env, FORCE_COLOR: '0', npm_config_offline: 'true' };
+  // Under GitHub Actions vsce writes warnings as `::warning::` annotations; the plain form is the same test.
+  delete env.GITHUB_ACTIONS;
+  const result = spawnSync(process.execPath, [vsce, 'package', '-o', vsix], {
+    cwd,
+    encoding: 'utf8',
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = `${result.stdout}${result.stderr}`;
+  log(output);
+  const warnings = vsceWarnings(output);
+  if (result.status !== 0 || warnings.length > 0) {
+    rmSync(vsix, { force: true });
+    const failed = result.status !== 0 ? `vsce package failed (exit ${result.status})` : 'vsce package';
+    const warned = warnings.length
+      ? `; its warnings fail the build too:\n${warnings.map((w) => `  - ${w}`).join('\n')}`
+      : '';
+    throw new Error(`${failed}${warned}`);
+  }
+  const problems = vsixProblems(readVsix(readFileSync(vsix)));
+  if (problems.length > 0) {
+    rmSync(vsix, { force: true });
+    throw new Error(`${vsix} breaks the marketplaces' rules:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
   return vsix;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await buildExtension();
-  if (process.argv.includes('--package')) packageExtension();
+  try {
+    await buildExtension();
+    if (process.argv.includes('--package')) packageExtension();
+  } catch (error) {
+    process.stderr.write(`vscode-extension/build.mjs: ${error instanceof Error ? error.message : error}\n`);
+    process.exitCode = 1;
+  }
 }

@@ -1,21 +1,24 @@
 /**
  * The built extension: `node vscode-extension/build.mjs --package` runs once here (a few seconds), then
- * the bundles, the bundled server speaking LSP over stdio, the grammars and the .vsix are checked.
+ * the bundles, the bundled server speaking LSP over stdio, the grammars and the .vsix are checked, and the
+ * .vsix against the marketplaces' rules (vsix-rules.mjs), each rule shown to fire on a broken copy.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import * as oniguruma from 'vscode-oniguruma';
 import * as textmate from 'vscode-textmate';
 import { SourceText, compilePlaybook } from '@kairoku-playbook/compiler';
+import { buildExtension, packageExtension } from '../build.mjs';
+import { BUDGET, readVsix, vsixProblems } from '../vsix-rules.mjs';
+import type { Vsix } from '../vsix-rules.mjs';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const EXTENSION = here('../');
@@ -26,39 +29,6 @@ const require = createRequire(import.meta.url);
 beforeAll(() => {
   execFileSync(process.execPath, [join(EXTENSION, 'build.mjs'), '--package'], { stdio: 'pipe' });
 }, 180_000);
-
-/** The entries of a zip file, from its central directory; `read` inflates one. */
-function readZip(path: string): { names: string[]; read: (name: string) => Buffer } {
-  const zip = readFileSync(path);
-  let end = zip.length - 22;
-  while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) end--;
-  if (end < 0) throw new Error('not a zip file: no end of central directory');
-  const count = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
-  const entries = new Map<string, { method: number; size: number; offset: number }>();
-  for (let i = 0; i < count; i++) {
-    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error('bad central directory entry');
-    const nameLength = zip.readUInt16LE(at + 28);
-    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
-    entries.set(name, {
-      method: zip.readUInt16LE(at + 10),
-      size: zip.readUInt32LE(at + 20),
-      offset: zip.readUInt32LE(at + 42),
-    });
-    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-  }
-  return {
-    names: [...entries.keys()],
-    read(name) {
-      const entry = entries.get(name);
-      if (!entry) throw new Error(`${name} is not in the zip`);
-      const local = entry.offset;
-      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-      const data = zip.subarray(start, start + entry.size);
-      return entry.method === 8 ? inflateRawSync(data) : Buffer.from(data);
-    },
-  };
-}
 
 describe('the bundles', () => {
   it('are CommonJS files that need nothing but Node (and VS Code for the extension)', () => {
@@ -247,26 +217,257 @@ describe('the grammars', () => {
 });
 
 describe('the .vsix', () => {
-  it('is a zip with the manifest, both bundles, the grammars, the language configuration and the README', () => {
+  it('holds the manifest, both bundles, the grammars, the language configuration, the icon and the documents', () => {
     expect(existsSync(VSIX)).toBe(true);
-    const zip = readZip(VSIX);
-    expect(zip.names.filter((n) => n.startsWith('extension/')).sort()).toEqual([
+    const vsix = readVsix(readFileSync(VSIX));
+    expect([...vsix.files.keys()].filter((n) => n.startsWith('extension/')).sort()).toEqual([
+      'extension/LICENSE.txt',
+      'extension/changelog.md',
       'extension/dist/extension.js',
       'extension/dist/server.js',
       'extension/dist/syntaxes/playbook.injection.tmLanguage.json',
+      'extension/images/icon.png',
       'extension/language-configuration.json',
       'extension/package.json',
       'extension/readme.md',
       'extension/syntaxes/kairoku-playbook.tmLanguage.json',
     ]);
-    expect(zip.names).toContain('extension.vsixmanifest');
-    const manifest = JSON.parse(zip.read('extension/package.json').toString('utf8'));
+    expect(vsix.files.has('extension.vsixmanifest')).toBe(true);
+    const manifest = JSON.parse(vsix.files.get('extension/package.json')!.toString('utf8'));
     const source = JSON.parse(readFileSync(join(EXTENSION, 'package.json'), 'utf8'));
     expect(manifest.main).toBe('./dist/extension.js');
     expect(manifest.contributes).toEqual(source.contributes);
-    expect(zip.read('extension/dist/server.js').equals(readFileSync(dist('server.js')))).toBe(true);
+    expect(vsix.files.get('extension/dist/server.js')!.equals(readFileSync(dist('server.js')))).toBe(true);
+    expect(vsix.files.get('extension/readme.md')!.equals(readFileSync(join(EXTENSION, 'README.md')))).toBe(
+      true,
+    );
+    expect(vsix.files.get('extension/LICENSE.txt')!.equals(readFileSync(join(EXTENSION, 'LICENSE')))).toBe(
+      true,
+    );
     // Every grammar the manifest names is in the package.
     for (const grammar of manifest.contributes.grammars as { path: string }[])
-      expect(zip.names).toContain(`extension/${grammar.path.replace(/^\.\//, '')}`);
+      expect(vsix.files.has(`extension/${grammar.path.replace(/^\.\//, '')}`)).toBe(true);
   });
+
+  it('is built from sources only: no workspace package has to be built first (a fresh clone after npm ci)', async () => {
+    const { inputs } = await buildExtension();
+    expect(inputs.length).toBeGreaterThan(50);
+    const workspace = inputs.filter((path) => !path.startsWith('node_modules/'));
+    expect(workspace.filter((path) => /(^|\/)dist\//.test(path))).toEqual([]);
+    expect(workspace.filter((path) => !/\.(ts|json)$/.test(path))).toEqual([]);
+    // Both sub-path entries the sources import are bundled from their sources.
+    expect(workspace).toContain('compiler/src/workspace/discovery.ts');
+    expect(workspace).toContain('compiler/src/workspace/disk-lister.ts');
+  }, 120_000);
+});
+
+describe("the marketplaces' rules", () => {
+  const built = () => readVsix(readFileSync(VSIX));
+  /** A copy of the built .vsix with one thing changed. */
+  function broken(change: (vsix: Vsix, edit: Edit) => void): string[] {
+    const vsix = built();
+    const edit: Edit = {
+      manifest(update) {
+        const manifest = JSON.parse(vsix.files.get('extension/package.json')!.toString('utf8'));
+        update(manifest);
+        vsix.files.set('extension/package.json', Buffer.from(JSON.stringify(manifest)));
+      },
+      vsixManifest(update) {
+        const xml = vsix.files.get('extension.vsixmanifest')!.toString('utf8');
+        vsix.files.set('extension.vsixmanifest', Buffer.from(update(xml)));
+      },
+      readme(text) {
+        vsix.files.set('extension/readme.md', Buffer.from(text));
+      },
+    };
+    change(vsix, edit);
+    return vsixProblems(vsix);
+  }
+  interface Edit {
+    manifest(update: (manifest: Record<string, unknown> & { contributes: unknown }) => void): void;
+    vsixManifest(update: (xml: string) => string): void;
+    readme(text: string): void;
+  }
+  const png = (width: number, height: number) => {
+    const bytes = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes);
+    bytes.writeUInt32BE(13, 8);
+    bytes.write('IHDR', 12, 'latin1');
+    bytes.writeUInt32BE(width, 16);
+    bytes.writeUInt32BE(height, 20);
+    return bytes;
+  };
+
+  it('the built .vsix breaks none of them', () => {
+    expect(vsixProblems(built())).toEqual([]);
+  });
+
+  it.each<[string, (vsix: Vsix, edit: Edit) => void, RegExp]>([
+    [
+      'no license in package.json',
+      (_, e) => e.manifest((m) => delete m.license),
+      /\[openvsx\] .*has no license/,
+    ],
+    [
+      'no LICENSE file',
+      (v) => v.files.delete('extension/LICENSE.txt'),
+      /Entry not found: extension\/LICENSE.txt/,
+    ],
+    [
+      'a zip extra field',
+      (v) => (v.entries[3]!.extraFieldBytes = 4),
+      /zip extra field.*potentially malicious/,
+    ],
+    [
+      'a source map',
+      (v) => v.files.set('extension/dist/extension.js.map', Buffer.from('{}')),
+      /a source map/,
+    ],
+    [
+      'a sourceMappingURL comment',
+      (v) =>
+        v.files.set('extension/dist/server.js', Buffer.from('x()\n//# sourceMappingURL=server.js.map\n')),
+      /points at a source map/,
+    ],
+    ['a test', (v) => v.files.set('extension/test/build.test.js', Buffer.from('')), /is a test/],
+    ['a source file', (v) => v.files.set('extension/src/extension.ts', Buffer.from('')), /a source file/],
+    [
+      'node_modules',
+      (v) => v.files.set('extension/node_modules/a/index.js', Buffer.from('')),
+      /node_modules/,
+    ],
+    ['a dotfile', (v) => v.files.set('extension/.env', Buffer.from('')), /a dotfile/],
+    ['a file over the budget', (v) => (v.entries[3]!.size = BUDGET.fileBytes + 1), /over the budget/],
+    [
+      'a .vsix over the budget',
+      (v) => (v.size = BUDGET.vsixBytes + 1),
+      /the \.vsix is \d+ bytes, over the budget/,
+    ],
+    ['no icon', (_, e) => e.manifest((m) => delete m.icon), /\[ours\] no icon/],
+    ['an SVG icon', (_, e) => e.manifest((m) => (m.icon = 'images/icon.svg')), /SVGs can't be used as icons/],
+    ['a small icon', (v) => v.files.set('extension/images/icon.png', png(64, 64)), /at least 128×128/],
+    ['an oblong icon', (v) => v.files.set('extension/images/icon.png', png(256, 128)), /must be square/],
+    [
+      'an icon that is no PNG',
+      (v) => v.files.set('extension/images/icon.png', Buffer.from('GIF89a')),
+      /not a PNG/,
+    ],
+    ['a missing icon', (v) => v.files.delete('extension/images/icon.png'), /Icon Entry not found/],
+    [
+      'no CHANGELOG',
+      (_, e) => e.vsixManifest((x) => x.replace(/<Asset Type="[^"]*Changelog"[^>]*\/>/, '')),
+      /no CHANGELOG/,
+    ],
+    [
+      'a relative README link',
+      (_, e) => e.readme('See [the reference](../docs/reference.md).'),
+      /relative path/,
+    ],
+    ['a relative README image', (_, e) => e.readme('![graph](images/graph.png)'), /relative path/],
+    ['an http README image', (_, e) => e.readme('<img src="http://example.com/a.png">'), /HTTPS source/],
+    ['an SVG README image', (_, e) => e.readme('![a](https://example.com/a.svg)'), /SVGs are restricted/],
+    ['an SVG tag in the README', (_, e) => e.readme('<svg></svg>'), /SVG tags are not allowed/],
+    [
+      'an activation event generated from contributes',
+      (_, e) => e.manifest((m) => (m.activationEvents = ['onLanguage:kairoku-playbook'])),
+      /onLanguage:kairoku-playbook is generated from contributes/,
+    ],
+    ["'*' activation", (_, e) => e.manifest((m) => (m.activationEvents = ['*'])), /'\*' activation/],
+    [
+      'an engine before implied activation events, without them',
+      (_, e) => e.manifest((m) => (m.engines = { vscode: '^1.60.0' })),
+      /VS Code 1\.60 generates no onCommand:kairokuPlaybook\.checkWorkspace/,
+    ],
+    ['no engine', (_, e) => e.manifest((m) => delete m.engines), /engines\.vscode is missing/],
+    [
+      'an invalid version',
+      (_, e) => e.vsixManifest((x) => x.replace(/Version="0\.1\.0"/, 'Version="latest"')),
+      /Invalid version: latest/,
+    ],
+    [
+      'an invalid namespace',
+      (_, e) => e.vsixManifest((x) => x.replace('Publisher="kairoku"', 'Publisher="kai roku"')),
+      /Invalid namespace name/,
+    ],
+    [
+      'an invalid name',
+      (_, e) => e.vsixManifest((x) => x.replace('Id="kairoku-playbook-vscode"', 'Id="a/b"')),
+      /Invalid extension name/,
+    ],
+    [
+      'a control character in the description',
+      (_, e) => e.vsixManifest((x) => x.replace('Live validation', 'Live\u0007validation')),
+      /Invalid character found in field 'description'/,
+    ],
+    [
+      'a description over 2048 characters',
+      (_, e) => e.vsixManifest((x) => x.replace('Live validation', 'x'.repeat(2049))),
+      /'description' exceeds the current limit of 2048/,
+    ],
+    [
+      'an invalid homepage',
+      (_, e) =>
+        e.vsixManifest((x) => x.replace(/Links\.Learn" Value="[^"]*"/, 'Links.Learn" Value="https://"')),
+      /Invalid URL in field 'homepage'/,
+    ],
+    [
+      'no repository',
+      (_, e) =>
+        e.vsixManifest((x) =>
+          x.replace(/<Property Id="Microsoft\.VisualStudio\.Services\.Links\.Source"[^>]*\/>/, ''),
+        ),
+      /'repository' field is missing/,
+    ],
+    [
+      'an invalid gallery theme',
+      (_, e) => e.manifest((m) => (m.galleryBanner = { theme: 'blue' })),
+      /galleryBanner\.theme/,
+    ],
+    [
+      'a missing entry point',
+      (v) => v.files.delete('extension/dist/extension.js'),
+      /names \.\/dist\/extension\.js, which is not in the package/,
+    ],
+    [
+      'a missing package.json',
+      (v) => v.files.delete('extension/package.json'),
+      /Entry not found: extension\/package\.json/,
+    ],
+  ])('fire on %s', (_, change, expected) => {
+    const problems = broken(change);
+    expect(
+      problems.some((p) => expected.test(p)),
+      problems.join('\n'),
+    ).toBe(true);
+  });
+
+  it("vsce's warnings fail the build, and are shown", () => {
+    // A copy of the extension without a repository and without a LICENSE: vsce warns twice, exits 0.
+    const copy = mkdtempSync(join(tmpdir(), 'kairoku-vsce-'));
+    try {
+      for (const name of [
+        'package.json',
+        'dist',
+        'syntaxes',
+        'images',
+        'language-configuration.json',
+        'README.md',
+        'CHANGELOG.md',
+      ])
+        cpSync(join(EXTENSION, name), join(copy, name), { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));
+      delete manifest.repository;
+      manifest.files = manifest.files.filter((f: string) => f !== 'LICENSE');
+      writeFileSync(join(copy, 'package.json'), JSON.stringify(manifest));
+      let shown = '';
+      const vsix = join(copy, 'broken.vsix');
+      expect(() => packageExtension({ cwd: copy, vsix, log: (text) => (shown += text) })).toThrow(
+        /its warnings fail the build too:\n {2}- A 'repository' field is missing[^\n]*\n[^]*- LICENSE, LICENSE\.md, or LICENSE\.txt not found/,
+      );
+      expect(shown).toMatch(/WARNING +A 'repository' field is missing/);
+      expect(existsSync(vsix)).toBe(false);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

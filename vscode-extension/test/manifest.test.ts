@@ -1,9 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_TYPES, isPlaybookPath as serverIsPlaybookPath } from '@kairoku-playbook/lsp';
 import { COMMANDS, DEFAULT_VALIDATION_DELAY, LANGUAGE_ID, SETTINGS } from '../src/manifest.js';
 import { PLAYBOOK_FILENAME_PATTERNS, isPlaybookPath } from '../src/playbook-files.js';
+import { impliedActivationEvents, markdownLinks, minimumEngine, pngSize } from '../vsix-rules.mjs';
+
+const require = createRequire(import.meta.url);
 
 const extension = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 const manifest = JSON.parse(readFileSync(extension('package.json'), 'utf8'));
@@ -102,7 +106,7 @@ describe('package.json', () => {
     for (const type of TOKEN_TYPES) expect(mapped).toContain(type);
   });
 
-  it('declares the commands, with their titles, and activates on them and on the language', () => {
+  it('declares the commands, with their titles, and activates on them and on the language (implied)', () => {
     const commands = contributes.commands as { command: string; title: string; category: string }[];
     const titles = Object.fromEntries(commands.map((c) => [c.command, `${c.category}: ${c.title}`]));
     expect(titles).toEqual({
@@ -110,10 +114,17 @@ describe('package.json', () => {
       [COMMANDS.showGraph]: 'Kairoku Playbooks: Show playbook graph',
       [COMMANDS.restartServer]: 'Kairoku Playbooks: Restart language server',
     });
-    expect(manifest.activationEvents).toEqual([
-      `onLanguage:${LANGUAGE_ID}`,
-      ...Object.values(COMMANDS).map((command) => `onCommand:${command}`),
-    ]);
+    // VS Code ≥ 1.74 generates these from `contributes` (a language with a configuration, every command);
+    // declaring them again is noise, so none are declared.
+    expect(manifest.activationEvents).toBeUndefined();
+    expect(minimumEngine(manifest.engines.vscode)).toMatchObject({ major: 1 });
+    expect(minimumEngine(manifest.engines.vscode)!.minor).toBeGreaterThanOrEqual(74);
+    expect(impliedActivationEvents(manifest).sort()).toEqual(
+      [
+        `onLanguage:${LANGUAGE_ID}`,
+        ...Object.values(COMMANDS).map((command) => `onCommand:${command}`),
+      ].sort(),
+    );
     const title = contributes.menus['editor/title'][0];
     expect(title).toMatchObject({ command: COMMANDS.showGraph, when: `editorLangId == ${LANGUAGE_ID}` });
   });
@@ -139,17 +150,134 @@ describe('package.json', () => {
     expect(contributes.configurationDefaults[`[${LANGUAGE_ID}]`]['editor.wordBasedSuggestions']).toBe('off');
   });
 
-  it('packages only the bundles, the grammars, the language configuration and the README', () => {
+  it('packages only the bundles, the grammars, the language configuration, the icon and the documents', () => {
     expect(manifest.files).toEqual([
       'dist/extension.js',
       'dist/server.js',
       'dist/syntaxes/*.json',
       'syntaxes/*.json',
       'language-configuration.json',
+      'images/icon.png',
       'README.md',
+      'CHANGELOG.md',
+      'LICENSE',
     ]);
     // vsce refuses a .vscodeignore next to `files`.
     expect(existsSync(extension('.vscodeignore'))).toBe(false);
+    // Everything is bundled: vsce lists no dependencies (and needs no network), also when run by hand.
+    expect(manifest.vsce).toEqual({ dependencies: false });
+  });
+});
+
+describe('the marketplace listing', () => {
+  const REPOSITORY = 'https://github.com/kairoku/kairoku-playbook';
+
+  it('names the repository, the issues and the extension page', () => {
+    expect(manifest.repository).toEqual({
+      type: 'git',
+      url: `${REPOSITORY}.git`,
+      directory: 'vscode-extension',
+    });
+    expect(manifest.bugs).toEqual({ url: `${REPOSITORY}/issues` });
+    expect(manifest.homepage).toBe(`${REPOSITORY}/tree/main/vscode-extension#readme`);
+    expect(manifest.pricing).toBe('Free');
+  });
+
+  it('is MIT-licensed, with the license text beside it', () => {
+    expect(manifest.license).toBe('MIT');
+    const license = readFileSync(extension('LICENSE'), 'utf8');
+    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} The kairoku-playbook authors\n/);
+    expect(license).toContain('Permission is hereby granted, free of charge, to any person obtaining a copy');
+    // Kept out of npm: the extension ships as a .vsix, never as an npm package. No marketplace reads it.
+    expect(manifest.private).toBe(true);
+  });
+
+  it('has a square PNG icon of at least 128 px, rendered from its SVG', () => {
+    expect(manifest.icon).toBe('images/icon.png');
+    const size = pngSize(readFileSync(extension(manifest.icon)));
+    expect(size).toEqual({ width: 256, height: 256 });
+    expect(existsSync(extension('images/icon.svg'))).toBe(true);
+    expect(readFileSync(extension('images/icon.svg'), 'utf8')).toMatch(/<svg [^>]*viewBox="0 0 256 256"/);
+  });
+
+  it('lists marketplace categories and keywords', () => {
+    // Categories of VS Code's extension manifest schema (the marketplaces file extensions under them).
+    const categories = [
+      'Azure',
+      'Data Science',
+      'Debuggers',
+      'Education',
+      'Extension Packs',
+      'Formatters',
+      'Keymaps',
+      'Language Packs',
+      'Linters',
+      'Machine Learning',
+      'Notebooks',
+      'Other',
+      'Programming Languages',
+      'SCM Providers',
+      'Snippets',
+      'Testing',
+      'Themes',
+      'Visualization',
+    ];
+    expect(manifest.categories.filter((c: string) => !categories.includes(c))).toEqual([]);
+    expect(manifest.categories).toEqual(['Programming Languages', 'Linters', 'Visualization']);
+    expect(manifest.keywords.length).toBeGreaterThan(3);
+    expect(manifest.displayName).toBe('Kairoku Playbooks');
+  });
+
+  it('needs no VS Code API newer than engines.vscode (the typings it is built against are that version)', () => {
+    const types = JSON.parse(readFileSync(require.resolve('@types/vscode/package.json'), 'utf8'));
+    const [major, minor] = types.version.split('.').map(Number);
+    expect({ major, minor }).toEqual(minimumEngine(manifest.engines.vscode));
+  });
+
+  it('has a changelog with a section for this version', () => {
+    const changelog = readFileSync(extension('CHANGELOG.md'), 'utf8');
+    expect(changelog).toMatch(new RegExp(`^## \\[${manifest.version.replace(/\./g, '\\.')}\\]`, 'm'));
+  });
+
+  it('has a README that stands alone on a marketplace page: every link absolute, every section there', () => {
+    const readme = readFileSync(extension('README.md'), 'utf8');
+    const relative = markdownLinks(readme).filter(({ target }) => !/^(https:|#)/.test(target));
+    expect(relative).toEqual([]);
+    for (const section of ['Features', 'Requirements', 'Install', 'Commands', 'Settings', 'License'])
+      expect(readme).toMatch(new RegExp(`^## ${section}$`, 'm'));
+    // Every command and setting of the manifest is documented.
+    for (const command of contributes.commands as { title: string; category: string }[])
+      expect(readme).toContain(`**${command.category}: ${command.title}**`);
+    for (const setting of Object.keys(contributes.configuration.properties))
+      expect(readme).toContain(`\`${setting}\``);
+  });
+
+  it('links only to files and headings of this repository that exist (on main, once merged)', () => {
+    const readme = readFileSync(extension('README.md'), 'utf8');
+    const changelog = readFileSync(extension('CHANGELOG.md'), 'utf8');
+    const ours = [...markdownLinks(readme), ...markdownLinks(changelog)]
+      .map(({ target }) =>
+        /^https:\/\/(?:github\.com\/kairoku\/kairoku-playbook\/(?:blob|tree)|raw\.githubusercontent\.com\/kairoku\/kairoku-playbook)\/main\/([^#]*)(?:#(.*))?$/.exec(
+          target,
+        ),
+      )
+      .filter((match) => match !== null);
+    expect(ours.length).toBeGreaterThan(5);
+    for (const [target, path, anchor] of ours) {
+      const file = extension(`../${path}`);
+      expect([target, existsSync(file)]).toEqual([target, true]);
+      if (!anchor || anchor === 'readme') continue;
+      const text = readFileSync(file, 'utf8');
+      // GitHub's heading ids: lower case, punctuation dropped, spaces to hyphens; or an explicit <a id>.
+      const headings = [...text.matchAll(/^#+ (.*)$/gm)].map((m) =>
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} _-]/gu, '')
+          .replace(/ /g, '-'),
+      );
+      const ids = [...text.matchAll(/<a id="([^"]+)"/g)].map((m) => m[1]);
+      expect([target, [...headings, ...ids].includes(anchor)]).toEqual([target, true]);
+    }
   });
 });
 
