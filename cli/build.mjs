@@ -13,44 +13,14 @@
 // (the GitHub Action does that, action/run.mjs).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const dist = (name) => join(here, 'dist', name);
-
-/**
- * `@kairoku-playbook/<package>[/<sub-path>]` → the TypeScript source of what the package exports there
- * (`./dist/x.js` → `src/x.ts`); JSON and other files under the package resolve as they are.
- */
-const workspaceSources = {
-  name: 'workspace-sources',
-  setup(builder) {
-    builder.onResolve({ filter: /^@kairoku-playbook\// }, (args) => {
-      const [, name, sub] = /^@kairoku-playbook\/([^/]+)(?:\/(.+))?$/.exec(args.path) ?? [];
-      const dir = join(root, name);
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      const entry = manifest.exports?.[sub === undefined ? '.' : `./${sub}`];
-      const target = typeof entry === 'string' ? entry : entry?.default;
-      if (target === undefined) {
-        if (sub !== undefined && existsSync(join(dir, sub))) return { path: join(dir, sub) };
-        return { errors: [{ text: `${args.path} is not exported by ${name}/package.json` }] };
-      }
-      return { path: join(dir, target.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')) };
-    });
-  },
-};
 
 /** cli/src/assets.ts, with the texts it would read from the repository written into it. */
 const embeddedAssets = {
@@ -92,35 +62,8 @@ const common = {
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
+  absWorkingDir: root,
 };
-
-/** The licence texts of the packages whose code is in the bundle (MIT, ISC and Apache-2.0 ask for it). */
-function thirdPartyNotices(metafile) {
-  const packages = new Map();
-  for (const input of Object.keys(metafile.inputs)) {
-    const path = input.split('/').join(sep);
-    const at = path.lastIndexOf(`node_modules${sep}`);
-    if (at < 0) continue;
-    const rest = path.slice(at + `node_modules${sep}`.length).split(sep);
-    const nameParts = rest[0].startsWith('@') ? rest.slice(0, 2) : rest.slice(0, 1);
-    const dir = join(root, path.slice(0, at), 'node_modules', ...nameParts);
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    const title = `${manifest.name} ${manifest.version} (${manifest.license ?? 'see below'})`;
-    if (manifest.name?.startsWith('@kairoku-playbook/') || packages.has(title)) continue;
-    const licenceFile = readdirSync(dir).find((name) => /^licen[cs]e(\.md|\.txt)?$/i.test(name));
-    packages.set(title, {
-      title,
-      text: licenceFile
-        ? readFileSync(join(dir, licenceFile), 'utf8').trim()
-        : `No licence file in the package; its package.json says: ${manifest.license}.`,
-    });
-  }
-  const sorted = [...packages.values()].sort((a, b) => a.title.localeCompare(b.title));
-  return (
-    'kairoku-playbook bundles the following packages. Their licences follow.\n\n' +
-    sorted.map(({ title, text }) => `${'='.repeat(78)}\n${title}\n${'='.repeat(78)}\n\n${text}\n`).join('\n')
-  );
-}
 
 export async function buildCli() {
   mkdirSync(dist('schema'), { recursive: true });
@@ -135,7 +78,7 @@ export async function buildCli() {
     plugins: [workspaceSources, embeddedAssets],
     metafile: true,
   });
-  writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(program.metafile));
+  writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(program.metafile, 'kairoku-playbook'));
 
   // The launcher: what the `kairoku-playbook` bin runs.
   await build({

@@ -7,12 +7,15 @@
 // The workspace packages are bundled from their TypeScript sources (as the tests run them), so the
 // bundles never lag behind a stale `tsc -b` output. Only `vscode` stays external: the editor provides it.
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVsix, vsixProblems } from './vsix-rules.mjs';
+import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
+
+export { workspaceSourceOf } from '../scripts/build/bundling.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -20,38 +23,6 @@ const dist = join(here, 'dist');
 
 export const INJECTION_SCOPE = 'source.kairoku-playbook.expression-injection';
 export const LANGUAGE_SCOPE = 'source.kairoku-playbook';
-
-/**
- * `@kairoku-playbook/<package>[/<entry>]` → the TypeScript source behind that entry of the package's
- * `exports`: `./dist/<path>.js` is built from `src/<path>.ts`. So the bundles need no `tsc -b` first (a
- * fresh clone packages right after `npm ci`) and never bundle a stale or second copy of a module.
- * Entries that are not built (the JSON Schema under `grammar/schema/`) resolve as published.
- */
-export function workspaceSourceOf(specifier) {
-  const match = /^@kairoku-playbook\/([^/]+)(?:\/(.+))?$/.exec(specifier);
-  if (!match) return undefined;
-  const [, name, entry] = match;
-  const packageDir = join(root, name);
-  if (!existsSync(join(packageDir, 'package.json'))) return undefined;
-  const { exports } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-  const target = exports?.[entry ? `./${entry}` : '.'];
-  const built = typeof target === 'string' ? target : target?.default;
-  const source = /^\.\/dist\/(.+)\.js$/.exec(built ?? '');
-  if (!source) return undefined;
-  const path = join(packageDir, 'src', `${source[1]}.ts`);
-  if (!existsSync(path)) throw new Error(`${specifier}: ${built} has no source ${path}`);
-  return path;
-}
-
-const workspaceSources = {
-  name: 'workspace-sources',
-  setup(builder) {
-    builder.onResolve({ filter: /^@kairoku-playbook\// }, (args) => {
-      const path = workspaceSourceOf(args.path);
-      return path ? { path } : undefined;
-    });
-  },
-};
 
 const common = {
   bundle: true,
@@ -83,6 +54,7 @@ export function injectionForExtension(grammar) {
 export async function buildExtension() {
   rmSync(join(dist, 'extension.js'), { force: true });
   rmSync(join(dist, 'server.js'), { force: true });
+  rmSync(join(dist, 'THIRD-PARTY-NOTICES.txt'), { force: true });
   rmSync(join(dist, 'syntaxes'), { recursive: true, force: true });
   const extension = await build({
     ...common,
@@ -95,6 +67,11 @@ export async function buildExtension() {
     entryPoints: [join(root, 'lsp', 'src', 'stdio.ts')],
     outfile: join(dist, 'server.js'),
   });
+  const bundled = { inputs: { ...extension.metafile.inputs, ...server.metafile.inputs } };
+  writeFileSync(
+    join(dist, 'THIRD-PARTY-NOTICES.txt'),
+    thirdPartyNotices(bundled, 'Kairoku Playbooks for VS Code'),
+  );
   mkdirSync(join(dist, 'syntaxes'), { recursive: true });
   const injection = JSON.parse(
     readFileSync(join(root, 'grammar', 'textmate', 'playbook.injection.tmLanguage.json'), 'utf8'),

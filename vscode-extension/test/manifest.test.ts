@@ -183,11 +183,11 @@ describe('the marketplace listing', () => {
     expect(manifest.pricing).toBe('Free');
   });
 
-  it('is MIT-licensed, with the license text beside it', () => {
-    expect(manifest.license).toBe('MIT');
+  it('is Apache-2.0-licensed like the whole project, with the license text beside it', () => {
+    expect(manifest.license).toBe('Apache-2.0');
     const license = readFileSync(extension('LICENSE'), 'utf8');
-    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} The kairoku-playbook authors\n/);
-    expect(license).toContain('Permission is hereby granted, free of charge, to any person obtaining a copy');
+    expect(license).toBe(readFileSync(extension('../LICENSE'), 'utf8'));
+    expect(license).toContain('Apache License\n                           Version 2.0, January 2004');
     // Kept out of npm: the extension ships as a .vsix, never as an npm package. No marketplace reads it.
     expect(manifest.private).toBe(true);
   });
