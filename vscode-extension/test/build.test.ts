@@ -217,12 +217,13 @@ describe('the grammars', () => {
 });
 
 describe('the .vsix', () => {
-  it('holds the manifest, both bundles, the grammars, the language configuration, the icon and the documents', () => {
+  it('holds the manifest, both bundles and their notices, the grammars, the language configuration, the icon and the documents', () => {
     expect(existsSync(VSIX)).toBe(true);
     const vsix = readVsix(readFileSync(VSIX));
     expect([...vsix.files.keys()].filter((n) => n.startsWith('extension/')).sort()).toEqual([
       'extension/LICENSE.txt',
       'extension/changelog.md',
+      'extension/dist/THIRD-PARTY-NOTICES.txt',
       'extension/dist/extension.js',
       'extension/dist/server.js',
       'extension/dist/syntaxes/playbook.injection.tmLanguage.json',
@@ -238,6 +239,11 @@ describe('the .vsix', () => {
     expect(manifest.main).toBe('./dist/extension.js');
     expect(manifest.contributes).toEqual(source.contributes);
     expect(vsix.files.get('extension/dist/server.js')!.equals(readFileSync(dist('server.js')))).toBe(true);
+    // The bundles hold chevrotain, yaml and vscode-languageclient: their licences travel with them.
+    const notices = vsix.files.get('extension/dist/THIRD-PARTY-NOTICES.txt')!.toString('utf8');
+    for (const bundled of ['chevrotain', 'yaml', 'vscode-languageclient']) {
+      expect(notices).toMatch(new RegExp(`^${bundled} \\S+ \\(`, 'm'));
+    }
     expect(vsix.files.get('extension/readme.md')!.equals(readFileSync(join(EXTENSION, 'README.md')))).toBe(
       true,
     );

@@ -150,10 +150,11 @@ describe('package.json', () => {
     expect(contributes.configurationDefaults[`[${LANGUAGE_ID}]`]['editor.wordBasedSuggestions']).toBe('off');
   });
 
-  it('packages only the bundles, the grammars, the language configuration, the icon and the documents', () => {
+  it('packages only the bundles and their notices, the grammars, the language configuration, the icon and the documents', () => {
     expect(manifest.files).toEqual([
       'dist/extension.js',
       'dist/server.js',
+      'dist/THIRD-PARTY-NOTICES.txt',
       'dist/syntaxes/*.json',
       'syntaxes/*.json',
       'language-configuration.json',
