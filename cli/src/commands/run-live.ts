@@ -11,7 +11,7 @@ import {
   vecSlice,
   writeFileAtomic,
 } from '@kairoku-playbook/runtime';
-import { kairoku, paseo } from '@kairoku-playbook/runtime/backends';
+import { kairoku, paseo, resolveBindAddress } from '@kairoku-playbook/runtime/backends';
 import type {
   Backend,
   GateAsker,
@@ -87,7 +87,7 @@ export async function runLive(
     });
   } catch (error) {
     io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
-    return 1;
+    return error instanceof UsageError ? 2 : 1;
   }
 
   const { secrets } = splitSecrets(ir, prepared.inputs);
@@ -127,7 +127,7 @@ export async function restartLive(
     });
   } catch (error) {
     io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
-    return 1;
+    return error instanceof UsageError ? 2 : 1;
   }
   const { archivedAt: _archived, ...state } = loaded;
   return driveLive({
@@ -301,20 +301,34 @@ export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBack
  */
 export function kairokuFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
   const listen = flag(args, 'listen') ?? '127.0.0.1:0';
-  const match = /^(.+):(\d+)$/.exec(listen);
-  if (!match)
-    throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
-  const [, host, port] = match as unknown as [string, string, string];
+  const parsed = kairoku.parseHostPort(listen);
+  if (!parsed)
+    throw new UsageError(
+      `--listen takes HOST:PORT ([::1]:PORT for IPv6; 127.0.0.1:0 picks a free port), not "${listen}"`,
+    );
+  const allowNonLoopback = args.flags.has('allow-remote-runners');
   const tokenFlag = flag(args, 'app-token-file');
   const token = appToken(env, tokenFlag === undefined ? undefined : resolve(cwd, tokenFlag));
   return async (request) => {
+    // Judged by what the host resolves to (`0`, `0x0` and `[::]` are the wildcard), before anything
+    // listens; a refusal is a usage error. The address it resolved to is what is bound.
+    let address: string;
+    try {
+      address = await resolveBindAddress(parsed.host, {
+        what: `--listen ${listen}`,
+        allowNonLoopback,
+        howToAllow: 'add --allow-remote-runners (the routes are behind the app credential, over plain HTTP)',
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message, { cause: error });
+    }
     const baseBranch = paseo.currentBranch(request.cwd) ?? 'HEAD';
     const backend = new kairoku.KairokuBackend({
       appToken: token.value,
       target: { repository: request.cwd, baseBranch },
       onFault: (text) => request.log(`kairoku: ${text}`),
     });
-    const url = await backend.listen(host, Number(port));
+    const url = await backend.listen(address, parsed.port, { allowNonLoopback });
     request.log(
       `serving Kairoku runners at ${url}: kairoku-playbook runner --app ${url} --token-file ${token.file ?? '<a file with $KAIROKU_APP_TOKEN>'} --repo ${request.cwd}`,
     );

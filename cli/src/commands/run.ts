@@ -66,7 +66,10 @@ paseo and kairoku:
   --parent-agent ID    a Paseo agent managing this run (paseo): step agents are labelled its
                        children (paseo.parent-agent-id)
   --listen HOST:PORT   where runners dial in (kairoku; default 127.0.0.1:0, a free port, said on
-                       stderr with the runner's command line)
+                       stderr with the runner's command line); loopback only, judged by what HOST
+                       resolves to (the wildcard, 0.0.0.0 or ::, however spelled, is always refused)
+  --allow-remote-runners
+                       let --listen bind an interface other machines can reach (kairoku)
   --app-token-file F   the app credential runners present (kairoku; default $KAIROKU_APP_TOKEN, else
                        $KAIROKU_PLAYBOOK_HOME/kairoku/token.env, made on first use)
 
@@ -201,6 +204,7 @@ export const LIVE_FLAGS = {
   'paseo-host': 'string',
   'parent-agent': 'string',
   listen: 'string',
+  'allow-remote-runners': 'boolean',
   'app-token-file': 'string',
 } as const;
 

@@ -13,6 +13,7 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { IrRole } from '@kairoku-playbook/compiler';
+import { resolveBindAddress } from '../backends/bind-address.js';
 import { LIMITS, PROTOCOL_VERSION, bound, isFixedRole } from '../backends/kairoku/protocol.js';
 import type {
   CapacityResponse,
@@ -96,9 +97,11 @@ export class Runner {
   async start(): Promise<string> {
     for (const dir of ['logs', 'dispatches', 'worktrees'])
       mkdirSync(join(this.options.workDir, dir), { recursive: true, mode: 0o700 });
-    this.capacity = await startCapacityServer(this.options.listen.host, this.options.listen.port, () =>
-      this.capacityView(),
-    );
+    // Judged by what it resolves to (`0` and `0x0` are the wildcard), as the app's listener is.
+    const host = await resolveBindAddress(this.options.listen.host, {
+      what: 'the capacity listener (--listen, RF-006)',
+    });
+    this.capacity = await startCapacityServer(host, this.options.listen.port, () => this.capacityView());
     this.log({ kind: 'start', runner: this.options.id, repository: this.options.repository });
     await this.recover();
     this.flushTimer = setInterval(() => this.flushAll(), this.options.flushMs);
