@@ -24,6 +24,7 @@ export type {
 export { emptyVec, vecFromArray, vecGet, vecPush, vecSet, vecSlice, vecToArray } from './core/pvec.js';
 export type { PVec } from './core/pvec.js';
 export { coerceInput, prepareInputs, splitSecrets } from './core/inputs.js';
+export { forTerminal } from './core/terminal-text.js';
 export { evaluate, render, renderText, toText, Lookup } from './expr/evaluate.js';
 export type { Scope } from './expr/evaluate.js';
 export { stepRun, allSteps, summarize } from './core/view.js';

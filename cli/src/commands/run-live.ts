@@ -6,6 +6,7 @@ import {
   LiveRun,
   createRun,
   defaultHome,
+  forTerminal,
   prepareInputs,
   splitSecrets,
   vecSlice,
@@ -66,14 +67,15 @@ export async function runLive(
   const gates = gateFlags(args.flags.get('gate') ?? [], ir);
   const prepared = prepareInputs(ir, inputs);
   if (!prepared.ok) {
-    for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${error}\n`);
+    for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
     return 2;
   }
   const now = Date.now;
   // Runs of a live backend outlive this process: another process may be driving one now, so none
   // is marked lost here (`runs restart` takes a run up again and applies the lost-agent rule).
   const { store, id, workspace } = openRoom(ir, io, backendName, () => true, now);
-  const log = (line: string) => io.stderr(`kairoku-playbook: ${line}\n`);
+  // What backends log may quote a daemon, a runner or an agent.
+  const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
 
   let live: LiveBackend;
   try {
@@ -86,7 +88,7 @@ export async function runLive(
       log,
     });
   } catch (error) {
-    io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
+    io.stderr(`kairoku-playbook: ${forTerminal((error as Error).message)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
 
@@ -123,10 +125,10 @@ export async function restartLive(
       runId: loaded.id,
       branch: loaded.branch,
       cwd: loaded.workspace ?? workspace,
-      log: (line) => io.stderr(`kairoku-playbook: ${line}\n`),
+      log: (line) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`),
     });
   } catch (error) {
-    io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
+    io.stderr(`kairoku-playbook: ${forTerminal((error as Error).message)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
   const { archivedAt: _archived, ...state } = loaded;
@@ -216,7 +218,7 @@ async function driveLive(drive: LiveDrive): Promise<number> {
   try {
     const refusal = run.begin(drive.event);
     if (refusal !== undefined) {
-      io.stderr(`kairoku-playbook: run ${id}: ${refusal}\n`);
+      io.stderr(`kairoku-playbook: run ${id}: ${forTerminal(refusal)}\n`);
       return 1;
     }
     const end = await run.done;

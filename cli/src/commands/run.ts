@@ -8,6 +8,7 @@ import {
   RunStore,
   coerceInput,
   defaultHome,
+  forTerminal,
   prepareInputs,
   readScenario,
   recoverRuns,
@@ -108,7 +109,7 @@ export function runRun(
     // Inputs are checked before anything is loaded or any daemon asked.
     const prepared = prepareInputs(ir, inputFlags(args.flags.get('input') ?? [], ir));
     if (!prepared.ok) {
-      for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${error}\n`);
+      for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
       return 2;
     }
     // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
@@ -156,7 +157,7 @@ export function runRun(
   });
   if (!result.ok) {
     view?.close();
-    for (const error of result.inputErrors) io.stderr(`kairoku-playbook: ${error}\n`);
+    for (const error of result.inputErrors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
     return 2;
   }
 
@@ -291,7 +292,7 @@ export function settleSimRun(
           (r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`,
         )
       : openGates(state).map((name) => `gate "${name}" was left open`);
-    for (const line of why) io.stderr(`kairoku-playbook: ${line}\n`);
+    for (const line of why) io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
     const canceled = step(
       state,
       { type: 'cancel', reason: `the sim run could not go on: ${why.join('; ')}` },
@@ -301,19 +302,24 @@ export function settleSimRun(
     store.save(state);
   } else {
     for (const refusal of refusals)
-      io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${refusal.error}\n`);
+      io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${forTerminal(refusal.error)}\n`);
   }
   return state;
 }
 
-/** The end of a run as `run` prints it: the SPEC §8 JSON, or its status, reason and outputs. */
+/**
+ * The end of a run as `run` prints it: the SPEC §8 JSON (as the run holds it), or its status, reason
+ * and outputs made safe for a terminal (they may quote agents).
+ */
 export function printRunEnd(state: RunState, json: boolean, io: CommandIo, terminal?: Terminal): void {
   if (json) io.stdout(`${JSON.stringify(summarize(state), null, 2)}\n`);
   else {
     const out = terminal ? terminal.write : io.stdout;
-    out(`run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}\n`);
     const outputs = Object.entries(state.outputs ?? {});
-    if (outputs.length) out(`outputs:\n${outputs.map(([k, v]) => `  ${k}: ${toText(v)}\n`).join('')}`);
+    const text = `run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}\n${
+      outputs.length ? `outputs:\n${outputs.map(([k, v]) => `  ${k}: ${toText(v)}\n`).join('')}` : ''
+    }`;
+    out(forTerminal(text));
   }
 }
 
@@ -386,6 +392,7 @@ export class GateDialogue {
 
   constructor(private readonly gate: OpenGate) {}
 
+  /** The gate as the terminal shows it; its title and summary may be rendered from agents' outputs. */
   intro(): string {
     const listed = this.gate.choices
       .map(
@@ -393,7 +400,9 @@ export class GateDialogue {
           `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`,
       )
       .join(', ');
-    return `\n? ${this.gate.step}: ${this.gate.title}\n${this.gate.summary ? `  ${this.gate.summary}\n` : ''}  choices: ${listed}\n`;
+    return forTerminal(
+      `\n? ${this.gate.step}: ${forTerminal(this.gate.title, { oneLine: true })}\n${this.gate.summary ? `  ${this.gate.summary}\n` : ''}  choices: ${listed}\n`,
+    );
   }
 
   prompt(): string {
@@ -407,7 +416,7 @@ export class GateDialogue {
       const choice = this.gate.choices.find((c) => c.name === typed);
       if (!choice)
         return {
-          say: `  "${typed}" is not a choice; type one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
+          say: `  "${forTerminal(typed, { oneLine: true })}" is not a choice; type one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
         };
       if (choice.comment === 'none') return { decision: { choice: choice.name } };
       this.chosen = choice;

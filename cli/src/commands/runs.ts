@@ -3,6 +3,7 @@ import {
   allSteps,
   continueSim,
   defaultHome,
+  forTerminal,
   isEnded,
   recoverRuns,
   step,
@@ -225,13 +226,16 @@ function list(store: RunStore, io: CommandIo, all: boolean, json: boolean): numb
   }
   const rows = [
     ['ID', 'PLAYBOOK', 'STATUS', 'STARTED', 'STEPS'],
-    ...listed.map((r) => [
-      r.id,
-      r.playbook,
-      r.archivedAt ? `${r.status} (archived)` : r.status,
-      r.startedAt ?? '-',
-      `${r.steps.done}/${r.steps.total}`,
-    ]),
+    ...listed.map((r) =>
+      [
+        r.id,
+        r.playbook,
+        r.archivedAt ? `${r.status} (archived)` : r.status,
+        r.startedAt ?? '-',
+        `${r.steps.done}/${r.steps.total}`,
+        // A run file is read as it is on disk: nothing in it reaches the terminal raw.
+      ].map((cell) => forTerminal(cell, { oneLine: true })),
+    ),
   ];
   io.stdout(table(rows));
   return 0;
@@ -279,7 +283,9 @@ function show(state: RunState, io: CommandIo, json: boolean): number {
   const history = vecSlice(state.history, state.history.size - HISTORY_SHOWN);
   lines.push(`history (last ${history.length} of ${state.history.size}):`);
   for (const entry of history) lines.push(`  ${entry.at} ${progressLine(entry)}`);
-  io.stdout(`${lines.join('\n')}\n`);
+  // Reasons, outputs, gate titles and history quote agents: shown without their control sequences
+  // (`--json` and the run file keep them as they are).
+  io.stdout(`${forTerminal(lines.join('\n'))}\n`);
   return 0;
 }
 
@@ -318,7 +324,7 @@ function operate(store: RunStore, state: RunState, io: CommandIo, event: Operato
   }
   const result = step(state, event, Date.now());
   if (result.error !== undefined) {
-    io.stderr(`kairoku-playbook: run ${state.id}: ${result.error}\n`);
+    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(result.error)}\n`);
     return 1;
   }
   store.save(result.state);
@@ -383,7 +389,7 @@ function restart(
     ...(terminal ? { askGate: (gate: OpenGate) => askGate(gate, terminal) } : {}),
   });
   if (!result.ok) {
-    io.stderr(`kairoku-playbook: run ${id}: ${result.error}\n`);
+    io.stderr(`kairoku-playbook: run ${id}: ${forTerminal(result.error)}\n`);
     return 1;
   }
   const ended = settleSimRun(result.state, result.refusals, store, io, now);

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { IrRole } from '@kairoku-playbook/compiler';
 import { resolveBindAddress } from '../backends/bind-address.js';
+import { forTerminal } from '../core/terminal-text.js';
 import { LIMITS, PROTOCOL_VERSION, bound, isFixedRole } from '../backends/kairoku/protocol.js';
 import type {
   CapacityResponse,
@@ -238,7 +239,7 @@ export class Runner {
     if (!(error instanceof Unauthorized)) return false;
     this.log({ kind: 'unauthorized', error: error.message });
     process.stderr.write(
-      `kairoku runner: the app refused the credential (401): stopping. ${error.message}\n`,
+      `kairoku runner: the app refused the credential (401): stopping. ${forTerminal(error.message)}\n`,
     );
     void this.fullStop();
     return true;
