@@ -32,7 +32,7 @@ const HOSTILE_YAML = '"ok\\e]0;pwned\\a\\e[2J\\x9b2J\\u202eevil\\rX"';
 /** HOSTILE as a terminal is shown it: the OSC (up to its BEL) and both CSIs gone. */
 const SHOWN = 'okevilX';
 /** What must not reach a terminal: the pieces of HOSTILE a terminal acts on. */
-const ACTED_ON = /\x07|\x1b\]|\x1b\[2J|\x9b|\u202e|\r/;
+const ACTED_ON = new RegExp(String.raw`\x07|\x1b\]|\x1b\[2J|\x9b|\u202e|\r`);
 
 const PLAYBOOK = `version: 1
 id: hostile
@@ -155,7 +155,7 @@ describe('terminal paths', () => {
     expect(text).toContain(`Ship ${SHOWN}?`);
     expect(text).not.toMatch(ACTED_ON);
     // What is left of ESC is the view's: cursor up, clear line, clear below.
-    expect(text.replace(/\x1b\[(?:\d+F|2K|J)/g, '')).not.toContain('\x1b');
+    expect(text.replace(new RegExp(String.raw`\x1b\[(?:\d+F|2K|J)`, 'g'), '')).not.toContain('\x1b');
   });
 
   it('run --json keeps the text as the agent sent it', () => {
