@@ -59,7 +59,7 @@ async function run(...flags: string[]) {
   return { code, ...out };
 }
 
-describe('run --backend kairoku --listen', () => {
+describe('run --backend kairoku --listen', { timeout: 30_000 }, () => {
   it.each(['0:0', '0x0:0', '00.0.0.0:0', '0.0:0', '0.0.0.0:0', '[::]:0', '[::ffff:0.0.0.0]:0', '[0::0]:0'])(
     'refuses %s, a wildcard bind, even with --allow-remote-runners',
     async (listen) => {

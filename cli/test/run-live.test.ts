@@ -296,9 +296,21 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
     const ended = JSON.parse(first.stdout) as { id: string; status: string };
     expect(ended.status).toBe('failed');
     // Another run cannot start in this workspace while one is active; an ended one leaves room.
+    // Its secret input is given again (never stored), from the environment.
     const again = await cli(
-      ['runs', 'restart', ended.id, '--from', 'ship', '--gate', 'ship=approve', '--json'],
-      env,
+      [
+        'runs',
+        'restart',
+        ended.id,
+        '--from',
+        'ship',
+        '--input-env',
+        'token=THE_TOKEN',
+        '--gate',
+        'ship=approve',
+        '--json',
+      ],
+      { ...env, THE_TOKEN: 'xxxx' },
     );
     expect(again.stderr).toBe('');
     expect(again.code).toBe(0);

@@ -7,7 +7,7 @@ import {
   createRun,
   defaultHome,
   forTerminal,
-  prepareInputs,
+  loadMaskKey,
   splitSecrets,
   vecSlice,
   writeFileAtomic,
@@ -27,7 +27,8 @@ import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
-import { askGateAsync, inputFlags, openRoom, openRoomFor, printRunEnd, runDisplay } from './run.js';
+import { askGateAsync, openRoom, openRoomFor, printRunEnd, runDisplay } from './run.js';
+import { restartSecrets } from './run-inputs.js';
 import type { Terminal } from './terminal.js';
 
 /** What a live backend needs from the command line, once the run's id and branch are known. */
@@ -57,19 +58,14 @@ export type LiveBackendFactory = (request: LiveBackendRequest) => Promise<LiveBa
 export async function runLive(
   args: ParsedArgs,
   ir: Ir,
+  inputs: Record<string, unknown>,
   io: CommandIo,
   terminal: Terminal | undefined,
   backendName: string,
   connect: LiveBackendFactory,
 ): Promise<number> {
   const json = args.flags.has('json');
-  const inputs = inputFlags(args.flags.get('input') ?? [], ir);
   const gates = gateFlags(args.flags.get('gate') ?? [], ir);
-  const prepared = prepareInputs(ir, inputs);
-  if (!prepared.ok) {
-    for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
-    return 2;
-  }
   const now = Date.now;
   // Runs of a live backend outlive this process: another process may be driving one now, so none
   // is marked lost here (`runs restart` takes a run up again and applies the lost-agent rule).
@@ -92,32 +88,53 @@ export async function runLive(
     return error instanceof UsageError ? 2 : 1;
   }
 
-  const { secrets } = splitSecrets(ir, prepared.inputs);
+  const { secrets } = splitSecrets(ir, inputs);
+  const maskKey = loadMaskKey(store.home);
   const state: RunState = {
-    ...createRun(ir, { id, inputs: prepared.inputs, now: now(), backend: backendName, branch: live.branch }),
+    ...createRun(ir, { id, inputs, now: now(), backend: backendName, branch: live.branch, maskKey }),
     workspace,
   };
   store.save(state);
-  return driveLive({ state, event: { type: 'start' }, secrets, gates, store, live, io, terminal, json, now });
+  return driveLive({
+    state,
+    event: { type: 'start' },
+    secrets,
+    maskKey,
+    gates,
+    store,
+    live,
+    io,
+    terminal,
+    json,
+    now,
+  });
 }
 
 /**
  * `runs restart ID --from STEP` of a run on a live backend: the ended run reopened from STEP on a
  * backend connected again for it (its branch, and with Paseo its worktree, found again), driven as
- * `run` drives a new one. Secret inputs are not kept, so a check's env gets their mask.
+ * `run` drives a new one. Secret inputs are never stored, so they are given again (`restartSecrets`).
  */
 export async function restartLive(
   args: ParsedArgs,
-  loaded: RunState,
+  stored: RunState,
   from: string,
   io: CommandIo,
   terminal: Terminal | undefined,
   connect: LiveBackendFactory,
+  env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const json = args.flags.has('json');
-  const gates = gateFlags(args.flags.get('gate') ?? [], loaded.ir);
+  const gates = gateFlags(args.flags.get('gate') ?? [], stored.ir);
   const now = Date.now;
-  const { store, workspace } = openRoomFor(loaded, io);
+  const { store, workspace } = openRoomFor(stored, io);
+  const maskKey = loadMaskKey(store.home);
+  const given = await restartSecrets(stored, args, io.cwd, env, terminal, maskKey);
+  for (const name of given.changed)
+    io.stderr(
+      `kairoku-playbook: warning: secret input "${name}" is not the value run ${stored.id} started with; both are masked\n`,
+    );
+  const loaded = given.state;
   let live: LiveBackend;
   try {
     live = await connect({
@@ -135,7 +152,8 @@ export async function restartLive(
   return driveLive({
     state,
     event: { type: 'restart-from', step: from },
-    secrets: {},
+    secrets: given.secrets,
+    maskKey,
     gates,
     store,
     live,
@@ -151,6 +169,7 @@ interface LiveDrive {
   /** what sets the run going: `start`, or `restart-from` */
   event: RunEvent;
   secrets: Record<string, unknown>;
+  maskKey: Uint8Array;
   gates: Map<string, ScriptedDecision>;
   store: RunStore;
   live: LiveBackend;
@@ -188,6 +207,7 @@ async function driveLive(drive: LiveDrive): Promise<number> {
     backend: live.backend,
     state,
     secrets,
+    maskKey: drive.maskKey,
     clock: now,
     persist: (next) => store.save(next),
     requests: () =>

@@ -6,9 +6,9 @@ import {
   describeRoomConflict,
   findRoomConflict,
   RunStore,
-  coerceInput,
   defaultHome,
   forTerminal,
+  loadMaskKey,
   prepareInputs,
   readScenario,
   recoverRuns,
@@ -25,6 +25,14 @@ import { UsageError, readScenarioFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
 import { compileFile } from './compile.js';
+import {
+  INPUT_FLAGS,
+  INPUT_HELP,
+  askSecrets,
+  givenInputs,
+  missingSecrets,
+  secretHint,
+} from './run-inputs.js';
 import type { Terminal } from './terminal.js';
 
 export { progressLine };
@@ -46,8 +54,8 @@ The run is saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/
 inputs never reach it.
 
 Options:
-  --input NAME=VALUE   a run input (repeatable); numbers, booleans and lists are read as JSON;
-                       these win over the scenario's inputs
+${INPUT_HELP}
+                       Inputs given here win over the scenario's.
   --backend NAME       sim (default), paseo or kairoku
   --json               print the final run state as JSON (SPEC §8) and ask nothing
   -h, --help           this help
@@ -86,7 +94,7 @@ export function runRun(
   const args = parseArgs(
     argv,
     {
-      input: 'string',
+      ...INPUT_FLAGS,
       backend: 'string',
       scenario: 'string',
       json: 'boolean',
@@ -102,21 +110,31 @@ export function runRun(
     return 0;
   }
   const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
+  // --json asks nothing: not a gate, not a secret.
+  const asking = args.flags.has('json') ? undefined : terminal;
   if (backend !== 'sim') {
     refuseFlags(args, ['scenario', 'sim-delay', 'worktree'], 'is for the sim backend only');
     const ir = compileFile(args.positionals, io, 'run');
     if (!ir) return 1;
-    // Inputs are checked before anything is loaded or any daemon asked.
-    const prepared = prepareInputs(ir, inputFlags(args.flags.get('input') ?? [], ir));
-    if (!prepared.ok) {
-      for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
-      return 2;
-    }
-    // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
-    // every other command (check above all) would otherwise load at start.
-    return import('./run-live.js').then((live) =>
-      live.runLive(args, ir, io, terminal, backend, live.liveFactory(backend, args, env, io.cwd)),
-    );
+    const given = givenInputs(args, ir, io.cwd, env);
+    return withSecretsAsked(ir, given, asking, (inputs) => {
+      // Inputs are checked before anything is loaded or any daemon asked.
+      const prepared = prepareInputs(ir, inputs);
+      if (!prepared.ok) return inputErrors(ir, prepared.errors, io);
+      // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
+      // every other command (check above all) would otherwise load at start.
+      return import('./run-live.js').then((live) =>
+        live.runLive(
+          args,
+          ir,
+          prepared.inputs,
+          io,
+          terminal,
+          backend,
+          live.liveFactory(backend, args, env, io.cwd),
+        ),
+      );
+    });
   }
   refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for the paseo and kairoku backends');
   const json = args.flags.has('json');
@@ -127,47 +145,72 @@ export function runRun(
   if (!ir) return 1;
 
   const scenario = loadScenario(flag(args, 'scenario'), ir, io.cwd);
-  const inputs = inputFlags(args.flags.get('input') ?? [], ir);
-  const now = Date.now;
-  // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
-  const { store, id, workspace } = openRoom(ir, io, 'sim', () => false, now);
+  const given = givenInputs(args, ir, io.cwd, env);
+  return withSecretsAsked(ir, { ...scenario.inputs, ...given }, asking, (inputs) => {
+    const now = Date.now;
+    // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
+    const { store, id, workspace } = openRoom(ir, io, 'sim', () => false, now);
 
-  const { interactive, progress, view } = runDisplay(json, terminal, io, now);
-  const result = runSim({
-    ir,
-    scenario,
-    inputs,
-    id,
-    workspace,
-    clock: now,
-    persist: (state) => store.save(state),
-    ...(delayMs ? { delayMs } : {}),
-    ...(worktree !== undefined ? { worktree } : {}),
-    ...(view
-      ? { onTransition: (_before: RunState, after: RunState) => view.update(after) }
-      : progress
-        ? {
-            onTransition: (before: RunState, after: RunState) => {
-              for (const entry of vecSlice(after.history, before.history.size))
-                progress(`${progressLine(entry)}\n`);
-            },
-          }
-        : {}),
-    ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, interactive, view) } : {}),
+    const { interactive, progress, view } = runDisplay(json, terminal, io, now);
+    const result = runSim({
+      ir,
+      scenario,
+      inputs,
+      id,
+      workspace,
+      clock: now,
+      persist: (state) => store.save(state),
+      maskKey: loadMaskKey(store.home),
+      ...(delayMs ? { delayMs } : {}),
+      ...(worktree !== undefined ? { worktree } : {}),
+      ...(view
+        ? { onTransition: (_before: RunState, after: RunState) => view.update(after) }
+        : progress
+          ? {
+              onTransition: (before: RunState, after: RunState) => {
+                for (const entry of vecSlice(after.history, before.history.size))
+                  progress(`${progressLine(entry)}\n`);
+              },
+            }
+          : {}),
+      ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, interactive, view) } : {}),
+    });
+    if (!result.ok) {
+      view?.close();
+      return inputErrors(ir, result.inputErrors, io);
+    }
+
+    const state = settleSimRun(result.state, result.refusals, store, io, now);
+    if (view) {
+      view.update(state);
+      view.close();
+    }
+    printRunEnd(state, json, io, interactive);
+    return state.status === 'completed' ? 0 : 1;
   });
-  if (!result.ok) {
-    view?.close();
-    for (const error of result.inputErrors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
-    return 2;
-  }
+}
 
-  const state = settleSimRun(result.state, result.refusals, store, io, now);
-  if (view) {
-    view.update(state);
-    view.close();
-  }
-  printRunEnd(state, json, io, interactive);
-  return state.status === 'completed' ? 0 : 1;
+/**
+ * Goes on with the inputs given, and the required secret inputs they lack asked at the terminal
+ * first (without echo); synchronous when nothing is asked.
+ */
+function withSecretsAsked(
+  ir: Ir,
+  given: Record<string, unknown>,
+  terminal: Terminal | undefined,
+  go: (inputs: Record<string, unknown>) => number | Promise<number>,
+): number | Promise<number> {
+  const missing = missingSecrets(ir, given);
+  if (!missing.length || !terminal?.askSecret) return go(given);
+  return askSecrets(ir, missing, terminal).then((asked) => go({ ...given, ...asked }));
+}
+
+/** Inputs that do not fit: each error, and for a missing secret how to give it (exit 2). */
+export function inputErrors(ir: Ir, errors: readonly string[], io: CommandIo): number {
+  for (const error of errors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
+  const hint = secretHint(ir, errors);
+  if (hint) io.stderr(`kairoku-playbook: ${hint}\n`);
+  return 2;
 }
 
 /**
@@ -212,18 +255,6 @@ export const LIVE_FLAGS = {
 /** Flags that do not apply (a sim flag on a live backend, or the reverse) are usage errors. */
 export function refuseFlags(args: ParsedArgs, names: readonly string[], why: string): void {
   for (const name of names) if (args.flags.has(name)) throw new UsageError(`--${name} ${why}`);
-}
-
-/** `--input NAME=VALUE` flags, each value read as the input's type takes it. */
-export function inputFlags(pairs: readonly string[], ir: Ir): Record<string, unknown> {
-  const inputs: Record<string, unknown> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--input takes NAME=VALUE, not "${pair}"`);
-    const name = pair.slice(0, eq);
-    inputs[name] = coerceInput(ir, name, pair.slice(eq + 1));
-  }
-  return inputs;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { PVec } from './pvec.js';
+import type { SecretFingerprint } from './secret-mask.js';
 
 /**
  * Run state (SPEC §6): everything a run is, in plain JSON. The transition function reads one of these
@@ -126,6 +127,11 @@ export interface RunState {
   /** the run's inputs, defaults applied, secret ones as `MASK` */
   inputs: Record<string, unknown>;
   secretInputs: string[];
+  /**
+   * per secret input given, keyed fingerprints of what is masked (`secret-mask.ts`): never the value,
+   * and nothing to guess it against without the home's key; absent when no key was given
+   */
+  secretFingerprints?: Record<string, SecretFingerprint[]>;
   status: RunStatus;
   /** why the run failed or was canceled */
   reason: string | null;

@@ -14,6 +14,11 @@ import type { Ref } from './working-run.js';
 export interface TransitionOptions {
   /** secret input values: used for check steps' `env` only, and scrubbed from what comes in */
   secrets?: Record<string, unknown>;
+  /**
+   * the key of the run's secret fingerprints (`loadMaskKey`): with it, secret values this process
+   * was not given are scrubbed too, found by their fingerprints
+   */
+  maskKey?: Uint8Array;
 }
 
 /**
@@ -37,7 +42,7 @@ export function step(
   now: number,
   options: TransitionOptions = {},
 ): TransitionResult {
-  const run = new WorkingRun(state, now, options.secrets ?? {});
+  const run = new WorkingRun(state, now, options.secrets ?? {}, options.maskKey);
   const error = handle(run, event);
   if (error !== undefined) return { state, effects: [], error };
   run.finish();
