@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { IrRole } from '@kairoku-playbook/compiler';
 import { resolveBindAddress } from '../backends/bind-address.js';
+import { MASK } from '../core/state.js';
 import { forTerminal } from '../core/terminal-text.js';
 import { LIMITS, PROTOCOL_VERSION, bound, isFixedRole } from '../backends/kairoku/protocol.js';
 import type {
@@ -328,7 +329,7 @@ export class Runner {
         a.events.say('phase', 'preparing: a fresh worktree');
         const path = join(this.options.workDir, 'worktrees', d.id);
         // The breadcrumb first: a process that dies from here on leaves what a restart cleans up.
-        writeFileSync(this.breadcrumb(d.id), JSON.stringify(d), { mode: 0o600 });
+        writeFileSync(this.breadcrumb(d.id), JSON.stringify(withoutSecrets(d)), { mode: 0o600 });
         a.worktree = path;
         await addWorktree(
           this.options.repo,
@@ -610,6 +611,18 @@ export class Runner {
       // a log, not state
     }
   }
+}
+
+/**
+ * A dispatch as its breadcrumb keeps it (and the agent reads it): without the report token (the agent
+ * has it in KAIROKU_REPORT_TOKEN) and without a check's env values, which may be secret inputs —
+ * a file outlives a crash, and what a restart needs of it is the dispatch's id and place.
+ */
+function withoutSecrets(d: Dispatch): Dispatch {
+  const copy = structuredClone(d);
+  if (copy.agent) copy.agent.report.token = MASK;
+  if (copy.check) for (const name of Object.keys(copy.check.env)) copy.check.env[name] = MASK;
+  return copy;
 }
 
 /** The policy a dispatch carries, as the one policy function takes it (RF-017). */
