@@ -56,8 +56,8 @@ const LIVE_RUN = [
   'paseo',
   '--input',
   'task=t',
-  '--input',
-  'token=xxxx',
+  '--input-env',
+  'token=KP_TEST_TOKEN',
 ];
 
 let root: string;
@@ -91,7 +91,15 @@ function cli(args: string[], env: Record<string, string> = {}) {
       [bin, ...args],
       {
         cwd: repo,
-        env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home, NO_COLOR: '1', ...env },
+        // Secret inputs come from the environment, as they should (not a command line).
+        env: {
+          ...process.env,
+          KAIROKU_PLAYBOOK_HOME: home,
+          NO_COLOR: '1',
+          KP_TEST_TOKEN: 'xxxx',
+          KP_SECRET_TOKEN: 's3cret-value',
+          ...env,
+        },
         timeout: 60_000,
       },
       (error, stdout, stderr) =>
@@ -112,8 +120,8 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
         'paseo',
         '--input',
         'task=the thing',
-        '--input',
-        'token=s3cret-value',
+        '--input-env',
+        'token=KP_SECRET_TOKEN',
         '--gate',
         'ship=approve',
         '--parent-agent',
@@ -199,13 +207,13 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
         'task=Add a --json flag',
         '--input',
         'strict=true',
-        '--input',
-        'api_key=sk-live-0123456789',
+        '--input-env',
+        'api_key=KP_API_KEY',
         '--gate',
         'ship=approve',
         '--json',
       ],
-      { PASEO_HOST: fake.host },
+      { PASEO_HOST: fake.host, KP_API_KEY: 'sk-live-0123456789' },
     );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -305,12 +313,12 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
         '--from',
         'ship',
         '--input-env',
-        'token=THE_TOKEN',
+        'token=KP_TEST_TOKEN',
         '--gate',
         'ship=approve',
         '--json',
       ],
-      { ...env, THE_TOKEN: 'xxxx' },
+      env,
     );
     expect(again.stderr).toBe('');
     expect(again.code).toBe(0);

@@ -314,6 +314,20 @@ describe('sim runs', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^--input-file bad.yml: /);
     for (const result of [unset, malformed, list, bad]) expect(result.stderr).not.toContain(SECRET);
+    // A secret on the command line is taken, with a warning that says the other ways.
+    const flagged = await call(runRun, [
+      'playbooks/secretive.yml',
+      '--input',
+      'task=x',
+      '--input',
+      `token=${SECRET}`,
+      '--scenario',
+      'ships.yml',
+    ]);
+    expect(flagged.code).toBe(0);
+    expect(flagged.stderr).toBe(
+      'kairoku-playbook: warning: secret input "token" was given on the command line, which other users of this machine can read (ps); give it with --input-env token=VARIABLE or --input-file FILE\n',
+    );
     // --input wins over --input-env, which wins over --input-file.
     writeFileSync(join(root, 'task.yml'), 'task: from the file\n');
     const order = await call(

@@ -90,6 +90,19 @@ function readInputFile(file: string, cwd: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/**
+ * Secret inputs given with `--input`, whose value any user of the machine can read on the command
+ * line: taken, with a warning saying the other ways.
+ */
+export function secretsOnCommandLine(args: ParsedArgs, ir: Ir): string[] {
+  const names = (args.flags.get('input') ?? []).map((pair) => pair.slice(0, Math.max(0, pair.indexOf('='))));
+  return ir.inputs.filter((i) => i.secret && names.includes(i.name)).map((i) => i.name);
+}
+
+export function commandLineWarning(name: string): string {
+  return `warning: secret input "${name}" was given on the command line, which other users of this machine can read (ps); give it with --input-env ${name}=VARIABLE or --input-file FILE`;
+}
+
 /** Required secret inputs without a default that `given` lacks: what a terminal may ask for. */
 export function missingSecrets(ir: Ir, given: Record<string, unknown>): string[] {
   return ir.inputs
@@ -146,9 +159,11 @@ export function restartSecrets(
   env: NodeJS.ProcessEnv,
   terminal: Terminal | undefined,
   maskKey: Uint8Array,
+  warn: (text: string) => void,
 ): RestartSecrets | Promise<RestartSecrets> {
   const ir = state.ir;
   const had = state.secretInputs.filter((name) => state.inputs[name] === MASK);
+  for (const name of secretsOnCommandLine(args, ir)) warn(commandLineWarning(name));
   const fromFiles = new Set<string>();
   const given = givenInputs(args, ir, cwd, env, fromFiles);
   for (const name of Object.keys(given)) {

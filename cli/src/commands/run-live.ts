@@ -129,7 +129,9 @@ export async function restartLive(
   const now = Date.now;
   const { store, workspace } = openRoomFor(stored, io);
   const maskKey = loadMaskKey(store.home);
-  const given = await restartSecrets(stored, args, io.cwd, env, terminal, maskKey);
+  const given = await restartSecrets(stored, args, io.cwd, env, terminal, maskKey, (text) =>
+    io.stderr(`kairoku-playbook: ${text}\n`),
+  );
   for (const name of given.changed)
     io.stderr(
       `kairoku-playbook: warning: secret input "${name}" is not the value run ${stored.id} started with; both are masked\n`,

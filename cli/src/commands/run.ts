@@ -29,9 +29,11 @@ import {
   INPUT_FLAGS,
   INPUT_HELP,
   askSecrets,
+  commandLineWarning,
   givenInputs,
   missingSecrets,
   secretHint,
+  secretsOnCommandLine,
 } from './run-inputs.js';
 import type { Terminal } from './terminal.js';
 
@@ -117,6 +119,7 @@ export function runRun(
     const ir = compileFile(args.positionals, io, 'run');
     if (!ir) return 1;
     const given = givenInputs(args, ir, io.cwd, env);
+    warnSecretsOnCommandLine(args, ir, io);
     return withSecretsAsked(ir, given, asking, (inputs) => {
       // Inputs are checked before anything is loaded or any daemon asked.
       const prepared = prepareInputs(ir, inputs);
@@ -146,6 +149,7 @@ export function runRun(
 
   const scenario = loadScenario(flag(args, 'scenario'), ir, io.cwd);
   const given = givenInputs(args, ir, io.cwd, env);
+  warnSecretsOnCommandLine(args, ir, io);
   return withSecretsAsked(ir, { ...scenario.inputs, ...given }, asking, (inputs) => {
     const now = Date.now;
     // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
@@ -203,6 +207,11 @@ function withSecretsAsked(
   const missing = missingSecrets(ir, given);
   if (!missing.length || !terminal?.askSecret) return go(given);
   return askSecrets(ir, missing, terminal).then((asked) => go({ ...given, ...asked }));
+}
+
+export function warnSecretsOnCommandLine(args: ParsedArgs, ir: Ir, io: CommandIo): void {
+  for (const name of secretsOnCommandLine(args, ir))
+    io.stderr(`kairoku-playbook: ${commandLineWarning(name)}\n`);
 }
 
 /** Inputs that do not fit: each error, and for a missing secret how to give it (exit 2). */

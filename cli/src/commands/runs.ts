@@ -425,6 +425,8 @@ function restart(
     printRunEnd(ended, json, io, terminal);
     return ended.status === 'completed' ? 0 : 1;
   };
-  const given = restartSecrets(loaded, args, io.cwd, env, terminal, maskKey);
+  const given = restartSecrets(loaded, args, io.cwd, env, terminal, maskKey, (text) =>
+    io.stderr(`kairoku-playbook: ${text}\n`),
+  );
   return given instanceof Promise ? given.then(go) : go(given);
 }
