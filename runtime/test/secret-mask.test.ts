@@ -6,7 +6,11 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Driver } from '../src/driver/driver.js';
+import { HandRunner, startApp, waitFor } from './fixtures/kairoku/harness.js';
 import { createRun } from '../src/core/create-run.js';
 import { prepareInputs } from '../src/core/inputs.js';
 import { vecToArray } from '../src/core/pvec.js';
@@ -167,3 +171,66 @@ describe('loadMaskKey', () => {
     expect(readFileSync(path, 'utf8').trim()).toBe(first.toString('hex'));
   });
 });
+
+describe('a Kairoku run taken up by a process without the values', { timeout: 60_000 }, () => {
+  it('masks a runner’s check summary and an agent’s report by the fingerprints', async () => {
+    const app = await startApp('/srv/repo-m', { heartbeatIntervalMs: 60_000 });
+    try {
+      const ir = playbook(
+        `  work:
+    role: implementer
+    prompt: Work
+    outputs: { note: string }
+  check:
+    needs: [work]
+    run: echo "$TOKEN"
+    env: { TOKEN: '\${{ inputs.token }}' }
+`,
+        'inputs:\n  token: { type: string, secret: true }\n',
+      );
+      const prepared = prepareInputs(ir, { token: SECRET });
+      if (!prepared.ok) throw new Error(prepared.errors.join());
+      const state = createRun(ir, { id: 'run-k', inputs: prepared.inputs, now: Date.now(), maskKey: KEY });
+      // No secrets given: as a process that took the run up from the store.
+      const driver = new Driver(state, { backend: app.backend, maskKey: KEY });
+      driver.dispatch({ type: 'start' });
+      const runner = new HandRunner(app.url, 'r1', ['/srv/repo-m']);
+      await runner.heartbeat();
+      const [agent] = await runner.claim();
+      const leak = `the token is ${SECRET}`;
+      const client = new Client({ name: 'agent', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(agent!.agent!.report.url), {
+          requestInit: { headers: { Authorization: `Bearer ${agent!.agent!.report.token}` } },
+        }),
+      );
+      await client.callTool({
+        name: 'report_step_result',
+        arguments: { outcome: 'done', summary: leak, outputs: { note: leak } },
+      });
+      await client.close();
+      await runner.update(agent!.id, { terminal: { status: 'completed' } });
+      await waitFor(
+        'the check to be queued',
+        () => driver.state.steps.size && stepStatus(driver.state, 'check') === 'running',
+      );
+      const [check] = await runner.claim();
+      await runner.update(check!.id, {
+        terminal: {
+          status: 'completed',
+          check: { outcome: 'pass', summary: leak, passed: 1, failed: 0, skipped: 0, todo: 0, exit_code: 0 },
+        },
+      });
+      await waitFor('the run to end', () => driver.state.status === 'completed');
+      const file = serializeRun(driver.state);
+      expect(file).not.toContain(SECRET);
+      expect(file).toContain(`the token is ${MASK}`);
+    } finally {
+      await app.backend.close();
+    }
+  });
+});
+
+function stepStatus(state: RunState, name: string): string | undefined {
+  return vecToArray(state.steps).find((s) => s.name === name)?.status;
+}
