@@ -94,7 +94,8 @@ export class SecretMasker {
       if (knownPrints.has(print.mac)) continue;
       let rolls = this.byLength.get(print.length);
       if (!rolls) this.byLength.set(print.length, (rolls = new Map()));
-      rolls.set(print.roll, [...(rolls.get(print.roll) ?? []), print.mac]);
+      // Keyed as an int32: small integers keep the scan's arithmetic and lookups unboxed.
+      rolls.set(print.roll | 0, [...(rolls.get(print.roll | 0) ?? []), print.mac]);
     }
   }
 
@@ -117,19 +118,30 @@ export class SecretMasker {
   private maskLength(text: string, length: number, rolls: Map<number, string[]>, keys: DerivedKeys): string {
     if (text.length < length) return text;
     const power = powerOf(keys.base, length - 1);
+    const base = keys.base | 0;
     let hash = 0;
-    for (let i = 0; i < length; i++) hash = (Math.imul(hash, keys.base) + text.charCodeAt(i)) >>> 0;
+    for (let i = 0; i < length; i++) hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
+    // A 64 Ki-bit filter of the wanted hashes turns almost every window away without a map lookup.
+    const filter = new Uint8Array(8192);
+    for (const roll of rolls.keys()) filter[(roll >>> 3) & 8191]! |= 1 << (roll & 7);
     const found: number[] = [];
+    let last = -length;
     for (let start = 0; ; start++) {
-      const macs = rolls.get(hash);
-      if (macs && (found.length === 0 || start >= found.at(-1)! + length)) {
+      const macs =
+        (filter[(hash >>> 3) & 8191]! & (1 << (hash & 7))) !== 0 && start >= last + length
+          ? rolls.get(hash)
+          : undefined;
+      if (macs) {
         const mac = macOf(text.slice(start, start + length), keys);
-        if (macs.some((m) => equalMac(m, mac))) found.push(start);
+        if (macs.some((m) => equalMac(m, mac))) {
+          found.push(start);
+          last = start;
+        }
       }
       const next = start + length;
       if (next >= text.length) break;
-      hash = (hash - Math.imul(text.charCodeAt(start), power)) >>> 0;
-      hash = (Math.imul(hash, keys.base) + text.charCodeAt(next)) >>> 0;
+      hash = (hash - Math.imul(text.charCodeAt(start), power)) | 0;
+      hash = (Math.imul(hash, base) + text.charCodeAt(next)) | 0;
     }
     if (!found.length) return text;
     let out = '';
