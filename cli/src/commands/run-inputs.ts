@@ -150,7 +150,8 @@ export function secretHint(ir: Ir, errors: readonly string[]): string | undefine
  * terminal. A secret the run had and that is not given is a usage error — a check's env would
  * otherwise get the mask. A value that is not the one the run started with (its fingerprint
  * differs) is taken, and its fingerprints are added to the run's, so both are masked; `changed`
- * names such inputs. Synchronous unless the terminal is asked.
+ * names such inputs. A sim run's `--scenario` inputs count as given. Synchronous unless the terminal
+ * is asked.
  */
 export function restartSecrets(
   state: RunState,
@@ -160,6 +161,7 @@ export function restartSecrets(
   terminal: Terminal | undefined,
   maskKey: Uint8Array,
   warn: (text: string) => void,
+  scenarioInputs: Record<string, unknown> = {},
 ): RestartSecrets | Promise<RestartSecrets> {
   const ir = state.ir;
   const had = state.secretInputs.filter((name) => state.inputs[name] === MASK);
@@ -179,6 +181,8 @@ export function restartSecrets(
         : `a restart keeps the run's inputs: "${name}" is not a secret input of run ${state.id}, so it is not given again`,
     );
   }
+  // A sim run's scenario file, given again, holds its inputs as it did at the start.
+  for (const name of had) if (!(name in given) && name in scenarioInputs) given[name] = scenarioInputs[name];
   const missing = had.filter((name) => !(name in given));
   const refuse = () =>
     new UsageError(

@@ -425,8 +425,15 @@ function restart(
     printRunEnd(ended, json, io, terminal);
     return ended.status === 'completed' ? 0 : 1;
   };
-  const given = restartSecrets(loaded, args, io.cwd, env, terminal, maskKey, (text) =>
-    io.stderr(`kairoku-playbook: ${text}\n`),
+  const given = restartSecrets(
+    loaded,
+    args,
+    io.cwd,
+    env,
+    terminal,
+    maskKey,
+    (text) => io.stderr(`kairoku-playbook: ${text}\n`),
+    scenario.inputs,
   );
   return given instanceof Promise ? given.then(go) : go(given);
 }
