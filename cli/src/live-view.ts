@@ -1,5 +1,5 @@
 import type { IrStep } from '@kairoku-playbook/compiler';
-import { vecGet, vecToArray } from '@kairoku-playbook/runtime';
+import { forTerminal, vecGet, vecToArray } from '@kairoku-playbook/runtime';
 import type { HistoryEntry, RunState, StepRun, StepStatus } from '@kairoku-playbook/runtime';
 import { processTerminal } from './commands/terminal.js';
 import { graphemeWidth, graphemes, textWidth } from './format/layout.js';
@@ -48,9 +48,14 @@ const SYMBOLS: Record<string, string> = {
   'run-completed': '✔',
 };
 
-/** One history entry as a line: its symbol and text. */
+/**
+ * One history entry as a line: its symbol and text (an entry that counts repeats says how many). The
+ * text may quote agents, runners and daemons, so it is made safe for a terminal (`forTerminal`) and
+ * kept to one line, so it cannot pass for another entry.
+ */
 export function progressLine(entry: HistoryEntry): string {
-  return `${SYMBOLS[entry.kind] ?? '·'} ${entry.text}`;
+  const times = entry.count ? ` (${entry.count} times)` : '';
+  return `${SYMBOLS[entry.kind] ?? '·'} ${forTerminal(entry.text, { oneLine: true })}${times}`;
 }
 
 // ── styled text ──────────────────────────────────────────────────────────────────────────────────
@@ -72,9 +77,12 @@ interface Segment {
 }
 type Line = Segment[];
 
-/** The line cut to `width` columns, ending in `…` when cut; line breaks and tabs become spaces. */
+/**
+ * The line cut to `width` columns, ending in `…` when cut; control sequences are taken out of every
+ * segment (a step's reason or a title may quote an agent), line breaks and tabs become spaces.
+ */
 function fit(line: Line, width: number): Line {
-  const clean = line.map((s) => ({ ...s, text: s.text.replace(/[\t\r\n]+/g, ' ') }));
+  const clean = line.map((s) => ({ ...s, text: forTerminal(s.text, { oneLine: true }) }));
   const total = clean.reduce((sum, s) => sum + textWidth(s.text), 0);
   if (total <= width) return clean;
   const out: Line = [];

@@ -56,8 +56,8 @@ const LIVE_RUN = [
   'paseo',
   '--input',
   'task=t',
-  '--input',
-  'token=xxxx',
+  '--input-env',
+  'token=KP_TEST_TOKEN',
 ];
 
 let root: string;
@@ -91,7 +91,15 @@ function cli(args: string[], env: Record<string, string> = {}) {
       [bin, ...args],
       {
         cwd: repo,
-        env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home, NO_COLOR: '1', ...env },
+        // Secret inputs come from the environment, as they should (not a command line).
+        env: {
+          ...process.env,
+          KAIROKU_PLAYBOOK_HOME: home,
+          NO_COLOR: '1',
+          KP_TEST_TOKEN: 'xxxx',
+          KP_SECRET_TOKEN: 's3cret-value',
+          ...env,
+        },
         timeout: 60_000,
       },
       (error, stdout, stderr) =>
@@ -112,8 +120,8 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
         'paseo',
         '--input',
         'task=the thing',
-        '--input',
-        'token=s3cret-value',
+        '--input-env',
+        'token=KP_SECRET_TOKEN',
         '--gate',
         'ship=approve',
         '--parent-agent',
@@ -199,13 +207,13 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
         'task=Add a --json flag',
         '--input',
         'strict=true',
-        '--input',
-        'api_key=sk-live-0123456789',
+        '--input-env',
+        'api_key=KP_API_KEY',
         '--gate',
         'ship=approve',
         '--json',
       ],
-      { PASEO_HOST: fake.host },
+      { PASEO_HOST: fake.host, KP_API_KEY: 'sk-live-0123456789' },
     );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -296,8 +304,20 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
     const ended = JSON.parse(first.stdout) as { id: string; status: string };
     expect(ended.status).toBe('failed');
     // Another run cannot start in this workspace while one is active; an ended one leaves room.
+    // Its secret input is given again (never stored), from the environment.
     const again = await cli(
-      ['runs', 'restart', ended.id, '--from', 'ship', '--gate', 'ship=approve', '--json'],
+      [
+        'runs',
+        'restart',
+        ended.id,
+        '--from',
+        'ship',
+        '--input-env',
+        'token=KP_TEST_TOKEN',
+        '--gate',
+        'ship=approve',
+        '--json',
+      ],
       env,
     );
     expect(again.stderr).toBe('');

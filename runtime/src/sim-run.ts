@@ -32,6 +32,8 @@ export interface SimRunOptions {
   worktree?: string;
   /** what each sim agent does during its turn (SimOptions.onAgentTurn), for tests */
   onAgentTurn?: SimOptions['onAgentTurn'];
+  /** the key secret values are fingerprinted under (`loadMaskKey`; `createRun`'s `maskKey`) */
+  maskKey?: Uint8Array;
 }
 
 export type SimRunResult =
@@ -49,6 +51,7 @@ export function runSim(options: SimRunOptions): SimRunResult {
     now: clock(),
     backend: 'sim',
     branch: options.branch ?? defaultBranch(options.ir, options.id),
+    ...(options.maskKey ? { maskKey: options.maskKey } : {}),
   });
   const state = options.workspace === undefined ? created : { ...created, workspace: options.workspace };
   const driver = simDriver(state, options, clock, secrets);
@@ -88,7 +91,7 @@ function simDriver(
   state: RunState,
   options: Pick<
     SimRunOptions,
-    'scenario' | 'askGate' | 'persist' | 'onTransition' | 'delayMs' | 'worktree' | 'onAgentTurn'
+    'scenario' | 'askGate' | 'persist' | 'onTransition' | 'delayMs' | 'worktree' | 'onAgentTurn' | 'maskKey'
   >,
   clock: () => number,
   secrets: Record<string, unknown>,
@@ -104,6 +107,7 @@ function simDriver(
     backend: new SimBackend(simOptions),
     clock,
     secrets,
+    ...(options.maskKey ? { maskKey: options.maskKey } : {}),
     ...(persist ? { persist } : {}),
     ...(onTransition || everyEvent
       ? {

@@ -78,7 +78,7 @@ steps:
       plan: [{ outcome: 'done', outputs: { plan: 'split in two' }, launches }],
       left: [{ launches }],
       // The first attempt of `right` never ends by itself: its runner is killed while it runs.
-      right: [{ hang: true, launches }, { launches }],
+      right: [{ hang: true, launches, tokenFile: join(launches, '..', 'right.1.token') }, { launches }],
       review: [{ launches }],
     });
 
@@ -127,6 +127,12 @@ steps:
     const breadcrumb = JSON.parse(
       readFileSync(join(victim.workDir, 'dispatches', `${held.id}.json`), 'utf8'),
     ) as Dispatch;
+    // The dispatch file holds no token (issue 11): the agent was given it in its environment.
+    const token = await waitFor('the agent’s token', () => {
+      const path = join(launches, '..', 'right.1.token');
+      return existsSync(path) ? readFileSync(path, 'utf8') || undefined : undefined;
+    });
+    expect(breadcrumb.agent!.report.token).toBe('••••••');
     victim.child.kill('SIGKILL');
     await victim.exit;
 
@@ -182,7 +188,7 @@ steps:
     await client
       .connect(
         new StreamableHTTPClientTransport(new URL(breadcrumb.agent!.report.url), {
-          requestInit: { headers: { Authorization: `Bearer ${breadcrumb.agent!.report.token}` } },
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
         }),
       )
       .then(

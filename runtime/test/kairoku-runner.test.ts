@@ -88,6 +88,11 @@ describe('the reference runner', { timeout: 150_000 }, () => {
     await expect(spawnRunner({ app: app.url, repo, extra: ['--listen', '192.168.1.5:0'] })).rejects.toThrow(
       /loopback only/,
     );
+    // Spellings only a resolver reads are judged by what they resolve to (issue 11).
+    for (const listen of ['0:0', '0x0:0', '0.0:0'])
+      await expect(spawnRunner({ app: app.url, repo, extra: ['--listen', listen] })).rejects.toThrow(
+        /exited with 1: .*refusing the wildcard address/,
+      );
   });
 
   it('runs an agent in a fresh worktree under the dispatch’s tool policy, logs in full, and tears down', async () => {

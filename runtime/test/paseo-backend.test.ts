@@ -71,7 +71,7 @@ const WORK = playbook(
   `inputs:\n  task: { type: string }\noutputs:\n  count: \${{ steps.work.outputs.count }}\n`,
 );
 
-describe('a whole run of playbooks/pr.yml on the paseo backend', () => {
+describe('a whole run of playbooks/pr.yml on the paseo backend', { timeout: 30_000 }, () => {
   it('takes the qa loop twice and the review loop once, in a worktree of its own, and completes', async () => {
     const fake = await daemon({
       scripts: {

@@ -119,6 +119,9 @@ describe('the step agents’ report endpoint', () => {
 
   it('binds loopback only', async () => {
     await expect(startReportEndpoint({ host: '0.0.0.0', onReport: () => undefined })).rejects.toThrow(
+      /refusing the wildcard address/,
+    );
+    await expect(startReportEndpoint({ host: '192.168.1.5', onReport: () => undefined })).rejects.toThrow(
       /loopback only/,
     );
   });

@@ -6,12 +6,13 @@ import {
   LiveRun,
   createRun,
   defaultHome,
-  prepareInputs,
+  forTerminal,
+  loadMaskKey,
   splitSecrets,
   vecSlice,
   writeFileAtomic,
 } from '@kairoku-playbook/runtime';
-import { kairoku, paseo } from '@kairoku-playbook/runtime/backends';
+import { kairoku, paseo, resolveBindAddress } from '@kairoku-playbook/runtime/backends';
 import type {
   Backend,
   GateAsker,
@@ -26,7 +27,8 @@ import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
-import { askGateAsync, inputFlags, openRoom, openRoomFor, printRunEnd, runDisplay } from './run.js';
+import { askGateAsync, openRoom, openRoomFor, printRunEnd, runDisplay } from './run.js';
+import { restartSecrets } from './run-inputs.js';
 import type { Terminal } from './terminal.js';
 
 /** What a live backend needs from the command line, once the run's id and branch are known. */
@@ -56,24 +58,20 @@ export type LiveBackendFactory = (request: LiveBackendRequest) => Promise<LiveBa
 export async function runLive(
   args: ParsedArgs,
   ir: Ir,
+  inputs: Record<string, unknown>,
   io: CommandIo,
   terminal: Terminal | undefined,
   backendName: string,
   connect: LiveBackendFactory,
 ): Promise<number> {
   const json = args.flags.has('json');
-  const inputs = inputFlags(args.flags.get('input') ?? [], ir);
   const gates = gateFlags(args.flags.get('gate') ?? [], ir);
-  const prepared = prepareInputs(ir, inputs);
-  if (!prepared.ok) {
-    for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${error}\n`);
-    return 2;
-  }
   const now = Date.now;
   // Runs of a live backend outlive this process: another process may be driving one now, so none
   // is marked lost here (`runs restart` takes a run up again and applies the lost-agent rule).
   const { store, id, workspace } = openRoom(ir, io, backendName, () => true, now);
-  const log = (line: string) => io.stderr(`kairoku-playbook: ${line}\n`);
+  // What backends log may quote a daemon, a runner or an agent.
+  const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
 
   let live: LiveBackend;
   try {
@@ -86,36 +84,59 @@ export async function runLive(
       log,
     });
   } catch (error) {
-    io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
-    return 1;
+    io.stderr(`kairoku-playbook: ${forTerminal((error as Error).message)}\n`);
+    return error instanceof UsageError ? 2 : 1;
   }
 
-  const { secrets } = splitSecrets(ir, prepared.inputs);
+  const { secrets } = splitSecrets(ir, inputs);
+  const maskKey = loadMaskKey(store.home);
   const state: RunState = {
-    ...createRun(ir, { id, inputs: prepared.inputs, now: now(), backend: backendName, branch: live.branch }),
+    ...createRun(ir, { id, inputs, now: now(), backend: backendName, branch: live.branch, maskKey }),
     workspace,
   };
   store.save(state);
-  return driveLive({ state, event: { type: 'start' }, secrets, gates, store, live, io, terminal, json, now });
+  return driveLive({
+    state,
+    event: { type: 'start' },
+    secrets,
+    maskKey,
+    gates,
+    store,
+    live,
+    io,
+    terminal,
+    json,
+    now,
+  });
 }
 
 /**
  * `runs restart ID --from STEP` of a run on a live backend: the ended run reopened from STEP on a
  * backend connected again for it (its branch, and with Paseo its worktree, found again), driven as
- * `run` drives a new one. Secret inputs are not kept, so a check's env gets their mask.
+ * `run` drives a new one. Secret inputs are never stored, so they are given again (`restartSecrets`).
  */
 export async function restartLive(
   args: ParsedArgs,
-  loaded: RunState,
+  stored: RunState,
   from: string,
   io: CommandIo,
   terminal: Terminal | undefined,
   connect: LiveBackendFactory,
+  env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const json = args.flags.has('json');
-  const gates = gateFlags(args.flags.get('gate') ?? [], loaded.ir);
+  const gates = gateFlags(args.flags.get('gate') ?? [], stored.ir);
   const now = Date.now;
-  const { store, workspace } = openRoomFor(loaded, io);
+  const { store, workspace } = openRoomFor(stored, io);
+  const maskKey = loadMaskKey(store.home);
+  const given = await restartSecrets(stored, args, io.cwd, env, terminal, maskKey, (text) =>
+    io.stderr(`kairoku-playbook: ${text}\n`),
+  );
+  for (const name of given.changed)
+    io.stderr(
+      `kairoku-playbook: warning: secret input "${name}" is not the value run ${stored.id} started with; both are masked\n`,
+    );
+  const loaded = given.state;
   let live: LiveBackend;
   try {
     live = await connect({
@@ -123,17 +144,18 @@ export async function restartLive(
       runId: loaded.id,
       branch: loaded.branch,
       cwd: loaded.workspace ?? workspace,
-      log: (line) => io.stderr(`kairoku-playbook: ${line}\n`),
+      log: (line) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`),
     });
   } catch (error) {
-    io.stderr(`kairoku-playbook: ${(error as Error).message}\n`);
-    return 1;
+    io.stderr(`kairoku-playbook: ${forTerminal((error as Error).message)}\n`);
+    return error instanceof UsageError ? 2 : 1;
   }
   const { archivedAt: _archived, ...state } = loaded;
   return driveLive({
     state,
     event: { type: 'restart-from', step: from },
-    secrets: {},
+    secrets: given.secrets,
+    maskKey,
     gates,
     store,
     live,
@@ -149,6 +171,7 @@ interface LiveDrive {
   /** what sets the run going: `start`, or `restart-from` */
   event: RunEvent;
   secrets: Record<string, unknown>;
+  maskKey: Uint8Array;
   gates: Map<string, ScriptedDecision>;
   store: RunStore;
   live: LiveBackend;
@@ -186,6 +209,7 @@ async function driveLive(drive: LiveDrive): Promise<number> {
     backend: live.backend,
     state,
     secrets,
+    maskKey: drive.maskKey,
     clock: now,
     persist: (next) => store.save(next),
     requests: () =>
@@ -216,7 +240,7 @@ async function driveLive(drive: LiveDrive): Promise<number> {
   try {
     const refusal = run.begin(drive.event);
     if (refusal !== undefined) {
-      io.stderr(`kairoku-playbook: run ${id}: ${refusal}\n`);
+      io.stderr(`kairoku-playbook: run ${id}: ${forTerminal(refusal)}\n`);
       return 1;
     }
     const end = await run.done;
@@ -301,20 +325,34 @@ export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBack
  */
 export function kairokuFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
   const listen = flag(args, 'listen') ?? '127.0.0.1:0';
-  const match = /^(.+):(\d+)$/.exec(listen);
-  if (!match)
-    throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
-  const [, host, port] = match as unknown as [string, string, string];
+  const parsed = kairoku.parseHostPort(listen);
+  if (!parsed)
+    throw new UsageError(
+      `--listen takes HOST:PORT ([::1]:PORT for IPv6; 127.0.0.1:0 picks a free port), not "${listen}"`,
+    );
+  const allowNonLoopback = args.flags.has('allow-remote-runners');
   const tokenFlag = flag(args, 'app-token-file');
   const token = appToken(env, tokenFlag === undefined ? undefined : resolve(cwd, tokenFlag));
   return async (request) => {
+    // Judged by what the host resolves to (`0`, `0x0` and `[::]` are the wildcard), before anything
+    // listens; a refusal is a usage error. The address it resolved to is what is bound.
+    let address: string;
+    try {
+      address = await resolveBindAddress(parsed.host, {
+        what: `--listen ${listen}`,
+        allowNonLoopback,
+        howToAllow: 'add --allow-remote-runners (the routes are behind the app credential, over plain HTTP)',
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message, { cause: error });
+    }
     const baseBranch = paseo.currentBranch(request.cwd) ?? 'HEAD';
     const backend = new kairoku.KairokuBackend({
       appToken: token.value,
       target: { repository: request.cwd, baseBranch },
       onFault: (text) => request.log(`kairoku: ${text}`),
     });
-    const url = await backend.listen(host, Number(port));
+    const url = await backend.listen(address, parsed.port, { allowNonLoopback });
     request.log(
       `serving Kairoku runners at ${url}: kairoku-playbook runner --app ${url} --token-file ${token.file ?? '<a file with $KAIROKU_APP_TOKEN>'} --repo ${request.cwd}`,
     );

@@ -6,8 +6,9 @@ import {
   describeRoomConflict,
   findRoomConflict,
   RunStore,
-  coerceInput,
   defaultHome,
+  forTerminal,
+  loadMaskKey,
   prepareInputs,
   readScenario,
   recoverRuns,
@@ -24,6 +25,16 @@ import { UsageError, readScenarioFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
 import type { CommandIo } from '../main.js';
 import { compileFile } from './compile.js';
+import {
+  INPUT_FLAGS,
+  INPUT_HELP,
+  askSecrets,
+  commandLineWarning,
+  givenInputs,
+  missingSecrets,
+  secretHint,
+  secretsOnCommandLine,
+} from './run-inputs.js';
 import type { Terminal } from './terminal.js';
 
 export { progressLine };
@@ -45,8 +56,8 @@ The run is saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/
 inputs never reach it.
 
 Options:
-  --input NAME=VALUE   a run input (repeatable); numbers, booleans and lists are read as JSON;
-                       these win over the scenario's inputs
+${INPUT_HELP}
+                       Inputs given here win over the scenario's.
   --backend NAME       sim (default), paseo or kairoku
   --json               print the final run state as JSON (SPEC §8) and ask nothing
   -h, --help           this help
@@ -66,7 +77,10 @@ paseo and kairoku:
   --parent-agent ID    a Paseo agent managing this run (paseo): step agents are labelled its
                        children (paseo.parent-agent-id)
   --listen HOST:PORT   where runners dial in (kairoku; default 127.0.0.1:0, a free port, said on
-                       stderr with the runner's command line)
+                       stderr with the runner's command line); loopback only, judged by what HOST
+                       resolves to (the wildcard, 0.0.0.0 or ::, however spelled, is always refused)
+  --allow-remote-runners
+                       let --listen bind an interface other machines can reach (kairoku)
   --app-token-file F   the app credential runners present (kairoku; default $KAIROKU_APP_TOKEN, else
                        $KAIROKU_PLAYBOOK_HOME/kairoku/token.env, made on first use)
 
@@ -82,7 +96,7 @@ export function runRun(
   const args = parseArgs(
     argv,
     {
-      input: 'string',
+      ...INPUT_FLAGS,
       backend: 'string',
       scenario: 'string',
       json: 'boolean',
@@ -98,21 +112,32 @@ export function runRun(
     return 0;
   }
   const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
+  // --json asks nothing: not a gate, not a secret.
+  const asking = args.flags.has('json') ? undefined : terminal;
   if (backend !== 'sim') {
     refuseFlags(args, ['scenario', 'sim-delay', 'worktree'], 'is for the sim backend only');
     const ir = compileFile(args.positionals, io, 'run');
     if (!ir) return 1;
-    // Inputs are checked before anything is loaded or any daemon asked.
-    const prepared = prepareInputs(ir, inputFlags(args.flags.get('input') ?? [], ir));
-    if (!prepared.ok) {
-      for (const error of prepared.errors) io.stderr(`kairoku-playbook: ${error}\n`);
-      return 2;
-    }
-    // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
-    // every other command (check above all) would otherwise load at start.
-    return import('./run-live.js').then((live) =>
-      live.runLive(args, ir, io, terminal, backend, live.liveFactory(backend, args, env, io.cwd)),
-    );
+    const given = givenInputs(args, ir, io.cwd, env);
+    warnSecretsOnCommandLine(args, ir, io);
+    return withSecretsAsked(ir, given, asking, (inputs) => {
+      // Inputs are checked before anything is loaded or any daemon asked.
+      const prepared = prepareInputs(ir, inputs);
+      if (!prepared.ok) return inputErrors(ir, prepared.errors, io);
+      // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
+      // every other command (check above all) would otherwise load at start.
+      return import('./run-live.js').then((live) =>
+        live.runLive(
+          args,
+          ir,
+          prepared.inputs,
+          io,
+          terminal,
+          backend,
+          live.liveFactory(backend, args, env, io.cwd),
+        ),
+      );
+    });
   }
   refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for the paseo and kairoku backends');
   const json = args.flags.has('json');
@@ -123,47 +148,78 @@ export function runRun(
   if (!ir) return 1;
 
   const scenario = loadScenario(flag(args, 'scenario'), ir, io.cwd);
-  const inputs = inputFlags(args.flags.get('input') ?? [], ir);
-  const now = Date.now;
-  // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
-  const { store, id, workspace } = openRoom(ir, io, 'sim', () => false, now);
+  const given = givenInputs(args, ir, io.cwd, env);
+  warnSecretsOnCommandLine(args, ir, io);
+  return withSecretsAsked(ir, { ...scenario.inputs, ...given }, asking, (inputs) => {
+    const now = Date.now;
+    // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
+    const { store, id, workspace } = openRoom(ir, io, 'sim', () => false, now);
 
-  const { interactive, progress, view } = runDisplay(json, terminal, io, now);
-  const result = runSim({
-    ir,
-    scenario,
-    inputs,
-    id,
-    workspace,
-    clock: now,
-    persist: (state) => store.save(state),
-    ...(delayMs ? { delayMs } : {}),
-    ...(worktree !== undefined ? { worktree } : {}),
-    ...(view
-      ? { onTransition: (_before: RunState, after: RunState) => view.update(after) }
-      : progress
-        ? {
-            onTransition: (before: RunState, after: RunState) => {
-              for (const entry of vecSlice(after.history, before.history.size))
-                progress(`${progressLine(entry)}\n`);
-            },
-          }
-        : {}),
-    ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, interactive, view) } : {}),
+    const { interactive, progress, view } = runDisplay(json, terminal, io, now);
+    const result = runSim({
+      ir,
+      scenario,
+      inputs,
+      id,
+      workspace,
+      clock: now,
+      persist: (state) => store.save(state),
+      maskKey: loadMaskKey(store.home),
+      ...(delayMs ? { delayMs } : {}),
+      ...(worktree !== undefined ? { worktree } : {}),
+      ...(view
+        ? { onTransition: (_before: RunState, after: RunState) => view.update(after) }
+        : progress
+          ? {
+              onTransition: (before: RunState, after: RunState) => {
+                for (const entry of vecSlice(after.history, before.history.size))
+                  progress(`${progressLine(entry)}\n`);
+              },
+            }
+          : {}),
+      ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, interactive, view) } : {}),
+    });
+    if (!result.ok) {
+      view?.close();
+      return inputErrors(ir, result.inputErrors, io);
+    }
+
+    const state = settleSimRun(result.state, result.refusals, store, io, now);
+    if (view) {
+      view.update(state);
+      view.close();
+    }
+    printRunEnd(state, json, io, interactive);
+    return state.status === 'completed' ? 0 : 1;
   });
-  if (!result.ok) {
-    view?.close();
-    for (const error of result.inputErrors) io.stderr(`kairoku-playbook: ${error}\n`);
-    return 2;
-  }
+}
 
-  const state = settleSimRun(result.state, result.refusals, store, io, now);
-  if (view) {
-    view.update(state);
-    view.close();
-  }
-  printRunEnd(state, json, io, interactive);
-  return state.status === 'completed' ? 0 : 1;
+/**
+ * Goes on with the inputs given, and the required secret inputs they lack asked at the terminal
+ * first (without echo); synchronous when nothing is asked.
+ */
+function withSecretsAsked(
+  ir: Ir,
+  given: Record<string, unknown>,
+  terminal: Terminal | undefined,
+  go: (inputs: Record<string, unknown>) => number | Promise<number>,
+): number | Promise<number> {
+  const missing = missingSecrets(ir, given);
+  if (!missing.length || !terminal?.askSecret) return go(given);
+  return askSecrets(ir, missing, terminal).then((asked) => go({ ...given, ...asked }));
+}
+
+export function warnSecretsOnCommandLine(args: ParsedArgs, ir: Ir, io: CommandIo): void {
+  for (const name of secretsOnCommandLine(args, ir))
+    io.stderr(`kairoku-playbook: ${commandLineWarning(name)}\n`);
+}
+
+/** Inputs that do not fit: each error, and for a missing secret how to give it (exit 2). */
+export function inputErrors(ir: Ir, errors: readonly string[], io: CommandIo): number {
+  for (const error of errors) io.stderr(`kairoku-playbook: ${forTerminal(error)}\n`);
+  const hint = secretHint(ir, errors);
+  if (hint) io.stderr(`kairoku-playbook: ${hint}\n`);
+  return 2;
 }
 
 /**
@@ -201,24 +257,13 @@ export const LIVE_FLAGS = {
   'paseo-host': 'string',
   'parent-agent': 'string',
   listen: 'string',
+  'allow-remote-runners': 'boolean',
   'app-token-file': 'string',
 } as const;
 
 /** Flags that do not apply (a sim flag on a live backend, or the reverse) are usage errors. */
 export function refuseFlags(args: ParsedArgs, names: readonly string[], why: string): void {
   for (const name of names) if (args.flags.has(name)) throw new UsageError(`--${name} ${why}`);
-}
-
-/** `--input NAME=VALUE` flags, each value read as the input's type takes it. */
-export function inputFlags(pairs: readonly string[], ir: Ir): Record<string, unknown> {
-  const inputs: Record<string, unknown> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--input takes NAME=VALUE, not "${pair}"`);
-    const name = pair.slice(0, eq);
-    inputs[name] = coerceInput(ir, name, pair.slice(eq + 1));
-  }
-  return inputs;
 }
 
 /**
@@ -287,7 +332,7 @@ export function settleSimRun(
           (r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`,
         )
       : openGates(state).map((name) => `gate "${name}" was left open`);
-    for (const line of why) io.stderr(`kairoku-playbook: ${line}\n`);
+    for (const line of why) io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
     const canceled = step(
       state,
       { type: 'cancel', reason: `the sim run could not go on: ${why.join('; ')}` },
@@ -297,19 +342,24 @@ export function settleSimRun(
     store.save(state);
   } else {
     for (const refusal of refusals)
-      io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${refusal.error}\n`);
+      io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${forTerminal(refusal.error)}\n`);
   }
   return state;
 }
 
-/** The end of a run as `run` prints it: the SPEC §8 JSON, or its status, reason and outputs. */
+/**
+ * The end of a run as `run` prints it: the SPEC §8 JSON (as the run holds it), or its status, reason
+ * and outputs made safe for a terminal (they may quote agents).
+ */
 export function printRunEnd(state: RunState, json: boolean, io: CommandIo, terminal?: Terminal): void {
   if (json) io.stdout(`${JSON.stringify(summarize(state), null, 2)}\n`);
   else {
     const out = terminal ? terminal.write : io.stdout;
-    out(`run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}\n`);
     const outputs = Object.entries(state.outputs ?? {});
-    if (outputs.length) out(`outputs:\n${outputs.map(([k, v]) => `  ${k}: ${toText(v)}\n`).join('')}`);
+    const text = `run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}\n${
+      outputs.length ? `outputs:\n${outputs.map(([k, v]) => `  ${k}: ${toText(v)}\n`).join('')}` : ''
+    }`;
+    out(forTerminal(text));
   }
 }
 
@@ -382,6 +432,7 @@ export class GateDialogue {
 
   constructor(private readonly gate: OpenGate) {}
 
+  /** The gate as the terminal shows it; its title and summary may be rendered from agents' outputs. */
   intro(): string {
     const listed = this.gate.choices
       .map(
@@ -389,7 +440,9 @@ export class GateDialogue {
           `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`,
       )
       .join(', ');
-    return `\n? ${this.gate.step}: ${this.gate.title}\n${this.gate.summary ? `  ${this.gate.summary}\n` : ''}  choices: ${listed}\n`;
+    return forTerminal(
+      `\n? ${this.gate.step}: ${forTerminal(this.gate.title, { oneLine: true })}\n${this.gate.summary ? `  ${this.gate.summary}\n` : ''}  choices: ${listed}\n`,
+    );
   }
 
   prompt(): string {
@@ -403,7 +456,7 @@ export class GateDialogue {
       const choice = this.gate.choices.find((c) => c.name === typed);
       if (!choice)
         return {
-          say: `  "${typed}" is not a choice; type one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
+          say: `  "${forTerminal(typed, { oneLine: true })}" is not a choice; type one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
         };
       if (choice.comment === 'none') return { decision: { choice: choice.name } };
       this.chosen = choice;

@@ -3,7 +3,9 @@ import {
   allSteps,
   continueSim,
   defaultHome,
+  forTerminal,
   isEnded,
+  loadMaskKey,
   recoverRuns,
   step,
   summarize,
@@ -13,6 +15,7 @@ import {
 import type { OpenGate, OperatorRequest, RunState, StepRun } from '@kairoku-playbook/runtime';
 import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
+import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../main.js';
 import {
@@ -25,6 +28,8 @@ import {
   settleSimRun,
   simDelay,
 } from './run.js';
+import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
+import type { RestartSecrets } from './run-inputs.js';
 import { processTerminal } from './terminal.js';
 import type { Terminal } from './terminal.js';
 
@@ -32,7 +37,8 @@ export const RUNS_HELP = `Usage: kairoku-playbook runs [list] [--all] [--json]
        kairoku-playbook runs show ID [--json]
        kairoku-playbook runs cancel ID [--reason TEXT]
        kairoku-playbook runs pause ID | runs resume ID
-       kairoku-playbook runs restart ID --from STEP [--scenario FILE] [--json]
+       kairoku-playbook runs restart ID --from STEP [--input-env NAME=VAR | --input-file FILE ...]
+                                     [--scenario FILE] [--json]
        kairoku-playbook runs archive ID
 
 The runs saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs).
@@ -59,6 +65,10 @@ Options:
   --from STEP          restart: the step to restart from
   --scenario FILE      restart: a scenario that scripts the sim backend
   --sim-delay MS       restart: each sim agent and check takes MS milliseconds
+  --input-env NAME=VAR, --input-file FILE, --input NAME=VALUE
+                       restart: the run's secret inputs, given again (they are never stored); on a
+                       terminal, those not given are asked for without echo. A value other than the
+                       one the run started with is taken (both are masked), with a warning
   --gate NAME=CHOICE   restart (paseo, kairoku): decide a gate without asking
   --paseo-host, --parent-agent, --listen, --app-token-file
                        restart: as for \`run\`
@@ -87,6 +97,7 @@ export function runRuns(
       reason: 'string',
       help: 'boolean',
       'sim-delay': 'string',
+      ...INPUT_FLAGS,
       ...LIVE_FLAGS,
     },
     { h: 'help' },
@@ -109,7 +120,14 @@ export function runRuns(
     cancel: ['reason'],
     pause: [],
     resume: [],
-    restart: ['from', 'scenario', 'json', 'sim-delay', ...Object.keys(LIVE_FLAGS)],
+    restart: [
+      'from',
+      'scenario',
+      'json',
+      'sim-delay',
+      ...Object.keys(INPUT_FLAGS),
+      ...Object.keys(LIVE_FLAGS),
+    ],
     archive: [],
   };
   for (const name of args.flags.keys())
@@ -148,11 +166,12 @@ export function runRuns(
             io,
             json ? undefined : terminal,
             live.liveFactory(backend, args, env, io.cwd),
+            env,
           ),
         );
       }
       refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for paseo and kairoku runs');
-      return restart(store, id, from, io, {
+      return restart(store, id, from, io, args, env, {
         json,
         scenario: flag(args, 'scenario'),
         delayMs: simDelay(flag(args, 'sim-delay')),
@@ -225,13 +244,16 @@ function list(store: RunStore, io: CommandIo, all: boolean, json: boolean): numb
   }
   const rows = [
     ['ID', 'PLAYBOOK', 'STATUS', 'STARTED', 'STEPS'],
-    ...listed.map((r) => [
-      r.id,
-      r.playbook,
-      r.archivedAt ? `${r.status} (archived)` : r.status,
-      r.startedAt ?? '-',
-      `${r.steps.done}/${r.steps.total}`,
-    ]),
+    ...listed.map((r) =>
+      [
+        r.id,
+        r.playbook,
+        r.archivedAt ? `${r.status} (archived)` : r.status,
+        r.startedAt ?? '-',
+        `${r.steps.done}/${r.steps.total}`,
+        // A run file is read as it is on disk: nothing in it reaches the terminal raw.
+      ].map((cell) => forTerminal(cell, { oneLine: true })),
+    ),
   ];
   io.stdout(table(rows));
   return 0;
@@ -279,7 +301,9 @@ function show(state: RunState, io: CommandIo, json: boolean): number {
   const history = vecSlice(state.history, state.history.size - HISTORY_SHOWN);
   lines.push(`history (last ${history.length} of ${state.history.size}):`);
   for (const entry of history) lines.push(`  ${entry.at} ${progressLine(entry)}`);
-  io.stdout(`${lines.join('\n')}\n`);
+  // Reasons, outputs, gate titles and history quote agents: shown without their control sequences
+  // (`--json` and the run file keep them as they are).
+  io.stdout(`${forTerminal(lines.join('\n'))}\n`);
   return 0;
 }
 
@@ -318,7 +342,7 @@ function operate(store: RunStore, state: RunState, io: CommandIo, event: Operato
   }
   const result = step(state, event, Date.now());
   if (result.error !== undefined) {
-    io.stderr(`kairoku-playbook: run ${state.id}: ${result.error}\n`);
+    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(result.error)}\n`);
     return 1;
   }
   store.save(result.state);
@@ -349,8 +373,10 @@ function restart(
   id: string,
   from: string,
   io: CommandIo,
+  args: ParsedArgs,
+  env: NodeJS.ProcessEnv,
   options: { json: boolean; scenario: string | undefined; delayMs: number | undefined; terminal?: Terminal },
-): number {
+): number | Promise<number> {
   const now = Date.now;
   // As `run` does: sim agents of a killed process are gone, so their steps are lost first.
   const recovered = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: now() });
@@ -362,31 +388,52 @@ function restart(
       `run ${id} runs on the ${loaded.backend} backend; this build restarts sim runs only (use the manager's restart_run)`,
     );
   const scenario = loadScenario(options.scenario, loaded.ir, io.cwd);
-  const { archivedAt: _archived, ...state } = loaded;
   const { terminal, json } = options;
-  const progress = json ? undefined : (terminal?.write ?? io.stdout);
-  const result = continueSim({
-    state,
-    event: { type: 'restart-from', step: from },
-    scenario,
-    clock: now,
-    persist: (s) => store.save(s),
-    ...(options.delayMs ? { delayMs: options.delayMs } : {}),
-    ...(progress
-      ? {
-          onTransition: (before: RunState, after: RunState) => {
-            for (const entry of vecSlice(after.history, before.history.size))
-              progress(`${progressLine(entry)}\n`);
-          },
-        }
-      : {}),
-    ...(terminal ? { askGate: (gate: OpenGate) => askGate(gate, terminal) } : {}),
-  });
-  if (!result.ok) {
-    io.stderr(`kairoku-playbook: run ${id}: ${result.error}\n`);
-    return 1;
-  }
-  const ended = settleSimRun(result.state, result.refusals, store, io, now);
-  printRunEnd(ended, json, io, terminal);
-  return ended.status === 'completed' ? 0 : 1;
+  // Secrets are never stored: given again, or asked at the terminal (`restartSecrets`).
+  const maskKey = loadMaskKey(store.home);
+  const go = (given: RestartSecrets): number => {
+    for (const name of given.changed)
+      io.stderr(
+        `kairoku-playbook: warning: secret input "${name}" is not the value run ${id} started with; both are masked\n`,
+      );
+    const { archivedAt: _archived, ...state } = given.state;
+    const progress = json ? undefined : (terminal?.write ?? io.stdout);
+    const result = continueSim({
+      state,
+      event: { type: 'restart-from', step: from },
+      scenario,
+      secrets: given.secrets,
+      maskKey,
+      clock: now,
+      persist: (s) => store.save(s),
+      ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+      ...(progress
+        ? {
+            onTransition: (before: RunState, after: RunState) => {
+              for (const entry of vecSlice(after.history, before.history.size))
+                progress(`${progressLine(entry)}\n`);
+            },
+          }
+        : {}),
+      ...(terminal ? { askGate: (gate: OpenGate) => askGate(gate, terminal) } : {}),
+    });
+    if (!result.ok) {
+      io.stderr(`kairoku-playbook: run ${id}: ${forTerminal(result.error)}\n`);
+      return 1;
+    }
+    const ended = settleSimRun(result.state, result.refusals, store, io, now);
+    printRunEnd(ended, json, io, terminal);
+    return ended.status === 'completed' ? 0 : 1;
+  };
+  const given = restartSecrets(
+    loaded,
+    args,
+    io.cwd,
+    env,
+    terminal,
+    maskKey,
+    (text) => io.stderr(`kairoku-playbook: ${text}\n`),
+    scenario.inputs,
+  );
+  return given instanceof Promise ? given.then(go) : go(given);
 }

@@ -13,6 +13,11 @@ export interface Terminal {
    * gate); undefined at end of input or when `signal` aborts (the gate closed meanwhile)
    */
   askAsync?(question: string, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * one line typed after `question` without echoing it (a secret input); undefined at end of input
+   * or Ctrl-C
+   */
+  askSecret?(question: string): Promise<string | undefined>;
 }
 
 /** The process's terminal, when both standard input and output are one; otherwise undefined. */
@@ -28,7 +33,42 @@ export function processTerminal(): Terminal | undefined {
       writeSync(1, question);
       return readLineAsync(signal);
     },
+    askSecret(question) {
+      writeSync(1, question);
+      return readSecret();
+    },
   };
+}
+
+/**
+ * One line from the terminal in raw mode, so nothing typed is echoed (nor left in the scrollback):
+ * Enter ends it, backspace and Ctrl-U edit it, Ctrl-C and Ctrl-D on an empty line give up.
+ */
+function readSecret(): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const input = process.stdin;
+    const wasRaw = input.isRaw;
+    let text = '';
+    const finish = (line: string | undefined) => {
+      input.off('data', onData);
+      input.setRawMode(wasRaw);
+      input.pause();
+      writeSync(1, '\n');
+      resolve(line);
+    };
+    const onData = (chunk: Buffer) => {
+      for (const char of chunk.toString('utf8')) {
+        if (char === '\r' || char === '\n') return finish(text);
+        if (char === '\u0003' || (char === '\u0004' && !text)) return finish(undefined);
+        if (char === '\u007f' || char === '\b') text = [...text].slice(0, -1).join('');
+        else if (char === '\u0015') text = '';
+        else if (char >= ' ') text += char;
+      }
+    };
+    input.setRawMode(true);
+    input.on('data', onData);
+    input.resume();
+  });
 }
 
 /** One line from standard input, read without blocking; undefined at its end or when `signal` aborts. */

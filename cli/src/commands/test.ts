@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SourceText, compilePlaybook } from '@kairoku-playbook/compiler';
-import { parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
+import { forTerminal, parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
 import { parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
@@ -49,13 +49,14 @@ export function runTest(argv: readonly string[], io: CommandIo): number {
   for (const file of files) {
     const shown = displayPath(file, io.cwd);
     const outcome = runOne(file, shown, io);
-    const title = outcome.name ? `${outcome.name} (${shown})` : shown;
+    // Names, differences and refusals quote the test files and the run's texts: no control sequences.
+    const title = forTerminal(outcome.name ? `${outcome.name} (${shown})` : shown, { oneLine: true });
     if (outcome.problems.length === 0) {
       passed++;
       io.stdout(`${green('✓')} ${title}\n`);
     } else {
       failed++;
-      io.stdout(`${red('✗')} ${title}\n${outcome.problems.map((p) => `    ${p}\n`).join('')}`);
+      io.stdout(`${red('✗')} ${title}\n${outcome.problems.map((p) => `    ${forTerminal(p)}\n`).join('')}`);
     }
   }
   const line = `${passed} passed, ${failed} failed`;

@@ -9,4 +9,6 @@ export * as paseo from './paseo/index.js';
 export * as kairoku from './kairoku/index.js';
 export { runRunner } from '../runner/run-runner.js';
 export { startReportEndpoint } from './report-endpoint.js';
+export { addressKind, resolveBindAddress } from './bind-address.js';
+export type { AddressKind, BindCheck, Lookup } from './bind-address.js';
 export type { ReportBinding, ReportEndpoint, ReportEndpointOptions, StepReport } from './report-endpoint.js';

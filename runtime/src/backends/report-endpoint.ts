@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { describeForbidden, forbiddenKey } from '../core/schemas.js';
+import { resolveBindAddress } from './bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from './http-body.js';
 
 /** The one run, step and attempt a token may report for. */
@@ -52,7 +53,6 @@ export interface ReportEndpoint {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
  * The step agents' MCP endpoint: one tool, `report_step_result`, over Streamable HTTP, where the
@@ -63,9 +63,9 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
  * lost-agent rule takes over.
  */
 export async function startReportEndpoint(options: ReportEndpointOptions): Promise<ReportEndpoint> {
-  const host = options.host ?? '127.0.0.1';
-  if (!LOOPBACK.has(host))
-    throw new Error(`the report endpoint binds loopback only (127.0.0.1 or ::1), not "${host}"`);
+  const host = await resolveBindAddress(options.host ?? '127.0.0.1', {
+    what: 'the report endpoint',
+  });
   const live = new Map<string, ReportBinding>();
   const revoked = new Map<string, ReportBinding>();
   const revoke = (token: string) => {

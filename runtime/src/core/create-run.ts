@@ -1,6 +1,7 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import { splitSecrets } from './inputs.js';
 import { emptyVec, vecFromArray } from './pvec.js';
+import { fingerprintSecrets } from './secret-mask.js';
 import { STATE_VERSION } from './state.js';
 import type { RunState, StepRun } from './state.js';
 
@@ -11,12 +12,18 @@ export interface NewRun {
   now: number;
   backend?: string;
   branch?: string;
+  /**
+   * the key secret values are fingerprinted under (`loadMaskKey`), so that processes without the
+   * values (a restart, a step agent's server) still mask them; without it, only the values mask
+   */
+  maskKey?: Uint8Array;
 }
 
 /** A new run, not started yet: send it `{ type: 'start' }`. Pure: the id and the time come in. */
 export function createRun(ir: Ir, run: NewRun): RunState {
   const at = new Date(run.now).toISOString();
-  const { visible } = splitSecrets(ir, run.inputs);
+  const { visible, secrets } = splitSecrets(ir, run.inputs);
+  const prints = run.maskKey ? fingerprintSecrets(secrets, run.maskKey, run.id) : {};
   return {
     version: STATE_VERSION,
     id: run.id,
@@ -27,6 +34,7 @@ export function createRun(ir: Ir, run: NewRun): RunState {
     ir,
     inputs: visible,
     secretInputs: ir.inputs.filter((i) => i.secret).map((i) => i.name),
+    ...(Object.keys(prints).length ? { secretFingerprints: prints } : {}),
     status: 'running',
     reason: null,
     createdAt: at,

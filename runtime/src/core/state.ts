@@ -1,5 +1,6 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { PVec } from './pvec.js';
+import type { SecretFingerprint } from './secret-mask.js';
 
 /**
  * Run state (SPEC §6): everything a run is, in plain JSON. The transition function reads one of these
@@ -94,6 +95,24 @@ export interface HistoryEntry {
   step?: string;
   attempt?: number;
   text: string;
+  /**
+   * a note that came again (the same kind, step, attempt and text): how many times in all, and when
+   * last — repeats are counted here instead of each adding an entry
+   */
+  count?: number;
+  lastAt?: string;
+}
+
+/**
+ * What outsiders (backends, runners, step agents' refused calls) have written to the history as
+ * notes: the run keeps at most `NOTE_LIMITS.entries` of them, and counts the rest in one entry.
+ */
+export interface NoteLog {
+  /** note entries in the history */
+  entries: number;
+  /** notes not recorded since the limit was reached, and the history entry that counts them */
+  dropped: number;
+  droppedEntry?: number;
 }
 
 export interface RunState {
@@ -108,6 +127,11 @@ export interface RunState {
   /** the run's inputs, defaults applied, secret ones as `MASK` */
   inputs: Record<string, unknown>;
   secretInputs: string[];
+  /**
+   * per secret input given, keyed fingerprints of what is masked (`secret-mask.ts`): never the value,
+   * and nothing to guess it against without the home's key; absent when no key was given
+   */
+  secretFingerprints?: Record<string, SecretFingerprint[]>;
   status: RunStatus;
   /** why the run failed or was canceled */
   reason: string | null;
@@ -130,6 +154,8 @@ export interface RunState {
   /** wake-ups held while the run is paused */
   wakeups: WakeUp[];
   history: PVec<HistoryEntry>;
+  /** absent until the first note */
+  notes?: NoteLog;
   /** the playbook's outputs, once the run has ended */
   outputs: Record<string, unknown> | null;
   /**
@@ -141,6 +167,16 @@ export interface RunState {
   manager?: string;
   archivedAt?: string;
 }
+
+/** How much of the history notes may take (see `NoteLog`). */
+export const NOTE_LIMITS = {
+  /** characters of one note's text */
+  text: 2000,
+  /** note entries per run; more are counted, not recorded */
+  entries: 500,
+  /** how many recent history entries a repeated note is looked for in */
+  window: 64,
+} as const;
 
 /** Refers to a step by name, or to an after-task as `after.NAME`. */
 export const AFTER_PREFIX = 'after.';

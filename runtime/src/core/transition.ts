@@ -6,7 +6,7 @@ import { REMINDER } from './effects.js';
 import type { Effect } from './effects.js';
 import type { RunEvent } from './events.js';
 import { checkNamedValues } from './schemas.js';
-import { AFTER_PREFIX, isEnded } from './state.js';
+import { AFTER_PREFIX, NOTE_LIMITS, isEnded } from './state.js';
 import type { RunState } from './state.js';
 import { WorkingRun, isSettled } from './working-run.js';
 import type { Ref } from './working-run.js';
@@ -14,6 +14,11 @@ import type { Ref } from './working-run.js';
 export interface TransitionOptions {
   /** secret input values: used for check steps' `env` only, and scrubbed from what comes in */
   secrets?: Record<string, unknown>;
+  /**
+   * the key of the run's secret fingerprints (`loadMaskKey`): with it, secret values this process
+   * was not given are scrubbed too, found by their fingerprints
+   */
+  maskKey?: Uint8Array;
 }
 
 /**
@@ -37,7 +42,7 @@ export function step(
   now: number,
   options: TransitionOptions = {},
 ): TransitionResult {
-  const run = new WorkingRun(state, now, options.secrets ?? {});
+  const run = new WorkingRun(state, now, options.secrets ?? {}, options.maskKey);
   const error = handle(run, event);
   if (error !== undefined) return { state, effects: [], error };
   run.finish();
@@ -455,20 +460,21 @@ function nudge(run: WorkingRun, name: string, message: string): string | undefin
   return undefined;
 }
 
-const NOTE_LIMIT = 2000;
-
+/**
+ * Notes are what outsiders write into the history (a backend's fault, a refused event, a runner's
+ * tool denial, a step agent's refused report), so each is bounded and so is their number: a note is
+ * scrubbed and cut at `NOTE_LIMITS.text` characters; one that repeats a recent note (same kind, step,
+ * attempt and text) counts on that entry instead of adding one; past `NOTE_LIMITS.entries` note entries,
+ * further notes are counted in a single entry. A runner or agent that sends the same refused request
+ * for ever therefore grows the run file by nothing.
+ */
 function note(run: WorkingRun, event: Extract<RunEvent, { type: 'note' }>): undefined {
   const ref = event.step === undefined ? undefined : resolve(run, event.step);
   const known = typeof ref === 'object' ? ref : undefined;
-  // Bounded: a note may quote what a daemon or runner sent.
   const scrubbed = run.scrub(event.text);
-  const text = scrubbed.length > NOTE_LIMIT ? `${scrubbed.slice(0, NOTE_LIMIT)}… (cut)` : scrubbed;
-  run.record(
-    event.kind,
-    known || event.step === undefined ? text : `${event.step}: ${text}`,
-    known,
-    event.attempt,
-  );
+  const cut = scrubbed.length > NOTE_LIMITS.text ? `${scrubbed.slice(0, NOTE_LIMITS.text)}… (cut)` : scrubbed;
+  const text = known || event.step === undefined ? cut : `${event.step}: ${cut}`;
+  run.recordNote(event.kind, text, known, event.attempt);
   return undefined;
 }
 

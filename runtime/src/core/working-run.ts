@@ -6,7 +6,8 @@ import { derive } from './derived.js';
 import type { Derived } from './derived.js';
 import type { Effect } from './effects.js';
 import { vecGet, vecPush, vecSet } from './pvec.js';
-import { AFTER_PREFIX, MASK, isEnded } from './state.js';
+import { SecretMasker, secretPieces } from './secret-mask.js';
+import { AFTER_PREFIX, NOTE_LIMITS, isEnded } from './state.js';
 import type { Attempt, HistoryEntry, RunState, StepRun, StepStatus, WakeUp } from './state.js';
 
 /** A step (`index` into `ir.steps`) or an after-task (`index` into `ir.after`). */
@@ -37,10 +38,14 @@ export class WorkingRun {
   /** steps whose needs just became settled; `settleReadiness` takes them from here */
   private readonly unblocked: number[] = [];
 
+  /** built on the first scrub */
+  private masker: SecretMasker | undefined;
+
   constructor(
     base: RunState,
     readonly now: number,
     readonly secrets: Record<string, unknown>,
+    private readonly maskKey?: Uint8Array,
   ) {
     this.s = { ...base };
     this.d = derive(base.ir);
@@ -103,6 +108,44 @@ export class WorkingRun {
     if (ref) entry.step = this.name(ref);
     if (attempt !== undefined) entry.attempt = attempt;
     this.s.history = vecPush(this.s.history, entry);
+    this.changed = true;
+  }
+
+  /**
+   * Records an outsider's note within `NOTE_LIMITS`: a repeat of a recent note counts on its entry,
+   * and past the limit notes are counted in one entry rather than recorded.
+   */
+  recordNote(kind: string, text: string, ref?: Ref, attempt?: number): void {
+    const step = ref ? this.name(ref) : undefined;
+    const history = this.s.history;
+    const log = this.s.notes ?? { entries: 0, dropped: 0 };
+    for (let index = history.size - 1; index >= Math.max(0, history.size - NOTE_LIMITS.window); index--) {
+      const entry = vecGet(history, index);
+      if (entry.kind === kind && entry.text === text && entry.step === step && entry.attempt === attempt) {
+        this.s.history = vecSet(history, index, { ...entry, count: (entry.count ?? 1) + 1, lastAt: this.at });
+        this.changed = true;
+        return;
+      }
+    }
+    if (log.entries < NOTE_LIMITS.entries) {
+      this.record(kind, text, ref, attempt);
+      this.s.notes = { ...log, entries: log.entries + 1 };
+      return;
+    }
+    const dropped = log.dropped + 1;
+    const counted: HistoryEntry = {
+      at: this.at,
+      kind: 'notes-dropped',
+      text: `${dropped} more note${dropped === 1 ? ' was' : 's were'} not recorded: a run keeps at most ${NOTE_LIMITS.entries} (the last: ${kind}${step ? ` on ${step}` : ''})`,
+    };
+    if (log.droppedEntry === undefined) {
+      this.s.history = vecPush(history, counted);
+      this.s.notes = { ...log, dropped, droppedEntry: history.size };
+    } else {
+      const first = vecGet(history, log.droppedEntry);
+      this.s.history = vecSet(history, log.droppedEntry, { ...counted, at: first.at, lastAt: this.at });
+      this.s.notes = { ...log, dropped };
+    }
     this.changed = true;
   }
 
@@ -511,14 +554,22 @@ export class WorkingRun {
 
   // ---- secrets -------------------------------------------------------------------------------
 
+  /**
+   * Secret values given to this process are masked where found; those it was not given (after a
+   * restart, in a step agent's server) are found by the run's fingerprints, with the mask key.
+   */
+  private makeMasker(): SecretMasker {
+    const known = secretPieces(Object.values(this.secrets));
+    const prints = Object.values(this.s.secretFingerprints ?? {}).flat();
+    return new SecretMasker(known, prints, this.maskKey, this.s.id);
+  }
+
   /** Replaces secret values in text that came from outside (reports, comments, briefs). */
   scrub<T>(value: T): T {
-    const secrets = Object.values(this.secrets).filter(
-      (v): v is string => typeof v === 'string' && v.length >= 4,
-    );
-    if (!secrets.length) return value;
+    const masker = (this.masker ??= this.makeMasker());
+    if (masker.empty) return value;
     const walk = (v: unknown): unknown => {
-      if (typeof v === 'string') return secrets.reduce((text, secret) => text.split(secret).join(MASK), v);
+      if (typeof v === 'string') return masker.mask(v);
       if (Array.isArray(v)) return v.map(walk);
       if (v && typeof v === 'object')
         return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));

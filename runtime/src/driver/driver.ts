@@ -15,6 +15,8 @@ export interface DriverOptions {
   clock?: () => number;
   /** secret input values, kept in memory only */
   secrets?: Record<string, unknown>;
+  /** the key of the run's secret fingerprints (`loadMaskKey`), for secrets not in `secrets` */
+  maskKey?: Uint8Array;
   /** writes the state; called once per batch of events, after the queue drains */
   persist?: (state: RunState) => void;
   /** sees every accepted event with the state before and after it */
@@ -94,7 +96,10 @@ export class Driver {
 
   private apply(event: RunEvent): string | undefined {
     const before = this.current;
-    const result = step(before, event, this.clock(), { secrets: this.options.secrets ?? {} });
+    const result = step(before, event, this.clock(), {
+      secrets: this.options.secrets ?? {},
+      ...(this.options.maskKey ? { maskKey: this.options.maskKey } : {}),
+    });
     if (result.error !== undefined) {
       // Autopilot decided on a report that a loop has since reset (parallel steps): the report is
       // gone with its attempt, so the decision is moot, not refused.

@@ -22,6 +22,8 @@ export interface LiveRunOptions {
   state: RunState;
   /** secret input values, kept in memory only */
   secrets?: Record<string, unknown>;
+  /** the key of the run's secret fingerprints (`loadMaskKey`) */
+  maskKey?: Uint8Array;
   clock?: () => number;
   persist?: (state: RunState) => void;
   onTransition?: (before: RunState, after: RunState, event: RunEvent) => void;
@@ -68,6 +70,7 @@ export class LiveRun {
       backend: routed,
       clock: this.clock,
       ...(options.secrets ? { secrets: options.secrets } : {}),
+      ...(options.maskKey ? { maskKey: options.maskKey } : {}),
       persist: (state) => {
         options.persist?.(state);
         this.settleIfDone(state);

@@ -1,7 +1,7 @@
 import { derive } from '../core/derived.js';
-import { vecPush } from '../core/pvec.js';
 import { AFTER_PREFIX, MASK } from '../core/state.js';
-import type { HistoryEntry, RunState } from '../core/state.js';
+import type { RunState } from '../core/state.js';
+import { step } from '../core/transition.js';
 import type { ToolCall } from './decide.js';
 
 /** The history entry kind of a denied tool call (SPEC §3.4: every denial is an event). */
@@ -33,13 +33,15 @@ export function recordDenial(
     ? afterIndex.has(denial.step.slice(AFTER_PREFIX.length))
     : stepIndex.has(denial.step);
   if (!known) throw new Error(`recordDenial: unknown step "${denial.step}" in run ${state.id}`);
-  const at = new Date(now).toISOString();
-  const text = maskSecrets(
-    `${denial.step} (attempt ${denial.attempt}): ${describeCall(denial.call)} denied: ${denial.reason}`,
-    options.secrets ?? {},
-  );
-  const entry: HistoryEntry = { at, kind: TOOL_DENIED, step: denial.step, attempt: denial.attempt, text };
-  return { ...state, history: vecPush(state.history, entry), updatedAt: at };
+  // A note, as the Kairoku backend's denials are: scrubbed, bounded and counted like every outsider's
+  // entry (a runner may deny the same call many times).
+  const text = `${denial.step} (attempt ${denial.attempt}): ${describeCall(denial.call)} denied: ${denial.reason}`;
+  return step(
+    state,
+    { type: 'note', kind: TOOL_DENIED, step: denial.step, attempt: denial.attempt, text },
+    now,
+    options,
+  ).state;
 }
 
 function describeCall(call: ToolCall): string {

@@ -1,11 +1,12 @@
 import { runRunner } from './run-runner.js';
 import { EXIT } from './runner.js';
+import { forTerminal } from '../core/terminal-text.js';
 
 // `node runtime/dist/runner/main.js --app … --token-file … --repo …`: the reference runner daemon.
 runRunner(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`kairoku runner: ${(error as Error).stack ?? String(error)}\n`);
+    process.stderr.write(`kairoku runner: ${forTerminal((error as Error).stack ?? String(error))}\n`);
     process.exit(EXIT.failed);
   },
 );

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   DEFAULT_FLUSH_MS,
   DEFAULT_HEARTBEAT_INTERVAL_MS,
-  isLoopback,
-  isWildcard,
   parseHostPort,
 } from '../backends/kairoku/protocol.js';
+import { literalKind } from '../backends/bind-address.js';
 
 export interface RunnerOptions {
   /** the app's URL, such as http://127.0.0.1:7400 */
@@ -115,9 +115,12 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
   }
   const listen = parseHostPort(values.get('listen') ?? '127.0.0.1:0');
   if (!listen) return '--listen takes HOST:PORT';
-  if (isWildcard(listen.host))
+  // Literal addresses are judged here (a usage error); names and the numeric forms only a resolver
+  // reads (`0`, `127.1`) when the listener starts, by what they resolve to (`resolveBindAddress`).
+  const kind = literalKind(listen.host);
+  if (kind === 'wildcard')
     return `--listen ${listen.host}: a wildcard bind is refused; the capacity listener is loopback only (RF-006)`;
-  if (!isLoopback(listen.host))
+  if (kind === 'other' && isIP(listen.host.replace(/%.*$/, '')))
     return `--listen ${listen.host}: the capacity listener has no credential, so it binds loopback only (RF-006)`;
   const numbers: Record<string, number> = {};
   const defaults: Record<string, number> = {

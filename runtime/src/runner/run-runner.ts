@@ -1,5 +1,6 @@
 import { USAGE, parseRunnerArgs } from './options.js';
 import { EXIT, Runner } from './runner.js';
+import { forTerminal } from '../core/terminal-text.js';
 
 /**
  * The reference runner as a command (`kairoku-playbook runner …`; `node runtime/dist/runner/main.js …` runs it
@@ -21,7 +22,7 @@ export async function runRunner(argv: readonly string[]): Promise<number> {
   try {
     capacityUrl = await runner.start();
   } catch (error) {
-    process.stderr.write(`kairoku runner: ${(error as Error).message}\n`);
+    process.stderr.write(`kairoku runner: ${forTerminal((error as Error).message)}\n`);
     return EXIT.failed;
   }
   const onSignal = (signal: NodeJS.Signals) => {

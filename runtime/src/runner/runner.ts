@@ -13,6 +13,9 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { IrRole } from '@kairoku-playbook/compiler';
+import { resolveBindAddress } from '../backends/bind-address.js';
+import { MASK } from '../core/state.js';
+import { forTerminal } from '../core/terminal-text.js';
 import { LIMITS, PROTOCOL_VERSION, bound, isFixedRole } from '../backends/kairoku/protocol.js';
 import type {
   CapacityResponse,
@@ -96,9 +99,11 @@ export class Runner {
   async start(): Promise<string> {
     for (const dir of ['logs', 'dispatches', 'worktrees'])
       mkdirSync(join(this.options.workDir, dir), { recursive: true, mode: 0o700 });
-    this.capacity = await startCapacityServer(this.options.listen.host, this.options.listen.port, () =>
-      this.capacityView(),
-    );
+    // Judged by what it resolves to (`0` and `0x0` are the wildcard), as the app's listener is.
+    const host = await resolveBindAddress(this.options.listen.host, {
+      what: 'the capacity listener (--listen, RF-006)',
+    });
+    this.capacity = await startCapacityServer(host, this.options.listen.port, () => this.capacityView());
     this.log({ kind: 'start', runner: this.options.id, repository: this.options.repository });
     await this.recover();
     this.flushTimer = setInterval(() => this.flushAll(), this.options.flushMs);
@@ -235,7 +240,7 @@ export class Runner {
     if (!(error instanceof Unauthorized)) return false;
     this.log({ kind: 'unauthorized', error: error.message });
     process.stderr.write(
-      `kairoku runner: the app refused the credential (401): stopping. ${error.message}\n`,
+      `kairoku runner: the app refused the credential (401): stopping. ${forTerminal(error.message)}\n`,
     );
     void this.fullStop();
     return true;
@@ -324,7 +329,7 @@ export class Runner {
         a.events.say('phase', 'preparing: a fresh worktree');
         const path = join(this.options.workDir, 'worktrees', d.id);
         // The breadcrumb first: a process that dies from here on leaves what a restart cleans up.
-        writeFileSync(this.breadcrumb(d.id), JSON.stringify(d), { mode: 0o600 });
+        writeFileSync(this.breadcrumb(d.id), JSON.stringify(withoutSecrets(d)), { mode: 0o600 });
         a.worktree = path;
         await addWorktree(
           this.options.repo,
@@ -606,6 +611,18 @@ export class Runner {
       // a log, not state
     }
   }
+}
+
+/**
+ * A dispatch as its breadcrumb keeps it (and the agent reads it): without the report token (the agent
+ * has it in KAIROKU_REPORT_TOKEN) and without a check's env values, which may be secret inputs —
+ * a file outlives a crash, and what a restart needs of it is the dispatch's id and place.
+ */
+function withoutSecrets(d: Dispatch): Dispatch {
+  const copy = structuredClone(d);
+  if (copy.agent) copy.agent.report.token = MASK;
+  if (copy.check) for (const name of Object.keys(copy.check.env)) copy.check.env[name] = MASK;
+  return copy;
 }
 
 /** The policy a dispatch carries, as the one policy function takes it (RF-017). */

@@ -168,11 +168,18 @@ export class KairokuBackend implements Backend, ProtocolHandler {
 
   /**
    * Serves the runner routes on `host:port` (port 0 picks one) and, unless one was given, starts the
-   * report endpoint. A wildcard host is refused. Resolves to the app URL runners are given.
+   * report endpoint. The host is judged by what it resolves to: loopback only unless
+   * `allowNonLoopback`, and never the wildcard (`resolveBindAddress`). Resolves to the app URL runners
+   * are given.
    */
-  async listen(host = '127.0.0.1', port = 0): Promise<string> {
+  async listen(host = '127.0.0.1', port = 0, bind: { allowNonLoopback?: boolean } = {}): Promise<string> {
     if (this.server) throw new Error(`already listening on ${this.server.url}`);
-    const server = await startKairokuServer(this, { host, port, appToken: this.options.appToken });
+    const server = await startKairokuServer(this, {
+      host,
+      port,
+      appToken: this.options.appToken,
+      allowNonLoopback: bind.allowNonLoopback ?? false,
+    });
     try {
       if (!this.reports) {
         this.reports = await startReportEndpoint({

@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { IrRole } from '@kairoku-playbook/compiler';
+import { literalKind } from '../bind-address.js';
 import { LIMITS, SCHEMAS, SCHEMA_BASE } from './schemas.js';
 
 /**
@@ -246,16 +247,18 @@ export function bound(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
-const WILDCARD = new Set(['', '0.0.0.0', '::', '::0', '[::]', '0:0:0:0:0:0:0:0', '*']);
-
-/** A wildcard bind would put a listener on every interface: refused (RF-006). */
+/**
+ * A wildcard bind would put a listener on every interface: refused (RF-006). Judged without a
+ * resolver, for allow-lists that decide at once; a listener resolves its host with
+ * `resolveBindAddress`, which also sees through `0`, `0x0` or a name.
+ */
 export function isWildcard(host: string): boolean {
-  return WILDCARD.has(host.trim());
+  return literalKind(host) === 'wildcard';
 }
 
+/** A loopback address or `localhost`, judged without a resolver (see `isWildcard`). */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.test(host.trim());
+  return literalKind(host) === 'loopback';
 }
 
 /** Splits `HOST:PORT` (`[::1]:8080` for IPv6). */

@@ -2,17 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  LIMITS,
-  PROTOCOL_VERSION,
-  ROUTES,
-  checkBody,
-  describeProblems,
-  errorBody,
-  isWildcard,
-} from './protocol.js';
+import { LIMITS, PROTOCOL_VERSION, ROUTES, checkBody, describeProblems, errorBody } from './protocol.js';
 import type { Route } from './protocol.js';
 import { describeForbidden, forbiddenKey } from '../../core/schemas.js';
+import { resolveBindAddress } from '../bind-address.js';
+import type { Lookup } from '../bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../http-body.js';
 
 /** What answers the routes once a request is authenticated and fits its schema. */
@@ -28,6 +22,21 @@ export interface KairokuServer {
   close(): Promise<void>;
 }
 
+export interface KairokuServerOptions {
+  host: string;
+  port: number;
+  appToken: string;
+  /**
+   * bind an interface other machines can reach (the wildcard never): the routes are behind the app
+   * credential, but over plain HTTP; off by default
+   */
+  allowNonLoopback?: boolean;
+  /** the resolver (tests); default Node's `dns.lookup` */
+  lookup?: Lookup;
+  /** how long a request body may take to arrive (tests); default that of http-body.ts */
+  bodyTimeoutMs?: number;
+}
+
 /**
  * The app's side of the runner protocol over HTTP (docs/kairoku-protocol.md): `POST /v1/ROUTE` under
  * one bearer credential (a wrong one is 401, RF-012). Every request body is checked against its
@@ -36,13 +45,15 @@ export interface KairokuServer {
  */
 export async function startKairokuServer(
   handler: ProtocolHandler,
-  options: { host: string; port: number; appToken: string; bodyTimeoutMs?: number },
+  options: KairokuServerOptions,
 ): Promise<KairokuServer> {
-  if (isWildcard(options.host))
-    throw new Error(
-      `refusing to listen on the wildcard address "${options.host}": name one interface, such as 127.0.0.1`,
-    );
   if (options.appToken.length < 16) throw new Error('the app credential must be at least 16 characters');
+  const bindTo = await resolveBindAddress(options.host, {
+    what: 'the Kairoku app',
+    allowNonLoopback: options.allowNonLoopback ?? false,
+    howToAllow: 'say so with --allow-remote-runners (run --backend kairoku)',
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
   const expected = digest(options.appToken);
   const server: Server = createServer(LISTENER_OPTIONS, (req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -134,7 +145,7 @@ export async function startKairokuServer(
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => {
+    server.listen(options.port, bindTo, () => {
       server.off('error', reject);
       resolve();
     });
