@@ -1,5 +1,6 @@
 import type { Diagnostic, Severity } from '@kairoku-playbook/compiler';
 import { displayPath, sortDiagnostics, spanOf, type SourceOf } from './common.js';
+import { visibleControls } from './layout.js';
 
 export interface GithubFormatOptions {
   /** absolute file paths inside `cwd` (the repository root) are reported relative to it */
@@ -49,7 +50,7 @@ export function formatGithub(
       }
       if (diagnostic.fix) message.push(`fix: ${diagnostic.fix.title}`);
       const props = properties.map(([key, value]) => `${key}=${escapeProperty(String(value))}`).join(',');
-      return `::${COMMAND[diagnostic.severity]} ${props}::${escapeData(message.join('\n'))}\n`;
+      return `::${COMMAND[diagnostic.severity]} ${props}::${visibleControls(escapeData(message.join('\n')))}\n`;
     })
     .join('');
 }

@@ -77,12 +77,29 @@ export function textWidth(text: string): number {
   return width;
 }
 
-/** A visible stand-in for a control character, or `undefined` when `cp` is not one. */
+/**
+ * A visible stand-in for a control character, or `undefined` when `cp` is not one: C0 and DEL as their
+ * control pictures (ESC is ␛), C1 and the bidirectional embeddings, overrides and isolates (which would
+ * reorder what a terminal shows: "Trojan Source") as U+FFFD.
+ */
 function controlPicture(cp: number): string | undefined {
   if (cp < 0x20) return String.fromCodePoint(0x2400 + cp);
   if (cp === 0x7f) return '\u2421';
   if (cp >= 0x80 && cp <= 0x9f) return '\uFFFD';
+  if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) return '\uFFFD';
   return undefined;
+}
+
+/**
+ * A message (which may quote source text) as it can be printed: every control character but line feed
+ * and tab replaced by its visible stand-in, so a playbook cannot send escape sequences to the terminal or
+ * the CI log that shows `check`'s output.
+ */
+export function visibleControls(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  return message.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) =>
+    controlPicture(c.charCodeAt(0))!,
+  );
 }
 
 export function layoutLine(text: string): LineLayout {

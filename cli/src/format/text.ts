@@ -1,7 +1,7 @@
 import type { Diagnostic, Severity } from '@kairoku-playbook/compiler';
 import type { SourceText } from '@kairoku-playbook/compiler';
 import { displayPath, normaliseRange, sortDiagnostics, spanOf, type SourceOf } from './common.js';
-import { columnsOf, layoutLine } from './layout.js';
+import { columnsOf, layoutLine, visibleControls } from './layout.js';
 
 export interface TextFormatOptions {
   /** ANSI colours (for a terminal) */
@@ -92,15 +92,6 @@ function location(
   return span ? `${shown}:${span.line}:${span.column}` : shown;
 }
 
-/** Control characters in messages (which quote source text) are shown, not sent to the terminal. */
-function visible(message: string): string {
-  // eslint-disable-next-line no-control-regex
-  return message.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => {
-    const cp = c.charCodeAt(0);
-    return cp < 0x20 ? String.fromCharCode(0x2400 + cp) : cp === 0x7f ? '\u2421' : '\uFFFD';
-  });
-}
-
 function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : pluralForm}`;
 }
@@ -134,16 +125,16 @@ export function formatText(
   const blocks = sortDiagnostics(diagnostics).map((diagnostic) => {
     const lines = [
       `${style.location(location(diagnostic.file, diagnostic.range, sourceOf, options.cwd))}: ` +
-        `${style.severity(diagnostic.severity, diagnostic.severity)} ${style.code(diagnostic.code)} ${visible(diagnostic.message)}`,
+        `${style.severity(diagnostic.severity, diagnostic.severity)} ${style.code(diagnostic.code)} ${visibleControls(diagnostic.message)}`,
     ];
     const source = sourceOf(diagnostic.file);
     if (source) lines.push(...codeFrame(source, diagnostic, style));
     for (const related of diagnostic.related ?? []) {
       lines.push(
-        `  ${style.label('related:')} ${location(related.file, related.range, sourceOf, options.cwd)}: ${visible(related.message)}`,
+        `  ${style.label('related:')} ${location(related.file, related.range, sourceOf, options.cwd)}: ${visibleControls(related.message)}`,
       );
     }
-    if (diagnostic.fix) lines.push(`  ${style.label('fix:')} ${visible(diagnostic.fix.title)}`);
+    if (diagnostic.fix) lines.push(`  ${style.label('fix:')} ${visibleControls(diagnostic.fix.title)}`);
     return lines.join('\n') + '\n\n';
   });
   return blocks.join('') + summary(diagnostics, options.fileCount, style) + '\n';

@@ -62,6 +62,25 @@ describe('formatGithub', () => {
     );
   });
 
+  it('shows the control characters a message quotes instead of writing them into the log', () => {
+    const source = new SourceText('x: 1\n');
+    const out = formatGithub(
+      [
+        {
+          file: 'a.yml',
+          range: { start: 3, end: 4 },
+          severity: 'error',
+          code: 'PB200',
+          message: 'unknown step "\x1b]0;PWNED\x07\x1b[2J\u202ex" in needs',
+        },
+      ],
+      () => source,
+    );
+    expect(out).toBe(
+      '::error file=a.yml,line=1,col=4,endLine=1,endColumn=5,title=PB200::unknown step "\u241b]0;PWNED\u2407\u241b[2J\uFFFDx" in needs\n',
+    );
+  });
+
   it('makes absolute paths relative to cwd', () => {
     const out = formatGithub(
       [

@@ -32,6 +32,12 @@ describe('layoutLine', () => {
     expect(layout.width).toBe(5);
   });
 
+  it('shows bidirectional overrides and isolates instead of letting them reorder the line', () => {
+    const layout = layoutLine('a\u202eb\u2066c');
+    expect(layout.rendered).toBe('a\uFFFDb\uFFFDc');
+    expect(layout.width).toBe(5);
+  });
+
   it('keeps UTF-16 offsets per grapheme', () => {
     expect(layoutLine('🚀x').cells).toEqual([
       { start: 0, end: 2, column: 0, width: 2 },
