@@ -28,6 +28,7 @@ export { forTerminal } from './core/terminal-text.js';
 export { SecretMasker, fingerprintSecrets, sameSecret, secretPieces } from './core/secret-mask.js';
 export type { SecretFingerprint } from './core/secret-mask.js';
 export { MASK_KEY_FILE, loadMaskKey } from './host/mask-key.js';
+export { STEP_TOKEN_VARIABLE } from './mcp/token.js';
 export { evaluate, render, renderText, toText, Lookup } from './expr/evaluate.js';
 export type { Scope } from './expr/evaluate.js';
 export { stepRun, allSteps, summarize } from './core/view.js';

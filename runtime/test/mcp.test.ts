@@ -81,12 +81,16 @@ function workspace(files: Record<string, string> = {}): string {
 async function connect(
   args: string[],
   home: string,
-  command: { command: string; args: string[] } = { command: process.execPath, args: [CLI, 'mcp', ...args] },
+  command: { command: string; args: string[]; env?: Json } = {
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+  },
 ): Promise<Session> {
   const transport = new StdioClientTransport({
     command: command.command,
     args: command.args,
-    env: { KAIROKU_PLAYBOOK_HOME: home },
+    // The launch's own environment (a step agent's server gets its token there), as an MCP client passes it.
+    env: { KAIROKU_PLAYBOOK_HOME: home, ...(command.env as Record<string, string> | undefined) },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'kairoku-playbook-test', version: '1.0.0' });
@@ -475,10 +479,12 @@ describe('kairoku-playbook mcp --step-agent', () => {
       'plan',
       '--attempt',
       '1',
-      '--token',
-      expect.stringMatching(/^[0-9a-f]{32}$/),
     ]);
-    expect(launch.env).toEqual({ KAIROKU_PLAYBOOK_HOME: home });
+    // The token is in the environment, not on a command line any user of the machine can read.
+    expect(launch.env).toEqual({
+      KAIROKU_PLAYBOOK_HOME: home,
+      KAIROKU_STEP_TOKEN: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
 
     const agent = await connect([], home, launch);
     expect(await agent.tools()).toEqual(['report_step_result']);
@@ -513,11 +519,19 @@ describe('kairoku-playbook mcp --step-agent', () => {
     // A token made for another attempt does not start a server.
     const forged = launch.args.map((a, i) => (launch.args[i - 1] === '--attempt' ? '2' : a));
     const refused = spawnSync(launch.command, forged, {
-      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
+      env: { ...process.env, ...launch.env },
       encoding: 'utf8',
       input: '',
     });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('the token does not match');
+    // Without a token, the server says where it goes.
+    const tokenless = spawnSync(launch.command, launch.args, {
+      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home, KAIROKU_STEP_TOKEN: '' },
+      encoding: 'utf8',
+      input: '',
+    });
+    expect(tokenless.status).toBe(2);
+    expect(tokenless.stderr).toContain('needs its token in $KAIROKU_STEP_TOKEN');
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { STEP_TOKEN_VARIABLE } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../main.js';
@@ -7,7 +8,7 @@ import { VERSION } from '../version.js';
 
 export const MCP_HELP = `Usage: kairoku-playbook mcp [--workspace DIR] [--agents sim|external] [--scenario FILE] [--with-step-tools]
        kairoku-playbook mcp --agents paseo [--paseo-host HOST:PORT] [--manager-agent ID] [--workspace DIR]
-       kairoku-playbook mcp --step-agent --run RUN --step STEP --attempt N --token TOKEN
+       kairoku-playbook mcp --step-agent --run RUN --step STEP --attempt N   (the token in $KAIROKU_STEP_TOKEN)
 
 Serves the manager protocol over MCP on stdin and stdout, so any MCP-capable agent can be the
 Playbook Manager: list_playbooks, start_playbook, start_step, complete_step, request_gate, resume,
@@ -37,7 +38,9 @@ Options:
   --with-step-tools    also expose report_step_result on this server (tests and harnesses that
                        play the step agents; never give such a server to a step agent)
   --step-agent         a step agent's server: only report_step_result, bound to --run, --step and
-                       --attempt; --token must be the one start_step gave for that attempt
+                       --attempt; $KAIROKU_STEP_TOKEN must hold the token start_step gave for that
+                       attempt (start_step's stepAgent.env sets it; --token TOKEN works too, but
+                       shows the token to every user of the machine)
   -h, --help           this help`;
 
 export function runMcp(argv: readonly string[], io: CommandIo): number {
@@ -84,7 +87,12 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
     for (const other of ['with-step-tools', 'scenario', 'agents'])
       if (args.flags.has(other))
         throw new UsageError(`--${other} is for the manager's server, not with --step-agent`);
-    stepAgent = { run: need('run'), step: need('step'), attempt: Number(attempt), token: need('token') };
+    const token = flag(args, 'token') ?? (process.env[STEP_TOKEN_VARIABLE] || undefined);
+    if (token === undefined)
+      throw new UsageError(
+        `mcp --step-agent needs its token in $${STEP_TOKEN_VARIABLE} (start_step gives it)`,
+      );
+    stepAgent = { run: need('run'), step: need('step'), attempt: Number(attempt), token };
   } else {
     for (const only of ['run', 'step', 'attempt', 'token'])
       if (args.flags.has(only)) throw new UsageError(`--${only} goes with --step-agent`);

@@ -17,6 +17,6 @@ export type { ManagerStatus } from './paseo-waker.js';
 export { MANAGER_TOOLS, STEP_AGENT_TOOLS } from './tools.js';
 export { MANAGER_GUIDE } from './guide.js';
 export { ToolError } from './tool-error.js';
-export { stepAgentToken, checkStepAgentToken } from './token.js';
+export { STEP_TOKEN_VARIABLE, stepAgentToken, checkStepAgentToken } from './token.js';
 export { readWorkspace, validationJson, discoverPlaybooks } from './workspace.js';
 export type { WorkspacePlaybook, WorkspaceSnapshot } from './workspace.js';

@@ -22,7 +22,7 @@ import type { AgentMode, StartEffect } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
 import type { PaseoHost } from './paseo-host.js';
 import { withStoreLock } from './store-lock.js';
-import { stepAgentToken } from './token.js';
+import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
 import { progress, restartableSteps, runLine, runView } from './views.js';
 import { currentBranch, readWorkspace, validationJson } from './workspace.js';
@@ -577,10 +577,12 @@ export class PlaybookProtocol {
           effect.step,
           '--attempt',
           String(effect.attempt),
-          '--token',
-          stepAgentToken(this.store.home, state.id, effect.step, effect.attempt),
         ],
-        env: { KAIROKU_PLAYBOOK_HOME: this.store.home },
+        // The token rides in the environment: a command line is visible to every user of the machine.
+        env: {
+          KAIROKU_PLAYBOOK_HOME: this.store.home,
+          [STEP_TOKEN_VARIABLE]: stepAgentToken(this.store.home, state.id, effect.step, effect.attempt),
+        },
       };
     }
     return started;

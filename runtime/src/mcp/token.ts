@@ -3,9 +3,15 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { join } from 'node:path';
 
 /**
+ * The environment variable that carries a step agent's token to its server (`mcp --step-agent`): on
+ * a command line, every user of the machine could read it (`ps`, /proc/PID/cmdline).
+ */
+export const STEP_TOKEN_VARIABLE = 'KAIROKU_STEP_TOKEN';
+
+/**
  * A step agent's token binds its MCP server to one run, step and attempt: an HMAC of the three under
  * a key kept in the store's home (`mcp.key`, mode 0600, made on first use). The manager's server
- * hands it out with the command line of the step agent's server, which checks it before it starts.
+ * hands it out with the command line and environment of the step agent's server, which checks it before it starts.
  * Nothing is saved per token, and run state holds none.
  */
 export function stepAgentToken(home: string, run: string, step: string, attempt: number): string {
