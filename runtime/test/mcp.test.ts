@@ -4,7 +4,15 @@
  * playbooks/pr.yml through the 13 tools.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -461,6 +469,46 @@ describe('kairoku-playbook mcp: validate_playbooks', () => {
 });
 
 describe('kairoku-playbook mcp --step-agent', () => {
+  it("masks a run's secret in what a step agent's server stores, though that process never had the value", async () => {
+    const secret = 'sk-live-7f3a9c2e41d0';
+    const home = temp('kp-mcp-home-');
+    const ws = workspace({
+      '.kairoku/playbooks/deploy.yml': [
+        'version: 1',
+        'title: Deploy',
+        'inputs:',
+        '  api_key: { type: string, secret: true }',
+        'steps:',
+        '  plan:',
+        '    role: planner',
+        '    prompt: Plan the deploy.',
+        '    outputs: { plan: string }',
+        '  check:',
+        '    needs: [plan]',
+        '    run: "true"',
+        '    env: { API_KEY: "${{ inputs.api_key }}" }',
+        '',
+      ].join('\n'),
+    });
+    const m = await connect(['--workspace', ws, '--agents', 'external'], home);
+    const { run } = await m.call('start_playbook', { playbook: 'deploy', inputs: { api_key: secret } });
+    const { started } = await m.call('start_step', { run, step: 'plan' });
+    const agent = await connect([], home, started.stepAgent);
+    // An agent that saw the key in its environment writes it back in its report.
+    await agent.call('report_step_result', {
+      outcome: 'done',
+      summary: `deployed with ${secret}`,
+      outputs: { plan: `use ${secret} twice: ${secret}` },
+    });
+    const seen = await m.call('get_run', { run });
+    expect(JSON.stringify(seen)).not.toContain(secret);
+    for (const file of readdirSync(home, { recursive: true, withFileTypes: true })) {
+      if (!file.isFile()) continue;
+      const path = join(file.parentPath, file.name);
+      expect(readFileSync(path, 'utf8'), path).not.toContain(secret);
+    }
+  }, 60_000);
+
   it('exposes exactly report_step_result, bound to its run, step and attempt', async () => {
     const home = temp('kp-mcp-home-');
     const m = await connect(['--workspace', workspace(), '--agents', 'external'], home);

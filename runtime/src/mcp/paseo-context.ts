@@ -2,6 +2,7 @@ import type { Backend, BackendContext, BackendEffect } from '../backends/backend
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
+import { loadMaskKey } from '../host/mask-key.js';
 import type { RunStore } from '../store/run-store.js';
 import { dueTimeouts } from './protocol.js';
 import { withStoreLock } from './store-lock.js';
@@ -109,6 +110,8 @@ export class StoreBackedContext implements BackendContext {
         autopilot: false,
         clock,
         secrets: this.options.secrets(),
+        // (fingerprints mask the secrets of runs this process was not given the values of)
+        maskKey: loadMaskKey(store.home),
         persist: (next) => store.save(next),
       });
       this.last = loaded;

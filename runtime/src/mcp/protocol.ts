@@ -13,6 +13,7 @@ import { vecSlice, vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
+import { loadMaskKey } from '../host/mask-key.js';
 import { stepIr, stepRun } from '../core/view.js';
 import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 import { RunStore, defaultHome } from '../store/run-store.js';
@@ -74,6 +75,7 @@ export class PlaybookProtocol {
   private readonly secrets = new Map<string, Record<string, unknown>>();
   /** per run, how much of its history this server has shown: results list what happened since */
   private readonly seen = new Map<string, number>();
+  private maskKeyOfHome: Uint8Array | undefined;
 
   constructor(private readonly options: ProtocolOptions) {
     this.workspace = realpath(resolve(options.workspace));
@@ -89,6 +91,14 @@ export class PlaybookProtocol {
 
   private get paseo(): PaseoHost | undefined {
     return this.options.paseo;
+  }
+
+  /**
+   * The key of the home's secret fingerprints: a run started here keeps fingerprints of its secrets, so
+   * a server without their values (a step agent's, or this one after a restart) still masks them.
+   */
+  private get maskKey(): Uint8Array {
+    return (this.maskKeyOfHome ??= loadMaskKey(this.store.home));
   }
 
   /** The secret input values of a run started here (memory only); none for other runs. */
@@ -226,6 +236,7 @@ export class PlaybookProtocol {
           id,
           inputs: prepared.inputs,
           now,
+          maskKey: this.maskKey,
           backend: BACKEND_OF[this.agents],
           branch:
             ir.workspace === 'new-worktree'
@@ -473,6 +484,7 @@ export class PlaybookProtocol {
       autopilot: false,
       clock: this.clock,
       secrets: this.secrets.get(state.id) ?? {},
+      maskKey: this.maskKey,
       persist: (next) => this.store.save(next),
     });
   }
