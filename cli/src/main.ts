@@ -7,6 +7,7 @@ import { runMcp } from './commands/mcp.js';
 import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
 import { runTest } from './commands/test.js';
+import { FileWriteError } from '@kairoku-playbook/runtime';
 import { UsageError } from './io.js';
 import { VERSION } from './version.js';
 
@@ -74,8 +75,13 @@ export function main(argv: readonly string[], io: CommandIo): number | Promise<n
   }
 }
 
+/**
+ * Usage errors and files that could not be written (a full disk, a read-only one) are the user's to
+ * fix: one line, exit 2. Anything else is a bug, thrown on to the process's handler (bin.ts), which
+ * says so and exits 70.
+ */
 function usageOrThrow(error: unknown, io: CommandIo): number {
-  if (error instanceof UsageError) {
+  if (error instanceof UsageError || error instanceof FileWriteError) {
     io.stderr(`kairoku-playbook: ${error.message}\n`);
     return 2;
   }
