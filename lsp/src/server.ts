@@ -334,14 +334,14 @@ class PlaybookServer {
   }
 
   private initialized(): void {
-    this.workspace.discover();
+    this.workspace.discover(() => this.schedule(0));
     this.schedule(0);
     if (!this.workspaceFolderEvents) return;
     this.connection.workspace.onDidChangeWorkspaceFolders(() => {
       void this.connection.workspace.getWorkspaceFolders().then((folders) =>
         this.safely('workspace folders', () => {
           this.workspace.setFolders(folders ?? []);
-          this.workspace.discover();
+          this.workspace.discover(() => this.schedule(0));
           this.schedule(0);
         }),
       );
