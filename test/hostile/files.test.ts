@@ -293,18 +293,30 @@ describe.runIf(unix)('the other readers of files', { timeout: HANG_GUARD_MS * 2 
       loop: link('.'),
     });
     // In a child: before the fix, opening the FIFO blocked the thread for good.
-    const script = `import(${JSON.stringify(pathToFileURL(join(REPO, 'runtime/dist/mcp/index.js')).href)}).then((m) => process.stdout.write(m.validationJson(m.readWorkspace(process.argv[1]))))`;
-    const result = spawnSync(process.execPath, [HEAP, '--input-type=module', '-e', script, dir], {
-      encoding: 'utf8',
-      timeout: HANG_GUARD_MS,
-      killSignal: 'SIGKILL',
-    });
-    expect(result.signal).toBeNull();
-    const diagnostics = JSON.parse(result.stdout) as JsonDiagnostic[];
-    expect(diagnostics.map((d) => [d.file, d.code])).toEqual([
-      ['pipe.playbook.yml', 'PB100'],
-      ['zero.playbook.yml', 'PB100'],
+    const validate = (workspace: string) => {
+      const script = `import(${JSON.stringify(pathToFileURL(join(REPO, 'runtime/dist/mcp/index.js')).href)}).then((m) => {
+        try { process.stdout.write(m.validationJson(m.readWorkspace(process.argv[1]))); }
+        catch (error) { process.stdout.write(JSON.stringify({ [error.name]: error.message })); }
+      })`;
+      const result = spawnSync(process.execPath, [HEAP, '--input-type=module', '-e', script, workspace], {
+        encoding: 'utf8',
+        timeout: HANG_GUARD_MS,
+        killSignal: 'SIGKILL',
+      });
+      expect(result.signal).toBeNull();
+      return JSON.parse(result.stdout) as unknown;
+    };
+    const diagnostics = validate(dir) as JsonDiagnostic[];
+    expect(diagnostics.map((d) => [d.file, d.code, d.message])).toEqual([
+      ['pipe.playbook.yml', 'PB100', expect.stringContaining('a named pipe (FIFO)')],
+      ['zero.playbook.yml', 'PB100', expect.stringContaining('a character device')],
     ]);
+    // A workspace past a walk limit is refused whole, saying so, not listed in part.
+    const deep = folder('mcp-deep', { 'ok.playbook.yml': PLAYBOOK });
+    mkdirSync(join(deep, ...Array.from({ length: 70 }, () => 'd')), { recursive: true });
+    expect(validate(deep)).toEqual({
+      ToolError: `did not look for playbooks in ${deep}/${Array.from({ length: 65 }, () => 'd').join('/')}: it is more than 64 folders below ${deep} (the limit); start the server with --workspace on the folder that holds the playbooks`,
+    });
   });
 });
 
