@@ -1,4 +1,4 @@
-import { main } from './main.js';
+import { main, refusalOf } from './main.js';
 import { VERSION } from './version.js';
 
 /**
@@ -30,6 +30,14 @@ let crashed = false;
 function crash(error: unknown): void {
   if (crashed) return;
   crashed = true;
+  // A full disk met outside a command's own handling (a live run's save, between events) is still
+  // the machine's state, said in its sentence, exit 2: never reported as a bug.
+  const refusal = refusalOf(error);
+  if (refusal !== undefined) {
+    process.stderr.write(`${err}kairoku-playbook: ${refusal}\n`, () => process.exit(2));
+    out = err = '';
+    return;
+  }
   const summary = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   const lines = [
     `kairoku-playbook: internal error: ${summary.split('\n')[0]!.slice(0, 500)}`,

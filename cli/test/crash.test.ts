@@ -45,6 +45,11 @@ const later = (name: string, fault: string) =>
   );
 const LATER_BUG = later('later-bug', "throw new RangeError('planted later')");
 const REJECTION = later('rejection', "Promise.reject(new Error('planted rejection'))");
+/** A full disk met where no command handles it (a save between a live run's events). */
+const FULL_DISK = later(
+  'full-disk',
+  "throw Object.assign(new Error('ENOSPC: no space left on device, mkdir'), { code: 'ENOSPC', path: '/data/runs' })",
+);
 
 function cli(preload: string, args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, ['--require', preload, BIN, ...args], {
@@ -92,6 +97,14 @@ describe('an internal error', { timeout: 120_000 }, () => {
     const rejection = cli(REJECTION, compile);
     expect(rejection.code).toBe(70);
     expect(rejection.stderr).toBe(`kairoku-playbook: internal error: Error: planted rejection\n${ADVICE}`);
+  });
+
+  it('but a full disk, wherever it is met, is the disk-full sentence and exit 2, not a bug', () => {
+    const result = cli(FULL_DISK, ['compile', 'playbooks/pr.yml', '-o', join(folder, 'pr.ir.json')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'kairoku-playbook: the disk is full: could not write /data/runs (no space left on the device that holds /data); free some space and try again\n',
+    );
   });
 
   it('while findings and usage errors keep their codes: 1 and 2', () => {

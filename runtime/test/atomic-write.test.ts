@@ -139,3 +139,24 @@ describe('writeFileAtomic on a full disk', () => {
     expect(readdirSync(folder)).toEqual(['run.json']);
   });
 });
+
+describe('FileWriteError.from', () => {
+  it('turns an error of any call that means a full, over-quota or read-only disk into its sentence', () => {
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, mkdir'), {
+      code: 'ENOSPC',
+      path: '/home/me/.kairoku-playbook/runs',
+    });
+    expect(FileWriteError.from(enospc)?.message).toBe(
+      'the disk is full: could not write /home/me/.kairoku-playbook/runs (no space left on the device that holds /home/me/.kairoku-playbook); free some space and try again',
+    );
+    const write = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    expect(FileWriteError.from(write)?.message).toBe(
+      'the disk is full (no space left on the device); free some space and try again',
+    );
+    expect(
+      FileWriteError.from(Object.assign(new Error('x'), { code: 'EROFS', path: '/ro/f' }))?.message,
+    ).toBe('could not write /ro/f: the file system that holds it is read-only');
+    expect(FileWriteError.from(new TypeError('a bug'))).toBeUndefined();
+    expect(FileWriteError.from(Object.assign(new Error('gone'), { code: 'ENOENT' }))).toBeUndefined();
+  });
+});

@@ -319,9 +319,14 @@ export class PlaybookWorkspace {
     return { diagnostics, onDisk, crashes };
   }
 
-  /** For tests and the stats request. */
-  stats(): { open: number; disk: number; analyses: number } {
-    return { open: this.open.size, disk: this.disk.size, analyses: this.analyses.size };
+  /** For tests and the stats request (`discovering`: a walk of the workspace folders is still going on). */
+  stats(): { open: number; disk: number; analyses: number; discovering: boolean } {
+    return {
+      open: this.open.size,
+      disk: this.disk.size,
+      analyses: this.analyses.size,
+      discovering: this.discovering,
+    };
   }
 
   /** Whether discovery is still walking, and the limits the last one reached. */

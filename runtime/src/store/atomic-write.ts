@@ -18,9 +18,27 @@ export class FileWriteError extends Error {
     super(describeWriteFailure(path, code, detail));
     this.name = 'FileWriteError';
   }
+
+  /**
+   * An error from any file-system call that means the disk is full, over quota or read-only, as a
+   * `FileWriteError` (the path is the call's own, when it has one); undefined for any other error.
+   * For the CLI's last line of defence: a full disk is never reported as a bug.
+   */
+  static from(error: unknown): FileWriteError | undefined {
+    if (error instanceof FileWriteError) return error;
+    const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+    if (code !== 'ENOSPC' && code !== 'EDQUOT' && code !== 'EROFS') return undefined;
+    return new FileWriteError(typeof path === 'string' ? path : '', code, (error as Error).message);
+  }
 }
 
 function describeWriteFailure(path: string, code: string, detail: string): string {
+  if (!path) {
+    // A failure with no path of its own (a write to an open file): still the same sentence.
+    if (code === 'ENOSPC')
+      return 'the disk is full (no space left on the device); free some space and try again';
+    return `could not write a file: ${detail}`;
+  }
   switch (code) {
     case 'ENOSPC':
       return `the disk is full: could not write ${path} (no space left on the device that holds ${dirname(path)}); free some space and try again`;
