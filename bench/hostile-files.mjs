@@ -172,6 +172,12 @@ async function measureServer(rootPath) {
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  // A request to a server that died (or was killed by the guard) is never answered: fail it then.
+  const died = exited.then(() => {
+    throw new Error('the server exited');
+  });
+  died.catch(() => undefined);
+  const request = (method, params) => Promise.race([connection.sendRequest(method, params), died]);
   const connection = createMessageConnection(
     new StreamMessageReader(child.stdout),
     new StreamMessageWriter(child.stdin),
@@ -179,7 +185,7 @@ async function measureServer(rootPath) {
   connection.onNotification(() => undefined);
   connection.onRequest(() => null);
   connection.listen();
-  const guard = setTimeout(() => child.kill('SIGKILL'), guardMs + 30_000);
+  const guard = setTimeout(() => child.kill('SIGKILL'), guardMs);
   const started = performance.now();
   const result = {
     answerMs: undefined,
@@ -190,7 +196,7 @@ async function measureServer(rootPath) {
     hang: false,
   };
   try {
-    await connection.sendRequest('initialize', {
+    await request('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(rootPath).href,
       capabilities: {},
@@ -200,12 +206,12 @@ async function measureServer(rootPath) {
     await connection.sendNotification('textDocument/didOpen', {
       textDocument: { uri, languageId: 'yaml', version: 1, text: PLAYBOOK },
     });
-    await connection.sendRequest('textDocument/documentSymbol', { textDocument: { uri } });
+    await request('textDocument/documentSymbol', { textDocument: { uri } });
     result.answerMs = performance.now() - started;
     let last = -1;
     let stableSince = performance.now();
     while (performance.now() - started < guardMs) {
-      const stats = await connection.sendRequest('kairoku-playbook/stats');
+      const stats = await request('kairoku-playbook/stats');
       if (stats.discovering === false) {
         // This build says when its walk ends; older ones are watched until their count settles.
         stableSince = performance.now();
@@ -220,7 +226,7 @@ async function measureServer(rootPath) {
     }
     result.settledMs = stableSince - started;
     result.playbooks = last;
-    await connection.sendRequest('shutdown');
+    await request('shutdown');
     await connection.sendNotification('exit');
   } catch {
     result.hang = true;
