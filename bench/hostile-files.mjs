@@ -7,15 +7,15 @@
 // Each input is made in a fresh folder (on a tmpfs of its own when mounting is allowed, as root;
 // else under the system's temp folder), then:
 //   check   `node --max-old-space-size=1024 CLI check --format json` in that folder: wall time from
-//           spawn to exit, peak resident memory (the child's own maxRSS, reported at exit by the
-//           preload bench/cpu-report.cjs's sibling below), exit code, whether stdout is JSON, and
-//           the first line of stderr. A child still running after --guard seconds (default 120) is
-//           killed and reported as a hang.
+//           spawn to exit and CPU time, peak resident memory (the child's own maxRSS and CPU time,
+//           written to stderr at exit by a preload), exit code, whether stdout is JSON, and the first
+//           line of stderr. A child still running after --guard seconds (default 120) is killed and
+//           reported as a hang (its peak memory then read from /proc just before).
 //   lsp     `CLI lsp --stdio` initialized on the folder (rootUri): time to answer a documentSymbol
-//           request sent right after `initialized`, then the server is watched (the stats request,
-//           every 250 ms) until its count of discovered playbooks stops changing for 2 s or the guard
-//           passes (a build that reports `discovering` in its stats: until that is false); its peak
-//           maxRSS at exit. Also rootUri `/` (unless --no-slash).
+//           request sent right after `initialized` ("lsp answer"), then the stats request every
+//           250 ms until the server says its walk ended (`discovering: false`; an older build that
+//           does not say: until its count of playbooks holds for 2 s) ("lsp walk done"), and its
+//           peak maxRSS at exit. Also rootUri `/` (unless --no-slash).
 // `--cli` measures another build (an older one kept aside, for a before/after). Nothing here is a
 // test and nothing is asserted: it prints a table and writes bench/out/hostile-files.json.
 
@@ -24,6 +24,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   truncateSync,
@@ -136,26 +137,58 @@ const usageOf = (stderr) => {
 const mb = (bytes) => (bytes === undefined ? '?' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
-function measureCheck(dir) {
+/** The peak resident memory of a live process (Linux: VmHWM), for one about to be killed as a hang. */
+function peakOf(pid) {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Kills `child` after the guard, noting its peak memory first (a killed child reports none itself). */
+function guard(child) {
+  const state = { peak: undefined };
+  state.timer = setTimeout(() => {
+    state.peak = peakOf(child.pid);
+    child.kill('SIGKILL');
+  }, guardMs);
+  return state;
+}
+
+async function measureCheck(dir) {
   const started = performance.now();
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
     ['--max-old-space-size=1024', '--require', preload, cli, 'check', '--format', 'json'],
-    { cwd: dir, encoding: 'utf8', timeout: guardMs, killSignal: 'SIGKILL', maxBuffer: 256 * 1024 * 1024 },
+    {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
+  const hangGuard = guard(child);
+  let stdout = '';
+  let stderrText = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderrText += chunk));
+  const [code, signal] = await new Promise((resolve) => child.once('close', (...end) => resolve(end)));
+  clearTimeout(hangGuard.timer);
   const ms = performance.now() - started;
   let json = true;
   try {
-    JSON.parse(result.stdout);
+    JSON.parse(stdout);
   } catch {
     json = false;
   }
-  const stderr = result.stderr.replace(/\nKP_USAGE=\d+ \d+\n?$/, '');
+  const usage = usageOf(stderrText);
+  const stderr = stderrText.replace(/\nKP_USAGE=\d+ \d+\n?$/, '');
   return {
     ms,
-    ...usageOf(result.stderr),
-    code: result.status,
-    hang: result.signal === 'SIGKILL',
+    ...usage,
+    maxRss: usage.maxRss ?? hangGuard.peak,
+    code,
+    hang: signal === 'SIGKILL',
     json,
     stderr: stderr.split('\n')[0]?.slice(0, 140) ?? '',
   };
@@ -185,7 +218,7 @@ async function measureServer(rootPath) {
   connection.onNotification(() => undefined);
   connection.onRequest(() => null);
   connection.listen();
-  const guard = setTimeout(() => child.kill('SIGKILL'), guardMs);
+  const hangGuard = guard(child);
   const started = performance.now();
   const result = {
     answerMs: undefined,
@@ -233,9 +266,10 @@ async function measureServer(rootPath) {
     child.kill('SIGKILL');
   }
   await exited;
-  clearTimeout(guard);
+  clearTimeout(hangGuard.timer);
   connection.dispose();
-  Object.assign(result, usageOf(stderr));
+  const usage = usageOf(stderr);
+  Object.assign(result, usage, { maxRss: usage.maxRss ?? hangGuard.peak });
   return result;
 }
 
@@ -261,7 +295,7 @@ try {
   const only = option('--only');
   for (const [name, make] of CASES.filter(([name]) => !only || new RegExp(only, 'i').test(name))) {
     const dir = input(name.replace(/[^a-z0-9]+/gi, '-'), make);
-    const check = measureCheck(dir);
+    const check = await measureCheck(dir);
     const lsp = args.includes('--no-lsp') ? undefined : await measureServer(dir);
     results.push({ name, check, lsp });
     console.log(
