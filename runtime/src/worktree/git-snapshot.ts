@@ -130,12 +130,13 @@ function contentHash(path: string): string {
  * which must not be read into memory whole. Opened without blocking, in case it became a FIFO since
  * it was looked at.
  */
+const chunk = Buffer.allocUnsafe(256 * 1024);
+
 function sha1OfFile(path: string): string {
   const hash = createHash('sha1');
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     if (!fstatSync(fd).isFile()) return 'other';
-    const chunk = Buffer.allocUnsafe(1024 * 1024);
     for (let count = readSync(fd, chunk); count > 0; count = readSync(fd, chunk))
       hash.update(chunk.subarray(0, count));
   } finally {
