@@ -1,24 +1,40 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname, join, basename, resolve } from 'node:path';
+import { lstatSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { decodeSource } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { parseYaml } from '@kairoku-playbook/runtime';
+import { FILE_LIMITS, describeKind, readFileBounded, refusalMessage } from '@kairoku-playbook/compiler/disk';
+import { parseYaml, writeFileAtomic as writeRuntimeFile } from '@kairoku-playbook/runtime';
 import { displayPath } from './discover.js';
 
 /** A usage or I/O problem: printed as one line, exit code 2. */
 export class UsageError extends Error {}
 
-export function readPlaybookFile(path: string, shown: string): { text: string } | { diagnostic: Diagnostic } {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `no such file: ${shown}` : `cannot read ${shown}: ${(error as Error).message}`,
-    );
+/**
+ * A playbook's text (also a scenario's or a test's: playbook-sized YAML). A file that is missing or
+ * cannot be opened is a usage error; one that is not a regular file (a FIFO, `/dev/zero`, a folder)
+ * or is over the size limit is refused unread, with a PB100 diagnostic that names the limit, like a
+ * file that is not UTF-8.
+ */
+export function readPlaybookFile(
+  path: string,
+  shown: string,
+  what = 'a playbook',
+): { text: string } | { diagnostic: Diagnostic } {
+  const read = readFileBounded(path, FILE_LIMITS.playbook, what);
+  if (read.problem === 'missing') throw new UsageError(`no such file: ${shown}`);
+  if (read.problem === 'unreadable') throw new UsageError(`cannot read ${shown}: ${read.message}`);
+  if (read.problem !== undefined) {
+    return {
+      diagnostic: {
+        file: shown,
+        range: { start: 0, end: 0 },
+        severity: 'error',
+        code: 'PB100',
+        message: refusalMessage(read),
+      },
+    };
   }
-  const decoded = decodeSource(shown, bytes);
+  const decoded = decodeSource(shown, read.bytes);
   return decoded.text === undefined ? { diagnostic: decoded.diagnostic } : { text: decoded.text };
 }
 
@@ -27,22 +43,28 @@ export function readScenarioFile(file: string | undefined, cwd: string): unknown
   if (file === undefined) return undefined;
   const path = resolve(cwd, file);
   const shown = displayPath(path, cwd);
-  const read = readPlaybookFile(path, shown);
+  const read = readPlaybookFile(path, shown, 'a scenario');
   if ('diagnostic' in read) throw new UsageError(`scenario ${shown}: ${read.diagnostic.message}`);
   const parsed = parseYaml(read.text);
   if ('error' in parsed) throw new UsageError(`scenario ${shown}: ${parsed.error}`);
   return parsed.value;
 }
 
-/** Writes a file whole or not at all: temp file, fsync, rename. */
-export function writeFileAtomic(path: string, data: string): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(temp, 'w');
+/**
+ * Writes a file whole or not at all (the runtime's atomic write: temp file, every byte, fsync, rename,
+ * fsync the folder). A target that exists and is not a regular file (a FIFO, a device, a folder) is
+ * refused: renaming over it would replace the device node, not write to it. A full disk and the like
+ * throw the runtime's `FileWriteError`, which the CLI prints as one line (exit 2).
+ */
+export function writeFileAtomic(path: string, data: string, mode = 0o666): void {
+  let target;
   try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    target = lstatSync(path);
+    if (target.isSymbolicLink()) target = statSync(path);
+  } catch {
+    target = undefined; // a new file (or a dangling link, replaced)
   }
-  renameSync(temp, path);
+  if (target && !target.isFile())
+    throw new UsageError(`cannot write ${path}: it is ${describeKind(target)}, not a regular file`);
+  writeRuntimeFile(path, data, mode);
 }

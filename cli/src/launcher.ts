@@ -3,7 +3,7 @@
  * `check` skips compiling the bundle. The cache is written at build time, beside the bundle; when
  * this Node rejects it (another version), the bundle is compiled as usual and nothing is written.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +27,14 @@ if (process.env.KAIROKU_PLAYBOOK_WRITE_CODE_CACHE === '1') {
   // After the run, so the cache holds the functions a check compiled lazily too.
   process.on('exit', () => {
     const temp = `${cachePath}.${process.pid}.tmp`;
-    writeFileSync(temp, script.createCachedData());
-    renameSync(temp, cachePath);
+    try {
+      writeFileSync(temp, script.createCachedData());
+      renameSync(temp, cachePath);
+    } catch (error) {
+      // A build on a full disk: no cache (the CLI runs without one), and no temp file left behind.
+      rmSync(temp, { force: true });
+      throw error;
+    }
   });
 }
 

@@ -19,8 +19,22 @@ export { IR_VERSION } from './ir/ir.js';
 export { parseDuration } from './ir/duration.js';
 export { checkIr } from './ir/check-ir.js';
 export { regionSteps } from './ir/ranges.js';
-export { discoverPlaybooks, displayPath, isPlaybookPath, isPlaybookTest } from './workspace/discovery.js';
-export type { DirectoryLister } from './workspace/discovery.js';
+export {
+  FileWalk,
+  WALK_LIMITS,
+  discoverPlaybooks,
+  displayPath,
+  isPlaybookPath,
+  isPlaybookTest,
+  walkFiles,
+} from './workspace/discovery.js';
+export type {
+  DirectoryEntry,
+  DirectoryLister,
+  Discovery,
+  WalkLimits,
+  WalkOptions,
+} from './workspace/discovery.js';
 export { CHECK_OUTPUTS, STEP_STATUSES, mayBeAbsent } from './expressions/scope.js';
 export { FIXED_ROLES } from './model/model.js';
 export { findSuppressions } from './suppressions.js';

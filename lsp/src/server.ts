@@ -382,7 +382,7 @@ class PlaybookServer {
   }
 
   private initialized(): void {
-    this.workspace.discover();
+    this.workspace.discover(() => this.schedule(0));
     this.schedule(0);
     if (!this.workspaceFolderEvents) return;
     this.connection.workspace.onDidChangeWorkspaceFolders(() => {
@@ -399,7 +399,7 @@ class PlaybookServer {
                 typeof f.name === 'string',
             );
             this.workspace.setFolders(valid);
-            this.workspace.discover();
+            this.workspace.discover(() => this.schedule(0));
             this.schedule(0);
           }),
         ),

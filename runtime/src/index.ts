@@ -35,7 +35,7 @@ export { stepRun, allSteps, summarize } from './core/view.js';
 export type { RunSummary, StepSummary, AttemptSummary } from './core/view.js';
 export { RunStore, defaultHome, serializeRun, deserializeRun } from './store/run-store.js';
 export type { OperatorRequest } from './store/run-store.js';
-export { writeFileAtomic } from './store/atomic-write.js';
+export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
 export { recoverRuns } from './store/recover.js';
 export type { Recovery } from './store/recover.js';
 export type { Backend, BackendContext, BackendEffect } from './backends/backend.js';

@@ -22,6 +22,16 @@ vi.mock('node:fs', async (importOriginal) => {
     writeSync: (fd: number, ...rest: unknown[]) => {
       calls.push(`write ${fds.get(fd)}`);
       if (process.env.FAIL_WRITE) throw new Error('disk full');
+      const room = process.env.ROOM_LEFT;
+      if (room !== undefined) {
+        // A nearly full disk: it takes what fits and says so in the count, then ENOSPC.
+        if (Number(room) === 0)
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        const [bytes, offset, length] = rest as [Uint8Array, number, number];
+        const count = Math.min(length, Number(room));
+        process.env.ROOM_LEFT = String(Number(room) - count);
+        return fs.writeSync(fd, bytes, offset, count);
+      }
       return (fs.writeSync as (...a: unknown[]) => number)(fd, ...rest);
     },
     fsyncSync: (fd: number) => {
@@ -39,7 +49,7 @@ vi.mock('node:fs', async (importOriginal) => {
   };
 });
 
-const { writeFileAtomic } = await import('../src/store/atomic-write.js');
+const { FileWriteError, writeFileAtomic, writeFully } = await import('../src/store/atomic-write.js');
 
 describe('writeFileAtomic', () => {
   it('writes a temp file in the same folder, fsyncs it, renames it over the target, fsyncs the folder', () => {
@@ -77,5 +87,76 @@ describe('writeFileAtomic', () => {
     }
     expect(readFileSync(target, 'utf8')).toBe('old');
     expect(readdirSync(folder)).toEqual(['run.json']);
+  });
+});
+
+describe('writeFully', () => {
+  it('loops over short writes until every byte is written', () => {
+    const disk: number[] = [];
+    const short = {
+      writeSync: (_fd: number, bytes: Uint8Array, offset: number, length: number) => {
+        const count = Math.min(length, 3); // a disk that takes three bytes at a time
+        disk.push(...bytes.subarray(offset, offset + count));
+        return count;
+      },
+    };
+    writeFully(7, Buffer.from('0123456789'), short);
+    expect(Buffer.from(disk).toString()).toBe('0123456789');
+  });
+
+  it('takes a write that writes nothing as a full disk, instead of looping forever', () => {
+    let calls = 0;
+    const full = {
+      writeSync: (_fd: number, _bytes: Uint8Array, _offset: number, length: number) =>
+        ++calls === 1 ? Math.min(length, 4) : 0,
+    };
+    expect(() => writeFully(7, Buffer.from('0123456789'), full)).toThrow(
+      expect.objectContaining({ code: 'ENOSPC' }),
+    );
+    expect(calls).toBe(2);
+  });
+});
+
+describe('writeFileAtomic on a full disk', () => {
+  it('a write the disk cuts short is an error that says the disk is full; the old file stays whole', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'kp-atomic-'));
+    const target = join(folder, 'run.json');
+    writeFileSync(target, '{"old":true}');
+    process.env.ROOM_LEFT = '5'; // five bytes fit, then ENOSPC
+    let error: unknown;
+    try {
+      writeFileAtomic(target, '{"new":"a longer run state"}');
+    } catch (thrown) {
+      error = thrown;
+    } finally {
+      delete process.env.ROOM_LEFT;
+    }
+    expect(error).toBeInstanceOf(FileWriteError);
+    expect((error as Error).message).toBe(
+      `the disk is full: could not write ${target} (no space left on the device that holds ${folder}); free some space and try again`,
+    );
+    expect(readFileSync(target, 'utf8')).toBe('{"old":true}');
+    expect(readdirSync(folder)).toEqual(['run.json']);
+  });
+});
+
+describe('FileWriteError.from', () => {
+  it('turns an error of any call that means a full, over-quota or read-only disk into its sentence', () => {
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, mkdir'), {
+      code: 'ENOSPC',
+      path: '/home/me/.kairoku-playbook/runs',
+    });
+    expect(FileWriteError.from(enospc)?.message).toBe(
+      'the disk is full: could not write /home/me/.kairoku-playbook/runs (no space left on the device that holds /home/me/.kairoku-playbook); free some space and try again',
+    );
+    const write = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    expect(FileWriteError.from(write)?.message).toBe(
+      'the disk is full (no space left on the device); free some space and try again',
+    );
+    expect(
+      FileWriteError.from(Object.assign(new Error('x'), { code: 'EROFS', path: '/ro/f' }))?.message,
+    ).toBe('could not write /ro/f: the file system that holds it is read-only');
+    expect(FileWriteError.from(new TypeError('a bug'))).toBeUndefined();
+    expect(FileWriteError.from(Object.assign(new Error('gone'), { code: 'ENOENT' }))).toBeUndefined();
   });
 });

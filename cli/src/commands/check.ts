@@ -10,7 +10,7 @@ import {
 } from '@kairoku-playbook/runtime';
 import { CHECK_EXPLORE_SECONDS, budgetRanOut } from './explore.js';
 import { flag, oneOf, parseArgs } from '../args.js';
-import { discoverPlaybooks, displayPath } from '../discover.js';
+import { discoverFiles, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile } from '../io.js';
 import { repositoryRoot } from '../repository-root.js';
@@ -64,9 +64,9 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
   }
 
   const root = sourceRoot(flag(args, 'root'), io.cwd);
-  const paths = collectPaths(args.positionals.length ? args.positionals : ['.'], io.cwd);
+  const { paths, limits } = collectPaths(args.positionals.length ? args.positionals : ['.'], io.cwd);
   // As ESLint does: checking nothing is more likely a wrong path than a clean workspace.
-  if (paths.length === 0) {
+  if (paths.length === 0 && limits.length === 0) {
     const where = args.positionals.length ? args.positionals.join(', ') : 'this folder';
     throw new UsageError(
       `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)`,
@@ -109,6 +109,10 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
     default:
       io.stdout(formatText(diagnostics, sourceOf, { color, fileCount: paths.length }));
   }
+  // A walk that stopped at a limit checked only part of the folder: what it found is printed, and
+  // the exit code says the check is incomplete (an I/O refusal), not clean.
+  for (const limit of limits) io.stderr(`kairoku-playbook: ${limit}\n`);
+  if (limits.length) return 2;
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   return errors > 0 || warnings > maxWarnings ? 1 : 0;
@@ -161,9 +165,10 @@ function sourceRoot(option: string | undefined, cwd: string): string {
   return root;
 }
 
-/** Files as given, folders searched; a missing path is a usage error. */
-function collectPaths(args: readonly string[], cwd: string): string[] {
+/** Files as given, folders searched (and the limits their walks reached); a missing path is a usage error. */
+function collectPaths(args: readonly string[], cwd: string): { paths: string[]; limits: string[] } {
   const paths: string[] = [];
+  const limits: string[] = [];
   for (const arg of args) {
     const path = resolve(cwd, arg);
     let isDirectory: boolean;
@@ -172,8 +177,11 @@ function collectPaths(args: readonly string[], cwd: string): string[] {
     } catch {
       throw new UsageError(`no such file or folder: ${arg}`);
     }
-    if (isDirectory) paths.push(...discoverPlaybooks(path));
-    else paths.push(path);
+    if (isDirectory) {
+      const found = discoverFiles(path, { shownRoot: arg === '.' ? 'the current folder' : arg });
+      paths.push(...found.files);
+      if (found.limit) limits.push(found.limit);
+    } else paths.push(path);
   }
-  return [...new Set(paths)];
+  return { paths: [...new Set(paths)], limits };
 }

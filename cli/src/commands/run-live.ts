@@ -1,6 +1,7 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { join, resolve } from 'node:path';
 import {
   LiveRun,
@@ -371,12 +372,9 @@ function appToken(
     mkdirSync(join(defaultHome(env), 'kairoku'), { recursive: true, mode: 0o700 });
     writeFileAtomic(path, `KAIROKU_TOKEN=${randomBytes(24).toString('base64url')}\n`);
   }
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--app-token-file ${path}: ${(error as Error).message}`);
-  }
+  const read = readTextBounded(path, FILE_LIMITS.small, 'a token file');
+  if (read.problem !== undefined) throw new UsageError(`--app-token-file ${path}: ${read.message}`);
+  const text = read.text;
   const value =
     /^\s*(?:export\s+)?KAIROKU_TOKEN\s*=\s*["']?([^"'\s]+)["']?\s*$/m.exec(text)?.[1] ?? text.trim();
   if (value.length < 16) throw new UsageError(`the app token in ${path} is shorter than 16 characters`);

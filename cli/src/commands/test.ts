@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { SourceText, compilePlaybook } from '@kairoku-playbook/compiler';
 import { forTerminal, parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
 import { parseArgs } from '../args.js';
-import { displayPath } from '../discover.js';
+import { discoverFiles, displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile } from '../io.js';
 import type { CommandIo } from '../main.js';
@@ -29,7 +29,6 @@ Options:
 Exit codes: 0 every test passed, 1 a test failed (or there were none), 2 usage or I/O errors.`;
 
 const TEST_FILE = /\.test\.ya?ml$/i;
-const SKIPPED = new Set(['node_modules', '.git']);
 
 export function runTest(argv: readonly string[], io: CommandIo): number {
   const args = parseArgs(argv, { help: 'boolean' }, { h: 'help' });
@@ -65,7 +64,7 @@ export function runTest(argv: readonly string[], io: CommandIo): number {
 }
 
 function runOne(file: string, shown: string, io: CommandIo): { name?: string; problems: string[] } {
-  const read = readPlaybookFile(file, shown);
+  const read = readPlaybookFile(file, shown, 'a playbook test');
   if ('diagnostic' in read) return { problems: [read.diagnostic.message] };
   const parsed = parseYaml(read.text);
   if ('error' in parsed) return { problems: [`${shown}: ${parsed.error}`] };
@@ -101,20 +100,6 @@ function playbookOf(testFile: string): string | undefined {
 
 function collectTests(paths: readonly string[], cwd: string): string[] {
   const found: string[] = [];
-  const walk = (folder: string) => {
-    for (const name of readdirSync(folder).sort()) {
-      const path = join(folder, name);
-      let isFolder: boolean;
-      try {
-        isFolder = statSync(path).isDirectory();
-      } catch {
-        continue;
-      }
-      if (isFolder) {
-        if (!SKIPPED.has(name)) walk(path);
-      } else if (TEST_FILE.test(name)) found.push(path);
-    }
-  };
   for (const arg of paths) {
     const path = resolve(cwd, arg);
     let isFolder: boolean;
@@ -123,8 +108,16 @@ function collectTests(paths: readonly string[], cwd: string): string[] {
     } catch {
       throw new UsageError(`no such file or folder: ${arg}`);
     }
-    if (isFolder) walk(path);
-    else if (TEST_FILE.test(path)) found.push(path);
+    if (isFolder) {
+      // The walk `check` takes (each folder once, bounded), collecting tests instead of playbooks.
+      const walk = discoverFiles(path, {
+        accept: (file) => TEST_FILE.test(file),
+        what: 'playbook tests',
+        shownRoot: arg === '.' ? 'the current folder' : arg,
+      });
+      if (walk.limit) throw new UsageError(walk.limit);
+      found.push(...walk.files);
+    } else if (TEST_FILE.test(path)) found.push(path);
     else throw new UsageError(`${arg} is not a playbook test (*.test.yml or *.test.yaml)`);
   }
   return [...new Set(found)];

@@ -3,11 +3,68 @@
  * share: `*.playbook.yml|yaml` anywhere, every `*.yml|yaml` directly in a `playbooks/` folder (so also
  * `.kairoku/playbooks/` and `.paseo/playbooks/`); `node_modules`, `.git` and `*.test.yml|yaml` are
  * skipped. The folder listing is passed in, so this stays free of I/O.
+ *
+ * The walk is bounded (`WALK_LIMITS`): a workspace can be `/`, a symbolic link can point at its own
+ * folder (`ln -s . x`, twice, is 2^depth paths), and a folder can hold millions of entries. Each
+ * folder is walked once, whatever path leads to it, and a walk that reaches a limit says so in a
+ * sentence instead of stopping silently.
  */
 
+export interface DirectoryEntry {
+  name: string;
+  isDirectory: boolean;
+}
+
 export interface DirectoryLister {
-  /** the entries of a folder, sorted by name; empty when it cannot be read */
-  readDirectory(path: string): { name: string; isDirectory: boolean }[];
+  /**
+   * The entries of a folder, sorted by name; empty when it cannot be read. `max` is how many more
+   * entries the walk may take: a lister may stop reading after `max + 1` (unsorted then: the walk
+   * stops there anyway).
+   */
+  readDirectory(path: string, max?: number): DirectoryEntry[];
+  /**
+   * The identity of a folder (device and inode), the same for every path that leads to it, so a
+   * folder reached again through a symbolic link is not walked twice. Listers without links (in
+   * memory) leave it out: each path is then its own folder.
+   */
+  identify?(path: string): string | undefined;
+}
+
+/** The bounds of one walk; see docs/cli.md "Limits". */
+export const WALK_LIMITS = {
+  /** folders walked (each at most once, however many links lead to it) */
+  folders: 100_000,
+  /** entries listed, files and folders together (bounds the time and the memory of a walk) */
+  entries: 1_000_000,
+  /** folders below the root; a deeper folder is not entered */
+  depth: 64,
+  /** files found (playbooks, or playbook tests) */
+  files: 10_000,
+};
+
+export type WalkLimits = typeof WALK_LIMITS;
+
+export interface Discovery {
+  /** the files found, sorted depth first: the order `check` visits them */
+  files: string[];
+  /**
+   * Set when the walk reached a limit: a sentence naming the folder and the limit. The files found
+   * up to there are in `files`, but the walk is not complete.
+   */
+  limit: string | undefined;
+  /** folders walked and entries listed (for the report of a limit, and for measurements) */
+  folders: number;
+  entries: number;
+}
+
+export interface WalkOptions {
+  /** which files to collect (default: playbooks) */
+  accept?: (path: string) => boolean;
+  /** what the files are called in a limit's sentence (default "playbooks") */
+  what?: string;
+  /** the root as the sentence shows it (default the root path) */
+  shownRoot?: string;
+  limits?: Partial<WalkLimits>;
 }
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
@@ -28,23 +85,125 @@ export function isPlaybookPath(path: string): boolean {
   return parts[parts.length - 2] === 'playbooks';
 }
 
-/** Playbook files below a folder, sorted, depth first: the order `check` visits them. */
-export function discoverPlaybooks(root: string, lister: DirectoryLister, limit = 10_000): string[] {
-  const separator = root.includes('\\') && !root.includes('/') ? '\\' : '/';
-  const join = (directory: string, name: string) =>
-    directory.endsWith(separator) ? `${directory}${name}` : `${directory}${separator}${name}`;
-  const found: string[] = [];
-  const walk = (directory: string, depth: number) => {
-    if (depth > 32 || found.length >= limit) return;
-    for (const entry of lister.readDirectory(directory)) {
-      const path = join(directory, entry.name);
+interface Frame {
+  path: string;
+  depth: number;
+  entries: DirectoryEntry[];
+  next: number;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * A walk that can be taken in steps (`advance`), so a language server walks a large root between
+ * requests instead of blocking them; `check` takes it in one go. Depth first over sorted entries.
+ */
+export class FileWalk {
+  private readonly stack: Frame[] = [];
+  private readonly seen = new Set<string>();
+  private readonly found: string[] = [];
+  private readonly limits: WalkLimits;
+  private readonly accept: (path: string) => boolean;
+  private readonly what: string;
+  private readonly shownRoot: string;
+  private readonly join: (directory: string, name: string) => string;
+  private folders = 0;
+  private entries = 0;
+  private limit: string | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly lister: DirectoryLister,
+    options: WalkOptions = {},
+  ) {
+    this.limits = { ...WALK_LIMITS, ...options.limits };
+    this.accept = options.accept ?? isPlaybookPath;
+    this.what = options.what ?? 'playbooks';
+    this.shownRoot = options.shownRoot ?? root;
+    const separator = root.includes('\\') && !root.includes('/') ? '\\' : '/';
+    this.join = (directory, name) =>
+      directory.endsWith(separator) ? `${directory}${name}` : `${directory}${separator}${name}`;
+    this.enter(root, 0);
+  }
+
+  get done(): boolean {
+    return this.stopped || this.stack.length === 0;
+  }
+
+  /** Walks until done or until `budget` more entries are listed; whether the walk is done. */
+  advance(budget = Infinity): boolean {
+    const until = this.entries + budget;
+    while (!this.done && this.entries < until) {
+      const frame = this.stack[this.stack.length - 1]!;
+      const entry = frame.entries[frame.next++];
+      if (!entry) {
+        this.stack.pop();
+        continue;
+      }
+      const path = this.join(frame.path, entry.name);
       if (entry.isDirectory) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name)) walk(path, depth + 1);
-      } else if (isPlaybookPath(path) && found.length < limit) found.push(path);
+        if (!SKIPPED_DIRECTORIES.has(entry.name)) this.enter(path, frame.depth + 1);
+      } else if (this.accept(path)) {
+        if (this.found.length >= this.limits.files) {
+          this.stop(
+            `stopped looking for ${this.what} in ${this.shownRoot} after finding ${count(this.limits.files)} (the limit); check fewer at a time`,
+          );
+        } else this.found.push(path);
+      }
     }
-  };
-  walk(root, 0);
-  return found;
+    return this.done;
+  }
+
+  result(): Discovery {
+    return { files: [...this.found], limit: this.limit, folders: this.folders, entries: this.entries };
+  }
+
+  private enter(path: string, depth: number): void {
+    if (depth > this.limits.depth) {
+      // Deeper folders are left out, the rest of the walk goes on; the first one is named.
+      this.limit ??= `did not look for ${this.what} in ${path}: it is more than ${count(this.limits.depth)} folders below ${this.shownRoot} (the limit)`;
+      return;
+    }
+    const identity = this.lister.identify ? this.lister.identify(path) : path;
+    if (identity === undefined || this.seen.has(identity)) return; // gone, or already walked (a link)
+    if (this.folders >= this.limits.folders) {
+      this.stop(
+        `stopped looking for ${this.what} in ${this.shownRoot} after ${count(this.limits.folders)} folders (the limit); check a smaller folder`,
+      );
+      return;
+    }
+    this.seen.add(identity);
+    this.folders++;
+    const room = this.limits.entries - this.entries;
+    const entries = this.lister.readDirectory(path, room);
+    if (entries.length > room) {
+      this.stop(
+        `stopped looking for ${this.what} in ${this.shownRoot} after listing ${count(this.limits.entries)} files and folders (the limit); check a smaller folder`,
+      );
+      return;
+    }
+    this.entries += entries.length;
+    this.stack.push({ path, depth, entries, next: 0 });
+  }
+
+  private stop(reason: string): void {
+    this.limit = reason;
+    this.stopped = true;
+    this.stack.length = 0;
+  }
+}
+
+/** Walks a folder for playbooks (or, with `accept`, other files) in one go. */
+export function walkFiles(root: string, lister: DirectoryLister, options: WalkOptions = {}): Discovery {
+  const walk = new FileWalk(root, lister, options);
+  walk.advance();
+  return walk.result();
+}
+
+/** Playbook files below a folder, sorted, depth first: the order `check` visits them. */
+export function discoverPlaybooks(root: string, lister: DirectoryLister): string[] {
+  return walkFiles(root, lister).files;
 }
 
 /** The path diagnostics show: relative to the workspace root, with forward slashes. */

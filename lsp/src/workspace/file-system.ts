@@ -1,23 +1,26 @@
 /**
  * File access behind an interface, so the workspace runs in tests (and, later, a browser) without a disk.
  */
-import { readFileSync } from 'node:fs';
-import { diskLister } from '@kairoku-playbook/compiler/disk';
+import { FILE_LIMITS, diskLister, readFileBounded, refusalMessage } from '@kairoku-playbook/compiler/disk';
+import type { DirectoryLister } from '@kairoku-playbook/compiler';
 
-export interface PlaybookFileSystem {
-  /** the file's bytes, or undefined when it cannot be read */
-  readFile(path: string): Uint8Array | undefined;
-  /** the entries of a folder, sorted by name; empty when it cannot be read */
-  readDirectory(path: string): { name: string; isDirectory: boolean }[];
+export interface PlaybookFileSystem extends DirectoryLister {
+  /**
+   * The file's bytes; `{ refused }` with a sentence when it is not read on purpose (not a regular file,
+   * such as a FIFO or `/dev/zero`, or over the playbook size limit); undefined when it cannot be read.
+   */
+  readFile(path: string): Uint8Array | { refused: string } | undefined;
 }
 
 export const nodeFileSystem: PlaybookFileSystem = {
   readFile(path) {
-    try {
-      return readFileSync(path);
-    } catch {
-      return undefined;
-    }
+    // Bounded as `check` reads: a FIFO would block the server, /dev/zero would fill its memory.
+    const read = readFileBounded(path, FILE_LIMITS.playbook, 'a playbook');
+    if (read.problem === undefined) return read.bytes;
+    if (read.problem === 'not-a-file' || read.problem === 'too-large')
+      return { refused: refusalMessage(read) };
+    return undefined;
   },
-  readDirectory: (path) => diskLister.readDirectory(path),
+  readDirectory: (path, max) => diskLister.readDirectory(path, max),
+  identify: (path) => diskLister.identify?.(path),
 };

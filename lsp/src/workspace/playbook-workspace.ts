@@ -6,11 +6,21 @@
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { relative, sep } from 'node:path';
-import { analyzeFile, decodeSource, validateWorkspace } from '@kairoku-playbook/compiler';
+import { FileWalk, analyzeFile, decodeSource, validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis, SourceText, WorkspaceFile } from '@kairoku-playbook/compiler';
-import { discoverPlaybooks, isPlaybookTest } from './discovery.js';
+import { isPlaybookTest } from './discovery.js';
 import type { PlaybookFileSystem } from './file-system.js';
 import { nodeFileSystem } from './file-system.js';
+
+/**
+ * How long discovery may hold the server before it goes on in slices: a workspace of tens of thousands
+ * of files is walked at once (its first validation sees every playbook); a huge root (`/`, a home
+ * folder) is walked between requests, a slice at a time, within the walk's limits (WALK_LIMITS).
+ */
+const FIRST_SLICE_MS = 200;
+const SLICE_MS = 15;
+/** Entries walked between two looks at the clock. */
+const STRIDE = 256;
 
 export interface WorkspaceFolder {
   uri: string;
@@ -50,6 +60,13 @@ export class PlaybookWorkspace {
   private roots: Root[] = [];
   /** discovered playbooks by URI, in discovery order */
   private disk = new Map<string, string>();
+  /** discovered files that are not read (a FIFO, a device, over the size limit, not UTF-8): their PB100 */
+  private refused = new Map<string, Diagnostic>();
+  /** bumped by every discovery, so the slices of an older one stop */
+  private discovery = 0;
+  private discovering = false;
+  /** why the last discovery stopped short (a walk limit), for the stats request and the log */
+  private discoveryLimits: string[] = [];
   private readonly open = new Map<string, OpenDocument>();
   /** the latest analysis of every file, handed to the compiler as `previous` */
   private analyses = new Map<string, FileAnalysis>();
@@ -72,12 +89,58 @@ export class PlaybookWorkspace {
     this.uriByFile.clear();
   }
 
-  /** Reads the playbooks of the workspace folders from disk (again). */
-  discover(): void {
+  /**
+   * Reads the playbooks of the workspace folders from disk (again). A walk that takes longer than a
+   * moment goes on in slices between requests; `onSettled` is called when it ends (a new discovery
+   * abandons an older one, whose `onSettled` is never called). A walk that reaches a limit is logged.
+   */
+  discover(onSettled?: () => void, now: () => number = Date.now): void {
+    const generation = ++this.discovery;
     this.disk = new Map();
-    for (const root of this.roots) {
-      for (const path of discoverPlaybooks(root.path, this.fs)) this.readFromDisk(pathToFileURL(path).href);
+    this.refused = new Map();
+    this.discoveryLimits = [];
+    const walks = this.roots.map((root) => ({ walk: new FileWalk(root.path, this.fs), read: 0 }));
+    /** Walks (and reads what it finds) until done or until the clock passes `until`; whether done. */
+    const run = (until: number): boolean => {
+      for (const entry of walks) {
+        while (!entry.walk.done) {
+          entry.walk.advance(STRIDE);
+          const { files } = entry.walk.result();
+          for (; entry.read < files.length; entry.read++)
+            this.readFromDisk(pathToFileURL(files[entry.read]!).href);
+          if (now() > until) return walks.every((w) => w.walk.done);
+        }
+      }
+      return true;
+    };
+    const settle = () => {
+      this.discovering = false;
+      for (const { walk } of walks) {
+        const limit = walk.result().limit;
+        if (limit) this.discoveryLimits.push(limit);
+      }
+      for (const limit of this.discoveryLimits)
+        console.warn(`kairoku-playbook: ${limit}; playbooks beyond it are not checked until opened`);
+      onSettled?.();
+    };
+    this.discovering = true;
+    if (run(now() + FIRST_SLICE_MS)) {
+      settle();
+      return;
     }
+    const slice = () => {
+      if (generation !== this.discovery) return;
+      let done = true;
+      try {
+        done = run(now() + SLICE_MS);
+      } catch (error) {
+        // A bug in a slice ends this discovery (what it found stands); it must not end the server.
+        console.error(`kairoku-playbook: discovering the workspace failed: ${String(error)}`);
+      }
+      if (done) settle();
+      else setImmediate(slice);
+    };
+    setImmediate(slice);
   }
 
   /** A playbook created or changed on disk. */
@@ -89,14 +152,23 @@ export class PlaybookWorkspace {
     } catch {
       return;
     }
-    const bytes = this.fs.readFile(path);
-    const decoded = bytes ? decodeSource(this.fileOf(key), bytes) : undefined;
-    if (decoded?.text === undefined) this.disk.delete(key);
+    const read = this.fs.readFile(path);
+    this.disk.delete(key);
+    this.refused.delete(key);
+    if (read === undefined) return;
+    // Refused as `check` refuses it: one PB100 for the file, never its content.
+    const decoded =
+      read instanceof Uint8Array
+        ? decodeSource(this.fileOf(key), read)
+        : { text: undefined, diagnostic: refusal(this.fileOf(key), read.refused) };
+    if (decoded.text === undefined) this.refused.set(key, decoded.diagnostic);
     else this.disk.set(key, decoded.text);
   }
 
   removeFromDisk(uri: string): void {
-    this.disk.delete(normalizeUri(uri));
+    const key = normalizeUri(uri);
+    this.disk.delete(key);
+    this.refused.delete(key);
   }
 
   /** Whether a document is checked as a playbook: anything the client opens but playbook tests. */
@@ -242,11 +314,27 @@ export class PlaybookWorkspace {
       const uri = this.uriOf(diagnostic.file);
       if (uri !== undefined) (diagnostics.get(uri) ?? onDisk.get(uri))?.push(diagnostic);
     }
+    for (const [uri, diagnostic] of this.refused)
+      if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, [diagnostic]);
     return { diagnostics, onDisk, crashes };
   }
 
-  /** For tests and the stats request. */
-  stats(): { open: number; disk: number; analyses: number } {
-    return { open: this.open.size, disk: this.disk.size, analyses: this.analyses.size };
+  /** For tests and the stats request (`discovering`: a walk of the workspace folders is still going on). */
+  stats(): { open: number; disk: number; analyses: number; discovering: boolean } {
+    return {
+      open: this.open.size,
+      disk: this.disk.size,
+      analyses: this.analyses.size,
+      discovering: this.discovering,
+    };
   }
+
+  /** Whether discovery is still walking, and the limits the last one reached. */
+  discoveryState(): { discovering: boolean; refused: number; limits: string[] } {
+    return { discovering: this.discovering, refused: this.refused.size, limits: [...this.discoveryLimits] };
+  }
+}
+
+function refusal(file: string, message: string): Diagnostic {
+  return { file, range: { start: 0, end: 0 }, severity: 'error', code: 'PB100', message };
 }

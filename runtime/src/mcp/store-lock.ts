@@ -1,5 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
+import { FileWriteError, writeFully } from '../store/atomic-write.js';
 import { ToolError } from './tool-error.js';
 
 /**
@@ -42,8 +44,16 @@ export function withStoreLock<T>(
     sleep(5);
   }
   try {
-    writeSync(fd, `${process.pid}\n`);
-    closeSync(fd);
+    // Every byte or an error: a pid cut short by a full disk could name a dead process, and the
+    // lock would be taken over while its holder still writes.
+    try {
+      writeFully(fd, Buffer.from(`${process.pid}\n`));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw typeof code === 'string' ? new FileWriteError(path, code, (error as Error).message) : error;
+    } finally {
+      closeSync(fd);
+    }
     return action();
   } finally {
     try {
@@ -58,7 +68,9 @@ function readHolder(path: string): { pid: number | undefined; stale: (staleMs: n
   let pid: number | undefined;
   let age = 0;
   try {
-    pid = Number.parseInt(readFileSync(path, 'utf8'), 10) || undefined;
+    const read = readTextBounded(path, FILE_LIMITS.small, 'a lock file');
+    if (read.problem !== undefined) throw new Error(read.message);
+    pid = Number.parseInt(read.text, 10) || undefined;
     age = Date.now() - statSync(path).mtimeMs;
   } catch {
     return { pid: undefined, stale: () => false };

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
+import { FileWriteError } from '../store/atomic-write.js';
 
 /**
  * The environment variable that carries a step agent's token to its server (`mcp --step-agent`): on
@@ -32,22 +34,30 @@ export function checkStepAgentToken(
 
 function key(home: string): Buffer {
   const path = join(home, 'mcp.key');
-  try {
-    return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
-  } catch {
-    // made below
-  }
+  const existing = readKey(path);
+  if (existing.problem === undefined) return Buffer.from(existing.text.trim(), 'hex');
+  if (existing.problem !== 'missing') throw new Error(`cannot read the key ${path}: ${existing.message}`);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   // Written aside, then linked into place: a reader never sees a half-written key, and of two
   // processes making one at once, the first link wins and both use it.
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   try {
+    writeFileSync(temp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
     linkSync(temp, path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw typeof code === 'string' ? new FileWriteError(path, code, (error as Error).message) : error;
+    }
   } finally {
-    unlinkSync(temp);
+    rmSync(temp, { force: true });
   }
-  return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  const made = readKey(path);
+  if (made.problem !== undefined) throw new Error(`cannot read the key ${path}: ${made.message}`);
+  return Buffer.from(made.text.trim(), 'hex');
+}
+
+/** The key file: a line of hex, read only when it is a small regular file. */
+function readKey(path: string) {
+  return readTextBounded(path, FILE_LIMITS.small, 'a key file');
 }

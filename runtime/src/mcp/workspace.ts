@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   SourceText,
@@ -7,11 +7,18 @@ import {
   sortForPrinting,
   toJsonDiagnostic,
   validateWorkspace,
-  discoverPlaybooks as discover,
+  walkFiles,
   displayPath,
 } from '@kairoku-playbook/compiler';
-import { diskLister } from '@kairoku-playbook/compiler/disk';
+import {
+  FILE_LIMITS,
+  diskLister,
+  readFileBounded,
+  readTextBounded,
+  refusalMessage,
+} from '@kairoku-playbook/compiler/disk';
 import type { Diagnostic, Ir, JsonDiagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
+import { ToolError } from './tool-error.js';
 
 /**
  * The playbooks of a workspace as the manager protocol sees them: discovered as SPEC §2 says (the
@@ -19,9 +26,18 @@ import type { Diagnostic, Ir, JsonDiagnostic, WorkspaceFile } from '@kairoku-pla
  * IR when they have no errors. Read again on every call, so an edit shows at once.
  */
 
-/** Playbook files below a folder, as `check` finds them (SPEC §2: the compiler's rule). */
+/**
+ * Playbook files below a folder, as `check` finds them (SPEC §2: the compiler's rule, and its bounded
+ * walk). A workspace too large to walk whole is refused, as `check` refuses it, rather than listed in
+ * part: a playbook left out would look like one that does not exist.
+ */
 export function discoverPlaybooks(root: string): string[] {
-  return discover(root, diskLister);
+  const found = walkFiles(root, diskLister);
+  if (found.limit)
+    throw new ToolError(
+      `${found.limit}; start the server with --workspace on the folder that holds the playbooks`,
+    );
+  return found.files;
 }
 
 export interface WorkspacePlaybook {
@@ -48,21 +64,23 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
   const sources = new Map<string, SourceText>();
   for (const path of discoverPlaybooks(root)) {
     const shown = displayPath(path, root);
-    let bytes: Uint8Array;
-    try {
-      bytes = readFileSync(path);
-    } catch (error) {
+    // As `check` reads it: a regular file within the playbook limit, else one PB100 saying why.
+    const read = readFileBounded(path, FILE_LIMITS.playbook, 'a playbook');
+    if (read.problem !== undefined) {
       refused.push({
         file: shown,
         range: { start: 0, end: 0 },
         severity: 'error',
         code: 'PB100',
-        message: `cannot read this file: ${(error as Error).message}`,
+        message:
+          read.problem === 'missing' || read.problem === 'unreadable'
+            ? `cannot read this file: ${read.message}`
+            : refusalMessage(read),
       });
       sources.set(shown, new SourceText(''));
       continue;
     }
-    const decoded = decodeSource(shown, bytes);
+    const decoded = decodeSource(shown, read.bytes);
     if (decoded.text === undefined) {
       refused.push(decoded.diagnostic);
       sources.set(shown, new SourceText(''));
@@ -106,14 +124,21 @@ export function currentBranch(root: string): string {
   try {
     let gitDir = join(root, '.git');
     if (statSync(gitDir).isFile()) {
-      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(gitDir, 'utf8'));
+      const pointer = /^gitdir:\s*(.+)$/m.exec(readGitFile(gitDir));
       if (!pointer) return '';
       gitDir = resolve(root, pointer[1]!.trim());
     }
-    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    const head = readGitFile(join(gitDir, 'HEAD')).trim();
     const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(head);
     return ref ? ref[1]! : '';
   } catch {
     return '';
   }
+}
+
+/** A line git keeps in a file (`.git` of a worktree, `HEAD`): read only when it is a small regular file. */
+function readGitFile(path: string): string {
+  const read = readTextBounded(path, FILE_LIMITS.small, "git's HEAD");
+  if (read.problem !== undefined) throw new Error(read.message);
+  return read.text;
 }

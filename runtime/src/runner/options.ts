@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -98,12 +99,10 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     return '--app needs the app URL, such as http://127.0.0.1:7400';
   const tokenFile = values.get('token-file');
   if (!tokenFile) return '--token-file is required';
-  let token: string;
-  try {
-    token = readToken(readFileSync(tokenFile, 'utf8'));
-  } catch (error) {
-    return `cannot read the token file: ${(error as Error).message}`;
-  }
+  // Bounded: a FIFO or /dev/zero given as the token file must not hang or fill the runner.
+  const read = readTextBounded(tokenFile, FILE_LIMITS.small, 'a token file');
+  if (read.problem !== undefined) return `cannot read the token file ${tokenFile}: ${read.message}`;
+  const token = readToken(read.text);
   if (token.length < 16) return `the token file ${tokenFile} holds no credential of 16 characters or more`;
   const repoPath = values.get('repo');
   if (!repoPath) return '--repo is required';

@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
+import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { vecFromArray, vecToArray } from '../core/pvec.js';
 import { STATE_VERSION } from '../core/state.js';
 import type { HistoryEntry, RunState, StepRun } from '../core/state.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { FileWriteError, writeFileAtomic } from './atomic-write.js';
 
 /** `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`. */
 export function defaultHome(env: Record<string, string | undefined> = process.env): string {
@@ -50,8 +51,9 @@ export class RunStore {
     return join(this.folder, `${id}.json`);
   }
 
+  /** Writes the run file whole or not at all; a full disk throws a `FileWriteError` and the old file stays. */
   save(state: RunState): void {
-    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    this.makeFolder();
     writeFileAtomic(this.path(state.id), serializeRun(state));
   }
 
@@ -62,7 +64,7 @@ export class RunStore {
   load(id: string): RunState | undefined {
     const path = this.path(id);
     if (!existsSync(path)) return undefined;
-    return deserializeRun(readFileSync(path, 'utf8'));
+    return deserializeRun(readRunFile(path));
   }
 
   /** Every run on disk; a file that does not read is reported, not fatal. */
@@ -81,7 +83,7 @@ export class RunStore {
     for (const name of names) {
       const file = join(this.folder, name);
       try {
-        runs.push(deserializeRun(readFileSync(file, 'utf8')));
+        runs.push(deserializeRun(readRunFile(file)));
       } catch (error) {
         problems.push({ file, message: (error as Error).message });
       }
@@ -94,7 +96,7 @@ export class RunStore {
    * instead of writing the run file under its feet. `release` when the run ends.
    */
   claim(id: string): void {
-    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    this.makeFolder();
     writeFileAtomic(this.sidePath(id, 'owner'), `${JSON.stringify({ pid: process.pid })}\n`);
   }
 
@@ -106,7 +108,7 @@ export class RunStore {
   /** The live process driving the run, if another one is; a claim whose process died does not count. */
   owner(id: string): number | undefined {
     try {
-      const { pid } = JSON.parse(readFileSync(this.sidePath(id, 'owner'), 'utf8')) as { pid?: unknown };
+      const { pid } = JSON.parse(readSmallFile(this.sidePath(id, 'owner'))) as { pid?: unknown };
       return typeof pid === 'number' && pid !== process.pid && processIsAlive(pid) ? pid : undefined;
     } catch {
       return undefined;
@@ -118,7 +120,7 @@ export class RunStore {
    * request (`<id>.request-<time>-<pid>-<n>`), so two asking at once both count.
    */
   request(id: string, event: OperatorRequest): void {
-    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    this.makeFolder();
     const name = `${id}.request-${String(Date.now()).padStart(15, '0')}-${process.pid}-${++requestCount}`;
     writeFileAtomic(join(this.folder, name), `${JSON.stringify(event)}\n`);
   }
@@ -135,9 +137,10 @@ export class RunStore {
       const path = join(this.folder, name);
       let text: string;
       try {
-        text = readFileSync(path, 'utf8');
+        text = readSmallFile(path);
       } catch {
-        continue; // taken by another reader
+        rmSync(path, { force: true }); // not a request this process can read: it asks nothing
+        continue; // (or taken by another reader)
       }
       rmSync(path, { force: true });
       const event = readRequest(text);
@@ -154,6 +157,16 @@ export class RunStore {
         .sort();
     } catch {
       return [];
+    }
+  }
+
+  private makeFolder(): void {
+    try {
+      mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string') throw error;
+      throw new FileWriteError(this.folder, code, (error as Error).message);
     }
   }
 
@@ -182,6 +195,23 @@ export class RunStore {
       }
     }
   }
+}
+
+/**
+ * A run file's text. Not a regular file (a FIFO would wait forever), or over the limit: refused unread,
+ * with a sentence that `loadAll` reports as a problem and `load` as an error.
+ */
+function readRunFile(path: string): string {
+  const read = readTextBounded(path, FILE_LIMITS.runFile, 'a run file');
+  if (read.problem !== undefined) throw new Error(read.message);
+  return read.text;
+}
+
+/** An owner or request file: a line of JSON. */
+function readSmallFile(path: string): string {
+  const read = readTextBounded(path, FILE_LIMITS.small, 'an owner or request file');
+  if (read.problem !== undefined) throw new Error(read.message);
+  return read.text;
 }
 
 /** What an operator may ask of a run another process drives: cancel, pause, resume. */

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  readlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -109,11 +118,31 @@ function contentHash(path: string): string {
   try {
     const stat = lstatSync(path);
     if (stat.isSymbolicLink()) return `link:${sha1(readlinkSync(path))}`;
-    if (stat.isFile()) return `file:${(stat.mode & 0o111).toString(8)}:${sha1(readFileSync(path))}`;
+    if (stat.isFile()) return `file:${(stat.mode & 0o111).toString(8)}:${sha1OfFile(path)}`;
     return `other:${stat.mode.toString(8)}`;
   } catch {
     return 'missing';
   }
+}
+
+/**
+ * A file's hash, read a chunk at a time: an agent's worktree can hold a build artefact of gigabytes,
+ * which must not be read into memory whole. Opened without blocking, in case it became a FIFO since
+ * it was looked at.
+ */
+const chunk = Buffer.allocUnsafe(256 * 1024);
+
+function sha1OfFile(path: string): string {
+  const hash = createHash('sha1');
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    if (!fstatSync(fd).isFile()) return 'other';
+    for (let count = readSync(fd, chunk); count > 0; count = readSync(fd, chunk))
+      hash.update(chunk.subarray(0, count));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 function sha1(data: string | Buffer): string {

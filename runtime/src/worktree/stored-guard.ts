@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { changesSince, isWorktreeError, snapshotWorktree } from './git-snapshot.js';
@@ -36,10 +37,12 @@ export class StoredReadOnlyGuard {
    */
   check(run: string, step: string, attempt: number): ReadOnlyViolated | undefined {
     let stored: StoredSnapshot;
+    const read = readTextBounded(this.file(run, step, attempt), FILE_LIMITS.runFile, 'a read-only snapshot');
+    if (read.problem === 'missing') return undefined;
     try {
-      stored = JSON.parse(readFileSync(this.file(run, step, attempt), 'utf8')) as StoredSnapshot;
+      if (read.problem !== undefined) throw new Error(read.message);
+      stored = JSON.parse(read.text) as StoredSnapshot;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       return unreadable(step, attempt, `its snapshot cannot be read (${(error as Error).message})`);
     }
     const changes = changesSince(stored.worktree, stored.snapshot);
