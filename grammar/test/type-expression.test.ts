@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseTypeExpression } from '../src/index.js';
+import { MAX_TREE_HEIGHT, parseTypeExpression } from '../src/index.js';
 import type { TypeExpr } from '../src/index.js';
-import { at } from './helpers.js';
+import { at, heightOf } from './helpers.js';
 
 /** A canonical rendering of a type expression. */
 function render(type: TypeExpr | undefined): string {
@@ -197,6 +197,42 @@ describe('parseTypeExpression: errors (one each)', () => {
   it('survives pathological nesting without throwing', () => {
     expect(parseTypeExpression('list<'.repeat(20000)).errors).toHaveLength(1);
     expect(parseTypeExpression('{a:'.repeat(20000)).errors).toHaveLength(1);
+  });
+});
+
+describe('parseTypeExpression: the height limit', () => {
+  const max = MAX_TREE_HEIGHT;
+  const shapes: Record<string, { make: (levels: number) => string; marker: string }> = {
+    'nested lists': { make: (n) => `${'list<'.repeat(n - 1)}string${'>'.repeat(n - 1)}`, marker: 'list' },
+    'unclosed lists': { make: (n) => `${'list<'.repeat(n - 1)}string`, marker: 'list' },
+    'nested objects': { make: (n) => `${'{ a: '.repeat(n - 1)}string${' }'.repeat(n - 1)}`, marker: '{' },
+    'lists of objects': {
+      make: (n) => `${'list<{ a: '.repeat((n - 1) / 2)}string${' }>'.repeat((n - 1) / 2)}`,
+      marker: '{',
+    },
+  };
+  for (const [what, { make, marker }] of Object.entries(shapes)) {
+    it(`${what}: ${max} levels parse; more is one PB403 on the ${JSON.stringify(marker)} past the limit`, () => {
+      const fits = parseTypeExpression(make(what === 'lists of objects' ? max - 1 : max));
+      expect(fits.value).toBeDefined();
+      expect(heightOf(fits.value)).toBeLessThanOrEqual(max);
+      for (const levels of [max + 1, max + 3, 5_001, 20_001]) {
+        const text = make(levels);
+        const result = parseTypeExpression(text);
+        expect(result.errors, `${levels} levels`).toHaveLength(1);
+        expect(result.errors[0]!.code).toBe('PB403');
+        expect(result.errors[0]!.message).toContain(`nested more than ${max} levels deep`);
+        expect(at(text, result.errors[0]!.span)).toBe(marker);
+        expect(result.value).toBeUndefined();
+      }
+    });
+  }
+
+  it('a "?" past the limit is reported on the outermost level', () => {
+    const text = `${'list<'.repeat(max - 1)}string?${'>'.repeat(max - 1)}`;
+    const result = parseTypeExpression(text);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]!.span).toEqual({ start: 0, end: 4 });
   });
 });
 
