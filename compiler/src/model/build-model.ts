@@ -1,7 +1,7 @@
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { Alias, Document, Node, Scalar, YAMLMap } from 'yaml';
+import type { Alias, Document, Node, YAMLMap } from 'yaml';
 import type { OffsetRange } from '../diagnostic.js';
-import { rangeOf } from '../yaml/read-yaml.js';
+import { keyName, rangeOf } from '../yaml/read-yaml.js';
 import type {
   InputDecl,
   NameRef,
@@ -149,8 +149,10 @@ function entries(node: unknown): Map<string, Entry> {
   node = deref(node);
   if (!isMap(node)) return result;
   for (const pair of (node as YAMLMap<unknown, unknown>).items) {
-    const key = isScalar(pair.key) ? String((pair.key as Scalar).value) : '';
-    if (!result.has(key)) result.set(key, { key: pair.key, value: deref(pair.value), raw: pair.value });
+    const key = keyName(pair.key);
+    // (a key that is a list, a mapping or an alias stands for its text as written, as in the plain value)
+    if (key !== undefined && !result.has(key))
+      result.set(key, { key: pair.key, value: deref(pair.value), raw: pair.value });
   }
   return result;
 }

@@ -53,7 +53,8 @@ export function describeYamlError(
       if (flow) {
         const opening = unclosedFlowBefore(document, text, start);
         if (opening !== undefined) {
-          const [open, close, what] = flow === 'map' ? ['{', '}', 'mapping'] : ['[', ']', 'list'];
+          // (the bracket found, not the parser's word: with nested unclosed collections they differ)
+          const [open, close, what] = text[opening] === '{' ? ['{', '}', 'mapping'] : ['[', ']', 'list'];
           return at(`this "${open}" is never closed; end the ${what} with "${close}"`, opening, opening + 1);
         }
       }
@@ -240,7 +241,10 @@ function unclosedFlowBefore(document: Document.Parsed, text: string, offset: num
     const [start, valueEnd] = node.range;
     if (start >= offset) continue;
     const close = text[start] === '{' ? '}' : ']';
-    if (text.slice(start, valueEnd).trimEnd().endsWith(close)) continue;
+    // (the last non-blank character, found without copying the collection's text: nodes nest)
+    let last = valueEnd - 1;
+    while (last > start && /\s/.test(text[last]!)) last--;
+    if (text[last] === close) continue;
     if (found === undefined || start > found) found = start;
   }
   return found;
