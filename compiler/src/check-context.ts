@@ -28,12 +28,24 @@ export class CheckContext {
    */
   readonly meant = new Set<string>();
   private readonly maps = new WeakMap<Scalar, ScalarMap>();
+  private names: readonly string[] | undefined;
+  private afterNames: ReadonlySet<string> | undefined;
 
   constructor(
     readonly file: string,
     readonly text: string,
     readonly model: PlaybookModel,
   ) {}
+
+  /** The steps' names in file order: the candidates of a did-you-mean, built once. */
+  get stepNames(): readonly string[] {
+    return (this.names ??= this.model.steps.map((s) => s.name));
+  }
+
+  /** Whether `name` is an after-task's. */
+  isAfterTask(name: string): boolean {
+    return (this.afterNames ??= new Set(this.model.after.map((a) => a.name))).has(name);
+  }
 
   report(code: Code, range: OffsetRange, message: string, options: ReportOptions = {}): void {
     const diagnostic: Diagnostic = {

@@ -8,7 +8,7 @@ export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile, sortDiagnostics } from './compile.js';
 export type { FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
-export type { Validation, WorkspaceFile } from './validate.js';
+export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';
 export { typeToString } from './types/type.js';

@@ -5,7 +5,6 @@ import { replaceFix } from '../diagnostic.js';
 /** PB200 unknown step in `needs`, PB208 a step that needs itself. */
 export const checkNeeds: Check = (context) => {
   const { model } = context;
-  const names = model.steps.map((s) => s.name);
   for (const step of model.steps) {
     for (const need of step.needs) {
       if (need.name === step.name) {
@@ -17,11 +16,8 @@ export const checkNeeds: Check = (context) => {
         continue;
       }
       if (model.stepByName.has(need.name)) continue;
-      const isAfter = model.after.some((a) => a.name === need.name);
-      const suggestion = closest(
-        need.name,
-        names.filter((n) => n !== step.name),
-      );
+      const isAfter = context.isAfterTask(need.name);
+      const suggestion = closest(need.name, context.stepNames, step.name);
       const message = isAfter
         ? `unknown step "${need.name}" in needs: "${need.name}" is an after-task, and steps cannot need after-tasks`
         : `unknown step "${need.name}" in needs${suggestion ? `; did you mean "${suggestion}"?` : ''}`;

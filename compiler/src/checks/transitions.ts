@@ -28,11 +28,7 @@ export const checkTransitions: Check = (context) => {
       if (!target) {
         const candidates = [step.name, ...graph.ancestorsOf(step.index).map((i) => model.steps[i]!.name)];
         const suggestion =
-          closest(transition.target.name, candidates) ??
-          closest(
-            transition.target.name,
-            model.steps.map((s) => s.name),
-          );
+          closest(transition.target.name, candidates) ?? closest(transition.target.name, context.stepNames);
         context.report(
           'PB207',
           transition.target.range,

@@ -355,13 +355,8 @@ export class ExpressionChecker {
     if (!step) {
       const range = this.range(expr.propertySpan);
       const visible = this.visibleSteps().map((s) => s.name);
-      const suggestion =
-        closest(expr.property, visible) ??
-        closest(
-          expr.property,
-          model.steps.map((s) => s.name),
-        );
-      const isAfter = model.after.some((a) => a.name === expr.property);
+      const suggestion = closest(expr.property, visible) ?? closest(expr.property, this.context.stepNames);
+      const isAfter = this.context.isAfterTask(expr.property);
       if (suggestion && !isAfter) this.context.meant.add(`step\u0000${suggestion}`);
       this.context.report(
         'PB203',
