@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { Lexer, isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Alias, Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
 import { damageAround } from './damage.js';
@@ -12,6 +12,11 @@ export const LIMITS = {
   maxAliasExpansion: 10_000,
   /** nesting depth of collections */
   maxDepth: 64,
+  /**
+   * scalars and flow collections in the file, counted before it is parsed: the parsed document takes
+   * about 1 KB per node (8 MB of `[a,a,a,…]` would take 4 GB); a 10,000-step playbook has about 200,000
+   */
+  maxValues: 500_000,
   /** steps and after-tasks of one playbook (the needs graph takes steps² bits) */
   maxSteps: 10_000,
 };
@@ -69,6 +74,16 @@ export function readYaml(file: string, text: string): YamlSource {
 
   // YAML breaks lines at CR too; the parser only at LF and CRLF. A lone CR becomes LF: same offsets.
   if (text.includes('\r')) result.parsedText = text.replace(/\r(?!\n)/g, '\n');
+
+  // (every value takes a character at least: a shorter file need not be counted)
+  const crowded = text.length > LIMITS.maxValues ? pastValueLimit(result.parsedText) : undefined;
+  if (crowded !== undefined) {
+    return refuse(
+      `too many values to check (more than ${LIMITS.maxValues} scalars and collections); split the playbook`,
+      crowded,
+      crowded + 1,
+    );
+  }
 
   let documents: Document.Parsed[];
   try {
@@ -141,6 +156,38 @@ export function readYaml(file: string, text: string): YamlSource {
     d.range.end = Math.min(Math.max(d.range.end, d.range.start), text.length);
   }
   return result;
+}
+
+/**
+ * Where the value that goes past `LIMITS.maxValues` starts, if one does. Counted on the lexer's tokens,
+ * which cost no memory, before the parser builds the nodes, which do. The lexer yields the text in
+ * pieces, plus one-character markers with no text of their own (a plain scalar follows, a document
+ * starts, a flow collection ends in error).
+ */
+function pastValueLimit(text: string): number | undefined {
+  let values = 0;
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    const first = token.charCodeAt(0);
+    if (token.length === 1 && (first === 0x1f || first === 0x02 || first === 0x18)) {
+      if (first === 0x1f && ++values > LIMITS.maxValues) return offset;
+      continue;
+    }
+    // quoted and block scalars, flow collections and aliases (a plain scalar was counted by its marker)
+    if (
+      first === 0x22 ||
+      first === 0x27 ||
+      first === 0x7c ||
+      first === 0x3e ||
+      first === 0x5b ||
+      first === 0x7b ||
+      first === 0x2a
+    ) {
+      if (++values > LIMITS.maxValues) return offset;
+    }
+    offset += token.length;
+  }
+  return undefined;
 }
 
 /**
