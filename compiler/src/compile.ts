@@ -2,6 +2,7 @@ import { isMap, isPair, isScalar, isSeq } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { CheckContext } from './check-context.js';
 import { CHECKS } from './checks/index.js';
+import { boundMessage } from './diagnostic.js';
 import type { Diagnostic, OffsetRange } from './diagnostic.js';
 import { buildGraph } from './graph/graph.js';
 import { buildModel } from './model/build-model.js';
@@ -149,6 +150,11 @@ function finish(
   source: SourceText,
   document?: Document.Parsed,
 ): Diagnostic[] {
+  // The last guard on echoed text: each message cuts what it quotes, and none is longer than this.
+  for (const diagnostic of diagnostics) {
+    diagnostic.message = boundMessage(diagnostic.message);
+    for (const related of diagnostic.related ?? []) related.message = boundMessage(related.message);
+  }
   const insideValue = document && text.includes('playbook-ignore') ? scalarSpans(document) : undefined;
   return sortDiagnostics(applySuppressions(file, text, withoutRepeats(diagnostics), source, insideValue));
 }

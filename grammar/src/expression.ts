@@ -144,7 +144,7 @@ function matchesAny(token: IToken, types: readonly TokenType[]): boolean {
 function describe(token: IToken): string {
   if (token.tokenType === EOF) return 'the end of the expression';
   if (token.tokenType === StringLiteral) return `the string ${shortImage(token.image)}`;
-  if (token.tokenType === NumberLiteral) return `the number ${token.image}`;
+  if (token.tokenType === NumberLiteral) return `the number ${shortImage(token.image)}`;
   return quoteImage(token.image);
 }
 
@@ -419,7 +419,7 @@ class ExpressionParser extends EmbeddedActionsParser {
                   });
                 });
               }
-              const closed = this.ACTION(() => this.expectClose(RParen, `${name.image}(`));
+              const closed = this.ACTION(() => this.expectClose(RParen, `${shortImage(name.image)}(`));
               const close = closed === false ? undefined : this.CONSUME(RParen);
               this.ACTION(() => {
                 const last = args[args.length - 1];

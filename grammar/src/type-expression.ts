@@ -245,7 +245,7 @@ class TypeParser extends EmbeddedActionsParser {
             const addMember = (token: IToken): void => {
               const value = token.tokenType === Quoted ? (token.payload as string) : token.image;
               if (seen.has(value)) {
-                this.report(token, `duplicate enum member ${JSON.stringify(value)}`, 'semantic');
+                this.report(token, `duplicate enum member ${quoteImage(value)}`, 'semantic');
                 return;
               }
               seen.add(value);
@@ -294,7 +294,7 @@ class TypeParser extends EmbeddedActionsParser {
             const addField = (field: Field | undefined): void => {
               if (field === undefined) return;
               if (seen.has(field.name)) {
-                this.reportSpan(field.nameSpan, `duplicate field ${JSON.stringify(field.name)}`, 'semantic');
+                this.reportSpan(field.nameSpan, `duplicate field ${quoteImage(field.name)}`, 'semantic');
                 return;
               }
               seen.add(field.name);
@@ -377,7 +377,7 @@ class TypeParser extends EmbeddedActionsParser {
         if (tokenMatcher(next, Colon)) return true;
         this.report(
           next,
-          `expected ":" after the field name ${JSON.stringify(name.image)} but found ${describe(next)}`,
+          `expected ":" after the field name ${quoteImage(name.image)} but found ${describe(next)}`,
         );
         return false;
       });

@@ -1,4 +1,8 @@
 import type { Check } from '../check-context.js';
+import { shown } from '../diagnostic.js';
+
+/** The most steps of a cycle its message names before the last one. */
+const CYCLE_SHOWN = 8;
 
 /** PB300: a dependency cycle, reported once per cycle with each edge as a related location. */
 export const checkCycles: Check = (context) => {
@@ -14,11 +18,21 @@ export const checkCycles: Check = (context) => {
       if (reachableWithin(i, graph.needs, graph.onCycle).has(start)) seen.add(i);
     }
     const steps = cycle.map((i) => model.steps[i]!);
-    const path = [...steps, steps[0]!].map((s) => s.name).join(' → ');
+    // (a generated cycle can run through thousands of steps: the message names a few, the related
+    // locations mark every edge)
+    const names = [...steps, steps[0]!].map((s) => `${shown(s.name)}`);
+    const path =
+      names.length > CYCLE_SHOWN + 2
+        ? [
+            ...names.slice(0, CYCLE_SHOWN),
+            `… ${names.length - CYCLE_SHOWN - 2} more …`,
+            ...names.slice(-2),
+          ].join(' → ')
+        : names.join(' → ');
     const related = steps.map((step, k) => {
       const next = steps[(k + 1) % steps.length]!;
       const need = step.needs.find((n) => n.name === next.name)!;
-      return context.related(need.range, `"${step.name}" needs "${next.name}"`);
+      return context.related(need.range, `"${shown(step.name)}" needs "${shown(next.name)}"`);
     });
     const first = steps[0]!;
     const firstNeed = first.needs.find((n) => n.name === steps[1 % steps.length]!.name)!;
@@ -36,8 +50,8 @@ function findCycleFrom(start: number, needs: number[][], within: Set<number>): n
       if (!within.has(j)) continue;
       if (j === start) {
         const path = [i];
-        while (path[0] !== start) path.unshift(parent.get(path[0]!)!);
-        return path;
+        while (path[path.length - 1] !== start) path.push(parent.get(path[path.length - 1]!)!);
+        return path.reverse();
       }
       if (!parent.has(j)) {
         parent.set(j, i);

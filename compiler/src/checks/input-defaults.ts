@@ -1,6 +1,7 @@
 import type { Check } from '../check-context.js';
 import { rangeOf } from '../yaml/read-yaml.js';
-import { typeToString, valueFits } from '../types/type.js';
+import { typeForMessage, valueFits } from '../types/type.js';
+import { shown, shownValue } from '../diagnostic.js';
 
 /** PB404: an input's default must fit its type, its min/max and its pattern. */
 export const checkInputDefaults: Check = (context) => {
@@ -12,7 +13,7 @@ export const checkInputDefaults: Check = (context) => {
       context.report(
         'PB404',
         range,
-        `default ${JSON.stringify(value)} of input "${input.name}" does not fit its type ${typeToString(input.type)}`,
+        `default ${shownValue(value)} of input "${shown(input.name)}" does not fit its type ${typeForMessage(input.type)}`,
       );
       continue;
     }
@@ -21,13 +22,13 @@ export const checkInputDefaults: Check = (context) => {
         context.report(
           'PB404',
           range,
-          `default ${value} of input "${input.name}" is below its min ${input.min}`,
+          `default ${value} of input "${shown(input.name)}" is below its min ${input.min}`,
         );
       } else if (input.max !== undefined && value > input.max) {
         context.report(
           'PB404',
           range,
-          `default ${value} of input "${input.name}" is above its max ${input.max}`,
+          `default ${value} of input "${shown(input.name)}" is above its max ${input.max}`,
         );
       }
     }
@@ -42,7 +43,7 @@ export const checkInputDefaults: Check = (context) => {
         context.report(
           'PB404',
           range,
-          `default ${JSON.stringify(value)} of input "${input.name}" does not match its pattern /${input.pattern.value}/`,
+          `default ${shownValue(value)} of input "${shown(input.name)}" does not match its pattern /${shown(input.pattern.value)}/`,
         );
       }
     }

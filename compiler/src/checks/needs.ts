@@ -1,6 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown } from '../diagnostic.js';
 
 /** PB200 unknown step in `needs`, PB208 a step that needs itself. */
 export const checkNeeds: Check = (context) => {
@@ -11,7 +11,7 @@ export const checkNeeds: Check = (context) => {
         context.report(
           'PB208',
           need.range,
-          `step "${step.name}" needs itself; remove "${need.name}" from its needs`,
+          `step "${shown(step.name)}" needs itself; remove "${shown(need.name)}" from its needs`,
         );
         continue;
       }
@@ -19,8 +19,8 @@ export const checkNeeds: Check = (context) => {
       const isAfter = context.isAfterTask(need.name);
       const suggestion = closest(need.name, context.stepNames, step.name);
       const message = isAfter
-        ? `unknown step "${need.name}" in needs: "${need.name}" is an after-task, and steps cannot need after-tasks`
-        : `unknown step "${need.name}" in needs${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+        ? `unknown step "${shown(need.name)}" in needs: "${shown(need.name)}" is an after-task, and steps cannot need after-tasks`
+        : `unknown step "${shown(need.name)}" in needs${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`;
       context.report('PB200', need.range, message, { fix: replaceFix(need.range, suggestion) });
     }
   }

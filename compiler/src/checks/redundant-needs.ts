@@ -1,5 +1,6 @@
 import type { Check } from '../check-context.js';
 import type { NameRef } from '../model/model.js';
+import { shown } from '../diagnostic.js';
 
 /** How many redundant needs of one step a PB902 names; the others are counted. */
 const NAMED = 5;
@@ -24,7 +25,7 @@ export const checkRedundantNeeds: Check = (context) => {
       if (listed.has(need.name)) {
         redundant.push({
           need,
-          reason: () => `"${need.name}" is listed twice in the needs of "${step.name}"`,
+          reason: () => `"${shown(need.name)}" is listed twice in the needs of "${shown(step.name)}"`,
         });
         continue;
       }
@@ -34,7 +35,7 @@ export const checkRedundantNeeds: Check = (context) => {
         need,
         reason: () => {
           const via = resolved.find((other) => graph.isAncestor(target.index, other))!;
-          return `"${need.name}" is already implied: "${model.steps[via]!.name}" needs it`;
+          return `"${shown(need.name)}" is already implied: "${shown(model.steps[via]!.name)}" needs it`;
         },
       });
     }
@@ -43,9 +44,9 @@ export const checkRedundantNeeds: Check = (context) => {
     let message = first.reason();
     if (redundant.length > 1) {
       const others = redundant.slice(1);
-      const named = others.slice(0, NAMED).map((r) => `"${r.need.name}"`);
+      const named = others.slice(0, NAMED).map((r) => `"${shown(r.need.name)}"`);
       if (others.length > NAMED) named.push(`${others.length - NAMED} more`);
-      message += `; ${others.length === 1 ? 'one more need' : `${others.length} more needs`} of "${step.name}" ${others.length === 1 ? 'is' : 'are'} redundant too: ${named.join(', ')}`;
+      message += `; ${others.length === 1 ? 'one more need' : `${others.length} more needs`} of "${shown(step.name)}" ${others.length === 1 ? 'is' : 'are'} redundant too: ${named.join(', ')}`;
     }
     context.report('PB902', first.need.range, message);
   }

@@ -2,7 +2,7 @@ import { BUILTIN_FUNCTIONS, closest } from '@kairoku-playbook/grammar';
 import type { Expr, Span } from '@kairoku-playbook/grammar';
 import type { CheckContext } from '../check-context.js';
 import { ancestorThroughMisspeltNeed } from '../checks/misspelt-needs.js';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown, shownList } from '../diagnostic.js';
 import type { OffsetRange } from '../diagnostic.js';
 import type { StepDecl, TextRef } from '../model/model.js';
 import {
@@ -17,7 +17,7 @@ import {
   isNullable,
   nonNull,
   nullable,
-  typeToString,
+  typeForMessage,
 } from '../types/type.js';
 import type { Type } from '../types/type.js';
 import { CHECK_OUTPUTS, CONTEXT_ROOTS, STEP_STATUSES, mayBeAbsent } from './scope.js';
@@ -104,7 +104,7 @@ export class ExpressionChecker {
         this.context.report(
           'PB209',
           this.range(expr.span),
-          `"${expr.name}" is not available here: ${this.rootWhere(expr.name)}`,
+          `"${shown(expr.name)}" is not available here: ${this.rootWhere(expr.name)}`,
         );
         return ANY;
       }
@@ -125,7 +125,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB209',
         this.range(expr.span),
-        `unknown name "${expr.name}"; did you mean "inputs.${expr.name}"?`,
+        `unknown name "${shown(expr.name)}"; did you mean "inputs.${shown(expr.name)}"?`,
         { fix: replaceFix(this.range(expr.span), `inputs.${expr.name}`) },
       );
       return ANY;
@@ -134,7 +134,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB209',
       this.range(expr.span),
-      `unknown name "${expr.name}"${suggestion ? `; did you mean "${suggestion}"?` : `; expressions start with one of ${CONTEXT_ROOTS.join(', ')}`}`,
+      `unknown name "${shown(expr.name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; expressions start with one of ${CONTEXT_ROOTS.join(', ')}`}`,
       { fix: replaceFix(this.range(expr.span), suggestion) },
     );
     return ANY;
@@ -153,7 +153,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB407',
         this.range(expr.span),
-        `"inputs" includes the secret input "${secret.name}", which would be shown in ${shownIn}; name the inputs you need instead`,
+        `"inputs" includes the secret input "${shown(secret.name)}", which would be shown in ${shownIn}; name the inputs you need instead`,
       );
     }
     return { kind: 'object', fields };
@@ -216,7 +216,7 @@ export class ExpressionChecker {
             this.context.report(
               'PB209',
               this.range(object.span),
-              `"${object.name}" is not available here: ${this.rootWhere(object.name)}`,
+              `"${shown(object.name)}" is not available here: ${this.rootWhere(object.name)}`,
             );
             return ANY;
           }
@@ -243,7 +243,7 @@ export class ExpressionChecker {
         else for (const output of step?.outputs ?? []) outputs[output.name] = nullable(output.type ?? ANY);
         return objectType({
           summary: STRING,
-          outcome: enumOf(step?.outcomes.map((o) => o.name) ?? [], `step "${step?.name}"`),
+          outcome: enumOf(step?.outcomes.map((o) => o.name) ?? [], `step "${shown(String(step?.name))}"`),
           // Tagged with the step, so an unknown report output is PB204 like steps.S.outputs.X.
           outputs: {
             ...(objectType(outputs) as Extract<Type, { kind: 'object' }>),
@@ -254,7 +254,7 @@ export class ExpressionChecker {
       case 'gate':
         return objectType({
           comment: STRING,
-          choice: enumOf(step?.outcomes.map((o) => o.name) ?? [], `gate "${step?.name}"`),
+          choice: enumOf(step?.outcomes.map((o) => o.name) ?? [], `gate "${shown(String(step?.name))}"`),
         });
     }
   }
@@ -272,11 +272,11 @@ export class ExpressionChecker {
       if (base.open) return ANY;
       const names = [...base.fields.keys()];
       const suggestion = closest(expr.property, names);
-      const what = rootName ? `"${rootName}"` : `a value of type ${typeToString(owner)}`;
+      const what = rootName ? `"${shown(rootName)}"` : `a value of type ${typeForMessage(owner)}`;
       this.context.report(
         'PB209',
         this.range(expr.propertySpan),
-        `${what} has no property "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : names.length ? `; it has ${names.map((n) => `"${n}"`).join(', ')}` : ''}`,
+        `${what} has no property "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : names.length ? `; it has ${shownList(names)}` : ''}`,
         { fix: replaceFix(this.range(expr.propertySpan), suggestion) },
       );
       return ANY;
@@ -284,7 +284,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB401',
       this.range(expr.propertySpan),
-      `a value of type ${typeToString(owner)} has no properties; cannot read "${expr.property}"`,
+      `a value of type ${typeForMessage(owner)} has no properties; cannot read "${shown(expr.property)}"`,
     );
     return ANY;
   }
@@ -307,13 +307,11 @@ export class ExpressionChecker {
       declared?.kind === 'check' ? [...CHECK_OUTPUTS] : (declared?.outputs.map((o) => o.name) ?? []);
     const suggestion = closest(expr.property, names);
     if (suggestion) this.context.meant.add(`output\u0000${step}\u0000${suggestion}`);
-    const has = names.length
-      ? `; it has ${names.map((n) => `"${n}"`).join(', ')}`
-      : '; it declares no outputs';
+    const has = names.length ? `; it has ${shownList(names)}` : '; it declares no outputs';
     this.context.report(
       'PB204',
       range,
-      `step "${step}" has no output "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : has}`,
+      `step "${shown(step)}" has no output "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : has}`,
       { fix: replaceFix(range, suggestion) },
     );
     return ANY;
@@ -331,7 +329,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB202',
         range,
-        `unknown input "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+        `unknown input "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`,
         { fix: replaceFix(range, suggestion) },
       );
       return ANY;
@@ -342,7 +340,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB407',
         this.range(expr.span),
-        `secret input "${input.name}" would be shown in ${shownIn}; pass it to a check step through env`,
+        `secret input "${shown(input.name)}" would be shown in ${shownIn}; pass it to a check step through env`,
       );
     }
     const type = input.type ?? ANY;
@@ -362,8 +360,8 @@ export class ExpressionChecker {
         'PB203',
         range,
         isAfter
-          ? `"${expr.property}" is an after-task; expressions can only refer to steps`
-          : `unknown step "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          ? `"${shown(expr.property)}" is an after-task; expressions can only refer to steps`
+          : `unknown step "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`,
         { fix: replaceFix(range, isAfter ? undefined : suggestion) },
       );
       return ANY;
@@ -374,10 +372,10 @@ export class ExpressionChecker {
       const owner = this.scope.owner!;
       const message =
         step === owner
-          ? `step "${owner.name}" cannot read its own results before it has run; use report.* in its outcomes`
-          : `step "${step.name}" is not an ancestor of "${owner.name}", so it may not have run yet; add it to needs`;
+          ? `step "${shown(owner.name)}" cannot read its own results before it has run; use report.* in its outcomes`
+          : `step "${shown(step.name)}" is not an ancestor of "${shown(owner.name)}", so it may not have run yet; add it to needs`;
       this.context.report('PB205', this.range(expr.propertySpan), message, {
-        related: [this.context.related(step.keyRange, `"${step.name}" is declared here`)],
+        related: [this.context.related(step.keyRange, `"${shown(step.name)}" is declared here`)],
       });
     }
     return this.stepView(step);
@@ -407,7 +405,7 @@ export class ExpressionChecker {
     const outcome = step.kind
       ? enumOf(
           step.outcomes.map((o) => o.name),
-          `${step.kind === 'gate' ? 'gate' : 'step'} "${step.name}"`,
+          `${step.kind === 'gate' ? 'gate' : 'step'} "${shown(step.name)}"`,
         )
       : ANY;
     return {
@@ -448,7 +446,7 @@ export class ExpressionChecker {
         this.context.report(
           'PB401',
           this.range(expr.index.span),
-          `a list index must be an integer, not ${typeToString(index)}`,
+          `a list index must be an integer, not ${typeForMessage(index)}`,
         );
       }
       return isNullable(owner) ? nullable(base.element) : base.element;
@@ -457,7 +455,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB401',
       this.range(expr.object.span),
-      `cannot index a value of type ${typeToString(owner)}`,
+      `cannot index a value of type ${typeForMessage(owner)}`,
     );
     return ANY;
   }
@@ -468,8 +466,8 @@ export class ExpressionChecker {
     switch (expr.operator) {
       case '&&':
       case '||':
-        this.expectBoolean(left, expr.left, `"${expr.operator}"`);
-        this.expectBoolean(right, expr.right, `"${expr.operator}"`);
+        this.expectBoolean(left, expr.left, `"${shown(expr.operator)}"`);
+        this.expectBoolean(right, expr.right, `"${shown(expr.operator)}"`);
         return BOOLEAN;
       case '==':
       case '!=':
@@ -491,7 +489,11 @@ export class ExpressionChecker {
       );
       return;
     }
-    this.context.report('PB401', this.range(expr.span), `${what} needs a boolean, not ${typeToString(type)}`);
+    this.context.report(
+      'PB401',
+      this.range(expr.span),
+      `${what} needs a boolean, not ${typeForMessage(type)}`,
+    );
   }
 
   private checkEquality(expr: Extract<Expr, { kind: 'binary' }>, left: Type, right: Type): void {
@@ -509,19 +511,19 @@ export class ExpressionChecker {
         const fix = suggestion
           ? { fix: { title: `Replace with '${suggestion}'`, edits: [{ range, newText: `'${suggestion}'` }] } }
           : {};
-        const allowed = enumSide.members.map((m) => `"${m}"`).join(', ');
+        const allowed = shownList(enumSide.members);
         if (enumSide.origin) {
           this.context.report(
             'PB206',
             range,
-            `${enumSide.origin} has no ${enumSide.origin.startsWith('gate') ? 'choice' : 'outcome'} "${otherExpr.value}"${suggestion ? `; did you mean "${suggestion}"?` : `; it has ${allowed}`}`,
+            `${enumSide.origin} has no ${enumSide.origin.startsWith('gate') ? 'choice' : 'outcome'} "${shown(otherExpr.value)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; it has ${allowed}`}`,
             fix,
           );
         } else {
           this.context.report(
             'PB401',
             range,
-            `"${otherExpr.value}" is not one of ${allowed}, so this comparison is never true`,
+            `"${shown(otherExpr.value)}" is not one of ${allowed}, so this comparison is never true`,
             fix,
           );
         }
@@ -539,7 +541,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB401',
         this.range(expr.operatorSpan),
-        `comparing ${typeToString(left)} with ${typeToString(right)} is never true`,
+        `comparing ${typeForMessage(left)} with ${typeForMessage(right)} is never true`,
       );
     }
   }
@@ -553,7 +555,7 @@ export class ExpressionChecker {
         this.context.report(
           'PB401',
           this.range(side.span),
-          `"${expr.operator}" needs a value, but this may be null; guard it with default(…)`,
+          `"${shown(expr.operator)}" needs a value, but this may be null; guard it with default(…)`,
         );
         return;
       }
@@ -563,7 +565,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB401',
       this.range(expr.operatorSpan),
-      `"${expr.operator}" compares two numbers (or two strings), not ${typeToString(left)} and ${typeToString(right)}`,
+      `"${shown(expr.operator)}" compares two numbers (or two strings), not ${typeForMessage(left)} and ${typeForMessage(right)}`,
     );
   }
 
@@ -580,7 +582,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB402',
         range,
-        `unknown function "${expr.callee}"${suggestion ? `; did you mean "${suggestion}"?` : `; the functions are ${BUILTIN_FUNCTIONS.map((f) => f.name).join(', ')}`}`,
+        `unknown function "${shown(expr.callee)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; the functions are ${BUILTIN_FUNCTIONS.map((f) => f.name).join(', ')}`}`,
         { fix: replaceFix(range, suggestion) },
       );
       return ANY;
@@ -615,7 +617,7 @@ export class ExpressionChecker {
         this.context.report(
           'PB401',
           this.range(arg.span),
-          `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeToString(type)}`,
+          `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeForMessage(type)}`,
         );
       }
     };
@@ -628,7 +630,7 @@ export class ExpressionChecker {
           expectArg(
             1,
             (t) => isAssignable(t, element) || isAssignable(element, t),
-            withArticle(typeToString(element)),
+            withArticle(typeForMessage(element)),
           );
         }
         break;
@@ -656,7 +658,7 @@ export class ExpressionChecker {
             this.context.report(
               'PB401',
               this.range(expr.args[1].span),
-              `the fallback of default must be ${withArticle(typeToString(base))} like the value it stands in for, not ${typeToString(fallback)}`,
+              `the fallback of default must be ${withArticle(typeForMessage(base))} like the value it stands in for, not ${typeForMessage(fallback)}`,
             );
           }
         }

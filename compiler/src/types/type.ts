@@ -1,4 +1,5 @@
 import type { TypeExpr } from '@kairoku-playbook/grammar';
+import { MAX_SHOWN, shown } from '../diagnostic.js';
 
 /** The static types of the playbook language (SPEC §3.5). `any` stands where a type is unknown after an error. */
 export type Type =
@@ -66,6 +67,11 @@ export function fromTypeExpr(expr: TypeExpr): Type {
     case 'nullable':
       return nullable(fromTypeExpr(expr.inner));
   }
+}
+
+/** A type as a message names it: cut like the file's own text (an enum may have thousands of members). */
+export function typeForMessage(type: Type): string {
+  return shown(typeToString(type), 2 * MAX_SHOWN);
 }
 
 export function typeToString(type: Type): string {

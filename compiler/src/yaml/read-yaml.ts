@@ -3,6 +3,7 @@ import type { Alias, Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
 import { damageAround } from './damage.js';
 import { describeYamlError } from './yaml-errors.js';
+import { shown } from '../diagnostic.js';
 
 /** Refusal limits for hostile input: each gives one PB100 diagnostic instead of a hang or a crash. */
 export const LIMITS = {
@@ -268,7 +269,7 @@ class PlainConverter {
           this.diagnostics.push(
             yamlDiagnostic(
               this.file,
-              `"*${node.source}" is an alias, but no anchor "&${node.source}" comes before it; to write text that starts with "*", quote it`,
+              `"*${shown(node.source)}" is an alias, but no anchor "&${shown(node.source)}" comes before it; to write text that starts with "*", quote it`,
               start,
               end,
             ),
@@ -334,8 +335,8 @@ class PlainConverter {
       severity: 'error',
       code: isChoice ? 'PB600' : 'PB101',
       message: isChoice
-        ? `duplicate choice "${key}" in this gate`
-        : `duplicate key "${key}"; the first one is used`,
+        ? `duplicate choice "${shown(key)}" in this gate`
+        : `duplicate key "${shown(key)}"; the first one is used`,
     });
   }
 

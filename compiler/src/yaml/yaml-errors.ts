@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, isPair } from 'yaml';
 import type { Document, Node } from 'yaml';
+import { MAX_SHOWN, shown } from '../diagnostic.js';
 
 /**
  * The yaml parser's errors in the words of a playbook author, on the characters to fix: the quote that is
@@ -21,7 +22,8 @@ export function describeYamlError(
   text: string,
   document: Document.Parsed,
 ): YamlErrorReport {
-  const detail = lowerFirst(rawMessage.split('\n')[0]!.trim());
+  // (the parser's words may quote the text)
+  const detail = shown(lowerFirst(rawMessage.split('\n')[0]!.trim()), 3 * MAX_SHOWN);
   const [start, end] = pos;
   const at = (message: string, from = start, to = Math.max(end, start)): YamlErrorReport => ({
     message,
@@ -96,7 +98,7 @@ export function describeYamlError(
       if (glued) {
         const from = start + glued.index;
         return at(
-          `missing space after ":" in "${glued[0]}"; write "${glued[1]}: ${glued[2]}"`,
+          `missing space after ":" in "${shown(glued[0])}"; write "${shown(glued[1]!)}: ${shown(glued[2]!)}"`,
           from,
           from + glued[0].length,
         );
