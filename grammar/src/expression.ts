@@ -572,8 +572,22 @@ class ExpressionParser extends EmbeddedActionsParser {
         return { kind: 'literal', value: false, span };
       case Null:
         return { kind: 'literal', value: null, span };
-      case NumberLiteral:
-        return { kind: 'literal', value: Number(token.image), span };
+      case NumberLiteral: {
+        const value = Number(token.image);
+        // An expression means what it says: 1e400 would be infinity (and null once in the IR's JSON),
+        // 9007199254740993 would be …992.
+        if (!Number.isFinite(value))
+          this.report(
+            token,
+            `the number ${shortImage(token.image)} is too large: numbers go up to about 1.8e308`,
+          );
+        else if (Number.isInteger(value) && !Number.isSafeInteger(value) && /^-?\d+$/.test(token.image))
+          this.report(
+            token,
+            `the integer ${shortImage(token.image)} is too large to be exact: integers go up to 9007199254740991 (2^53 − 1)`,
+          );
+        return { kind: 'literal', value, span };
+      }
       default:
         return { kind: 'literal', value: (token.payload as string | undefined) ?? '', span };
     }

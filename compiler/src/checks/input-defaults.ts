@@ -1,3 +1,4 @@
+import { isScalar } from 'yaml';
 import type { Check } from '../check-context.js';
 import { rangeOf } from '../yaml/read-yaml.js';
 import { typeForMessage, valueFits } from '../types/type.js';
@@ -10,10 +11,15 @@ export const checkInputDefaults: Check = (context) => {
     if (!input.defaultValue || !input.type) continue;
     const range = rangeOf(input.defaultValue.node);
     if (!valueFits(value, input.type)) {
+      const node = input.defaultValue.node;
+      // (a number as written: 9007199254740993 reads as …992, and past 2^53 − 1 that is why it does not fit)
+      const written =
+        typeof value === 'number' && isScalar(node) && node.source ? shown(node.source) : shownValue(value);
+      const inexact = typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
       context.report(
         'PB404',
         range,
-        `default ${shownValue(value)} of input "${shown(input.name)}" does not fit its type ${typeForMessage(input.type)}`,
+        `default ${written} of input "${shown(input.name)}" does not fit its type ${typeForMessage(input.type)}${inexact ? ': integers are exact only up to 9007199254740991 (2^53 − 1)' : ''}`,
       );
       continue;
     }

@@ -186,12 +186,20 @@ function nameRef(node: unknown): NameRef | undefined {
     : undefined;
 }
 
+/**
+ * The text of a number or boolean where text is expected (a label, an env value): a number as written,
+ * since its value may not be (9007199254740993 reads as …992, 1.10 as 1.1).
+ */
+function literalText(node: unknown): string | undefined {
+  if (!isScalar(node) || typeof node.value === 'string') return undefined;
+  return typeof node.value === 'number' && node.source ? node.source : String(node.value);
+}
+
 function labelsOf(node: unknown): StepDecl['labels'] {
   return [...entries(node as Node)].map(([name, pair]) => ({
     name,
     text: text(pair.value),
-    literal:
-      isScalar(pair.value) && typeof pair.value.value !== 'string' ? String(pair.value.value) : undefined,
+    literal: literalText(pair.value),
   }));
 }
 
@@ -423,10 +431,7 @@ function buildStep(name: string, pair: Entry, index: number, isAfter: boolean): 
     name: envName,
     keyRange: rangeOf(envPair.key as Node),
     text: text(envPair.value),
-    literal:
-      isScalar(envPair.value) && typeof envPair.value.value !== 'string'
-        ? String(envPair.value.value)
-        : undefined,
+    literal: literalText(envPair.value),
   }));
 
   const retries = numberOf(fields.get('retries')?.value);

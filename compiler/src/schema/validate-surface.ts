@@ -204,6 +204,22 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
           range,
           `invalid transition: expected next, fail, end, retry or a {loop: STEP} object, not ${describeValue(node)}`,
         );
+      // `.inf`, `.nan`, `1e400`: numbers to YAML, but none of a playbook's numbers may be one. Past a
+      // field's bounds infinity is out of its range, as any number past them is.
+      if (node && isScalar(node) && typeof node.value === 'number' && !Number.isFinite(node.value)) {
+        const bounds = parent as { minimum?: number; maximum?: number };
+        if (!Number.isNaN(node.value) && (bounds.minimum !== undefined || bounds.maximum !== undefined))
+          return make(
+            parent['x-code'] ?? code,
+            range,
+            `${where} is ${written}, out of range: it must be ${rangeOfSchema(bounds)}`,
+          );
+        return make(
+          code,
+          range,
+          `${where} must be ${article(expected)}, not ${written}, which YAML reads as ${Number.isNaN(node.value) ? 'not-a-number' : 'infinity'}`,
+        );
+      }
       // `prompt: {{ inputs.task }}` or `title: [draft] Fix it`: text that YAML reads as a collection.
       const flow = (isMap(node) || isSeq(node)) && (node as { flow?: boolean }).flow && expected === 'string';
       const hint = !flow

@@ -141,7 +141,8 @@ export function valueFits(value: unknown, type: Type): boolean {
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
     case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
+      // (past 2^53 an integer is not what was written: 2^60 + 1 reads as 2^60)
+      return typeof value === 'number' && Number.isSafeInteger(value);
     case 'boolean':
       return typeof value === 'boolean';
     case 'enum':
