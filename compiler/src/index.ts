@@ -1,4 +1,5 @@
 export type { Diagnostic, OffsetRange, QuickFix, RelatedLocation, Severity, TextEdit } from './diagnostic.js';
+export { MAX_MESSAGE, MAX_SHOWN } from './diagnostic.js';
 export { CODES } from './codes.js';
 export type { Code, CodeInfo } from './codes.js';
 export { SourceText } from './source-text.js';
