@@ -330,6 +330,40 @@ export const HOSTILE_CLASSES = [
     codes: () => ['PB202'],
   },
   {
+    id: 'many-outputs',
+    issue: 0,
+    what: 'a step with n outputs, each read once (and one misspelt)',
+    sizes: [10, 10_000],
+    make: (n) =>
+      playbook({
+        steps: `    outputs:\n${Array.from({ length: n }, (_, i) => `      o${i}: string\n`).join('')}  probe:\n    role: implementer\n    needs: fix\n    prompt: |\n${Array.from({ length: n }, (_, i) => `      \${{ steps.fix.outputs.o${i} }}\n`).join('')}      \${{ steps.fix.outputs.o${n}x }}\n`,
+      }),
+    codes: () => ['PB204'],
+  },
+  {
+    id: 'many-inputs',
+    issue: 0,
+    what: 'n inputs, each read once (and one misspelt)',
+    sizes: [10, 20_000],
+    make: (n) =>
+      playbook({
+        inputs: Array.from({ length: n }, (_, i) => `  i${i}: { type: string }\n`).join(''),
+        steps: `  probe:\n    role: implementer\n    prompt: |\n${Array.from({ length: n }, (_, i) => `      \${{ inputs.i${i} }}\n`).join('')}      \${{ inputs.i${n}x }}\n`,
+      }),
+    codes: () => ['PB202'],
+  },
+  {
+    id: 'many-suppressions',
+    issue: 0,
+    what: 'n lines with a suppression comment that silences nothing',
+    sizes: [10, 20_000],
+    make: (n) =>
+      playbook({
+        top: `labels:\n${Array.from({ length: n }, (_, i) => `  k${i}: v # playbook-ignore PB900 PB901\n`).join('')}`,
+      }),
+    codes: () => ['PB903'],
+  },
+  {
     id: 'many-steps',
     issue: 0,
     what: 'n steps in a chain',

@@ -55,6 +55,10 @@ const FUNCTION_ALIASES = new Map([
  * Binds and type-checks the expressions of one template: PB202–PB206, PB209, PB401, PB402, PB407.
  * Every unknown yields `any`, so one mistake is reported once and nothing downstream cascades.
  */
+
+/** The types `steps.S` reads, per check context (see `stepView`). */
+const stepViews = new WeakMap<CheckContext, Map<StepDecl, [Type | undefined, Type | undefined]>>();
+
 export class ExpressionChecker {
   constructor(
     private readonly context: CheckContext,
@@ -98,7 +102,6 @@ export class ExpressionChecker {
   }
 
   private identifier(expr: Extract<Expr, { kind: 'identifier' }>): Type {
-    const inputs = this.context.model.inputs;
     if ((CONTEXT_ROOTS as readonly string[]).includes(expr.name)) {
       if (!this.rootVisible(expr.name)) {
         this.context.report(
@@ -120,7 +123,7 @@ export class ExpressionChecker {
       // A bare context root is an object; its members are checked in `member`.
       return { kind: 'object', fields: new Map(), open: true };
     }
-    const input = inputs.find((i) => i.name === expr.name);
+    const input = this.context.input(expr.name);
     if (input) {
       this.context.report(
         'PB209',
@@ -318,7 +321,7 @@ export class ExpressionChecker {
   }
 
   private inputMember(expr: Extract<Expr, { kind: 'member' }>): Type {
-    const input = this.context.model.inputs.find((i) => i.name === expr.property);
+    const input = this.context.input(expr.property);
     if (!input) {
       const range = this.range(expr.propertySpan);
       const suggestion = closest(
@@ -393,8 +396,20 @@ export class ExpressionChecker {
     return this.context.graph.isAncestor(step.index, owner.index);
   }
 
+  /**
+   * What `steps.S` reads, built once per step and context and whether S may be absent: a step with
+   * thousands of outputs, each read once, built thousands of maps of thousands of fields.
+   */
   private stepView(step: StepDecl): Type {
     const absent = mayBeAbsent(this.context.model, step, this.scope);
+    let views = stepViews.get(this.context);
+    if (!views) stepViews.set(this.context, (views = new Map()));
+    let pair = views.get(step);
+    if (!pair) views.set(step, (pair = [undefined, undefined]));
+    return (pair[absent ? 1 : 0] ??= this.buildStepView(step, absent));
+  }
+
+  private buildStepView(step: StepDecl, absent: boolean): Type {
     const maybe = (type: Type) => (absent ? nullable(type) : type);
     const outputs = new Map<string, { type: Type; optional: boolean }>();
     if (step.kind === 'check')
