@@ -21,7 +21,7 @@ import { createToken, EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'ch
 import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
 import type { BinaryOperator, Expr, GrammarError, ParseResult, Span } from './ast.js';
 import { lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
-import { MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
 import { decodeQuoted } from './strings.js';
@@ -657,6 +657,20 @@ function pb400(message: string, start: number, end: number): GrammarError {
  * `error` nodes where pieces were missing.
  */
 export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
+  if (text.length > MAX_EXPRESSION_LENGTH) {
+    // Refused before it is lexed, on the first character past the limit.
+    const at = offset + MAX_EXPRESSION_LENGTH;
+    return {
+      value: { kind: 'error', span: { start: offset, end: offset + text.length } },
+      errors: [
+        pb400(
+          `expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length}); split it, or move long text out of it`,
+          at,
+          at + 1,
+        ),
+      ],
+    };
+  }
   const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
   if (tokens.length === 0 && unknown.length === 0) {
     return { value: undefined, errors: [pb400('empty expression', offset, offset + text.length)] };

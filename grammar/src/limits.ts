@@ -11,6 +11,12 @@
  */
 export const MAX_TREE_HEIGHT = 64;
 
+/**
+ * The longest expression (the inside of one `${{ }}`, or a condition) or type expression that is parsed:
+ * its tokens take about 100 bytes a character (an expression of 7 MB took 700 MB), and none needs more.
+ */
+export const MAX_EXPRESSION_LENGTH = 100_000;
+
 export function tooDeepMessage(what: 'expression' | 'type expression'): string {
   const levels =
     what === 'expression'

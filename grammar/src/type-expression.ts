@@ -16,7 +16,7 @@ import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain'
 import type { GrammarError, ParseResult, Span, TypeExpr } from './ast.js';
 import { closest } from './did-you-mean.js';
 import { lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
-import { MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
 import { decodeQuoted } from './strings.js';
@@ -550,6 +550,15 @@ export function parseTypeExpression(text: string): ParseResult<TypeExpr> {
 }
 
 function parseTypeExpressionUncached(text: string): ParseResult<TypeExpr> {
+  if (text.length > MAX_EXPRESSION_LENGTH) {
+    const at = MAX_EXPRESSION_LENGTH;
+    return {
+      value: undefined,
+      errors: [
+        pb403(`type expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length})`, at, at + 1),
+      ],
+    };
+  }
   const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
   if (tokens.length === 0 && unknown.length === 0) {
     return { value: undefined, errors: [pb403('empty type expression', 0, text.length)] };

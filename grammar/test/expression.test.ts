@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TREE_HEIGHT, parseExpression } from '../src/index.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, parseExpression } from '../src/index.js';
 import type { Expr } from '../src/index.js';
 import { at, heightOf, show } from './helpers.js';
 
@@ -405,5 +405,22 @@ describe('parseExpression: the height limit', () => {
   it('a wide expression is not a deep one', () => {
     const args = Array.from({ length: 2_000 }, (_, i) => `'${i}'`).join(', ');
     expect(parseExpression(`format('{0}', ${args})`).errors).toEqual([]);
+  });
+});
+
+describe('parseExpression: the length limit', () => {
+  it(`an expression of ${MAX_EXPRESSION_LENGTH} characters is parsed; a longer one is one PB400 past the limit`, () => {
+    const fits = `'${'x'.repeat(MAX_EXPRESSION_LENGTH - 2)}'`;
+    expect(parseExpression(fits).errors).toEqual([]);
+    const text = `inputs.task${'.a'.repeat(MAX_EXPRESSION_LENGTH)}`;
+    const result = parseExpression(text, 5);
+    expect(result.errors).toEqual([
+      {
+        code: 'PB400',
+        message: `expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length}); split it, or move long text out of it`,
+        span: { start: 5 + MAX_EXPRESSION_LENGTH, end: 6 + MAX_EXPRESSION_LENGTH },
+      },
+    ]);
+    expect(result.value).toEqual({ kind: 'error', span: { start: 5, end: 5 + text.length } });
   });
 });

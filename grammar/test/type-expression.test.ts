@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TREE_HEIGHT, parseTypeExpression } from '../src/index.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, parseTypeExpression } from '../src/index.js';
 import type { TypeExpr } from '../src/index.js';
 import { at, heightOf } from './helpers.js';
 
@@ -216,7 +216,7 @@ describe('parseTypeExpression: the height limit', () => {
       const fits = parseTypeExpression(make(what === 'lists of objects' ? max - 1 : max));
       expect(fits.value).toBeDefined();
       expect(heightOf(fits.value)).toBeLessThanOrEqual(max);
-      for (const levels of [max + 1, max + 3, 5_001, 20_001]) {
+      for (const levels of [max + 1, max + 3, 5_001, 14_001]) {
         const text = make(levels);
         const result = parseTypeExpression(text);
         expect(result.errors, `${levels} levels`).toHaveLength(1);
@@ -242,5 +242,18 @@ describe('repeated type strings', () => {
     expect(parseTypeExpression('list<{ a: string }>')).toBe(first);
     expect(parseTypeExpression('strng').errors).toHaveLength(1);
     expect(parseTypeExpression('strng')).toBe(parseTypeExpression('strng'));
+  });
+});
+
+describe('parseTypeExpression: the length limit', () => {
+  it(`a type expression longer than ${MAX_EXPRESSION_LENGTH} characters is one PB403 past the limit`, () => {
+    const text = `enum(${Array.from({ length: 20_000 }, (_, i) => `m${i}`).join(', ')})`;
+    expect(parseTypeExpression(text).errors).toEqual([
+      {
+        code: 'PB403',
+        message: `type expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length})`,
+        span: { start: MAX_EXPRESSION_LENGTH, end: MAX_EXPRESSION_LENGTH + 1 },
+      },
+    ]);
   });
 });

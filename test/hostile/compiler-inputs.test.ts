@@ -56,6 +56,13 @@ const SPECIFIC: Record<string, (diagnostics: Diagnostic[], text: string, n: numb
     const pb403 = diagnostics.find((d) => d.code === 'PB403')!;
     expect(pb403.message).toContain(`nested more than ${MAX_TREE_HEIGHT} levels deep`);
   },
+  'long-expressions': (diagnostics, _text, n) => {
+    expect(byCode(diagnostics)).toEqual(Array<string>(n + 1).fill('PB400'));
+    expect(diagnostics.filter((d) => d.message.includes(`nested more than ${MAX_TREE_HEIGHT}`))).toHaveLength(
+      n,
+    );
+    expect(diagnostics.filter((d) => d.message.startsWith('expression longer than'))).toHaveLength(1);
+  },
   'misspelt-needs': (diagnostics, _text, n) => {
     expect(count(diagnostics, 'PB200')).toBe(n);
     // the did-you-mean stays right however many names there are
