@@ -26,5 +26,10 @@ function generate(schema, options) {
 }
 
 mkdirSync(here('../src/generated'), { recursive: true });
-writeFileSync(here('../src/generated/surface-validator.ts'), generate(surface, { verbose: true }));
+// strictNumbers: `.inf` and `.nan` are numbers to YAML, but no value of a playbook (a label would reach the
+// IR as null)
+writeFileSync(
+  here('../src/generated/surface-validator.ts'),
+  generate(surface, { verbose: true, strictNumbers: true }),
+);
 writeFileSync(here('../src/generated/ir-validator.ts'), generate(ir, {}));

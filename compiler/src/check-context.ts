@@ -3,7 +3,7 @@ import type { Diagnostic, OffsetRange, QuickFix, RelatedLocation, Severity } fro
 import type { Code } from './codes.js';
 import { CODES } from './codes.js';
 import type { Graph } from './graph/graph.js';
-import type { PlaybookModel, TextRef } from './model/model.js';
+import type { InputDecl, PlaybookModel, TextRef } from './model/model.js';
 import type { TemplateInfo } from './expressions/template-info.js';
 import { buildScalarMap, mapValueRange } from './yaml/scalar-map.js';
 import type { ScalarMap } from './yaml/scalar-map.js';
@@ -28,12 +28,35 @@ export class CheckContext {
    */
   readonly meant = new Set<string>();
   private readonly maps = new WeakMap<Scalar, ScalarMap>();
+  private names: readonly string[] | undefined;
+  private afterNames: ReadonlySet<string> | undefined;
+  private inputsByName: ReadonlyMap<string, InputDecl> | undefined;
 
   constructor(
     readonly file: string,
     readonly text: string,
     readonly model: PlaybookModel,
   ) {}
+
+  /** The steps' names in file order: the candidates of a did-you-mean, built once. */
+  get stepNames(): readonly string[] {
+    return (this.names ??= this.model.steps.map((s) => s.name));
+  }
+
+  /** The input of that name (the first, as the plain value has it), found without a scan per reference. */
+  input(name: string): InputDecl | undefined {
+    if (!this.inputsByName) {
+      const byName = new Map<string, InputDecl>();
+      for (const input of this.model.inputs) if (!byName.has(input.name)) byName.set(input.name, input);
+      this.inputsByName = byName;
+    }
+    return this.inputsByName.get(name);
+  }
+
+  /** Whether `name` is an after-task's. */
+  isAfterTask(name: string): boolean {
+    return (this.afterNames ??= new Set(this.model.after.map((a) => a.name))).has(name);
+  }
 
   report(code: Code, range: OffsetRange, message: string, options: ReportOptions = {}): void {
     const diagnostic: Diagnostic = {

@@ -2,7 +2,8 @@ import { isMap, isPair, isScalar, isSeq } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { CheckContext } from './check-context.js';
 import { CHECKS } from './checks/index.js';
-import type { Diagnostic } from './diagnostic.js';
+import { boundMessage } from './diagnostic.js';
+import type { Diagnostic, OffsetRange } from './diagnostic.js';
 import { buildGraph } from './graph/graph.js';
 import { buildModel } from './model/build-model.js';
 import type { PlaybookModel } from './model/model.js';
@@ -56,7 +57,12 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
     return analysis;
   }
   // (a loop, not push(...): a generated file can have more diagnostics than a call has arguments)
-  for (const diagnostic of validateSurface(file, document, yaml.value)) diagnostics.push(diagnostic);
+  const surface = validateSurface(file, document, yaml.value);
+  for (const diagnostic of surface) diagnostics.push(diagnostic);
+  if (yaml.keyDiagnostics.length) {
+    for (const diagnostic of outside(yaml.keyDiagnostics, coveredBy(surface, document)))
+      diagnostics.push(diagnostic);
+  }
   if (isMap(document.contents)) {
     const model = buildModel(file, document, yaml.value, yaml.aliases);
     const steps = model.steps.length + model.after.length;
@@ -91,6 +97,52 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
   return analysis;
 }
 
+/**
+ * What the schema check's diagnostics speak for: their ranges, and for an unknown or duplicate key also
+ * its value (which nothing reads, so what is wrong inside it does not matter).
+ */
+function coveredBy(surface: readonly Diagnostic[], document: Document.Parsed): OffsetRange[] {
+  const keyed = surface.filter((d) => d.code === 'PB102' || d.code === 'PB101');
+  const valueEnds = new Map<number, number>();
+  if (keyed.length) {
+    const stack: unknown[] = [document.contents];
+    while (stack.length) {
+      const node = stack.pop();
+      if (!node || typeof node !== 'object') continue;
+      if (isPair(node)) {
+        const key = node.key as Node | null;
+        const value = node.value as Node | null;
+        if (key?.range && value?.range) valueEnds.set(key.range[0], value.range[1]);
+        stack.push(node.value);
+      } else if (isMap(node) || isSeq(node)) for (const item of node.items as unknown[]) stack.push(item);
+    }
+  }
+  return surface.map(({ code, range }) =>
+    code === 'PB102' || code === 'PB101'
+      ? { start: range.start, end: Math.max(range.end, valueEnds.get(range.start) ?? range.end) }
+      : range,
+  );
+}
+
+/** The diagnostics of `inner` that no range of `outer` holds: not an echo of what those say. */
+function outside(inner: readonly Diagnostic[], outer: readonly OffsetRange[]): Diagnostic[] {
+  // Ranges by start, each with the furthest end of those starting at or before it: one that holds a
+  // range starting at s and ending at e exists when that furthest end, among starts <= s, reaches e.
+  const ranges = [...outer].sort((a, b) => a.start - b.start);
+  const furthest: number[] = [];
+  for (const range of ranges) furthest.push(Math.max(range.end, furthest[furthest.length - 1] ?? -1));
+  return inner.filter(({ range }) => {
+    let low = 0;
+    let high = ranges.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (ranges[mid]!.start <= range.start) low = mid + 1;
+      else high = mid;
+    }
+    return low === 0 || furthest[low - 1]! < range.end;
+  });
+}
+
 function finish(
   file: string,
   text: string,
@@ -98,6 +150,11 @@ function finish(
   source: SourceText,
   document?: Document.Parsed,
 ): Diagnostic[] {
+  // The last guard on echoed text: each message cuts what it quotes, and none is longer than this.
+  for (const diagnostic of diagnostics) {
+    diagnostic.message = boundMessage(diagnostic.message);
+    for (const related of diagnostic.related ?? []) related.message = boundMessage(related.message);
+  }
   const insideValue = document && text.includes('playbook-ignore') ? scalarSpans(document) : undefined;
   return sortDiagnostics(applySuppressions(file, text, withoutRepeats(diagnostics), source, insideValue));
 }

@@ -42,3 +42,38 @@ export function replaceFix(range: OffsetRange, suggestion: string | undefined): 
     ? { title: `Replace with "${suggestion}"`, edits: [{ range, newText: suggestion }] }
     : undefined;
 }
+
+/**
+ * The most characters of the file's own text (a name, a key, a value, an expression) one message repeats:
+ * a message says which thing, it does not copy it (an expression can be 100 KB long).
+ */
+export const MAX_SHOWN = 60;
+
+/** The most characters of a whole message, whatever it quotes (see `boundMessage`). */
+export const MAX_MESSAGE = 1_000;
+
+/** `text` cut to `most` characters, an ellipsis standing for the rest (never half a surrogate pair). */
+export function shown(text: string, most = MAX_SHOWN): string {
+  if (text.length <= most) return text;
+  let cut = most - 1;
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return `${text.slice(0, cut)}…`;
+}
+
+/** Names quoted for a message, at most `most` of them, then how many more. */
+export function shownList(names: readonly string[], most = 10): string {
+  const listed = names.slice(0, most).map((name) => `"${shown(name)}"`);
+  if (names.length > most) listed.push(`and ${names.length - most} more`);
+  return listed.join(', ');
+}
+
+/** A message within `MAX_MESSAGE`: the last guard, for text that reached a message uncut. */
+export function boundMessage(message: string): string {
+  return shown(message, MAX_MESSAGE);
+}
+
+/** A value from the file as a message shows it: text quoted and cut, anything else as JSON, cut. */
+export function shownValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(shown(value)) : shown(String(JSON.stringify(value)));
+}

@@ -1,4 +1,5 @@
 export type { Diagnostic, OffsetRange, QuickFix, RelatedLocation, Severity, TextEdit } from './diagnostic.js';
+export { MAX_MESSAGE, MAX_SHOWN } from './diagnostic.js';
 export { CODES } from './codes.js';
 export type { Code, CodeInfo } from './codes.js';
 export { SourceText } from './source-text.js';
@@ -8,7 +9,7 @@ export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile, sortDiagnostics } from './compile.js';
 export type { FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
-export type { Validation, WorkspaceFile } from './validate.js';
+export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';
 export { typeToString } from './types/type.js';

@@ -3,6 +3,7 @@ import { analyzeFile, sortDiagnostics } from './compile.js';
 import type { FileAnalysis } from './compile.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { PlaybookModel } from './model/model.js';
+import { SourceText } from './source-text.js';
 
 export interface WorkspaceFile {
   /** the path as it should appear in diagnostics (relative to the workspace) */
@@ -44,6 +45,17 @@ export function validate(files: readonly WorkspaceFile[]): Diagnostic[] {
   return validateWorkspace(files).diagnostics;
 }
 
+/** A file `decodeSource` refused: one PB100, and the text as far as it could be read. */
+export interface RefusedSource {
+  text: undefined;
+  diagnostic: Diagnostic;
+  /**
+   * The bytes decoded with U+FFFD for each bad sequence: the diagnostic's range is an offset into it, so
+   * an edge that turns ranges into lines and columns can place it (with `new SourceText(shownText)`).
+   */
+  shownText: string;
+}
+
 /**
  * Decodes a file's bytes as UTF-8 (without a BOM). Binary and non-UTF-8 files are refused with one
  * PB100 diagnostic pointing at the first bad byte, instead of being checked as garbage.
@@ -51,33 +63,77 @@ export function validate(files: readonly WorkspaceFile[]): Diagnostic[] {
 export function decodeSource(
   file: string,
   bytes: Uint8Array,
-): { text: string; diagnostic?: undefined } | { text: undefined; diagnostic: Diagnostic } {
-  const refuse = (message: string): { text: undefined; diagnostic: Diagnostic } => ({
-    text: undefined,
-    diagnostic: { file, range: { start: 0, end: 0 }, severity: 'error', code: 'PB100', message },
-  });
+): { text: string; diagnostic?: undefined } | RefusedSource {
+  const refuse = (at: number, message: (where: string) => string): RefusedSource => {
+    // (the prefix before `at` is valid UTF-8: its UTF-16 length is where the bad byte shows)
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+    const prefix = decoder.decode(bytes.subarray(bom, Math.max(bom, at)));
+    const shownText = prefix + decoder.decode(bytes.subarray(Math.max(bom, at)));
+    const start = prefix.length;
+    const { line, character } = new SourceText(prefix).positionAt(start);
+    return {
+      text: undefined,
+      shownText,
+      diagnostic: {
+        file,
+        range: { start, end: Math.min(start + 1, shownText.length) },
+        severity: 'error',
+        code: 'PB100',
+        message: message(`at byte ${at}, line ${line + 1}, column ${character + 1}`),
+      },
+    };
+  };
   const nul = bytes.indexOf(0);
-  if (nul >= 0) return refuse(`this is a binary file, not a YAML playbook (a NUL byte at byte ${nul})`);
-  try {
-    let text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    return { text };
-  } catch {
-    const bad = firstInvalidUtf8(bytes);
+  if (nul >= 0)
+    return refuse(nul, (where) => `this is a binary file, not a YAML playbook (a NUL byte ${where})`);
+  const bad = firstInvalidUtf8(bytes);
+  if (bad >= 0) {
+    const byte = bytes[bad]!.toString(16).padStart(2, '0');
     return refuse(
-      `this file is not valid UTF-8 (an invalid byte 0x${(bytes[bad] ?? 0).toString(16).padStart(2, '0')} at byte ${bad}); save it as UTF-8`,
+      bad,
+      (where) => `this file is not valid UTF-8 (an invalid byte 0x${byte} ${where}); save it as UTF-8`,
     );
   }
+  let text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return { text };
 }
 
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length;) {
+/**
+ * The offset of the first byte that does not begin a well-formed UTF-8 sequence, or -1. Well-formed as
+ * the Unicode standard's table 3-7 says (which `TextDecoder` follows): no overlong forms (C0, C1, E0 80–9F,
+ * F0 80–8F), no surrogates (ED A0–BF), nothing past U+10FFFF (F4 90–BF, F5–FF).
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  const length = bytes.length;
+  for (let i = 0; i < length;) {
     const b = bytes[i]!;
-    const length =
-      b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
-    if (length === 0 || i + length > bytes.length) return i;
-    for (let k = 1; k < length; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
-    i += length;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let size: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) size = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      size = 3;
+      if (b === 0xe0) low = 0xa0;
+      else if (b === 0xed) high = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      size = 4;
+      if (b === 0xf0) low = 0x90;
+      else if (b === 0xf4) high = 0x8f;
+    } else return i;
+    if (i + size > length) return i;
+    const second = bytes[i + 1]!;
+    if (second < low || second > high) return i;
+    for (let k = 2; k < size; k++) {
+      const next = bytes[i + k]!;
+      if (next < 0x80 || next > 0xbf) return i;
+    }
+    i += size;
   }
-  return 0;
+  return -1;
 }

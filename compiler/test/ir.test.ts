@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkIr, compilePlaybook, regionSteps, serializeIr } from '../src/index.js';
 import { toRanges } from '../src/ir/ranges.js';
+import { MAX_IR_NESTING } from '../src/ir/check-ir.js';
 import type { Ir } from '../src/index.js';
 
 const playbooks = new URL('../../playbooks/', import.meta.url).pathname;
@@ -95,6 +96,18 @@ describe('the IR', () => {
     expect(result).toEqual({ ok: false, errors: [expect.stringContaining('unsupported IR version 2')] });
     const broken = checkIr({ ...ir, steps: [{ name: 'x' }] });
     expect(broken.ok).toBe(false);
+  });
+
+  it('refuses a hand-made IR nested deeper than any compiled one, without overflowing the stack', () => {
+    const ir = compile('pr.yml') as unknown as { steps: { when: unknown }[] };
+    let expr: unknown = { kind: 'context', name: 'inputs' };
+    for (let i = 0; i < 100_000; i++) expr = { kind: 'not', operand: expr };
+    const deep = structuredClone(ir);
+    deep.steps[0]!.when = { expr, at: { line: 1, column: 1, endLine: 1, endColumn: 2 } };
+    expect(checkIr(deep)).toEqual({
+      ok: false,
+      errors: [expect.stringContaining(`nested more than ${MAX_IR_NESTING} levels deep`)],
+    });
   });
 
   it('is not produced for a playbook with errors', () => {

@@ -21,6 +21,7 @@ import { createToken, EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'ch
 import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
 import type { BinaryOperator, Expr, GrammarError, ParseResult, Span } from './ast.js';
 import { lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
 import { decodeQuoted } from './strings.js';
@@ -143,7 +144,7 @@ function matchesAny(token: IToken, types: readonly TokenType[]): boolean {
 function describe(token: IToken): string {
   if (token.tokenType === EOF) return 'the end of the expression';
   if (token.tokenType === StringLiteral) return `the string ${shortImage(token.image)}`;
-  if (token.tokenType === NumberLiteral) return `the number ${token.image}`;
+  if (token.tokenType === NumberLiteral) return `the number ${shortImage(token.image)}`;
   return quoteImage(token.image);
 }
 
@@ -204,6 +205,10 @@ class ExpressionParser extends EmbeddedActionsParser {
   private endIsEcho = false;
   /** The extent of parenthesized expressions, parentheses included (absolute). */
   private outer = new WeakMap<Expr, Span>();
+  /** Heights above 1 of the nodes built so far, parentheses counted (see limits.ts). */
+  private heights = new WeakMap<Expr, number>();
+  /** Levels open around the rule being parsed: parentheses, `!`, `[` and calls. */
+  private nesting = 0;
 
   constructor() {
     super([...lexerTokens, Name, Literal, EqualityOp, RelationalOp], {
@@ -222,6 +227,8 @@ class ExpressionParser extends EmbeddedActionsParser {
     this.echoes = echoes;
     this.endIsEcho = endIsEcho;
     this.outer = new WeakMap();
+    this.heights = new WeakMap();
+    this.nesting = 0;
   }
 
   /** The errors of the last parse. `earlier` tells whether the lexer already found something. */
@@ -301,13 +308,20 @@ class ExpressionParser extends EmbeddedActionsParser {
         {
           ALT: () => {
             const bang = this.CONSUME(Bang);
-            const operand = this.SUBRULE(this.unary);
-            return this.ACTION((): Expr => ({
-              kind: 'unary',
-              operator: '!',
-              operand,
-              span: { start: this.start(bang), end: this.outerSpan(operand).end },
-            }));
+            this.ACTION(() => this.enter(bang));
+            const operand = this.nested(() => this.SUBRULE(this.unary));
+            return this.ACTION(() =>
+              this.limited(
+                {
+                  kind: 'unary',
+                  operator: '!',
+                  operand,
+                  span: { start: this.start(bang), end: this.outerSpan(operand).end },
+                },
+                bang,
+                [operand],
+              ),
+            );
           },
         },
         { ALT: () => this.SUBRULE(this.postfix) },
@@ -332,30 +346,39 @@ class ExpressionParser extends EmbeddedActionsParser {
               }
               const name = this.CONSUME(Name);
               this.ACTION(() => {
-                expr = {
-                  kind: 'member',
-                  object: expr,
-                  property: name.image,
-                  propertySpan: this.span(name),
-                  span: { start: this.outerSpan(expr).start, end: this.end(name) },
-                };
+                expr = this.limited(
+                  {
+                    kind: 'member',
+                    object: expr,
+                    property: name.image,
+                    propertySpan: this.span(name),
+                    span: { start: this.outerSpan(expr).start, end: this.end(name) },
+                  },
+                  dot,
+                  [expr],
+                );
               });
             },
           },
           {
             ALT: () => {
               const open = this.CONSUME(LBracket);
-              const index = this.SUBRULE(this.expression);
+              this.ACTION(() => this.enter(open));
+              const index = this.nested(() => this.SUBRULE(this.expression));
               const closed = this.ACTION(() => this.expectClose(RBracket, '['));
               const close = closed === false ? undefined : this.CONSUME(RBracket);
               this.ACTION(() => {
                 const end = close ? this.end(close) : Math.max(this.outerSpan(index).end, this.end(open));
-                expr = {
-                  kind: 'index',
-                  object: expr,
-                  index,
-                  span: { start: this.outerSpan(expr).start, end },
-                };
+                expr = this.limited(
+                  {
+                    kind: 'index',
+                    object: expr,
+                    index,
+                    span: { start: this.outerSpan(expr).start, end },
+                  },
+                  open,
+                  [expr, index],
+                );
               });
             },
           },
@@ -383,30 +406,37 @@ class ExpressionParser extends EmbeddedActionsParser {
             this.OPTION(() => {
               const open = this.CONSUME(LParen);
               const args: Expr[] = [];
+              this.ACTION(() => this.enter(open));
               // No arguments unless one can start here: in `f( && x` or `g(f(, 1)` the mistake is more likely
               // a missing `)` than a missing value, and going on from there keeps it to one error.
               const empty = this.ACTION(() => !matchesAny(this.LA(1), VALUE_STARTS));
               if (empty !== true) {
-                args.push(this.SUBRULE(this.expression));
-                this.MANY(() => {
-                  this.CONSUME(Comma);
-                  args.push(this.SUBRULE2(this.expression));
+                this.nested(() => {
+                  args.push(this.SUBRULE(this.expression));
+                  this.MANY(() => {
+                    this.CONSUME(Comma);
+                    args.push(this.SUBRULE2(this.expression));
+                  });
                 });
               }
-              const closed = this.ACTION(() => this.expectClose(RParen, `${name.image}(`));
+              const closed = this.ACTION(() => this.expectClose(RParen, `${shortImage(name.image)}(`));
               const close = closed === false ? undefined : this.CONSUME(RParen);
               this.ACTION(() => {
                 const last = args[args.length - 1];
                 const end = close
                   ? this.end(close)
                   : Math.max(this.end(open), last ? this.outerSpan(last).end : 0);
-                call = {
-                  kind: 'call',
-                  callee: name.image,
-                  calleeSpan: this.span(name),
+                call = this.limited(
+                  {
+                    kind: 'call',
+                    callee: name.image,
+                    calleeSpan: this.span(name),
+                    args,
+                    span: { start: this.start(name), end },
+                  },
+                  open,
                   args,
-                  span: { start: this.start(name), end },
-                };
+                );
               });
             });
             return this.ACTION(
@@ -417,11 +447,15 @@ class ExpressionParser extends EmbeddedActionsParser {
         {
           ALT: () => {
             const open = this.CONSUME2(LParen);
-            const inner = this.SUBRULE3(this.expression);
+            this.ACTION(() => this.enter(open));
+            const inner = this.nested(() => this.SUBRULE3(this.expression));
             const closed = this.ACTION(() => this.expectClose(RParen, '('));
             const close = closed === false ? undefined : this.CONSUME2(RParen);
             return this.ACTION(() => {
               const end = close ? this.end(close) : Math.max(this.outerSpan(inner).end, this.end(open));
+              const height = this.heightOf(inner) + 1;
+              if (height > MAX_TREE_HEIGHT) this.tooDeep(open);
+              this.heights.set(inner, height);
               this.outer.set(inner, { start: this.start(open), end });
               return inner;
             });
@@ -471,14 +505,62 @@ class ExpressionParser extends EmbeddedActionsParser {
   }
 
   private binary(operator: BinaryOperator, left: Expr, token: IToken, right: Expr): Expr {
-    return {
-      kind: 'binary',
-      operator,
-      left,
-      right,
-      operatorSpan: this.span(token),
-      span: { start: this.outerSpan(left).start, end: this.outerSpan(right).end },
-    };
+    return this.limited(
+      {
+        kind: 'binary',
+        operator,
+        left,
+        right,
+        operatorSpan: this.span(token),
+        span: { start: this.outerSpan(left).start, end: this.outerSpan(right).end },
+      },
+      token,
+      [left, right],
+    );
+  }
+
+  // --- the height limit (limits.ts) ------------------------------------------------------------------
+
+  private heightOf(expr: Expr): number {
+    return this.heights.get(expr) ?? 1;
+  }
+
+  /** Parses one more level of nesting (the count is restored whatever happens inside). */
+  private nested<T>(parse: () => T): T {
+    this.nesting++;
+    try {
+      return parse();
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  /**
+   * Before a level opens at `token`: past the limit (the level holds at least a leaf) the parse stops.
+   * Recursing on would only risk the stack.
+   */
+  private enter(token: IToken): void {
+    if (this.nesting + 2 > MAX_TREE_HEIGHT) this.tooDeep(token);
+  }
+
+  /** `node` if it is within the height limit; else the parse stops, the error at `token`. */
+  private limited(node: Expr, token: IToken, children: readonly Expr[]): Expr {
+    let height = 0;
+    for (const child of children) height = Math.max(height, this.heightOf(child));
+    height += 1;
+    if (height > MAX_TREE_HEIGHT) this.tooDeep(token);
+    if (height > 1) this.heights.set(node, height);
+    return node;
+  }
+
+  /**
+   * Stops the parse: no part of a tree past the limit is kept (`parseExpression` makes it one `error`
+   * node). Thrown past chevrotain, which only catches its own recognition errors, so unwinding costs
+   * nothing (its error recovery, tried at every level on the way out, took seconds).
+   */
+  private tooDeep(token: IToken): never {
+    this.report(token, tooDeepMessage('expression'));
+    throw new TooDeep();
   }
 
   private literal(token: IToken): Expr {
@@ -490,8 +572,22 @@ class ExpressionParser extends EmbeddedActionsParser {
         return { kind: 'literal', value: false, span };
       case Null:
         return { kind: 'literal', value: null, span };
-      case NumberLiteral:
-        return { kind: 'literal', value: Number(token.image), span };
+      case NumberLiteral: {
+        const value = Number(token.image);
+        // An expression means what it says: 1e400 would be infinity (and null once in the IR's JSON),
+        // 9007199254740993 would be …992.
+        if (!Number.isFinite(value))
+          this.report(
+            token,
+            `the number ${shortImage(token.image)} is too large: numbers go up to about 1.8e308`,
+          );
+        else if (Number.isInteger(value) && !Number.isSafeInteger(value) && /^-?\d+$/.test(token.image))
+          this.report(
+            token,
+            `the integer ${shortImage(token.image)} is too large to be exact: integers go up to 9007199254740991 (2^53 − 1)`,
+          );
+        return { kind: 'literal', value, span };
+      }
       default:
         return { kind: 'literal', value: (token.payload as string | undefined) ?? '', span };
     }
@@ -544,6 +640,9 @@ class ExpressionParser extends EmbeddedActionsParser {
   }
 }
 
+/** Unwinds a parse that went past the height limit. */
+class TooDeep extends Error {}
+
 const parser = new ExpressionParser();
 
 // ---------------------------------------------------------------------------------------------- API
@@ -558,6 +657,20 @@ function pb400(message: string, start: number, end: number): GrammarError {
  * `error` nodes where pieces were missing.
  */
 export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
+  if (text.length > MAX_EXPRESSION_LENGTH) {
+    // Refused before it is lexed, on the first character past the limit.
+    const at = offset + MAX_EXPRESSION_LENGTH;
+    return {
+      value: { kind: 'error', span: { start: offset, end: offset + text.length } },
+      errors: [
+        pb400(
+          `expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length}); split it, or move long text out of it`,
+          at,
+          at + 1,
+        ),
+      ],
+    };
+  }
   const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
   if (tokens.length === 0 && unknown.length === 0) {
     return { value: undefined, errors: [pb400('empty expression', offset, offset + text.length)] };
@@ -584,6 +697,13 @@ export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
   try {
     value = parser.expression();
   } catch (error) {
+    if (error instanceof TooDeep) {
+      // The whole expression stands as one `error` node: nothing past the limit reaches a later stage.
+      value = { kind: 'error', span: { start: offset, end: offset + text.length } };
+      for (const problem of parser.takeProblems(errors.length > 0))
+        errors.push(pb400(problem.message, problem.start, problem.end));
+      return { value, errors: errors.sort((a, b) => a.span.start - b.span.start) };
+    }
     if (!(error instanceof RangeError)) throw error;
     // Only a pathologically deep nesting overflows the stack.
     return {

@@ -16,6 +16,7 @@ import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain'
 import type { GrammarError, ParseResult, Span, TypeExpr } from './ast.js';
 import { closest } from './did-you-mean.js';
 import { lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
 import { decodeQuoted } from './strings.js';
@@ -145,6 +146,10 @@ class TypeParser extends EmbeddedActionsParser {
   private endIsEcho = false;
   /** Set when some piece could not be recovered: the result is then `undefined`. */
   holed = false;
+  /** Heights above 1 of the types built so far (see limits.ts). */
+  private heights = new WeakMap<TypeExpr, number>();
+  /** Levels open around the rule being parsed: `list<` and `{`. */
+  private nesting = 0;
 
   constructor() {
     super([...lexerTokens, AnyWord], {
@@ -161,6 +166,8 @@ class TypeParser extends EmbeddedActionsParser {
     this.echoes = echoes;
     this.endIsEcho = endIsEcho;
     this.holed = false;
+    this.heights = new WeakMap();
+    this.nesting = 0;
   }
 
   /** The errors of the last parse. `earlier` tells whether the lexer already found something. */
@@ -191,7 +198,11 @@ class TypeParser extends EmbeddedActionsParser {
           }
           nullableSeen = true;
           if (type !== undefined) {
-            type = { kind: 'nullable', inner: type, span: { start: type.span.start, end: end(mark) } };
+            type = this.limited(
+              { kind: 'nullable', inner: type, span: { start: type.span.start, end: end(mark) } },
+              mark,
+              [type],
+            );
           }
         });
       });
@@ -209,13 +220,18 @@ class TypeParser extends EmbeddedActionsParser {
             const keyword = this.CONSUME(ListKeyword);
             if (this.ACTION(() => this.expectOpen(LAngle, keyword)) === false) return this.hole();
             const open = this.CONSUME(LAngle);
-            const element = this.SUBRULE(this.typeExpr);
+            this.ACTION(() => this.enter(keyword));
+            const element = this.nested(() => this.SUBRULE(this.typeExpr));
             const closed = this.ACTION(() => this.expectClose(RAngle, 'list<'));
             const close = closed === false ? undefined : this.CONSUME(RAngle);
             return this.ACTION((): TypeExpr | undefined => {
               if (element === undefined) return undefined;
               const stop = close ? end(close) : Math.max(element.span.end, end(open));
-              return { kind: 'list', element, span: { start: keyword.startOffset, end: stop } };
+              return this.limited(
+                { kind: 'list', element, span: { start: keyword.startOffset, end: stop } },
+                keyword,
+                [element],
+              );
             });
           },
         },
@@ -229,7 +245,7 @@ class TypeParser extends EmbeddedActionsParser {
             const addMember = (token: IToken): void => {
               const value = token.tokenType === Quoted ? (token.payload as string) : token.image;
               if (seen.has(value)) {
-                this.report(token, `duplicate enum member ${JSON.stringify(value)}`, 'semantic');
+                this.report(token, `duplicate enum member ${quoteImage(value)}`, 'semantic');
                 return;
               }
               seen.add(value);
@@ -272,12 +288,13 @@ class TypeParser extends EmbeddedActionsParser {
         {
           ALT: () => {
             const open = this.CONSUME(LBrace);
+            this.ACTION(() => this.enter(open));
             const fields: Field[] = [];
             const seen = new Set<string>();
             const addField = (field: Field | undefined): void => {
               if (field === undefined) return;
               if (seen.has(field.name)) {
-                this.reportSpan(field.nameSpan, `duplicate field ${JSON.stringify(field.name)}`, 'semantic');
+                this.reportSpan(field.nameSpan, `duplicate field ${quoteImage(field.name)}`, 'semantic');
                 return;
               }
               seen.add(field.name);
@@ -285,14 +302,16 @@ class TypeParser extends EmbeddedActionsParser {
             };
             const empty = this.ACTION(() => tokenMatcher(this.LA(1), RBrace));
             if (empty !== true) {
-              const first = this.SUBRULE(this.field);
-              this.ACTION(() => addField(first));
-              this.MANY2(() => {
-                this.CONSUME2(Comma);
-                const more = this.ACTION(() => !tokenMatcher(this.LA(1), RBrace)); // trailing comma
-                if (more === false) return;
-                const next = this.SUBRULE2(this.field);
-                this.ACTION(() => addField(next));
+              this.nested(() => {
+                const first = this.SUBRULE(this.field);
+                this.ACTION(() => addField(first));
+                this.MANY2(() => {
+                  this.CONSUME2(Comma);
+                  const more = this.ACTION(() => !tokenMatcher(this.LA(1), RBrace)); // trailing comma
+                  if (more === false) return;
+                  const next = this.SUBRULE2(this.field);
+                  this.ACTION(() => addField(next));
+                });
               });
             }
             const closed = this.ACTION(() => this.expectClose(RBrace, '{'));
@@ -300,7 +319,11 @@ class TypeParser extends EmbeddedActionsParser {
             return this.ACTION((): TypeExpr => {
               const last = fields[fields.length - 1];
               const stop = close ? end(close) : Math.max(end(open), last ? last.type.span.end : 0);
-              return { kind: 'object', fields, span: { start: open.startOffset, end: stop } };
+              return this.limited(
+                { kind: 'object', fields, span: { start: open.startOffset, end: stop } },
+                open,
+                fields.map((field) => field.type),
+              );
             });
           },
         },
@@ -354,7 +377,7 @@ class TypeParser extends EmbeddedActionsParser {
         if (tokenMatcher(next, Colon)) return true;
         this.report(
           next,
-          `expected ":" after the field name ${JSON.stringify(name.image)} but found ${describe(next)}`,
+          `expected ":" after the field name ${quoteImage(name.image)} but found ${describe(next)}`,
         );
         return false;
       });
@@ -366,6 +389,39 @@ class TypeParser extends EmbeddedActionsParser {
     },
     { recoveryValueFunc: () => this.hole() },
   );
+
+  // --- the height limit (limits.ts) ------------------------------------------------------------------
+
+  /** Parses one more level of nesting (the count is restored whatever happens inside). */
+  private nested<T>(parse: () => T): T {
+    this.nesting++;
+    try {
+      return parse();
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  /** Before a level opens at `token`: past the limit (the level holds at least a leaf) the parse stops. */
+  private enter(token: IToken): void {
+    if (this.nesting + 2 > MAX_TREE_HEIGHT) this.tooDeep(token);
+  }
+
+  /** `type` if it is within the height limit; else the parse stops, the error at `token`. */
+  private limited(type: TypeExpr, token: IToken, children: readonly (TypeExpr | undefined)[]): TypeExpr {
+    let height = 0;
+    for (const child of children) height = Math.max(height, child ? (this.heights.get(child) ?? 1) : 0);
+    height += 1;
+    if (height > MAX_TREE_HEIGHT) this.tooDeep(token);
+    if (height > 1) this.heights.set(type, height);
+    return type;
+  }
+
+  /** Stops the parse (thrown past chevrotain, which only catches its own errors; see expression.ts). */
+  private tooDeep(token: IToken): never {
+    this.report(token, tooDeepMessage('type expression'));
+    throw new TooDeep();
+  }
 
   // --- helpers ---------------------------------------------------------------------------------------
 
@@ -465,6 +521,9 @@ function span(token: IToken): Span {
   return { start: token.startOffset, end: end(token) };
 }
 
+/** Unwinds a parse that went past the height limit. */
+class TooDeep extends Error {}
+
 const parser = new TypeParser();
 
 // ---------------------------------------------------------------------------------------------- API
@@ -491,6 +550,15 @@ export function parseTypeExpression(text: string): ParseResult<TypeExpr> {
 }
 
 function parseTypeExpressionUncached(text: string): ParseResult<TypeExpr> {
+  if (text.length > MAX_EXPRESSION_LENGTH) {
+    const at = MAX_EXPRESSION_LENGTH;
+    return {
+      value: undefined,
+      errors: [
+        pb403(`type expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length})`, at, at + 1),
+      ],
+    };
+  }
   const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
   if (tokens.length === 0 && unknown.length === 0) {
     return { value: undefined, errors: [pb403('empty type expression', 0, text.length)] };
@@ -518,6 +586,12 @@ function parseTypeExpressionUncached(text: string): ParseResult<TypeExpr> {
   try {
     value = parser.typeExpr();
   } catch (error) {
+    if (error instanceof TooDeep) {
+      // No part of a type past the limit reaches a later stage.
+      for (const problem of parser.takeProblems(errors.length > 0))
+        errors.push(pb403(problem.message, problem.start, problem.end));
+      return { value: undefined, errors: errors.sort((a, b) => a.span.start - b.span.start) };
+    }
     if (!(error instanceof RangeError)) throw error;
     return { value: undefined, errors: [pb403('type expression is nested too deeply', 0, text.length)] };
   }

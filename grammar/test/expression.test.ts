@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseExpression } from '../src/index.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, parseExpression } from '../src/index.js';
 import type { Expr } from '../src/index.js';
-import { at, show } from './helpers.js';
+import { at, heightOf, show } from './helpers.js';
 
 function ok(text: string): Expr {
   const result = parseExpression(text);
@@ -350,5 +350,77 @@ describe('parseExpression: errors and recovery', () => {
     expect(result.errors).toHaveLength(1);
     const bangs = parseExpression('!'.repeat(20000) + 'a');
     expect(bangs.errors.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('parseExpression: the height limit', () => {
+  const max = MAX_TREE_HEIGHT;
+  /** Each shape at a given number of levels, and the text the error must point at past the limit. */
+  const shapes: Record<string, { make: (levels: number) => string; marker: string }> = {
+    'a chain of ".a"': { make: (n) => `a${'.a'.repeat(n - 1)}`, marker: '.' },
+    'a chain of ["a"]': { make: (n) => `a${'["a"]'.repeat(n - 1)}`, marker: '[' },
+    'a chain of ||': { make: (n) => Array<string>(n).fill('a').join(' || '), marker: '||' },
+    'a chain of &&': { make: (n) => Array<string>(n).fill('a').join(' && '), marker: '&&' },
+    'a chain of ==': { make: (n) => Array<string>(n).fill('a').join(' == '), marker: '==' },
+    'a run of !': { make: (n) => `${'!'.repeat(n - 1)}a`, marker: '!' },
+    'nested parentheses': { make: (n) => `${'('.repeat(n - 1)}a${')'.repeat(n - 1)}`, marker: '(' },
+    'unclosed parentheses': { make: (n) => `${'('.repeat(n - 1)}a`, marker: '(' },
+    'nested calls': { make: (n) => `${'len('.repeat(n - 1)}a${')'.repeat(n - 1)}`, marker: '(' },
+    'nested indexes': { make: (n) => `a${'[a'.repeat(n - 2)}[1${']'.repeat(n - 1)}`, marker: '[' },
+  };
+
+  for (const [what, { make, marker }] of Object.entries(shapes)) {
+    it(`${what}: ${max} levels parse; one more is one PB400 on the ${JSON.stringify(marker)} past the limit`, () => {
+      const fits = parseExpression(make(max));
+      // (an unclosed parenthesis is its own error; the tree is what matters there)
+      if (what !== 'unclosed parentheses') expect(fits.errors).toEqual([]);
+      expect(heightOf(fits.value)).toBeLessThanOrEqual(max);
+
+      for (const levels of [max + 1, max + 2, 5_000, 20_000]) {
+        const text = make(levels);
+        const result = parseExpression(text, 7);
+        expect(result.errors, `${levels} levels`).toHaveLength(1);
+        const error = result.errors[0]!;
+        expect(error.code).toBe('PB400');
+        expect(error.message).toContain(`nested more than ${max} levels deep`);
+        expect(text.slice(error.span.start - 7, error.span.end - 7)).toBe(marker);
+        // nothing past the limit reaches a later stage: the whole expression is one error node
+        expect(result.value).toEqual({ kind: 'error', span: { start: 7, end: 7 + text.length } });
+      }
+    });
+  }
+
+  it('the error is on the first place past the limit', () => {
+    const text = `a${'.a'.repeat(max)}`; // max + 1 levels: the last "." goes past
+    const error = parseExpression(text).errors[0]!;
+    expect(error.span).toEqual({ start: text.length - 2, end: text.length - 1 });
+  });
+
+  it('an earlier syntax error is the one reported', () => {
+    const result = parseExpression(`a == == ${'('.repeat(10_000)}`);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]!.message).toMatch(/expected a value/);
+  });
+
+  it('a wide expression is not a deep one', () => {
+    const args = Array.from({ length: 2_000 }, (_, i) => `'${i}'`).join(', ');
+    expect(parseExpression(`format('{0}', ${args})`).errors).toEqual([]);
+  });
+});
+
+describe('parseExpression: the length limit', () => {
+  it(`an expression of ${MAX_EXPRESSION_LENGTH} characters is parsed; a longer one is one PB400 past the limit`, () => {
+    const fits = `'${'x'.repeat(MAX_EXPRESSION_LENGTH - 2)}'`;
+    expect(parseExpression(fits).errors).toEqual([]);
+    const text = `inputs.task${'.a'.repeat(MAX_EXPRESSION_LENGTH)}`;
+    const result = parseExpression(text, 5);
+    expect(result.errors).toEqual([
+      {
+        code: 'PB400',
+        message: `expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length}); split it, or move long text out of it`,
+        span: { start: 5 + MAX_EXPRESSION_LENGTH, end: 6 + MAX_EXPRESSION_LENGTH },
+      },
+    ]);
+    expect(result.value).toEqual({ kind: 'error', span: { start: 5, end: 5 + text.length } });
   });
 });

@@ -1,4 +1,4 @@
-import type { Expr, GrammarError, Span } from '../src/index.js';
+import type { Expr, GrammarError, Span, TypeExpr } from '../src/index.js';
 
 /** A compact rendering of an expression tree: binary and unary nodes are parenthesized. */
 export function show(expr: Expr | undefined): string {
@@ -54,4 +54,45 @@ export function spansOf(expr: Expr): Span[] {
 
 export function messages(errors: GrammarError[]): string[] {
   return errors.map((error) => `${error.code} ${error.message}`);
+}
+
+/** The height of a tree (a leaf is 1), measured without recursion: the trees under test may be deep. */
+export function heightOf(root: Expr | TypeExpr | undefined): number {
+  let highest = 0;
+  const stack: [Expr | TypeExpr, number][] = root ? [[root, 1]] : [];
+  while (stack.length) {
+    const [node, height] = stack.pop()!;
+    highest = Math.max(highest, height);
+    const children: (Expr | TypeExpr)[] = [];
+    switch (node.kind) {
+      case 'member':
+        children.push(node.object);
+        break;
+      case 'index':
+        children.push(node.object, node.index);
+        break;
+      case 'unary':
+        children.push(node.operand);
+        break;
+      case 'binary':
+        children.push(node.left, node.right);
+        break;
+      case 'call':
+        children.push(...node.args);
+        break;
+      case 'list':
+        children.push(node.element);
+        break;
+      case 'object':
+        children.push(...node.fields.map((field) => field.type));
+        break;
+      case 'nullable':
+        children.push(node.inner);
+        break;
+      default:
+        break;
+    }
+    for (const child of children) stack.push([child, height + 1]);
+  }
+  return highest;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseTypeExpression } from '../src/index.js';
+import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, parseTypeExpression } from '../src/index.js';
 import type { TypeExpr } from '../src/index.js';
-import { at } from './helpers.js';
+import { at, heightOf } from './helpers.js';
 
 /** A canonical rendering of a type expression. */
 function render(type: TypeExpr | undefined): string {
@@ -200,11 +200,60 @@ describe('parseTypeExpression: errors (one each)', () => {
   });
 });
 
+describe('parseTypeExpression: the height limit', () => {
+  const max = MAX_TREE_HEIGHT;
+  const shapes: Record<string, { make: (levels: number) => string; marker: string }> = {
+    'nested lists': { make: (n) => `${'list<'.repeat(n - 1)}string${'>'.repeat(n - 1)}`, marker: 'list' },
+    'unclosed lists': { make: (n) => `${'list<'.repeat(n - 1)}string`, marker: 'list' },
+    'nested objects': { make: (n) => `${'{ a: '.repeat(n - 1)}string${' }'.repeat(n - 1)}`, marker: '{' },
+    'lists of objects': {
+      make: (n) => `${'list<{ a: '.repeat((n - 1) / 2)}string${' }>'.repeat((n - 1) / 2)}`,
+      marker: '{',
+    },
+  };
+  for (const [what, { make, marker }] of Object.entries(shapes)) {
+    it(`${what}: ${max} levels parse; more is one PB403 on the ${JSON.stringify(marker)} past the limit`, () => {
+      const fits = parseTypeExpression(make(what === 'lists of objects' ? max - 1 : max));
+      expect(fits.value).toBeDefined();
+      expect(heightOf(fits.value)).toBeLessThanOrEqual(max);
+      for (const levels of [max + 1, max + 3, 5_001, 14_001]) {
+        const text = make(levels);
+        const result = parseTypeExpression(text);
+        expect(result.errors, `${levels} levels`).toHaveLength(1);
+        expect(result.errors[0]!.code).toBe('PB403');
+        expect(result.errors[0]!.message).toContain(`nested more than ${max} levels deep`);
+        expect(at(text, result.errors[0]!.span)).toBe(marker);
+        expect(result.value).toBeUndefined();
+      }
+    });
+  }
+
+  it('a "?" past the limit is reported on the outermost level', () => {
+    const text = `${'list<'.repeat(max - 1)}string?${'>'.repeat(max - 1)}`;
+    const result = parseTypeExpression(text);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]!.span).toEqual({ start: 0, end: 4 });
+  });
+});
+
 describe('repeated type strings', () => {
   it('parse once: the same text gives the same (read-only) result', () => {
     const first = parseTypeExpression('list<{ a: string }>');
     expect(parseTypeExpression('list<{ a: string }>')).toBe(first);
     expect(parseTypeExpression('strng').errors).toHaveLength(1);
     expect(parseTypeExpression('strng')).toBe(parseTypeExpression('strng'));
+  });
+});
+
+describe('parseTypeExpression: the length limit', () => {
+  it(`a type expression longer than ${MAX_EXPRESSION_LENGTH} characters is one PB403 past the limit`, () => {
+    const text = `enum(${Array.from({ length: 20_000 }, (_, i) => `m${i}`).join(', ')})`;
+    expect(parseTypeExpression(text).errors).toEqual([
+      {
+        code: 'PB403',
+        message: `type expression longer than ${MAX_EXPRESSION_LENGTH} characters (${text.length})`,
+        span: { start: MAX_EXPRESSION_LENGTH, end: MAX_EXPRESSION_LENGTH + 1 },
+      },
+    ]);
   });
 });

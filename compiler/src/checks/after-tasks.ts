@@ -1,5 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
+import { shown } from '../diagnostic.js';
 
 /**
  * PB602: an after-task's `on` must name run statuses it can start on, and `trigger: manual` takes no
@@ -13,7 +14,7 @@ export const checkAfterTasks: Check = (context) => {
       context.report(
         'PB602',
         task.onValue.range,
-        `invalid value "${task.onValue.name}" for "on" of after-task "${task.name}"; expected "completed" or "failed"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
+        `invalid value "${shown(task.onValue.name)}" for "on" of after-task "${shown(task.name)}"; expected "completed" or "failed"${suggestion ? ` (did you mean "${shown(suggestion)}"?)` : ''}`,
       );
     }
     const on = task.keys.find((k) => k.name === 'on');
@@ -21,7 +22,7 @@ export const checkAfterTasks: Check = (context) => {
       context.report(
         'PB602',
         on.range,
-        `after-task "${task.name}" has trigger: manual, so "on" never applies: a manual after-task starts only from a button or a command`,
+        `after-task "${shown(task.name)}" has trigger: manual, so "on" never applies: a manual after-task starts only from a button or a command`,
       );
     }
     for (const outcome of task.outcomes) {
@@ -30,7 +31,7 @@ export const checkAfterTasks: Check = (context) => {
         context.report(
           'PB605',
           transition.range,
-          `after-task "${task.name}" cannot ${transition.kind === 'loop' ? 'loop' : 'end the run'}: after-tasks run when the run has ended; use next, fail or retry`,
+          `after-task "${shown(task.name)}" cannot ${transition.kind === 'loop' ? 'loop' : 'end the run'}: after-tasks run when the run has ended; use next, fail or retry`,
         );
       }
     }

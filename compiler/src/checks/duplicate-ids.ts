@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../diagnostic.js';
 import type { PlaybookModel } from '../model/model.js';
+import { shown } from '../diagnostic.js';
 
 /** PB110: playbook ids are unique in a workspace; every file after the first with an id is reported. */
 export function checkDuplicateIds(models: readonly PlaybookModel[]): Diagnostic[] {
@@ -16,12 +17,12 @@ export function checkDuplicateIds(models: readonly PlaybookModel[]): Diagnostic[
       range: model.idRange ?? { start: 0, end: 0 },
       severity: 'error',
       code: 'PB110',
-      message: `playbook id "${model.id}" is already used by ${earlier.file}${model.idRange ? '' : ' (the id comes from the file name; set id: to tell them apart)'}`,
+      message: `playbook id "${shown(model.id)}" is already used by ${earlier.file}${model.idRange ? '' : ' (the id comes from the file name; set id: to tell them apart)'}`,
       related: [
         {
           file: earlier.file,
           range: earlier.idRange ?? { start: 0, end: 0 },
-          message: `"${model.id}" is first used here`,
+          message: `"${shown(model.id)}" is first used here`,
         },
       ],
     });

@@ -4,7 +4,8 @@ import { templateSites } from '../expressions/sites.js';
 import type { TemplateInfo } from '../expressions/template-info.js';
 import type { TextRef } from '../model/model.js';
 import { ExpressionChecker } from '../expressions/typecheck.js';
-import { STRING, typeToString } from '../types/type.js';
+import { STRING, typeForMessage } from '../types/type.js';
+import { shown } from '../diagnostic.js';
 
 /**
  * Parses every template and condition (PB400, PB406), binds and type-checks their expressions
@@ -51,7 +52,7 @@ export const checkExpressions: Check = (context) => {
           '"when" needs a boolean, but this may be null; guard it with default(…, false)',
         );
       } else {
-        context.report('PB405', range, `"when" must be a boolean expression, not ${typeToString(type)}`);
+        context.report('PB405', range, `"when" must be a boolean expression, not ${typeForMessage(type)}`);
       }
       continue;
     }
@@ -95,7 +96,7 @@ function readAsTag(context: CheckContext, text: TextRef, info: TemplateInfo): bo
   context.report(
     'PB400',
     { start, end: start + written.length },
-    `YAML reads "${tag}" at the start of a value as a tag, not as an expression; quote the whole value: "${written}"`,
+    `YAML reads "${shown(tag)}" at the start of a value as a tag, not as an expression; quote the whole value: "${shown(written)}"`,
   );
   info.syntaxErrors = true;
   for (const match of written.matchAll(/inputs\.([a-z][a-z0-9_-]*)/g)) {

@@ -1,4 +1,5 @@
 import type { Check } from '../check-context.js';
+import { shown } from '../diagnostic.js';
 
 /** PB600: a gate whose `choices` is present but empty (duplicate choices are found while reading the YAML). */
 export const checkGateChoices: Check = (context) => {
@@ -7,7 +8,7 @@ export const checkGateChoices: Check = (context) => {
     context.report(
       'PB600',
       step.gate?.range ?? step.keyRange,
-      `gate "${step.name}" has no choices; give it at least one, or leave out "choices" for approve and reject`,
+      `gate "${shown(step.name)}" has no choices; give it at least one, or leave out "choices" for approve and reject`,
     );
   }
 };

@@ -1,6 +1,7 @@
 import type { Check } from '../check-context.js';
 import { checkAfterTasks } from './after-tasks.js';
 import { checkCycles } from './cycles.js';
+import { checkDurations } from './durations.js';
 import { checkExpressions } from './expressions.js';
 import { checkGateChoices } from './gate-choices.js';
 import { checkInputConstraints } from './input-constraints.js';
@@ -31,6 +32,7 @@ export const CHECKS: readonly Check[] = [
   checkInputConstraints,
   checkInputDefaults,
   checkGateChoices,
+  checkDurations,
   checkAfterTasks,
   checkTransitions,
   checkExpressions,

@@ -1,5 +1,6 @@
 import type { Check } from '../check-context.js';
 import { nonNull } from '../types/type.js';
+import { shown } from '../diagnostic.js';
 
 /**
  * PB104: `pattern` and `multiline` apply to string inputs (pattern must be a valid regular expression),
@@ -17,21 +18,25 @@ export const checkInputConstraints: Check = (context) => {
         context.report(
           'PB104',
           context.rangeIn(input.pattern, 0, input.pattern.value.length),
-          `pattern of input "${input.name}" is not a valid regular expression: ${reason}`,
+          `pattern of input "${shown(input.name)}" is not a valid regular expression: ${shown(reason, 200)}`,
         );
       }
       if (base && base !== 'string') {
         context.report(
           'PB104',
           context.rangeIn(input.pattern, 0, input.pattern.value.length),
-          `"pattern" applies to string inputs; input "${input.name}" is ${base}`,
+          `"pattern" applies to string inputs; input "${shown(input.name)}" is ${base}`,
         );
       }
     }
     const misplaced = (key: string, applies: boolean, to: string) => {
       const range = input.fieldKeys.get(key);
       if (range && base && !applies) {
-        context.report('PB104', range, `"${key}" applies to ${to} inputs; input "${input.name}" is ${base}`);
+        context.report(
+          'PB104',
+          range,
+          `"${shown(key)}" applies to ${to} inputs; input "${shown(input.name)}" is ${base}`,
+        );
       }
     };
     misplaced('min', base === 'number' || base === 'integer', 'number and integer');
@@ -41,7 +46,7 @@ export const checkInputConstraints: Check = (context) => {
       context.report(
         'PB104',
         input.keyRange,
-        `input "${input.name}" has min ${input.min} above its max ${input.max}`,
+        `input "${shown(input.name)}" has min ${input.min} above its max ${input.max}`,
       );
     }
   }

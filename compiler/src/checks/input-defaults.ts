@@ -1,6 +1,8 @@
+import { isScalar } from 'yaml';
 import type { Check } from '../check-context.js';
 import { rangeOf } from '../yaml/read-yaml.js';
-import { typeToString, valueFits } from '../types/type.js';
+import { typeForMessage, valueFits } from '../types/type.js';
+import { shown, shownValue } from '../diagnostic.js';
 
 /** PB404: an input's default must fit its type, its min/max and its pattern. */
 export const checkInputDefaults: Check = (context) => {
@@ -9,10 +11,15 @@ export const checkInputDefaults: Check = (context) => {
     if (!input.defaultValue || !input.type) continue;
     const range = rangeOf(input.defaultValue.node);
     if (!valueFits(value, input.type)) {
+      const node = input.defaultValue.node;
+      // (a number as written: 9007199254740993 reads as …992, and past 2^53 − 1 that is why it does not fit)
+      const written =
+        typeof value === 'number' && isScalar(node) && node.source ? shown(node.source) : shownValue(value);
+      const inexact = typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
       context.report(
         'PB404',
         range,
-        `default ${JSON.stringify(value)} of input "${input.name}" does not fit its type ${typeToString(input.type)}`,
+        `default ${written} of input "${shown(input.name)}" does not fit its type ${typeForMessage(input.type)}${inexact ? ': integers are exact only up to 9007199254740991 (2^53 − 1)' : ''}`,
       );
       continue;
     }
@@ -21,13 +28,13 @@ export const checkInputDefaults: Check = (context) => {
         context.report(
           'PB404',
           range,
-          `default ${value} of input "${input.name}" is below its min ${input.min}`,
+          `default ${value} of input "${shown(input.name)}" is below its min ${input.min}`,
         );
       } else if (input.max !== undefined && value > input.max) {
         context.report(
           'PB404',
           range,
-          `default ${value} of input "${input.name}" is above its max ${input.max}`,
+          `default ${value} of input "${shown(input.name)}" is above its max ${input.max}`,
         );
       }
     }
@@ -42,7 +49,7 @@ export const checkInputDefaults: Check = (context) => {
         context.report(
           'PB404',
           range,
-          `default ${JSON.stringify(value)} of input "${input.name}" does not match its pattern /${input.pattern.value}/`,
+          `default ${shownValue(value)} of input "${shown(input.name)}" does not match its pattern /${shown(input.pattern.value)}/`,
         );
       }
     }

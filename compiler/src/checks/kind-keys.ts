@@ -1,5 +1,6 @@
 import type { Check } from '../check-context.js';
 import type { StepKind } from '../model/model.js';
+import { shown } from '../diagnostic.js';
 
 /** Keys that only one or two kinds of step read; elsewhere they would be silently ignored. */
 const KIND_KEYS = new Map<string, { kinds: readonly StepKind[]; who: string }>([
@@ -28,8 +29,8 @@ export const checkKindKeys: Check = (context) => {
     for (const key of step.keys) {
       const rule = KIND_KEYS.get(key.name);
       if (!rule || rule.kinds.includes(step.kind)) continue;
-      const what = `${step.isAfter ? 'after-task' : KIND_NAMES[step.kind]} "${step.name}"`;
-      context.report('PB102', key.range, `"${key.name}" does not apply to ${what}: ${rule.who}`);
+      const what = `${step.isAfter ? 'after-task' : KIND_NAMES[step.kind]} "${shown(step.name)}"`;
+      context.report('PB102', key.range, `"${shown(key.name)}" does not apply to ${what}: ${rule.who}`);
     }
   }
 };

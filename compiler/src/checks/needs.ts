@@ -1,30 +1,26 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown } from '../diagnostic.js';
 
 /** PB200 unknown step in `needs`, PB208 a step that needs itself. */
 export const checkNeeds: Check = (context) => {
   const { model } = context;
-  const names = model.steps.map((s) => s.name);
   for (const step of model.steps) {
     for (const need of step.needs) {
       if (need.name === step.name) {
         context.report(
           'PB208',
           need.range,
-          `step "${step.name}" needs itself; remove "${need.name}" from its needs`,
+          `step "${shown(step.name)}" needs itself; remove "${shown(need.name)}" from its needs`,
         );
         continue;
       }
       if (model.stepByName.has(need.name)) continue;
-      const isAfter = model.after.some((a) => a.name === need.name);
-      const suggestion = closest(
-        need.name,
-        names.filter((n) => n !== step.name),
-      );
+      const isAfter = context.isAfterTask(need.name);
+      const suggestion = closest(need.name, context.stepNames, step.name);
       const message = isAfter
-        ? `unknown step "${need.name}" in needs: "${need.name}" is an after-task, and steps cannot need after-tasks`
-        : `unknown step "${need.name}" in needs${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+        ? `unknown step "${shown(need.name)}" in needs: "${shown(need.name)}" is an after-task, and steps cannot need after-tasks`
+        : `unknown step "${shown(need.name)}" in needs${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`;
       context.report('PB200', need.range, message, { fix: replaceFix(need.range, suggestion) });
     }
   }

@@ -1,6 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown } from '../diagnostic.js';
 import { FIXED_ROLES } from '../model/model.js';
 
 /** PB500: a role's base must be in the fixed table; a custom role must name one. */
@@ -13,7 +13,7 @@ export const checkRoleBase: Check = (context) => {
         context.report(
           'PB500',
           role.keyRange,
-          `custom role "${role.name}" needs a base from the fixed table: ${FIXED_ROLES.join(', ')}`,
+          `custom role "${shown(role.name)}" needs a base from the fixed table: ${FIXED_ROLES.join(', ')}`,
         );
       }
       continue;
@@ -23,7 +23,7 @@ export const checkRoleBase: Check = (context) => {
         context.report(
           'PB500',
           role.base.range,
-          `the fixed role "${role.name}" cannot change its base to "${role.base.name}"; declare a custom role instead`,
+          `the fixed role "${shown(role.name)}" cannot change its base to "${shown(role.base.name)}"; declare a custom role instead`,
         );
       }
       continue;
@@ -32,7 +32,7 @@ export const checkRoleBase: Check = (context) => {
     context.report(
       'PB500',
       role.base.range,
-      `role base "${role.base.name}" is not in the fixed table (${FIXED_ROLES.join(', ')})${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+      `role base "${shown(role.base.name)}" is not in the fixed table (${FIXED_ROLES.join(', ')})${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`,
       { fix: replaceFix(role.base.range, suggestion) },
     );
   }

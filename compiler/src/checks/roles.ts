@@ -1,6 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown, shownList } from '../diagnostic.js';
 import { hasMisspeltKey } from './misspelt-keys.js';
 
 /** PB201: an agent step (or after-task) names a role that is neither in the fixed table nor declared. */
@@ -13,7 +13,11 @@ export const checkRoles: Check = (context) => {
       // A `role:` that is not a name is PB104 already.
       if (step.kind !== 'agent' || hasMisspeltKey(step, ['role']) || step.keys.some((k) => k.name === 'role'))
         continue;
-      context.report('PB103', step.keyRange, `agent step "${step.name}" is missing the required key "role"`);
+      context.report(
+        'PB103',
+        step.keyRange,
+        `agent step "${shown(step.name)}" is missing the required key "role"`,
+      );
       continue;
     }
     if (model.roles.has(step.role.name)) continue;
@@ -21,7 +25,7 @@ export const checkRoles: Check = (context) => {
     context.report(
       'PB201',
       step.role.range,
-      `unknown role "${step.role.name}"${suggestion ? `; did you mean "${suggestion}"?` : `; declare it under roles or use one of ${known.map((k) => `"${k}"`).join(', ')}`}`,
+      `unknown role "${shown(step.role.name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; declare it under roles or use one of ${shownList(known)}`}`,
       { fix: replaceFix(step.role.range, suggestion) },
     );
   }

@@ -1,12 +1,13 @@
 import type { Check } from '../check-context.js';
 import { hasMisspeltKey } from './misspelt-keys.js';
+import { shown } from '../diagnostic.js';
 
 /** PB107: a step is exactly one of an agent step (`prompt`), a check step (`run`) or a gate (`gate`). */
 export const checkStepKind: Check = (context) => {
   for (const step of [...context.model.steps, ...context.model.after]) {
     // A step that is not a mapping was reported by the schema check (PB104): one mistake, one diagnostic.
     if (step.kind || !step.isMapping) continue;
-    const what = step.isAfter ? `after-task "${step.name}"` : `step "${step.name}"`;
+    const what = step.isAfter ? `after-task "${shown(step.name)}"` : `step "${shown(step.name)}"`;
     const [first, second] = step.kindKeys;
     if (!first) {
       // `promt: …` is PB102 with "did you mean "prompt"?": the missing kind is that same mistake.
@@ -21,7 +22,7 @@ export const checkStepKind: Check = (context) => {
       context.report(
         'PB107',
         second.range,
-        `${what} has both "${first.name}" and "${second.name}": a step is exactly one kind`,
+        `${what} has both "${shown(first.name)}" and "${shown(second.name)}": a step is exactly one kind`,
       );
     }
   }

@@ -3,6 +3,7 @@ import type { FixedBase, RoleDecl, TextRef } from '../model/model.js';
 import { FIXED_ROLES } from '../model/model.js';
 import { BASE_POLICY } from '../policy/base-policy.js';
 import { rangeOf } from '../yaml/read-yaml.js';
+import { shown } from '../diagnostic.js';
 
 /** PB502 a policy that grants more than its base allows; PB504 an invalid command pattern. */
 export const checkToolPolicy: Check = (context) => {
@@ -17,7 +18,7 @@ export const checkToolPolicy: Check = (context) => {
         context.report(
           'PB502',
           granted.range,
-          `role "${role.name}" grants "${tool}", which its base "${base}" does not allow`,
+          `role "${shown(role.name)}" grants "${shown(tool)}", which its base "${shown(base)}" does not allow`,
         );
       }
     }
@@ -29,7 +30,7 @@ export const checkToolPolicy: Check = (context) => {
         context.report(
           'PB502',
           granted.range,
-          `role "${role.name}" grants "${tool}", which its base "${base}" does not allow`,
+          `role "${shown(role.name)}" grants "${shown(tool)}", which its base "${shown(base)}" does not allow`,
         );
       }
       if (tool === 'run' && Array.isArray(granted.value))
@@ -56,7 +57,7 @@ function checkPattern(context: CheckContext, pattern: TextRef): void {
   const length = problem.length ?? value.length;
   // An empty pattern has no characters to point at: point at its quotes.
   const range = value === '' ? rangeOf(pattern.node) : context.rangeIn(pattern, at, at + Math.max(length, 1));
-  context.report('PB504', range, `invalid command pattern "${value}": ${problem.message}`);
+  context.report('PB504', range, `invalid command pattern "${shown(value)}": ${problem.message}`);
 }
 
 function commandPatternProblem(value: string): { message: string; at?: number; length?: number } | undefined {
@@ -66,7 +67,7 @@ function commandPatternProblem(value: string): { message: string; at?: number; l
   const operator = /(&&|\|\||[;|&`<>]|\$\()/.exec(value);
   if (operator) {
     return {
-      message: `shell operator "${operator[0]}" would let an allowed command run others; list each command on its own`,
+      message: `shell operator "${shown(operator[0])}" would let an allowed command run others; list each command on its own`,
       at: operator.index,
       length: operator[0].length,
     };

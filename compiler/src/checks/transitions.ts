@@ -1,6 +1,6 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown } from '../diagnostic.js';
 import { ancestorThroughMisspeltNeed } from './misspelt-needs.js';
 
 /**
@@ -16,7 +16,7 @@ export const checkTransitions: Check = (context) => {
           context.report(
             'PB605',
             outcome.keyRange,
-            `check step "${step.name}" can only pass or fail; outcome "${outcome.name}" can never happen`,
+            `check step "${shown(step.name)}" can only pass or fail; outcome "${shown(outcome.name)}" can never happen`,
           );
         }
       }
@@ -28,15 +28,11 @@ export const checkTransitions: Check = (context) => {
       if (!target) {
         const candidates = [step.name, ...graph.ancestorsOf(step.index).map((i) => model.steps[i]!.name)];
         const suggestion =
-          closest(transition.target.name, candidates) ??
-          closest(
-            transition.target.name,
-            model.steps.map((s) => s.name),
-          );
+          closest(transition.target.name, candidates) ?? closest(transition.target.name, context.stepNames);
         context.report(
           'PB207',
           transition.target.range,
-          `unknown loop target "${transition.target.name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          `unknown loop target "${shown(transition.target.name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`,
           { fix: replaceFix(transition.target.range, suggestion) },
         );
         continue;
@@ -50,8 +46,8 @@ export const checkTransitions: Check = (context) => {
         context.report(
           'PB301',
           transition.target.range,
-          `loop target "${target.name}" is not "${step.name}" or one of its ancestors: a loop can only go back up the graph`,
-          { related: [context.related(target.keyRange, `"${target.name}" is declared here`)] },
+          `loop target "${shown(target.name)}" is not "${shown(step.name)}" or one of its ancestors: a loop can only go back up the graph`,
+          { related: [context.related(target.keyRange, `"${shown(target.name)}" is declared here`)] },
         );
       }
     }

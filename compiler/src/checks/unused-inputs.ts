@@ -1,5 +1,6 @@
 import type { Check } from '../check-context.js';
 import { isValidName, unboundMentions } from './unparsed-references.js';
+import { shown } from '../diagnostic.js';
 
 /** PB900: an input no expression refers to (warning). */
 export const checkUnusedInputs: Check = (context) => {
@@ -19,7 +20,7 @@ export const checkUnusedInputs: Check = (context) => {
     context.report(
       'PB900',
       input.keyRange,
-      `input "${input.name}" is never used; refer to it as \${{ inputs.${input.name} }} or remove it`,
+      `input "${shown(input.name)}" is never used; refer to it as \${{ inputs.${shown(input.name)} }} or remove it`,
     );
   }
 };

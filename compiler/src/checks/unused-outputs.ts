@@ -1,5 +1,6 @@
 import type { Check } from '../check-context.js';
 import { isValidName, unboundMentions } from './unparsed-references.js';
+import { shown } from '../diagnostic.js';
 
 /** PB901: a step output that no expression reads (info): the manager sees it, but nothing downstream does. */
 export const checkUnusedOutputs: Check = (context) => {
@@ -30,7 +31,7 @@ export const checkUnusedOutputs: Check = (context) => {
     context.report(
       'PB901',
       output.keyRange,
-      `output "${output.name}" of step "${step.name}" is never referenced`,
+      `output "${shown(output.name)}" of step "${shown(step.name)}" is never referenced`,
     );
   }
 };

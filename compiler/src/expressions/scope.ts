@@ -40,11 +40,23 @@ export function mayBeAbsent(
   if (!scope.seesAllSteps) return false;
   // After-tasks and playbook outputs also run when the run ended early, or failed.
   if (scope.owner?.isAfter && scope.owner.on.includes('failed')) return true;
-  return model.steps.some((s) =>
-    s.outcomes.some(
-      (o) =>
-        o.transition?.kind === 'end' ||
-        (o.transition?.kind === 'loop' && o.transition.exhausted?.kind === 'end'),
-    ),
-  );
+  return canEndEarly(model);
+}
+
+/** Per model, whether some step can end the run early (asked for every reference: computed once). */
+const endsEarly = new WeakMap<PlaybookModel, boolean>();
+
+function canEndEarly(model: PlaybookModel): boolean {
+  let known = endsEarly.get(model);
+  if (known === undefined) {
+    known = model.steps.some((s) =>
+      s.outcomes.some(
+        (o) =>
+          o.transition?.kind === 'end' ||
+          (o.transition?.kind === 'loop' && o.transition.exhausted?.kind === 'end'),
+      ),
+    );
+    endsEarly.set(model, known);
+  }
+  return known;
 }

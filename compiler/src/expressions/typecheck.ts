@@ -2,7 +2,7 @@ import { BUILTIN_FUNCTIONS, closest } from '@kairoku-playbook/grammar';
 import type { Expr, Span } from '@kairoku-playbook/grammar';
 import type { CheckContext } from '../check-context.js';
 import { ancestorThroughMisspeltNeed } from '../checks/misspelt-needs.js';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown, shownList } from '../diagnostic.js';
 import type { OffsetRange } from '../diagnostic.js';
 import type { StepDecl, TextRef } from '../model/model.js';
 import {
@@ -17,7 +17,7 @@ import {
   isNullable,
   nonNull,
   nullable,
-  typeToString,
+  typeForMessage,
 } from '../types/type.js';
 import type { Type } from '../types/type.js';
 import { CHECK_OUTPUTS, CONTEXT_ROOTS, STEP_STATUSES, mayBeAbsent } from './scope.js';
@@ -55,6 +55,10 @@ const FUNCTION_ALIASES = new Map([
  * Binds and type-checks the expressions of one template: PB202–PB206, PB209, PB401, PB402, PB407.
  * Every unknown yields `any`, so one mistake is reported once and nothing downstream cascades.
  */
+
+/** The types `steps.S` reads, per check context (see `stepView`). */
+const stepViews = new WeakMap<CheckContext, Map<StepDecl, [Type | undefined, Type | undefined]>>();
+
 export class ExpressionChecker {
   constructor(
     private readonly context: CheckContext,
@@ -98,13 +102,12 @@ export class ExpressionChecker {
   }
 
   private identifier(expr: Extract<Expr, { kind: 'identifier' }>): Type {
-    const inputs = this.context.model.inputs;
     if ((CONTEXT_ROOTS as readonly string[]).includes(expr.name)) {
       if (!this.rootVisible(expr.name)) {
         this.context.report(
           'PB209',
           this.range(expr.span),
-          `"${expr.name}" is not available here: ${this.rootWhere(expr.name)}`,
+          `"${shown(expr.name)}" is not available here: ${this.rootWhere(expr.name)}`,
         );
         return ANY;
       }
@@ -120,12 +123,12 @@ export class ExpressionChecker {
       // A bare context root is an object; its members are checked in `member`.
       return { kind: 'object', fields: new Map(), open: true };
     }
-    const input = inputs.find((i) => i.name === expr.name);
+    const input = this.context.input(expr.name);
     if (input) {
       this.context.report(
         'PB209',
         this.range(expr.span),
-        `unknown name "${expr.name}"; did you mean "inputs.${expr.name}"?`,
+        `unknown name "${shown(expr.name)}"; did you mean "inputs.${shown(expr.name)}"?`,
         { fix: replaceFix(this.range(expr.span), `inputs.${expr.name}`) },
       );
       return ANY;
@@ -134,7 +137,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB209',
       this.range(expr.span),
-      `unknown name "${expr.name}"${suggestion ? `; did you mean "${suggestion}"?` : `; expressions start with one of ${CONTEXT_ROOTS.join(', ')}`}`,
+      `unknown name "${shown(expr.name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; expressions start with one of ${CONTEXT_ROOTS.join(', ')}`}`,
       { fix: replaceFix(this.range(expr.span), suggestion) },
     );
     return ANY;
@@ -153,7 +156,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB407',
         this.range(expr.span),
-        `"inputs" includes the secret input "${secret.name}", which would be shown in ${shownIn}; name the inputs you need instead`,
+        `"inputs" includes the secret input "${shown(secret.name)}", which would be shown in ${shownIn}; name the inputs you need instead`,
       );
     }
     return { kind: 'object', fields };
@@ -216,7 +219,7 @@ export class ExpressionChecker {
             this.context.report(
               'PB209',
               this.range(object.span),
-              `"${object.name}" is not available here: ${this.rootWhere(object.name)}`,
+              `"${shown(object.name)}" is not available here: ${this.rootWhere(object.name)}`,
             );
             return ANY;
           }
@@ -243,7 +246,7 @@ export class ExpressionChecker {
         else for (const output of step?.outputs ?? []) outputs[output.name] = nullable(output.type ?? ANY);
         return objectType({
           summary: STRING,
-          outcome: enumOf(step?.outcomes.map((o) => o.name) ?? [], `step "${step?.name}"`),
+          outcome: enumOf(step?.outcomes.map((o) => o.name) ?? [], `step "${shown(String(step?.name))}"`),
           // Tagged with the step, so an unknown report output is PB204 like steps.S.outputs.X.
           outputs: {
             ...(objectType(outputs) as Extract<Type, { kind: 'object' }>),
@@ -254,7 +257,7 @@ export class ExpressionChecker {
       case 'gate':
         return objectType({
           comment: STRING,
-          choice: enumOf(step?.outcomes.map((o) => o.name) ?? [], `gate "${step?.name}"`),
+          choice: enumOf(step?.outcomes.map((o) => o.name) ?? [], `gate "${shown(String(step?.name))}"`),
         });
     }
   }
@@ -272,11 +275,11 @@ export class ExpressionChecker {
       if (base.open) return ANY;
       const names = [...base.fields.keys()];
       const suggestion = closest(expr.property, names);
-      const what = rootName ? `"${rootName}"` : `a value of type ${typeToString(owner)}`;
+      const what = rootName ? `"${shown(rootName)}"` : `a value of type ${typeForMessage(owner)}`;
       this.context.report(
         'PB209',
         this.range(expr.propertySpan),
-        `${what} has no property "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : names.length ? `; it has ${names.map((n) => `"${n}"`).join(', ')}` : ''}`,
+        `${what} has no property "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : names.length ? `; it has ${shownList(names)}` : ''}`,
         { fix: replaceFix(this.range(expr.propertySpan), suggestion) },
       );
       return ANY;
@@ -284,7 +287,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB401',
       this.range(expr.propertySpan),
-      `a value of type ${typeToString(owner)} has no properties; cannot read "${expr.property}"`,
+      `a value of type ${typeForMessage(owner)} has no properties; cannot read "${shown(expr.property)}"`,
     );
     return ANY;
   }
@@ -307,20 +310,18 @@ export class ExpressionChecker {
       declared?.kind === 'check' ? [...CHECK_OUTPUTS] : (declared?.outputs.map((o) => o.name) ?? []);
     const suggestion = closest(expr.property, names);
     if (suggestion) this.context.meant.add(`output\u0000${step}\u0000${suggestion}`);
-    const has = names.length
-      ? `; it has ${names.map((n) => `"${n}"`).join(', ')}`
-      : '; it declares no outputs';
+    const has = names.length ? `; it has ${shownList(names)}` : '; it declares no outputs';
     this.context.report(
       'PB204',
       range,
-      `step "${step}" has no output "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : has}`,
+      `step "${shown(step)}" has no output "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : has}`,
       { fix: replaceFix(range, suggestion) },
     );
     return ANY;
   }
 
   private inputMember(expr: Extract<Expr, { kind: 'member' }>): Type {
-    const input = this.context.model.inputs.find((i) => i.name === expr.property);
+    const input = this.context.input(expr.property);
     if (!input) {
       const range = this.range(expr.propertySpan);
       const suggestion = closest(
@@ -331,7 +332,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB202',
         range,
-        `unknown input "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+        `unknown input "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`,
         { fix: replaceFix(range, suggestion) },
       );
       return ANY;
@@ -342,7 +343,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB407',
         this.range(expr.span),
-        `secret input "${input.name}" would be shown in ${shownIn}; pass it to a check step through env`,
+        `secret input "${shown(input.name)}" would be shown in ${shownIn}; pass it to a check step through env`,
       );
     }
     const type = input.type ?? ANY;
@@ -355,20 +356,15 @@ export class ExpressionChecker {
     if (!step) {
       const range = this.range(expr.propertySpan);
       const visible = this.visibleSteps().map((s) => s.name);
-      const suggestion =
-        closest(expr.property, visible) ??
-        closest(
-          expr.property,
-          model.steps.map((s) => s.name),
-        );
-      const isAfter = model.after.some((a) => a.name === expr.property);
+      const suggestion = closest(expr.property, visible) ?? closest(expr.property, this.context.stepNames);
+      const isAfter = this.context.isAfterTask(expr.property);
       if (suggestion && !isAfter) this.context.meant.add(`step\u0000${suggestion}`);
       this.context.report(
         'PB203',
         range,
         isAfter
-          ? `"${expr.property}" is an after-task; expressions can only refer to steps`
-          : `unknown step "${expr.property}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          ? `"${shown(expr.property)}" is an after-task; expressions can only refer to steps`
+          : `unknown step "${shown(expr.property)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`,
         { fix: replaceFix(range, isAfter ? undefined : suggestion) },
       );
       return ANY;
@@ -379,10 +375,10 @@ export class ExpressionChecker {
       const owner = this.scope.owner!;
       const message =
         step === owner
-          ? `step "${owner.name}" cannot read its own results before it has run; use report.* in its outcomes`
-          : `step "${step.name}" is not an ancestor of "${owner.name}", so it may not have run yet; add it to needs`;
+          ? `step "${shown(owner.name)}" cannot read its own results before it has run; use report.* in its outcomes`
+          : `step "${shown(step.name)}" is not an ancestor of "${shown(owner.name)}", so it may not have run yet; add it to needs`;
       this.context.report('PB205', this.range(expr.propertySpan), message, {
-        related: [this.context.related(step.keyRange, `"${step.name}" is declared here`)],
+        related: [this.context.related(step.keyRange, `"${shown(step.name)}" is declared here`)],
       });
     }
     return this.stepView(step);
@@ -400,8 +396,20 @@ export class ExpressionChecker {
     return this.context.graph.isAncestor(step.index, owner.index);
   }
 
+  /**
+   * What `steps.S` reads, built once per step and context and whether S may be absent: a step with
+   * thousands of outputs, each read once, built thousands of maps of thousands of fields.
+   */
   private stepView(step: StepDecl): Type {
     const absent = mayBeAbsent(this.context.model, step, this.scope);
+    let views = stepViews.get(this.context);
+    if (!views) stepViews.set(this.context, (views = new Map()));
+    let pair = views.get(step);
+    if (!pair) views.set(step, (pair = [undefined, undefined]));
+    return (pair[absent ? 1 : 0] ??= this.buildStepView(step, absent));
+  }
+
+  private buildStepView(step: StepDecl, absent: boolean): Type {
     const maybe = (type: Type) => (absent ? nullable(type) : type);
     const outputs = new Map<string, { type: Type; optional: boolean }>();
     if (step.kind === 'check')
@@ -412,7 +420,7 @@ export class ExpressionChecker {
     const outcome = step.kind
       ? enumOf(
           step.outcomes.map((o) => o.name),
-          `${step.kind === 'gate' ? 'gate' : 'step'} "${step.name}"`,
+          `${step.kind === 'gate' ? 'gate' : 'step'} "${shown(step.name)}"`,
         )
       : ANY;
     return {
@@ -453,7 +461,7 @@ export class ExpressionChecker {
         this.context.report(
           'PB401',
           this.range(expr.index.span),
-          `a list index must be an integer, not ${typeToString(index)}`,
+          `a list index must be an integer, not ${typeForMessage(index)}`,
         );
       }
       return isNullable(owner) ? nullable(base.element) : base.element;
@@ -462,7 +470,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB401',
       this.range(expr.object.span),
-      `cannot index a value of type ${typeToString(owner)}`,
+      `cannot index a value of type ${typeForMessage(owner)}`,
     );
     return ANY;
   }
@@ -473,8 +481,8 @@ export class ExpressionChecker {
     switch (expr.operator) {
       case '&&':
       case '||':
-        this.expectBoolean(left, expr.left, `"${expr.operator}"`);
-        this.expectBoolean(right, expr.right, `"${expr.operator}"`);
+        this.expectBoolean(left, expr.left, `"${shown(expr.operator)}"`);
+        this.expectBoolean(right, expr.right, `"${shown(expr.operator)}"`);
         return BOOLEAN;
       case '==':
       case '!=':
@@ -496,7 +504,11 @@ export class ExpressionChecker {
       );
       return;
     }
-    this.context.report('PB401', this.range(expr.span), `${what} needs a boolean, not ${typeToString(type)}`);
+    this.context.report(
+      'PB401',
+      this.range(expr.span),
+      `${what} needs a boolean, not ${typeForMessage(type)}`,
+    );
   }
 
   private checkEquality(expr: Extract<Expr, { kind: 'binary' }>, left: Type, right: Type): void {
@@ -514,19 +526,19 @@ export class ExpressionChecker {
         const fix = suggestion
           ? { fix: { title: `Replace with '${suggestion}'`, edits: [{ range, newText: `'${suggestion}'` }] } }
           : {};
-        const allowed = enumSide.members.map((m) => `"${m}"`).join(', ');
+        const allowed = shownList(enumSide.members);
         if (enumSide.origin) {
           this.context.report(
             'PB206',
             range,
-            `${enumSide.origin} has no ${enumSide.origin.startsWith('gate') ? 'choice' : 'outcome'} "${otherExpr.value}"${suggestion ? `; did you mean "${suggestion}"?` : `; it has ${allowed}`}`,
+            `${enumSide.origin} has no ${enumSide.origin.startsWith('gate') ? 'choice' : 'outcome'} "${shown(otherExpr.value)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; it has ${allowed}`}`,
             fix,
           );
         } else {
           this.context.report(
             'PB401',
             range,
-            `"${otherExpr.value}" is not one of ${allowed}, so this comparison is never true`,
+            `"${shown(otherExpr.value)}" is not one of ${allowed}, so this comparison is never true`,
             fix,
           );
         }
@@ -544,7 +556,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB401',
         this.range(expr.operatorSpan),
-        `comparing ${typeToString(left)} with ${typeToString(right)} is never true`,
+        `comparing ${typeForMessage(left)} with ${typeForMessage(right)} is never true`,
       );
     }
   }
@@ -558,7 +570,7 @@ export class ExpressionChecker {
         this.context.report(
           'PB401',
           this.range(side.span),
-          `"${expr.operator}" needs a value, but this may be null; guard it with default(…)`,
+          `"${shown(expr.operator)}" needs a value, but this may be null; guard it with default(…)`,
         );
         return;
       }
@@ -568,7 +580,7 @@ export class ExpressionChecker {
     this.context.report(
       'PB401',
       this.range(expr.operatorSpan),
-      `"${expr.operator}" compares two numbers (or two strings), not ${typeToString(left)} and ${typeToString(right)}`,
+      `"${shown(expr.operator)}" compares two numbers (or two strings), not ${typeForMessage(left)} and ${typeForMessage(right)}`,
     );
   }
 
@@ -585,7 +597,7 @@ export class ExpressionChecker {
       this.context.report(
         'PB402',
         range,
-        `unknown function "${expr.callee}"${suggestion ? `; did you mean "${suggestion}"?` : `; the functions are ${BUILTIN_FUNCTIONS.map((f) => f.name).join(', ')}`}`,
+        `unknown function "${shown(expr.callee)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; the functions are ${BUILTIN_FUNCTIONS.map((f) => f.name).join(', ')}`}`,
         { fix: replaceFix(range, suggestion) },
       );
       return ANY;
@@ -620,7 +632,7 @@ export class ExpressionChecker {
         this.context.report(
           'PB401',
           this.range(arg.span),
-          `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeToString(type)}`,
+          `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeForMessage(type)}`,
         );
       }
     };
@@ -633,7 +645,7 @@ export class ExpressionChecker {
           expectArg(
             1,
             (t) => isAssignable(t, element) || isAssignable(element, t),
-            withArticle(typeToString(element)),
+            withArticle(typeForMessage(element)),
           );
         }
         break;
@@ -661,7 +673,7 @@ export class ExpressionChecker {
             this.context.report(
               'PB401',
               this.range(expr.args[1].span),
-              `the fallback of default must be ${withArticle(typeToString(base))} like the value it stands in for, not ${typeToString(fallback)}`,
+              `the fallback of default must be ${withArticle(typeForMessage(base))} like the value it stands in for, not ${typeForMessage(fallback)}`,
             );
           }
         }

@@ -19,6 +19,8 @@ export interface Graph {
   isAncestor(ancestor: number, step: number): boolean;
   /** every strict ancestor of a step */
   ancestorsOf(step: number): number[];
+  /** whether `step` is a strict ancestor of any of `steps`: a test built once, answered in constant time */
+  ancestorOfAny(steps: readonly number[]): (step: number) => boolean;
 }
 
 export function buildGraph(steps: readonly StepDecl[], indexOf: ReadonlyMap<string, StepDecl>): Graph {
@@ -74,5 +76,13 @@ export function buildGraph(steps: readonly StepDecl[], indexOf: ReadonlyMap<stri
     for (let j = 0; j < n; j++) if (isAncestor(j, step)) result.push(j);
     return result;
   };
-  return { needs, dependents, order, onCycle, depth, isAncestor, ancestorsOf };
+  const ancestorOfAny = (of: readonly number[]) => {
+    const union = new Uint32Array(words);
+    for (const step of of) {
+      const row = step * words;
+      for (let w = 0; w < words; w++) union[w]! |= bits[row + w]!;
+    }
+    return (step: number) => (union[step >>> 5]! & (1 << (step & 31))) !== 0;
+  };
+  return { needs, dependents, order, onCycle, depth, isAncestor, ancestorsOf, ancestorOfAny };
 }

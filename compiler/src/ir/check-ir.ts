@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { MAX_TREE_HEIGHT } from '@kairoku-playbook/grammar';
 import { validate as validateAgainstIrSchema } from '../generated/ir-validator.js';
 import { IR_VERSION } from './ir.js';
 import type { Ir } from './ir.js';
@@ -24,6 +25,15 @@ export function checkIr(value: unknown): { ok: true; ir: Ir } | { ok: false; err
       ],
     };
   }
+  // Validation and the runtime walk the IR recursively: a hand-made IR nested deeper than any compiled
+  // one could be (the parser bounds expressions and types, the YAML reader values) is refused first.
+  if (!nestedAtMost(value, MAX_IR_NESTING))
+    return {
+      ok: false,
+      errors: [
+        `the IR is nested more than ${MAX_IR_NESTING} levels deep, deeper than any compiled playbook; recompile the playbook`,
+      ],
+    };
   const validate = validateAgainstIrSchema as StandaloneValidator;
   if (validate(value)) {
     const errors = checkIndices(value as Ir);
@@ -33,6 +43,27 @@ export function checkIr(value: unknown): { ok: true; ir: Ir } | { ok: false; err
     .slice(0, 20)
     .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
   return { ok: false, errors };
+}
+
+/**
+ * The deepest nesting of arrays and objects a compiled IR can have: an expression level is at most two
+ * (a call and its `args`), a type's JSON Schema three (`anyOf`, its list, the member), a default value one
+ * (the YAML reader's depth limit is lower than the trees'), and the IR around them a few.
+ */
+export const MAX_IR_NESTING = 3 * MAX_TREE_HEIGHT + 64;
+
+/** Whether `value` nests arrays and objects at most `limit` deep, found without recursion. */
+function nestedAtMost(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return false;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return true;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { Alias, Document, Node, Scalar, YAMLMap } from 'yaml';
+import type { Alias, Document, Node, YAMLMap } from 'yaml';
 import type { OffsetRange } from '../diagnostic.js';
-import { rangeOf } from '../yaml/read-yaml.js';
+import { keyName, rangeOf } from '../yaml/read-yaml.js';
 import type {
   InputDecl,
   NameRef,
@@ -149,8 +149,10 @@ function entries(node: unknown): Map<string, Entry> {
   node = deref(node);
   if (!isMap(node)) return result;
   for (const pair of (node as YAMLMap<unknown, unknown>).items) {
-    const key = isScalar(pair.key) ? String((pair.key as Scalar).value) : '';
-    if (!result.has(key)) result.set(key, { key: pair.key, value: deref(pair.value), raw: pair.value });
+    const key = keyName(pair.key);
+    // (a key that is a list, a mapping or an alias stands for its text as written, as in the plain value)
+    if (key !== undefined && !result.has(key))
+      result.set(key, { key: pair.key, value: deref(pair.value), raw: pair.value });
   }
   return result;
 }
@@ -184,12 +186,20 @@ function nameRef(node: unknown): NameRef | undefined {
     : undefined;
 }
 
+/**
+ * The text of a number or boolean where text is expected (a label, an env value): a number as written,
+ * since its value may not be (9007199254740993 reads as …992, 1.10 as 1.1).
+ */
+function literalText(node: unknown): string | undefined {
+  if (!isScalar(node) || typeof node.value === 'string') return undefined;
+  return typeof node.value === 'number' && node.source ? node.source : String(node.value);
+}
+
 function labelsOf(node: unknown): StepDecl['labels'] {
   return [...entries(node as Node)].map(([name, pair]) => ({
     name,
     text: text(pair.value),
-    literal:
-      isScalar(pair.value) && typeof pair.value.value !== 'string' ? String(pair.value.value) : undefined,
+    literal: literalText(pair.value),
   }));
 }
 
@@ -421,10 +431,7 @@ function buildStep(name: string, pair: Entry, index: number, isAfter: boolean): 
     name: envName,
     keyRange: rangeOf(envPair.key as Node),
     text: text(envPair.value),
-    literal:
-      isScalar(envPair.value) && typeof envPair.value.value !== 'string'
-        ? String(envPair.value.value)
-        : undefined,
+    literal: literalText(envPair.value),
   }));
 
   const retries = numberOf(fields.get('retries')?.value);

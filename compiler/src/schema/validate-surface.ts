@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { closest } from '@kairoku-playbook/grammar';
-import { replaceFix } from '../diagnostic.js';
+import { replaceFix, shown, shownList, shownValue } from '../diagnostic.js';
 import type { Diagnostic } from '../diagnostic.js';
 import { nodeAtPointer, pairAtPointer, rangeOf } from '../yaml/read-yaml.js';
 import { validate as validateAgainstSurfaceSchema } from '../generated/surface-validator.js';
@@ -91,7 +91,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
     return make(
       'PB105',
       rangeOf(pair?.key as Node),
-      `invalid ${kind} name "${name}": names start with a lowercase letter and use only a-z, 0-9, "_" and "-"`,
+      `invalid ${kind} name "${shown(name)}": names start with a lowercase letter and use only a-z, 0-9, "_" and "-"`,
     );
   }
 
@@ -124,11 +124,13 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
         );
       const suggestion = closest(key, allowed);
       const noun = code === 'PB501' ? 'tool' : 'key';
-      const base = `unknown ${noun} "${key}"${where ? ` in ${where}` : ''}`;
+      const base = `unknown ${noun} "${shown(key)}"${where ? ` in ${where}` : ''}`;
       const diagnostic = make(
         code,
         range,
-        suggestion ? `${base}; did you mean "${suggestion}"?` : `${base}; expected one of ${list(allowed)}`,
+        suggestion
+          ? `${base}; did you mean "${shown(suggestion)}"?`
+          : `${base}; expected one of ${list(allowed)}`,
       );
       if (suggestion && pair?.key && isScalar(pair.key)) {
         diagnostic.fix = replaceFix(range, suggestion);
@@ -140,7 +142,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
       return make(
         parent['x-code'] ?? 'PB103',
         requiredRange(document, error.instancePath),
-        `${where || 'the playbook'} is missing the required key "${missing}"`,
+        `${where || 'the playbook'} is missing the required key "${shown(missing)}"`,
       );
     }
   }
@@ -153,27 +155,28 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
   // A value of the wrong scalar type is PB104 (`retries: two`), not "out of range" or "invalid name";
   // durations, transitions and after-task triggers keep their own code whatever is wrong with them.
   if (error.keyword === 'type' && !TYPE_KEEPS_CODE.has(code)) code = 'PB104';
-  const shown =
+  const written =
     node && isScalar(node)
       ? typeof node.value === 'number' && node.source
-        ? node.source // as written: 1e400 is not "null", 123456789012345678901 not 1.2345678901234568e+20
-        : JSON.stringify(node.value)
+        ? shown(node.source) // as written: 1e400 is not "null", 123456789012345678901 not 1.2345678901234568e+20
+        : shownValue(node.value)
       : describeValue(node);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'const':
       if (code === 'PB106')
-        return make(code, range, `unsupported version ${shown}: this toolchain reads version 1`);
-      return make(code, range, `${where} must be ${JSON.stringify(params.allowedValue)}, not ${shown}`);
+        return make(code, range, `unsupported version ${written}: this toolchain reads version 1`);
+      return make(code, range, `${where} must be ${JSON.stringify(params.allowedValue)}, not ${written}`);
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
       const value = node && isScalar(node) ? String(node.value) : '';
       const suggestion = value ? closest(value, allowed) : undefined;
-      const what = code === 'PB605' ? `invalid transition ${shown}` : `invalid value ${shown} for ${where}`;
+      const what =
+        code === 'PB605' ? `invalid transition ${written}` : `invalid value ${written} for ${where}`;
       const diagnostic = make(
         code,
         range,
-        `${what}; expected one of ${list(allowed)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
+        `${what}; expected one of ${list(allowed)}${suggestion ? ` (did you mean "${shown(suggestion)}"?)` : ''}`,
       );
       if (suggestion) diagnostic.fix = replaceFix(range, suggestion);
       return diagnostic;
@@ -187,7 +190,7 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
         return make(
           code,
           range,
-          `invalid duration ${shown}: write a number with a unit, such as 90s, 30m, 1h30m or 2d`,
+          `invalid duration ${written}: write a number with a unit, such as 90s, 30m, 1h30m or 2d`,
         );
       if (/^\/inputs\/[^/]+$/.test(error.instancePath) && node && isScalar(node))
         return make(
@@ -201,6 +204,22 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
           range,
           `invalid transition: expected next, fail, end, retry or a {loop: STEP} object, not ${describeValue(node)}`,
         );
+      // `.inf`, `.nan`, `1e400`: numbers to YAML, but none of a playbook's numbers may be one. Past a
+      // field's bounds infinity is out of its range, as any number past them is.
+      if (node && isScalar(node) && typeof node.value === 'number' && !Number.isFinite(node.value)) {
+        const bounds = parent as { minimum?: number; maximum?: number };
+        if (!Number.isNaN(node.value) && (bounds.minimum !== undefined || bounds.maximum !== undefined))
+          return make(
+            parent['x-code'] ?? code,
+            range,
+            `${where} is ${written}, out of range: it must be ${rangeOfSchema(bounds)}`,
+          );
+        return make(
+          code,
+          range,
+          `${where} must be ${article(expected)}, not ${written}, which YAML reads as ${Number.isNaN(node.value) ? 'not-a-number' : 'infinity'}`,
+        );
+      }
       // `prompt: {{ inputs.task }}` or `title: [draft] Fix it`: text that YAML reads as a collection.
       const flow = (isMap(node) || isSeq(node)) && (node as { flow?: boolean }).flow && expected === 'string';
       const hint = !flow
@@ -215,19 +234,19 @@ function toDiagnostic(file: string, document: Document.Parsed, error: ErrorObjec
         return make(
           code,
           range,
-          `invalid duration ${shown}: write a number with a unit, such as 90s, 30m, 1h30m or 2d`,
+          `invalid duration ${written}: write a number with a unit, such as 90s, 30m, 1h30m or 2d`,
         );
       if (code === 'PB105')
         return make(
           code,
           range,
-          `invalid ${where.replace(/^"(.*)"$/, '$1')} ${shown}: names start with a lowercase letter and use only a-z, 0-9, "_" and "-"`,
+          `invalid ${where.replace(/^"(.*)"$/, '$1')} ${written}: names start with a lowercase letter and use only a-z, 0-9, "_" and "-"`,
         );
-      return make(code, range, `${where} ${shown} does not match ${String(params.pattern)}`);
+      return make(code, range, `${where} ${written} does not match ${String(params.pattern)}`);
     case 'minimum':
     case 'maximum': {
       const limits = rangeOfSchema(error.parentSchema as { minimum?: number; maximum?: number });
-      return make(code, range, `${where} is ${shown}, out of range: it must be ${limits}`);
+      return make(code, range, `${where} is ${written}, out of range: it must be ${limits}`);
     }
     case 'minProperties':
       return make(code, range, `${where} must not be empty`);
@@ -294,17 +313,18 @@ function describePointer(pointer: string): string {
     outputs: 'output',
   };
   const owner = owners[top];
-  if (!owner) return name === undefined ? `"${top}"` : `"${top}.${[name, ...rest].join('.')}"`;
-  if (name === undefined) return `"${top}"`;
-  const base = `${owner} "${name}"`;
+  if (!owner)
+    return name === undefined ? `"${shown(top)}"` : `"${shown(`${top}.${[name, ...rest].join('.')}`)}"`;
+  if (name === undefined) return `"${shown(top)}"`;
+  const base = `${owner} "${shown(name)}"`;
   if (rest.length === 0) return base;
   if (rest[0] === 'outcomes' && rest[1] !== undefined) {
-    return `${rest.length > 2 ? `"${rest.slice(2).join('.')}" of ` : ''}outcome "${rest[1]}" of ${base}`;
+    return `${rest.length > 2 ? `"${shown(rest.slice(2).join('.'))}" of ` : ''}outcome "${shown(rest[1])}" of ${base}`;
   }
   if (rest[0] === 'gate' && rest[1] === 'choices' && rest[2] !== undefined) {
-    return `${rest.length > 3 ? `"${rest.slice(3).join('.')}" of ` : ''}choice "${rest[2]}" of ${base}`;
+    return `${rest.length > 3 ? `"${shown(rest.slice(3).join('.'))}" of ` : ''}choice "${shown(rest[2])}" of ${base}`;
   }
-  return `"${rest.join('.')}" of ${base}`;
+  return `"${shown(rest.join('.'))}" of ${base}`;
 }
 
 function nameKind(pointer: string): string {
@@ -322,7 +342,7 @@ function nameKind(pointer: string): string {
 }
 
 function quoteLast(pointer: string): string {
-  return `"${decode(pointer.slice(pointer.lastIndexOf('/') + 1))}"`;
+  return `"${shown(decode(pointer.slice(pointer.lastIndexOf('/') + 1)))}"`;
 }
 
 function describeValue(node: Node | undefined): string {
@@ -331,11 +351,11 @@ function describeValue(node: Node | undefined): string {
   if (isScalar(node)) {
     const v = node.value;
     if (v === null) return 'null';
-    if (typeof v === 'string') return `the text ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-    if (typeof v === 'number') return `number ${node.source || String(v)}`;
+    if (typeof v === 'string') return `the text ${JSON.stringify(v.length > 40 ? `${shown(v, 41)}` : v)}`;
+    if (typeof v === 'number') return `number ${shown(node.source || String(v))}`;
     // `!!binary …` and other tags make values that are not text, numbers or booleans
     if (typeof v === 'object')
-      return `a value tagged ${(node.tag ?? '').replace('tag:yaml.org,2002:', '!!')}`;
+      return `a value tagged ${shown((node.tag ?? '').replace('tag:yaml.org,2002:', '!!'))}`;
     return `${typeof v} ${String(v)}`;
   }
   return 'a list';
@@ -346,5 +366,5 @@ function article(noun: string): string {
 }
 
 function list(values: readonly string[]): string {
-  return values.map((v) => `"${v}"`).join(', ');
+  return shownList(values, values.length);
 }

@@ -1,4 +1,5 @@
 import type { TypeExpr } from '@kairoku-playbook/grammar';
+import { MAX_SHOWN, shown } from '../diagnostic.js';
 
 /** The static types of the playbook language (SPEC §3.5). `any` stands where a type is unknown after an error. */
 export type Type =
@@ -68,6 +69,11 @@ export function fromTypeExpr(expr: TypeExpr): Type {
   }
 }
 
+/** A type as a message names it: cut like the file's own text (an enum may have thousands of members). */
+export function typeForMessage(type: Type): string {
+  return shown(typeToString(type), 2 * MAX_SHOWN);
+}
+
 export function typeToString(type: Type): string {
   switch (type.kind) {
     case 'list':
@@ -135,7 +141,8 @@ export function valueFits(value: unknown, type: Type): boolean {
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
     case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
+      // (past 2^53 an integer is not what was written: 2^60 + 1 reads as 2^60)
+      return typeof value === 'number' && Number.isSafeInteger(value);
     case 'boolean':
       return typeof value === 'boolean';
     case 'enum':

@@ -1,8 +1,9 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { Lexer, isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Alias, Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
 import { damageAround } from './damage.js';
 import { describeYamlError } from './yaml-errors.js';
+import { shown } from '../diagnostic.js';
 
 /** Refusal limits for hostile input: each gives one PB100 diagnostic instead of a hang or a crash. */
 export const LIMITS = {
@@ -12,6 +13,11 @@ export const LIMITS = {
   maxAliasExpansion: 10_000,
   /** nesting depth of collections */
   maxDepth: 64,
+  /**
+   * scalars and flow collections in the file, counted before it is parsed: the parsed document takes
+   * about 1 KB per node (8 MB of `[a,a,a,…]` would take 4 GB); a 10,000-step playbook has about 200,000
+   */
+  maxValues: 500_000,
   /** steps and after-tasks of one playbook (the needs graph takes steps² bits) */
   maxSteps: 10_000,
 };
@@ -30,6 +36,11 @@ export interface YamlSource {
   parsedText: string;
   /** what each alias of the document names (see `aliasTargets`) */
   aliases: Map<Alias, Node | undefined>;
+  /**
+   * PB104 for keys that are not scalars, kept apart: one inside a value the schema check finds of the
+   * wrong shape (`prompt: {{ inputs.task }}` is a mapping with a mapping for a key) is that mistake's echo.
+   */
+  keyDiagnostics: Diagnostic[];
 }
 
 function yamlDiagnostic(file: string, message: string, start: number, end: number): Diagnostic {
@@ -47,6 +58,7 @@ export function readYaml(file: string, text: string): YamlSource {
     damaged: [],
     parsedText: text,
     aliases: new Map(),
+    keyDiagnostics: [],
   };
   const refuse = (message: string, start = 0, end = 0) => {
     result.diagnostics.push({ file, range: { start, end }, severity: 'error', code: 'PB100', message });
@@ -63,6 +75,16 @@ export function readYaml(file: string, text: string): YamlSource {
 
   // YAML breaks lines at CR too; the parser only at LF and CRLF. A lone CR becomes LF: same offsets.
   if (text.includes('\r')) result.parsedText = text.replace(/\r(?!\n)/g, '\n');
+
+  // (every value takes a character at least: a shorter file need not be counted)
+  const crowded = text.length > LIMITS.maxValues ? pastValueLimit(result.parsedText) : undefined;
+  if (crowded !== undefined) {
+    return refuse(
+      `too many values to check (more than ${LIMITS.maxValues} scalars and collections); split the playbook`,
+      crowded,
+      crowded + 1,
+    );
+  }
 
   let documents: Document.Parsed[];
   try {
@@ -93,18 +115,22 @@ export function readYaml(file: string, text: string): YamlSource {
   if (!first) return result;
   // One syntax error, one diagnostic: the errors the parser reports next to it are mostly its fallout
   // (tabs excepted: each tab-indented line is a mistake of its own).
-  let tooDeep: number | undefined;
-  for (const error of [...first.errors].sort((a, b) => a.pos[0] - b.pos[0])) {
+  // The parser ran out of stack on deep nesting: the depth limit below says so, where it starts, and
+  // the errors around it (brackets it never saw closed) are its fallout.
+  const errors = [...first.errors].sort((a, b) => a.pos[0] - b.pos[0]);
+  const tooDeep = errors.find((error) => /call stack/i.test(error.message))?.pos[0];
+  const reported = new Set<string>();
+  for (const error of tooDeep === undefined ? errors : []) {
     const [start, end] = error.pos;
-    // The parser ran out of stack on deep nesting: the depth limit below says so, where it starts.
-    if (/call stack/i.test(error.message)) {
-      tooDeep ??= start;
-      continue;
-    }
     const inside = result.damaged.some((r) => start >= r.start && start < r.end);
     if (inside && error.code !== 'TAB_AS_INDENT') continue;
     const report = describeYamlError(error.code, error.message, [start, end], result.parsedText, first);
-    result.diagnostics.push(yamlDiagnostic(file, report.message, report.start, report.end));
+    // Nested unclosed collections give one error each, all traced back to the same bracket: say it once.
+    const at = `${report.start}:${report.end}`;
+    if (!reported.has(at)) {
+      reported.add(at);
+      result.diagnostics.push(yamlDiagnostic(file, report.message, report.start, report.end));
+    }
     if (!inside) result.damaged.push(damageAround(first, result.parsedText, start));
   }
   result.document = first;
@@ -116,6 +142,7 @@ export function readYaml(file: string, text: string): YamlSource {
     result.diagnostics,
     result.damaged,
     result.aliases,
+    result.keyDiagnostics,
   );
   result.value = first.contents ? converter.convert(first.contents as Node, 0, '') : undefined;
   if (tooDeep !== undefined && !converter.refused) {
@@ -130,6 +157,38 @@ export function readYaml(file: string, text: string): YamlSource {
     d.range.end = Math.min(Math.max(d.range.end, d.range.start), text.length);
   }
   return result;
+}
+
+/**
+ * Where the value that goes past `LIMITS.maxValues` starts, if one does. Counted on the lexer's tokens,
+ * which cost no memory, before the parser builds the nodes, which do. The lexer yields the text in
+ * pieces, plus one-character markers with no text of their own (a plain scalar follows, a document
+ * starts, a flow collection ends in error).
+ */
+function pastValueLimit(text: string): number | undefined {
+  let values = 0;
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    const first = token.charCodeAt(0);
+    if (token.length === 1 && (first === 0x1f || first === 0x02 || first === 0x18)) {
+      if (first === 0x1f && ++values > LIMITS.maxValues) return offset;
+      continue;
+    }
+    // quoted and block scalars, flow collections and aliases (a plain scalar was counted by its marker)
+    if (
+      first === 0x22 ||
+      first === 0x27 ||
+      first === 0x7c ||
+      first === 0x3e ||
+      first === 0x5b ||
+      first === 0x7b ||
+      first === 0x2a
+    ) {
+      if (++values > LIMITS.maxValues) return offset;
+    }
+    offset += token.length;
+  }
+  return undefined;
 }
 
 /**
@@ -180,6 +239,7 @@ class PlainConverter {
     private readonly diagnostics: Diagnostic[],
     private readonly damaged: OffsetRange[],
     private readonly aliases: ReadonlyMap<Alias, Node | undefined>,
+    private readonly keyDiagnostics: Diagnostic[],
   ) {}
 
   convert(node: Node, depth: number, path: string, viaAlias = false): unknown {
@@ -209,7 +269,7 @@ class PlainConverter {
           this.diagnostics.push(
             yamlDiagnostic(
               this.file,
-              `"*${node.source}" is an alias, but no anchor "&${node.source}" comes before it; to write text that starts with "*", quote it`,
+              `"*${shown(node.source)}" is an alias, but no anchor "&${shown(node.source)}" comes before it; to write text that starts with "*", quote it`,
               start,
               end,
             ),
@@ -238,11 +298,11 @@ class PlainConverter {
           );
           this.damaged.push(damageAround(this.document, this.text, at));
         }
-        const key = isScalar(pair.key)
-          ? String((pair.key as Scalar).value)
-          : pair.key == null
-            ? ''
-            : String(pair.key);
+        const key = keyName(pair.key);
+        if (key === undefined) {
+          if (!viaAlias) this.notAName(pair.key as Node, pair.value as Node | null);
+          continue;
+        }
         if (Object.prototype.hasOwnProperty.call(out, key)) {
           if (!viaAlias) this.duplicate(pair.key as Node | null, key, path);
           continue;
@@ -275,9 +335,29 @@ class PlainConverter {
       severity: 'error',
       code: isChoice ? 'PB600' : 'PB101',
       message: isChoice
-        ? `duplicate choice "${key}" in this gate`
-        : `duplicate key "${key}"; the first one is used`,
+        ? `duplicate choice "${shown(key)}" in this gate`
+        : `duplicate key "${shown(key)}"; the first one is used`,
     });
+  }
+
+  /**
+   * A key that is a list, a mapping or an alias: valid YAML, but no key of a playbook is one. The pair is
+   * left out of the value, and the key is reported without being written out (the yaml package's
+   * `String(key)` doubles in length per level of keys nested in keys: 130 bytes took 1.4 GB).
+   */
+  private notAName(keyNode: Node, value: Node | null): void {
+    const { start, end } = rangeOf(keyNode);
+    const what = isAlias(keyNode) ? 'an alias' : isMap(keyNode) ? 'a mapping' : 'a list';
+    this.keyDiagnostics.push({
+      file: this.file,
+      range: { start, end },
+      severity: 'error',
+      code: 'PB104',
+      message: `a key must be a plain name, not ${what}; write the name itself before the ":"`,
+    });
+    // What refers to the left-out entry waits until it has a name (the checks of the whole file); the
+    // damage starts after the key, so the diagnostic stays.
+    this.damaged.push({ start: end, end: Math.max(end, rangeOf(value).end) });
   }
 
   private refuse(node: Node, message: string, at: 'node' | 'start' = 'node'): void {
@@ -325,15 +405,23 @@ function resolveAlias(document: Document.Parsed, node: Node | null): Node | null
   return node && isAlias(node) ? ((node.resolve(document) as Node | undefined) ?? null) : node;
 }
 
+/**
+ * The name a mapping key stands for: a scalar's value as text (`''` for a missing key). `undefined` for a
+ * key that is a collection or an alias, which `readYaml` reports (PB104) and leaves out of the value.
+ */
+export function keyName(key: unknown): string | undefined {
+  if (key === null || key === undefined) return '';
+  return isScalar(key) ? String((key as Scalar).value) : undefined;
+}
+
 export function findPair(map: YAMLMap, key: string): Pair | undefined {
   // Indexed once per mapping: a file with many unknown keys asks once per key (quadratic otherwise).
   let index = pairIndex.get(map);
   if (!index) {
     index = new Map();
     for (const pair of map.items) {
-      const k = pair.key;
-      const name = isScalar(k) ? String((k as Scalar).value) : String(k);
-      if (!index.has(name)) index.set(name, pair as Pair);
+      const name = keyName(pair.key);
+      if (name !== undefined && !index.has(name)) index.set(name, pair as Pair);
     }
     pairIndex.set(map, index);
   }

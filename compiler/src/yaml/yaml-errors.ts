@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, isPair } from 'yaml';
 import type { Document, Node } from 'yaml';
+import { MAX_SHOWN, shown } from '../diagnostic.js';
 
 /**
  * The yaml parser's errors in the words of a playbook author, on the characters to fix: the quote that is
@@ -21,7 +22,8 @@ export function describeYamlError(
   text: string,
   document: Document.Parsed,
 ): YamlErrorReport {
-  const detail = lowerFirst(rawMessage.split('\n')[0]!.trim());
+  // (the parser's words may quote the text)
+  const detail = shown(lowerFirst(rawMessage.split('\n')[0]!.trim()), 3 * MAX_SHOWN);
   const [start, end] = pos;
   const at = (message: string, from = start, to = Math.max(end, start)): YamlErrorReport => ({
     message,
@@ -53,7 +55,8 @@ export function describeYamlError(
       if (flow) {
         const opening = unclosedFlowBefore(document, text, start);
         if (opening !== undefined) {
-          const [open, close, what] = flow === 'map' ? ['{', '}', 'mapping'] : ['[', ']', 'list'];
+          // (the bracket found, not the parser's word: with nested unclosed collections they differ)
+          const [open, close, what] = text[opening] === '{' ? ['{', '}', 'mapping'] : ['[', ']', 'list'];
           return at(`this "${open}" is never closed; end the ${what} with "${close}"`, opening, opening + 1);
         }
       }
@@ -95,7 +98,7 @@ export function describeYamlError(
       if (glued) {
         const from = start + glued.index;
         return at(
-          `missing space after ":" in "${glued[0]}"; write "${glued[1]}: ${glued[2]}"`,
+          `missing space after ":" in "${shown(glued[0])}"; write "${shown(glued[1]!)}: ${shown(glued[2]!)}"`,
           from,
           from + glued[0].length,
         );
@@ -240,7 +243,10 @@ function unclosedFlowBefore(document: Document.Parsed, text: string, offset: num
     const [start, valueEnd] = node.range;
     if (start >= offset) continue;
     const close = text[start] === '{' ? '}' : ']';
-    if (text.slice(start, valueEnd).trimEnd().endsWith(close)) continue;
+    // (the last non-blank character, found without copying the collection's text: nodes nest)
+    let last = valueEnd - 1;
+    while (last > start && /\s/.test(text[last]!)) last--;
+    if (text[last] === close) continue;
     if (found === undefined || start > found) found = start;
   }
   return found;
