@@ -19,7 +19,7 @@ export function readPlaybookFile(
   path: string,
   shown: string,
   what = 'a playbook',
-): { text: string } | { diagnostic: Diagnostic } {
+): { text: string } | { diagnostic: Diagnostic; shownText: string } {
   const read = readFileBounded(path, FILE_LIMITS.playbook, what);
   if (read.problem === 'missing') throw new UsageError(`no such file: ${shown}`);
   if (read.problem === 'unreadable') throw new UsageError(`cannot read ${shown}: ${read.message}`);
@@ -32,10 +32,14 @@ export function readPlaybookFile(
         code: 'PB100',
         message: refusalMessage(read),
       },
+      shownText: '',
     };
   }
   const decoded = decodeSource(shown, read.bytes);
-  return decoded.text === undefined ? { diagnostic: decoded.diagnostic } : { text: decoded.text };
+  // (a refused file's diagnostic is placed in the text as far as it decodes: the line of the bad byte)
+  return decoded.text === undefined
+    ? { diagnostic: decoded.diagnostic, shownText: decoded.shownText }
+    : { text: decoded.text };
 }
 
 /** The YAML of a `--scenario` file (undefined without one); a file that cannot be read or parsed is a usage error. */

@@ -110,6 +110,20 @@ describe('kairoku-playbook check', () => {
     });
   });
 
+  it('places the PB100 of a file that is not UTF-8 on the bad byte, in every format', () => {
+    const root = workspace({});
+    // "version: 1\ntitle: é" with a lone continuation byte on line 3, column 9
+    const bytes = Buffer.concat([Buffer.from('version: 1\ntitle: \u00e9\nsteps: x'), Buffer.from([0x80])]);
+    writeFileSync(join(root, 'bad.playbook.yml'), bytes);
+    const json = run(['check', '--format', 'json'], root);
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ code: 'PB100', line: 3, column: 9, endLine: 3, endColumn: 10 }),
+    ]);
+    expect(JSON.parse(json.stdout)[0].message).toContain('line 3, column 9');
+    expect(run(['check', '--format', 'github'], root).stdout).toContain('line=3,col=9,');
+    expect(run(['check'], root).stdout).toContain('bad.playbook.yml:3:9: error PB100');
+  });
+
   it('answers usage and I/O errors with one line and exit 2', () => {
     expect(run(['check', 'no/such/file.yml'])).toEqual({
       code: 2,

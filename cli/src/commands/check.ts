@@ -80,7 +80,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
     const read = readPlaybookFile(path, shown);
     if ('diagnostic' in read) {
       refused.push(read.diagnostic);
-      sources.set(shown, new SourceText(''));
+      sources.set(shown, new SourceText(read.shownText));
       continue;
     }
     files.push({ file: shown, text: read.text });

@@ -7,7 +7,8 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { relative, sep } from 'node:path';
 import { FileWalk, analyzeFile, decodeSource, validateWorkspace } from '@kairoku-playbook/compiler';
-import type { Diagnostic, FileAnalysis, SourceText, WorkspaceFile } from '@kairoku-playbook/compiler';
+import { SourceText } from '@kairoku-playbook/compiler';
+import type { Diagnostic, FileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
 import { isPlaybookTest } from './discovery.js';
 import type { PlaybookFileSystem } from './file-system.js';
 import { nodeFileSystem } from './file-system.js';
@@ -62,6 +63,8 @@ export class PlaybookWorkspace {
   private disk = new Map<string, string>();
   /** discovered files that are not read (a FIFO, a device, over the size limit, not UTF-8): their PB100 */
   private refused = new Map<string, Diagnostic>();
+  /** the text of a refused file as far as it decodes, where its PB100 points (the bad byte's line) */
+  private refusedSources = new Map<string, SourceText>();
   /** bumped by every discovery, so the slices of an older one stop */
   private discovery = 0;
   private discovering = false;
@@ -98,6 +101,7 @@ export class PlaybookWorkspace {
     const generation = ++this.discovery;
     this.disk = new Map();
     this.refused = new Map();
+    this.refusedSources = new Map();
     this.discoveryLimits = [];
     const walks = this.roots.map((root) => ({ walk: new FileWalk(root.path, this.fs), read: 0 }));
     /** Walks (and reads what it finds) until done or until the clock passes `until`; whether done. */
@@ -155,20 +159,25 @@ export class PlaybookWorkspace {
     const read = this.fs.readFile(path);
     this.disk.delete(key);
     this.refused.delete(key);
+    this.refusedSources.delete(this.fileOf(key));
     if (read === undefined) return;
     // Refused as `check` refuses it: one PB100 for the file, never its content.
     const decoded =
       read instanceof Uint8Array
         ? decodeSource(this.fileOf(key), read)
         : { text: undefined, diagnostic: refusal(this.fileOf(key), read.refused) };
-    if (decoded.text === undefined) this.refused.set(key, decoded.diagnostic);
-    else this.disk.set(key, decoded.text);
+    if (decoded.text === undefined) {
+      this.refused.set(key, decoded.diagnostic);
+      if ('shownText' in decoded)
+        this.refusedSources.set(this.fileOf(key), new SourceText(decoded.shownText));
+    } else this.disk.set(key, decoded.text);
   }
 
   removeFromDisk(uri: string): void {
     const key = normalizeUri(uri);
     this.disk.delete(key);
     this.refused.delete(key);
+    this.refusedSources.delete(this.fileOf(key));
   }
 
   /** Whether a document is checked as a playbook: anything the client opens but playbook tests. */
@@ -223,7 +232,7 @@ export class PlaybookWorkspace {
   }
 
   sourceOf(file: string): SourceText | undefined {
-    return this.analyses.get(file)?.source;
+    return this.analyses.get(file)?.source ?? this.refusedSources.get(file);
   }
 
   /** The analysis of an open document's current text (made now when the text changed since the last one). */

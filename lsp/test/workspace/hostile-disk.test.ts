@@ -68,6 +68,14 @@ describe('files discovery does not read', () => {
     expect(result.onDisk.get('file:///ws/a.playbook.yml')).toEqual([]);
   });
 
+  it("place a refused file's PB100 on its bad byte, in the text as far as it decodes", () => {
+    const ws = workspace();
+    const [diagnostic] = ws.validate().onDisk.get('file:///ws/binary.playbook.yml')!;
+    // the NUL byte: offset 1, line 1, column 2 (as check places it)
+    expect(diagnostic!.range).toEqual({ start: 1, end: 2 });
+    expect(ws.sourceOf('binary.playbook.yml')!.positionAt(1)).toEqual({ line: 0, character: 1 });
+  });
+
   it('an open document is checked as its text, whatever the disk holds; a removed file is forgotten', () => {
     const ws = workspace();
     ws.openDocument('file:///ws/pipe.playbook.yml', playbook('Pipe'), 1);

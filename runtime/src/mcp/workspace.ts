@@ -83,7 +83,7 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
     const decoded = decodeSource(shown, read.bytes);
     if (decoded.text === undefined) {
       refused.push(decoded.diagnostic);
-      sources.set(shown, new SourceText(''));
+      sources.set(shown, new SourceText(decoded.shownText));
       continue;
     }
     files.push({ file: shown, text: decoded.text });
