@@ -29,18 +29,13 @@ function trackedTexts(): { path: string; text: string }[] {
   return texts;
 }
 
-/**
- * What points outside the repository. Written in pieces, so that this file does not name them itself.
- */
+/** What points outside the repository. */
 const OUTSIDE: { what: string; pattern: RegExp }[] = [
-  {
-    what: 'a path into the folder beside the repository',
-    pattern: new RegExp(['\\.\\.', 'shared', ''].join('/')),
-  },
-  { what: 'the absolute path of that folder', pattern: new RegExp(['', 'work', 'shared'].join('/')) },
-  { what: "the contract's file name", pattern: new RegExp(['\\bSPEC', 'md\\b'].join('\\.')) },
-  { what: "the Paseo notes' file name", pattern: new RegExp(['PASEO-PROTOCOL', 'md\\b'].join('\\.')) },
-  { what: 'a source document', pattern: new RegExp(['seeds', '|\\b\\d{3}_[0-9a-f]{16}\\.txt\\b'].join('/')) },
+  { what: 'a path into the folder beside the repository', pattern: /\.\.\/shared\// },
+  { what: 'the absolute path of that folder', pattern: /\/work\/shared\b/ },
+  { what: "the contract's file name", pattern: /\bSPEC\.md\b/ },
+  { what: "the Paseo notes' file name", pattern: /\bPASEO-PROTOCOL\.md\b/ },
+  { what: 'a source document', pattern: /\bseeds\/|\b\d{3}_[0-9a-f]{16}\.txt\b/ },
 ];
 
 /**
@@ -48,7 +43,7 @@ const OUTSIDE: { what: string; pattern: RegExp }[] = [
  * outside the SARIF root.
  */
 const DATA: Record<string, RegExp> = {
-  'cli/test/format/sarif.test.ts': new RegExp(String.raw`'\.\./shared/a\.yml'`, 'g'),
+  'cli/test/format/sarif.test.ts': /'\.\.\/shared\/a\.yml'/g,
 };
 
 const THIS_FILE = 'test/standalone.test.ts';
@@ -63,6 +58,7 @@ describe('the repository stands alone', () => {
   it('names no document outside it, in any tracked file', () => {
     const found: string[] = [];
     for (const { path, text } of files) {
+      if (path === THIS_FILE) continue; // its samples below name them on purpose
       const data = DATA[path];
       const lines = (data ? text.replace(data, "'data'") : text).split('\n');
       lines.forEach((line, index) => {
