@@ -18,6 +18,9 @@
  *   then runs in an empty folder). With `stream=stderr` it holds standard error, and standard output
  *   must be empty; otherwise standard error must be empty. The exit code must be 1 when the output holds
  *   an error and 0 otherwise, unless the block says `exit=N`.
+ * - An output block that shows what changes from one run to the next (a run's id) says which word of the
+ *   block stands for it: `varies="pr-XXXXXX"` matches any text without spaces or quotes there.
+ * - Commands that save runs (`run`) save them in the temporary folder (`KAIROKU_PLAYBOOK_HOME`).
  * - Any other YAML block must be marked `yaml fragment`: it is only parsed (it must be valid YAML).
  *
  * `UPDATE_DOCS=1 npx vitest run docs` rewrites every output block from the actual output. Read the diff
@@ -209,9 +212,11 @@ function exampleOf(doc: string, line: number, files: Example['files'], output: F
   };
 }
 
-/** Runs the CLI in a fresh folder holding only the example's files. */
+/** Runs the CLI in a fresh folder holding only the example's files; runs are saved below it. */
 export function runExample(example: Example): { stdout: string; stderr: string; exitCode: number } {
   const folder = mkdtempSync(join(tmpdir(), 'kairoku-playbook-docs-'));
+  const home = process.env.KAIROKU_PLAYBOOK_HOME;
+  process.env.KAIROKU_PLAYBOOK_HOME = join(folder, '.kairoku-playbook-home');
   try {
     for (const file of example.files) {
       const path = join(folder, file.name);
@@ -227,10 +232,26 @@ export function runExample(example: Example): { stdout: string; stderr: string; 
       color: false,
       colorStderr: false,
     });
+    if (typeof exitCode !== 'number') throw new Error(`${example.args.join(' ')} did not answer at once`);
     return { stdout, stderr, exitCode };
   } finally {
+    if (home === undefined) delete process.env.KAIROKU_PLAYBOOK_HOME;
+    else process.env.KAIROKU_PLAYBOOK_HOME = home;
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether the actual output is what the block shows, where each `varies` word of the block stands for
+ * any text without spaces or quotes.
+ */
+export function outputMatches(block: Fence, actual: string): boolean {
+  const expected = `${block.content}\n`;
+  const varies = block.attributes.get('varies');
+  if (!varies) return actual === expected;
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = expected.split(varies).map(escape).join('[^\\s"]+');
+  return new RegExp(`^${pattern}$`).test(actual);
 }
 
 function markdownFiles(folder: string): string[] {
@@ -286,8 +307,10 @@ for (const path of docs) {
         const other = example.stream === 'stderr' ? stdout : stderr;
         expect(other, `nothing on standard ${example.stream === 'stderr' ? 'output' : 'error'}`).toBe('');
         if (example.output) {
-          if (UPDATE) updates.set(example.output, shown);
-          else expect(shown).toBe(`${example.output.content}\n`);
+          const matches = outputMatches(example.output, shown);
+          if (UPDATE) {
+            if (!matches) updates.set(example.output, shown);
+          } else if (!matches) expect(shown).toBe(`${example.output.content}\n`);
         } else {
           expect(stdout, 'a playbook without an output block must check clean').toBe(
             `no problems in ${example.files.length} file${example.files.length === 1 ? '' : 's'}\n`,

@@ -33,8 +33,9 @@ Options:
                        sets in its agents' environment): step agents are labelled its children
                        (paseo.parent-agent-id) and it is sent the wake-ups; without one, wake-ups
                        are only the events of tool results
-  --scenario FILE      a scenario (SPEC §8; a playbook test works too) scripting the sim agents;
-                       gates it decides are decided as if in the panel, others wait for resume
+  --scenario FILE      a scenario scripting the sim agents (a playbook test works too: see
+                       docs/reference.md, "Scenarios and playbook tests"); gates it decides are
+                       decided as if in the panel, others wait for resume
   --with-step-tools    also expose report_step_result on this server (tests and harnesses that
                        play the step agents; never give such a server to a step agent)
   --step-agent         a step agent's server: only report_step_result, bound to --run, --step and

@@ -43,8 +43,9 @@ export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...
 
 Runs a playbook. Reported outcomes are applied as reported (autopilot).
 - sim (the default) runs it without a model: step agents and checks report what the scenario
-  scripts (SPEC §8), or their first declared outcome with outputs made from their types. Gates the
-  scenario does not decide are asked at the terminal, or take their first choice without one.
+  scripts, or their first declared outcome with outputs made from their types. Gates the scenario
+  does not decide are asked at the terminal, or take their first choice without one. Scenarios and
+  the --json output: docs/reference.md, "Scenarios and playbook tests".
 - paseo runs each agent step as an agent of a Paseo daemon (PASEO_HOST, default 127.0.0.1:6767;
   its password from PASEO_PASSWORD) and check steps' commands in the run's worktree. See docs/paseo.md.
 - kairoku serves Kairoku runner daemons, which claim the run's steps (see docs/kairoku-protocol.md).
@@ -59,7 +60,7 @@ Options:
 ${INPUT_HELP}
                        Inputs given here win over the scenario's.
   --backend NAME       sim (default), paseo or kairoku
-  --json               print the final run state as JSON (SPEC §8) and ask nothing
+  --json               print the final run state as JSON and ask nothing
   -h, --help           this help
 sim:
   --scenario FILE      a scenario that scripts the sim backend

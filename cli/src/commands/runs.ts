@@ -47,7 +47,7 @@ Commands:
   list                 id, playbook, status, start time and steps done/total of each run, active
                        ones first; archived runs only with --all
   show ID              a run's steps with their status, attempts and outcomes, its loops, outputs
-                       and last history entries; --json prints the run as \`run --json\` does (SPEC §8)
+                       and last history entries; --json prints the run as \`run --json\` does
   cancel ID            cancels a running or paused run (on an ended run, its running after-tasks);
                        a run another process is driving is asked to cancel
   pause ID             pauses a running run: running steps finish their turn, nothing new starts,

@@ -10,9 +10,10 @@ import type { CommandIo } from '../main.js';
 
 export const TEST_HELP = `Usage: kairoku-playbook test [PATH...]
 
-Runs playbook tests (SPEC §8): every *.test.yml|yaml below the given folders (default: the current
-folder; node_modules and .git are skipped), or the test files given. A test sits beside its
-playbook (pr.test.yml tests pr.yml) and is a scenario for the sim backend plus an expect: block:
+Runs playbook tests: every *.test.yml|yaml below the given folders (default: the current folder;
+node_modules and .git are skipped), or the test files given. A test sits beside its playbook
+(pr.test.yml tests pr.yml) and is a scenario for the sim backend plus an expect: block (see
+docs/reference.md, "Scenarios and playbook tests"):
 
   inputs: { task: add a flag }
   steps:  { qa: [{ outcome: fail }, { outcome: pass }] }

@@ -54,7 +54,9 @@ export const USAGE = `usage: kairoku-playbook runner --app URL --token-file FILE
   --claim-ms N            claim interval while there is room (default 1000)
   --flush-ms N            active flush of events (default ${DEFAULT_FLUSH_MS}, RF-020)
   --grace-ms N            SIGTERM to SIGKILL grace of an agent's process group (default 2000)
-  --keep-failed-worktrees keep the worktree of a failed dispatch (post-mortem)`;
+  --keep-failed-worktrees keep the worktree of a failed dispatch (post-mortem)
+
+The protocol, and the runner requirements (RF-…) it meets: docs/kairoku-protocol.md.`;
 
 /** Parses the command line; a string is the usage error. */
 export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string {

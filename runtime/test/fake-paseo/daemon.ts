@@ -12,8 +12,8 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { AgentScript, AgentTurn, ScriptedReport, Scripts } from './scripts.js';
 
 /**
- * A protocol-faithful fake of the Paseo daemon (`../shared/PASEO-PROTOCOL.md`, and the framing of the
- * daemon's own source): a WebSocket server at `/ws` and `GET /api/health` on one HTTP server on
+ * A protocol-faithful fake of the Paseo daemon (docs/paseo.md, "The daemon's API", and the framing of
+ * the daemon's own source): a WebSocket server at `/ws` and `GET /api/health` on one HTTP server on
  * 127.0.0.1. The client's first frame must be a bare `hello` within the deadline (4001), valid
  * (4002), of protocol version 1 (4003); a password is checked on the subprotocol
  * `paseo.bearer.<password>` (4401). Every other frame is a `{type:"session", message}` envelope, the

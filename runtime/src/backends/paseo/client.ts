@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 
 /**
- * A client of the Paseo daemon's WebSocket API (`../shared/PASEO-PROTOCOL.md`): the hello handshake,
+ * A client of the Paseo daemon's WebSocket API (docs/paseo.md, "The daemon's API"): the hello handshake,
  * requests correlated by `requestId`, the `agent_stream` events every client receives, and
  * reconnection with capped exponential backoff once a connection has been made.
  *
@@ -14,7 +14,7 @@ import WebSocket from 'ws';
  */
 
 export const PROTOCOL_VERSION = 1;
-/** Older clients are not shown newer providers (PASEO-PROTOCOL.md). */
+/** Older clients are not shown newer providers (docs/paseo.md, "The daemon's API"). */
 export const APP_VERSION = '0.1.65';
 export const DEFAULT_PORT = 6767;
 
