@@ -4,7 +4,7 @@
  */
 export const RUNTIME_VERSION = 1;
 
-export { step } from './core/transition.js';
+export { advance } from './core/transition.js';
 export type { TransitionOptions, TransitionResult } from './core/transition.js';
 export { createRun } from './core/create-run.js';
 export type { NewRun } from './core/create-run.js';

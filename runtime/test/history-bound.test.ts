@@ -12,7 +12,7 @@ import type { Dispatch } from '../src/backends/kairoku/index.js';
 import { createRun } from '../src/core/create-run.js';
 import { NOTE_LIMITS } from '../src/core/state.js';
 import type { RunState } from '../src/core/state.js';
-import { step } from '../src/core/transition.js';
+import { advance } from '../src/core/transition.js';
 import { recordDenial } from '../src/policy/denial.js';
 import { serializeRun } from '../src/store/run-store.js';
 import { HandRunner, history, startApp, startRun, waitFor } from './fixtures/kairoku/harness.js';
@@ -29,7 +29,7 @@ const ONE_AGENT = playbook(
 
 function started(): RunState {
   const state = createRun(ONE_AGENT, { id: 'r', inputs: {}, now: 0 });
-  return step(step(state, { type: 'start' }, 0).state, { type: 'start-step', step: 'work' }, 0).state;
+  return advance(advance(state, { type: 'start' }, 0).state, { type: 'start-step', step: 'work' }, 0).state;
 }
 
 describe('notes in the history', () => {
@@ -37,7 +37,7 @@ describe('notes in the history', () => {
     let state = started();
     const before = state.history.size;
     for (let i = 0; i < 300; i++)
-      state = step(
+      state = advance(
         state,
         { type: 'note', kind: 'backend', step: 'work', attempt: 1, text: 'refused an update: not held' },
         1000 + i,
@@ -59,7 +59,7 @@ describe('notes in the history', () => {
     const before = state.history.size;
     const sizes: number[] = [];
     for (let i = 0; i < 3000; i++) {
-      state = step(state, { type: 'note', kind: 'refused', text: `request ${i} refused` }, i).state;
+      state = advance(state, { type: 'note', kind: 'refused', text: `request ${i} refused` }, i).state;
       if (i === 1000 || i === 2999) sizes.push(serializeRun(state).length);
     }
     expect(state.history.size).toBe(before + NOTE_LIMITS.entries + 1);
@@ -70,13 +70,13 @@ describe('notes in the history', () => {
     // The run file stops growing once the limit is reached (but for the count's digits and lastAt).
     expect(sizes[1]! - sizes[0]!).toBeLessThan(64);
     // The run's own entries are still recorded past the limit.
-    state = step(state, { type: 'cancel', reason: 'enough' }, 5000).state;
+    state = advance(state, { type: 'cancel', reason: 'enough' }, 5000).state;
     expect(history(state).at(-1)!.kind).not.toBe('notes-dropped');
     expect(state.status).toBe('canceled');
   });
 
   it('cuts a long note and scrubs secrets from it', () => {
-    const state = step(
+    const state = advance(
       started(),
       { type: 'note', kind: 'backend', text: `token hunter22 ${'x'.repeat(5000)}` },
       1,

@@ -20,7 +20,7 @@ import { createRun } from '../src/core/create-run.js';
 import { REMINDER } from '../src/core/effects.js';
 import { vecToArray } from '../src/core/pvec.js';
 import type { RunState } from '../src/core/state.js';
-import { step as transition } from '../src/core/transition.js';
+import { advance } from '../src/core/transition.js';
 import { stepRun } from '../src/core/view.js';
 import { StoreBackedContext } from '../src/mcp/paseo-context.js';
 import { serveMcp } from '../src/mcp/server.js';
@@ -483,7 +483,7 @@ describe('the store-backed context of a run', () => {
       { type: 'start-step', step: 'work' },
       { type: 'step-started', step: 'work', attempt: 1, agent: 'agent-1' },
     ] as const)
-      state = transition(state, event, 0).state;
+      state = advance(state, event, 0).state;
     const store = new RunStore(home);
     store.save(state);
     const performed: string[] = [];

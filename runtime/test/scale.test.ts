@@ -6,7 +6,7 @@ import { emptyScenario } from '../src/backends/scenario.js';
 import { createRun } from '../src/core/create-run.js';
 import { emptyVec, vecFromArray, vecGet, vecPush, vecSet, vecSlice, vecToArray } from '../src/core/pvec.js';
 import type { PVec } from '../src/core/pvec.js';
-import { step } from '../src/core/transition.js';
+import { advance } from '../src/core/transition.js';
 import { runSim } from '../src/sim-run.js';
 import { compile } from './helpers.js';
 
@@ -148,12 +148,12 @@ describe('scale: work per transition does not grow with the run', () => {
     const copies = (n: number) => {
       const ir = chain(n);
       let state = createRun(ir, { id: 'big', inputs: {}, now: 0 });
-      state = step(state, { type: 'start' }, 0).state;
-      state = step(state, { type: 'start-step', step: 's0' }, 0).state;
-      state = step(state, { type: 'report', step: 's0', outcome: 'done' }, 0).state;
+      state = advance(state, { type: 'start' }, 0).state;
+      state = advance(state, { type: 'start-step', step: 's0' }, 0).state;
+      state = advance(state, { type: 'report', step: 's0', outcome: 'done' }, 0).state;
       const before = state;
       // Completing s0 changes two steps (s0, and s1 which becomes ready) and adds history.
-      const after = step(state, { type: 'complete-step', step: 's0', outcome: 'done' }, 0).state;
+      const after = advance(state, { type: 'complete-step', step: 's0', outcome: 'done' }, 0).state;
       expect(vecGet(after.steps, 1).status).toBe('ready');
       return {
         steps: copiedNodes(before.steps, after.steps),

@@ -17,7 +17,7 @@ import { vecToArray } from '../src/core/pvec.js';
 import { SecretMasker, fingerprintSecrets, sameSecret, secretPieces } from '../src/core/secret-mask.js';
 import { MASK } from '../src/core/state.js';
 import type { RunState } from '../src/core/state.js';
-import { step } from '../src/core/transition.js';
+import { advance } from '../src/core/transition.js';
 import { loadMaskKey } from '../src/host/mask-key.js';
 import { serializeRun } from '../src/store/run-store.js';
 import { playbook } from './helpers.js';
@@ -117,7 +117,7 @@ function started(): RunState {
   const prepared = prepareInputs(PLAYBOOK, { token: SECRET });
   if (!prepared.ok) throw new Error(prepared.errors.join());
   const state = createRun(PLAYBOOK, { id: 'run-1', inputs: prepared.inputs, now: 0, maskKey: KEY });
-  return step(step(state, { type: 'start' }, 0).state, { type: 'start-step', step: 'work' }, 0).state;
+  return advance(advance(state, { type: 'start' }, 0).state, { type: 'start-step', step: 'work' }, 0).state;
 }
 
 describe('the transition function in a process without the secret values', () => {
@@ -126,24 +126,24 @@ describe('the transition function in a process without the secret values', () =>
     const options = { maskKey: KEY };
     let state = started();
     const leak = `the token is ${SECRET}`;
-    state = step(
+    state = advance(
       state,
       { type: 'report', step: 'work', outcome: 'done', summary: leak, outputs: { note: leak } },
       1,
       options,
     ).state;
-    state = step(state, { type: 'complete-step', step: 'work', outcome: 'done' }, 2, options).state;
-    state = step(state, { type: 'request-gate', step: 'ship' }, 3, options).state;
-    state = step(
+    state = advance(state, { type: 'complete-step', step: 'work', outcome: 'done' }, 2, options).state;
+    state = advance(state, { type: 'request-gate', step: 'ship' }, 3, options).state;
+    state = advance(
       state,
       { type: 'gate-decided', step: 'ship', choice: 'revise', comment: leak },
       4,
       options,
     ).state;
-    state = step(state, { type: 'start-step', step: 'work', brief: leak }, 5, options).state;
-    state = step(state, { type: 'note', kind: 'backend', step: 'work', text: leak }, 6, options).state;
-    state = step(state, { type: 'nudge-step', step: 'work', message: leak }, 7, options).state;
-    state = step(state, { type: 'cancel', reason: leak }, 8, options).state;
+    state = advance(state, { type: 'start-step', step: 'work', brief: leak }, 5, options).state;
+    state = advance(state, { type: 'note', kind: 'backend', step: 'work', text: leak }, 6, options).state;
+    state = advance(state, { type: 'nudge-step', step: 'work', message: leak }, 7, options).state;
+    state = advance(state, { type: 'cancel', reason: leak }, 8, options).state;
     const file = serializeRun(state);
     expect(file).not.toContain(SECRET);
     expect(file).toContain(`the token is ${MASK}`);
@@ -152,7 +152,7 @@ describe('the transition function in a process without the secret values', () =>
   });
 
   it('without the key, a process without the values cannot scrub (what the fix is for)', () => {
-    const state = step(
+    const state = advance(
       started(),
       { type: 'report', step: 'work', outcome: 'done', summary: SECRET },
       1,

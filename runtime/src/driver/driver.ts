@@ -2,7 +2,7 @@ import type { Backend, BackendContext, BackendEffect } from '../backends/backend
 import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';
-import { step } from '../core/transition.js';
+import { advance } from '../core/transition.js';
 import { stepRun } from '../core/view.js';
 
 export interface DriverOptions {
@@ -96,7 +96,7 @@ export class Driver {
 
   private apply(event: RunEvent): string | undefined {
     const before = this.current;
-    const result = step(before, event, this.clock(), {
+    const result = advance(before, event, this.clock(), {
       secrets: this.options.secrets ?? {},
       ...(this.options.maskKey ? { maskKey: this.options.maskKey } : {}),
     });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../../core/events.js';
 import { isEnded } from '../../core/state.js';
-import { step as transition } from '../../core/transition.js';
+import { advance } from '../../core/transition.js';
 import { stepIr } from '../../core/view.js';
 import type { Backend, BackendContext, BackendEffect } from '../backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
@@ -377,7 +377,7 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     const event: RunEvent = { type: 'report', step: record.step, attempt: record.attempt, ...report };
     if (record.readOnly) {
       if (record.heldReport) return `step "${record.step}" has already reported attempt ${record.attempt}`;
-      const dry = transition(context.state(), event, this.clock());
+      const dry = advance(context.state(), event, this.clock());
       if (dry.error !== undefined) {
         this.note(record, 'refused', `report from the agent was refused: ${dry.error}`);
         return dry.error;

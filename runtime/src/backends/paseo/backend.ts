@@ -1,7 +1,7 @@
 import type { Effect } from '../../core/effects.js';
 import type { RunEvent } from '../../core/events.js';
 import type { RunState } from '../../core/state.js';
-import { step as transition } from '../../core/transition.js';
+import { advance } from '../../core/transition.js';
 import { stepIr, stepRun } from '../../core/view.js';
 import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
@@ -534,7 +534,7 @@ export class PaseoBackend implements Backend {
       ...(report.summary !== undefined ? { summary: report.summary } : {}),
       ...(report.outputs !== undefined ? { outputs: report.outputs } : {}),
     };
-    const refusal = transition(tracked.context.state(), event, Date.now()).error;
+    const refusal = advance(tracked.context.state(), event, Date.now()).error;
     if (refusal !== undefined) {
       tracked.context.emit(event);
       return refusal;
