@@ -5,6 +5,7 @@
 export const RUNTIME_VERSION = 1;
 
 export { advance } from './core/transition.js';
+export { dueTimeouts } from './core/timeouts.js';
 export type { TransitionOptions, TransitionResult } from './core/transition.js';
 export { createRun } from './core/create-run.js';
 export type { NewRun } from './core/create-run.js';

@@ -6,7 +6,7 @@ import { ACTIVE, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
 import type { Refusal } from '../driver/driver.js';
-import { dueTimeouts } from '../mcp/protocol.js';
+import { dueTimeouts } from '../core/timeouts.js';
 
 /** Asks a person to decide a gate; undefined when nobody can (end of input). Aborted when the gate closes. */
 export type GateAsker = (

@@ -5,7 +5,7 @@
 export { serveMcp } from './server.js';
 export { GuardedStdioTransport, MAX_MESSAGE_BYTES } from './stdio-transport.js';
 export type { RunningServer, ServeOptions } from './server.js';
-export { PlaybookProtocol, dueTimeouts } from './protocol.js';
+export { PlaybookProtocol } from './protocol.js';
 export type { ProtocolOptions } from './protocol.js';
 export { ProtocolBackend, BACKEND_OF } from './backend.js';
 export type { AgentMode } from './backend.js';

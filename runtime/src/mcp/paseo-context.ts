@@ -4,7 +4,7 @@ import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
 import { loadMaskKey } from '../host/mask-key.js';
 import type { RunStore } from '../store/run-store.js';
-import { dueTimeouts } from './protocol.js';
+import { dueTimeouts } from '../core/timeouts.js';
 import { withStoreLock } from './store-lock.js';
 import { ToolError } from './tool-error.js';
 
