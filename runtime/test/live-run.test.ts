@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend, BackendContext, BackendEffect } from '../src/backends/backend.js';
-import { generatedOutputs } from '../src/backends/sim.js';
+import { generatedOutputs } from '../src/core/representative.js';
 import { createRun } from '../src/core/create-run.js';
 import { prepareInputs } from '../src/core/inputs.js';
 import { vecToArray } from '../src/core/pvec.js';

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseYaml, readScenario } from '../src/backends/scenario.js';
-import { generatedOutputs } from '../src/backends/sim.js';
+import { generatedOutputs } from '../src/core/representative.js';
 import { vecToArray } from '../src/core/pvec.js';
 import { summarize } from '../src/core/view.js';
 import { runSim } from '../src/sim-run.js';

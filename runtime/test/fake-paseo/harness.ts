@@ -9,7 +9,7 @@ import { PaseoBackend } from '../../src/backends/paseo/backend.js';
 import type { CheckExecutor, PaseoBackendOptions, StartCheck } from '../../src/backends/paseo/backend.js';
 import type { Log, LogLevel } from '../../src/backends/paseo/client.js';
 import { runBranch } from '../../src/backends/paseo/worktree.js';
-import { generatedOutputs } from '../../src/backends/sim.js';
+import { generatedOutputs } from '../../src/core/representative.js';
 import { createRun } from '../../src/core/create-run.js';
 import { prepareInputs, splitSecrets } from '../../src/core/inputs.js';
 import { vecToArray } from '../../src/core/pvec.js';
