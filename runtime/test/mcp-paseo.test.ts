@@ -22,7 +22,7 @@ import { vecToArray } from '../src/core/pvec.js';
 import type { RunState } from '../src/core/state.js';
 import { advance } from '../src/core/transition.js';
 import { stepRun } from '../src/core/view.js';
-import { StoreBackedContext } from '../src/mcp/paseo-context.js';
+import { StoreBackedContext } from '../src/backends/paseo/store-context.js';
 import { serveMcp } from '../src/mcp/server.js';
 import type { RunningServer } from '../src/mcp/server.js';
 import { RunStore } from '../src/store/run-store.js';

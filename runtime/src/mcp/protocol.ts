@@ -22,7 +22,7 @@ import { recoverRuns } from '../store/recover.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
 import type { AgentMode, StartEffect } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
-import type { PaseoHost } from './paseo-host.js';
+import type { PaseoHost } from '../backends/paseo/host.js';
 import { withStoreLock } from './store-lock.js';
 import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';

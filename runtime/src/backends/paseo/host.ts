@@ -1,16 +1,15 @@
-import type { BackendEffect } from '../backends/backend.js';
-import { PaseoBackend } from '../backends/paseo/backend.js';
-import type { PaseoBackendOptions } from '../backends/paseo/backend.js';
-import { PaseoClient } from '../backends/paseo/client.js';
-import type { Log } from '../backends/paseo/client.js';
-import { vecToArray } from '../core/pvec.js';
-import { ACTIVE, AFTER_PREFIX, isEnded } from '../core/state.js';
-import type { RunState } from '../core/state.js';
-import type { Driver } from '../driver/driver.js';
-import type { RunStore } from '../store/run-store.js';
-import { StoreBackedContext } from './paseo-context.js';
-import { ManagerWaker } from './paseo-waker.js';
-import { ToolError } from './tool-error.js';
+import { vecToArray } from '../../core/pvec.js';
+import { ACTIVE, AFTER_PREFIX, isEnded } from '../../core/state.js';
+import type { RunState } from '../../core/state.js';
+import type { Driver } from '../../driver/driver.js';
+import type { RunStore } from '../../store/run-store.js';
+import type { BackendEffect } from '../backend.js';
+import { PaseoBackend } from './backend.js';
+import type { PaseoBackendOptions } from './backend.js';
+import { PaseoClient } from './client.js';
+import type { Log } from './client.js';
+import { ManagerWaker } from './manager-waker.js';
+import { StoreBackedContext } from './store-context.js';
 
 /** How `kairoku-playbook mcp --agents paseo` reaches the daemon and whom it wakes. */
 export interface PaseoAgentsOptions {
@@ -164,11 +163,11 @@ export class PaseoHost {
   /**
    * Hosts a run: claims it and connects its backend (the worktree of a `new-worktree` playbook is
    * made, or found again), then applies the lost-agent rule to attempts whose agents are gone and
-   * adopts the agents that outlived another process. Rejects (`ToolError`) when another live process
+   * adopts the agents that outlived another process. Rejects, saying why, when another live process
    * drives the run or the daemon cannot be reached.
    */
   async host(runId: string): Promise<void> {
-    if (this.closing) throw new ToolError('the server is stopping');
+    if (this.closing) throw new Error('the server is stopping');
     const entry = this.entry(runId);
     if (entry.backend) return;
     entry.connecting ??= this.connect(entry).finally(() => (entry.connecting = undefined));
@@ -251,10 +250,10 @@ export class PaseoHost {
     const { store } = this.options;
     const state = store.load(entry.id);
     try {
-      if (!state) throw new ToolError(`unknown run "${entry.id}"`);
+      if (!state) throw new Error(`unknown run "${entry.id}"`);
       const owner = store.owner(entry.id);
       if (owner !== undefined)
-        throw new ToolError(
+        throw new Error(
           `run ${entry.id} is driven by process ${owner} (another manager's server, or kairoku-playbook run), which watches its Paseo agents`,
         );
       store.claim(entry.id);
@@ -274,7 +273,7 @@ export class PaseoHost {
       });
       if (this.closing) {
         await backend.close();
-        throw new ToolError('the server is stopping');
+        throw new Error('the server is stopping');
       }
       entry.backend = backend;
     } catch (error) {
@@ -290,7 +289,7 @@ export class PaseoHost {
           attempt: start.attempt,
           reason: `this server could not watch its Paseo agent: ${(error as Error).message}`,
         });
-      throw error instanceof ToolError ? error : new ToolError((error as Error).message);
+      throw error instanceof Error ? error : new Error(String(error));
     }
     const backend = entry.backend;
     const pending = entry.pending.splice(0);

@@ -1,12 +1,11 @@
-import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
-import type { RunEvent } from '../core/events.js';
-import type { RunState } from '../core/state.js';
-import { Driver } from '../driver/driver.js';
-import { loadMaskKey } from '../host/mask-key.js';
-import type { RunStore } from '../store/run-store.js';
-import { dueTimeouts } from '../core/timeouts.js';
-import { withStoreLock } from './store-lock.js';
-import { ToolError } from './tool-error.js';
+import type { RunEvent } from '../../core/events.js';
+import type { RunState } from '../../core/state.js';
+import { dueTimeouts } from '../../core/timeouts.js';
+import { Driver } from '../../driver/driver.js';
+import { loadMaskKey } from '../../host/mask-key.js';
+import { StoreBusyError, lockStore } from '../../store/lock.js';
+import type { RunStore } from '../../store/run-store.js';
+import type { Backend, BackendContext, BackendEffect } from '../backend.js';
 
 export interface StoreContextOptions {
   runId: string;
@@ -97,12 +96,12 @@ export class StoreBackedContext implements BackendContext {
   /**
    * Applies `work` to the stored run: under the store's lock, load, let `work` dispatch through a
    * driver (which performs the effects and saves). Undefined when the run file is gone. Throws when
-   * the lock cannot be had (`ToolError`) or the run cannot be read.
+   * the lock cannot be had (`StoreBusyError`) or the run cannot be read.
    */
   update<T>(work: (driver: Driver) => T): T | undefined {
     if (this.active) return work(this.active);
     const { store, clock } = this.options;
-    return withStoreLock(store.folder, () => {
+    return lockStore(store.folder, () => {
       const loaded = store.load(this.options.runId);
       if (!loaded) return undefined;
       const driver = new Driver(loaded, {
@@ -161,7 +160,7 @@ export class StoreBackedContext implements BackendContext {
       return this.update((driver) => driver.context.submit(event));
     } catch (error) {
       // The store stayed busy: the event is not lost, it is tried again at the next tick.
-      const busy = error instanceof ToolError;
+      const busy = error instanceof StoreBusyError;
       if (busy) this.deferred.push(event);
       this.options.log(
         `run ${this.options.runId}: ${event.type}${'step' in event && event.step ? ` of ${event.step}` : ''} ${busy ? 'is kept for later' : 'was dropped'}: ${(error as Error).message}`,

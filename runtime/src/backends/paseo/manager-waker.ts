@@ -1,6 +1,6 @@
-import { isObject } from '../backends/paseo/client.js';
-import type { PaseoClient, StreamEvent } from '../backends/paseo/client.js';
-import type { WakeUp } from '../core/state.js';
+import type { WakeUp } from '../../core/state.js';
+import { isObject } from './client.js';
+import type { PaseoClient, StreamEvent } from './client.js';
 
 /** What the waker knows of the manager agent: `gone` when the daemon no longer has it. */
 export type ManagerStatus = 'unknown' | 'idle' | 'running' | 'gone';
