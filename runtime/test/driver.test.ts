@@ -122,6 +122,39 @@ describe('what a backend sends', () => {
     expect(stepRun(driver.state, 'plan')!.status).toBe('running');
   });
 
+  it('refusalOf answers what the driver would, and applies nothing', () => {
+    const backend = new Recorder();
+    const driver = new Driver(fresh(), { backend, autopilot: false, clock: () => 0 });
+    driver.dispatch({ type: 'start' });
+    driver.dispatch({ type: 'start-step', step: 'plan' });
+    const state = driver.state;
+    const effects = backend.effects.length;
+    const misfit = {
+      type: 'report',
+      step: 'plan',
+      attempt: 1,
+      outcome: 'done',
+      outputs: { plan: 3 },
+    } as const;
+    const fit = {
+      type: 'report',
+      step: 'plan',
+      attempt: 1,
+      outcome: 'done',
+      outputs: { plan: 'p', files: [] },
+    } as const;
+    expect(driver.context.refusalOf(misfit)).toMatch(/does not fit its outputs/);
+    expect(driver.context.refusalOf(fit)).toBeUndefined();
+    // Nothing was applied, refused or recorded: the same state object, no effects, no refusals.
+    expect(driver.state).toBe(state);
+    expect(backend.effects).toHaveLength(effects);
+    expect(driver.refusals).toHaveLength(0);
+    // What it said is what the run then does.
+    expect(driver.context.submit(misfit)).toBe(driver.context.refusalOf(misfit));
+    expect(driver.context.submit(fit)).toBeUndefined();
+    expect(stepRun(driver.state, 'plan')!.status).toBe('reported');
+  });
+
   it('a note records a backend’s fault, scrubbed of secrets and bounded, and changes nothing else', () => {
     const backend = new Recorder();
     const driver = new Driver(fresh(), {

@@ -26,7 +26,8 @@ function fakeContext(id = 'run-1'): { context: BackendContext; events: RunEvent[
   const events: RunEvent[] = [];
   const emit = (event: RunEvent) => void events.push(event);
   const submit = (event: RunEvent) => void events.push(event);
-  return { events, context: { emit, submit, state: () => ({ id }) as RunState } };
+  const refusalOf = () => undefined;
+  return { events, context: { emit, submit, refusalOf, state: () => ({ id }) as RunState } };
 }
 
 function effect(commands: string[], more: Partial<StartCheck> = {}): StartCheck {

@@ -14,6 +14,14 @@ export interface BackendContext {
    * queued and answers undefined. Refusals of `emit`ted and `submit`ted events land in the history.
    */
   submit(event: RunEvent): string | undefined;
+  /**
+   * The refusal `event` would get now (undefined when it would be taken), judged by the driver with
+   * its clock and options, without applying it. For a backend that must answer its caller at once but
+   * feeds the event in later (a read-only role's report waits for the end of its turn and the
+   * worktree check): it then feeds it with `emit` or `submit` like any other. Events queued behind
+   * the one being applied are not counted.
+   */
+  refusalOf(event: RunEvent): string | undefined;
   /** the run as it is now */
   state(): RunState;
 }

@@ -60,6 +60,12 @@ export class StoreBackedContext implements BackendContext {
     return this.feed(event);
   }
 
+  refusalOf(event: RunEvent): string | undefined {
+    if (this.active) return this.active.context.refusalOf(event);
+    // Judged on the stored run without the lock, as `state()` reads it: nothing is applied.
+    return this.driverOf(this.state()).context.refusalOf(event);
+  }
+
   state(): RunState {
     if (this.active) return this.active.state;
     const stored = this.peek();
@@ -100,19 +106,11 @@ export class StoreBackedContext implements BackendContext {
    */
   update<T>(work: (driver: Driver) => T): T | undefined {
     if (this.active) return work(this.active);
-    const { store, clock } = this.options;
+    const { store } = this.options;
     return lockStore(store.folder, () => {
       const loaded = store.load(this.options.runId);
       if (!loaded) return undefined;
-      const driver = new Driver(loaded, {
-        backend: this.backend,
-        autopilot: false,
-        clock,
-        secrets: this.options.secrets(),
-        // (fingerprints mask the secrets of runs this process was not given the values of)
-        maskKey: loadMaskKey(store.home),
-        persist: (next) => store.save(next),
-      });
+      const driver = this.driverOf(loaded);
       this.last = loaded;
       this.active = driver;
       try {
@@ -121,6 +119,20 @@ export class StoreBackedContext implements BackendContext {
         this.active = undefined;
         this.last = driver.state;
       }
+    });
+  }
+
+  /** A driver without autopilot over `state`, saving to the store. */
+  private driverOf(state: RunState): Driver {
+    const { store, clock } = this.options;
+    return new Driver(state, {
+      backend: this.backend,
+      autopilot: false,
+      clock,
+      secrets: this.options.secrets(),
+      // (fingerprints mask the secrets of runs this process was not given the values of)
+      maskKey: loadMaskKey(store.home),
+      persist: (next) => store.save(next),
     });
   }
 
