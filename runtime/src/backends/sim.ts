@@ -1,15 +1,13 @@
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
 import { generatedOutputs } from '../core/representative.js';
-import type { Effect } from '../core/effects.js';
+import type { OpenGate } from '../core/effects.js';
 import { AFTER_PREFIX } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { stepIr } from '../core/view.js';
 import { ReadOnlyGuard } from '../worktree/read-only-guard.js';
-import type { Backend, BackendContext, BackendEffect } from './backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { emptyScenario } from './scenario.js';
 import type { Scenario, ScriptedDecision } from './scenario.js';
-
-export type OpenGate = Extract<Effect, { type: 'open-gate' }>;
 
 export interface SimOptions {
   scenario?: Scenario;

@@ -1,4 +1,4 @@
-import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
+import type { Backend, BackendContext, BackendEffect } from './backend.js';
 import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';

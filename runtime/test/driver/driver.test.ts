@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Backend, BackendEffect } from '../../src/backends/backend.js';
+import type { Backend, BackendEffect } from '../../src/driver/backend.js';
 import { createRun } from '../../src/core/create-run.js';
 import type { RunState } from '../../src/core/state.js';
 import { vecToArray } from '../../src/core/pvec.js';

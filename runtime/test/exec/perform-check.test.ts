@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Backend, BackendContext, BackendEffect } from '../../src/backends/backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../../src/driver/backend.js';
 import { createRun } from '../../src/core/create-run.js';
 import type { RunEvent } from '../../src/core/events.js';
 import { prepareInputs } from '../../src/core/inputs.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { vi } from 'vitest';
-import type { Backend, BackendContext } from '../../src/backends/backend.js';
+import type { Backend, BackendContext } from '../../src/driver/backend.js';
 import { PaseoBackend } from '../../src/backends/paseo/backend.js';
 import type { CheckExecutor, PaseoBackendOptions, StartCheck } from '../../src/backends/paseo/backend.js';
 import type { Log, LogLevel } from '../../src/backends/paseo/client.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Backend, BackendContext, BackendEffect } from '../../src/backends/backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../../src/driver/backend.js';
 import { generatedOutputs } from '../../src/core/representative.js';
 import { createRun } from '../../src/core/create-run.js';
 import { prepareInputs } from '../../src/core/inputs.js';

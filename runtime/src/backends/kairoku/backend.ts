@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../../core/events.js';
 import { isEnded } from '../../core/state.js';
 import { stepIr } from '../../core/view.js';
-import type { Backend, BackendContext, BackendEffect } from '../backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
 import { buildDispatch, outputLines } from './dispatch.js';

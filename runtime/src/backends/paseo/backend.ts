@@ -4,7 +4,7 @@ import type { RunState } from '../../core/state.js';
 import { stepIr, stepRun } from '../../core/view.js';
 import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
-import type { Backend, BackendContext, BackendEffect } from '../backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
 import { PaseoClient, PaseoError, isObject } from './client.js';

@@ -3,7 +3,7 @@ import { ACTIVE, AFTER_PREFIX, isEnded } from '../../core/state.js';
 import type { RunState } from '../../core/state.js';
 import type { Driver } from '../../driver/driver.js';
 import type { RunStore } from '../../store/run-store.js';
-import type { BackendEffect } from '../backend.js';
+import type { BackendEffect } from '../../driver/backend.js';
 import { PaseoBackend } from './backend.js';
 import type { PaseoBackendOptions } from './backend.js';
 import { PaseoClient } from './client.js';

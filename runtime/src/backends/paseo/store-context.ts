@@ -5,7 +5,7 @@ import { Driver } from '../../driver/driver.js';
 import { loadMaskKey } from '../../host/mask-key.js';
 import { StoreBusyError, lockStore } from '../../store/lock.js';
 import type { RunStore } from '../../store/run-store.js';
-import type { Backend, BackendContext, BackendEffect } from '../backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 
 export interface StoreContextOptions {
   runId: string;

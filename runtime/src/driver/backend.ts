@@ -2,6 +2,9 @@ import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';
 
+// The driver's side of the contract with backends: it is defined here, where it is used, so the
+// driver and the hosts never import a backend; each backend (`src/backends/`) implements it.
+
 /** The effects a backend performs; `step-ready` and `persist` are the driver's own. */
 export type BackendEffect = Exclude<Effect, { type: 'step-ready' } | { type: 'persist' }>;
 
@@ -27,8 +30,9 @@ export interface BackendContext {
 }
 
 /**
- * What drives agents, checks and gates: `sim` here; `paseo` and `kairoku` later. A backend performs
- * one effect at a time and reports what happens as events; it never edits run state.
+ * What drives agents, checks and gates: `sim`, `paseo`, `kairoku` (`src/backends/`), and the manager
+ * protocol's `ProtocolBackend`. A backend performs one effect at a time and reports what happens as
+ * events; it never edits run state.
  */
 export interface Backend {
   readonly name: string;
