@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { compilePlaybook } from '../compiler/dist/index.js';
 import { createRun } from '../runtime/dist/core/create-run.js';
 import { SecretMasker, fingerprintSecrets, secretPieces } from '../runtime/dist/core/secret-mask.js';
-import { step } from '../runtime/dist/core/transition.js';
+import { advance } from '../runtime/dist/core/transition.js';
 import { serializeRun } from '../runtime/dist/store/run-store.js';
 
 const KEY = Buffer.alloc(32, 1);
@@ -65,10 +65,10 @@ const { ir } = compilePlaybook(
   'b.yml',
   'version: 1\nid: b\ntitle: B\nsteps:\n  work:\n    role: implementer\n    prompt: Work\n',
 );
-let state = step(createRun(ir, { id: 'b', inputs: {}, now: 0 }), { type: 'start' }, 0).state;
+let state = advance(createRun(ir, { id: 'b', inputs: {}, now: 0 }), { type: 'start' }, 0).state;
 const sizes = [];
 for (let i = 1; i <= 3000; i++) {
-  state = step(
+  state = advance(
     state,
     { type: 'note', kind: 'refused', text: `request ${i} refused: ${'x'.repeat(80)}` },
     i,

@@ -60,7 +60,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   mcp: runMcp,
   explain: runExplain,
   schema: runSchema,
-  runner: (argv) => import('@kairoku-playbook/runtime/backends').then((backends) => backends.runRunner(argv)),
+  runner: (argv) => import('@kairoku-playbook/runtime/runner').then((runner) => runner.runRunner(argv)),
 };
 
 /** A command's exit code; a run on a live backend answers when the run ends. */

@@ -4,12 +4,13 @@
  */
 export const RUNTIME_VERSION = 1;
 
-export { step } from './core/transition.js';
+export { advance } from './core/transition.js';
+export { dueTimeouts } from './core/timeouts.js';
 export type { TransitionOptions, TransitionResult } from './core/transition.js';
 export { createRun } from './core/create-run.js';
 export type { NewRun } from './core/create-run.js';
-export type { RunEvent, RunEventType } from './core/events.js';
-export type { Effect, EffectType } from './core/effects.js';
+export type { GateDecision, RunEvent, RunEventType } from './core/events.js';
+export type { Effect, EffectType, OpenGate } from './core/effects.js';
 export { REMINDER } from './core/effects.js';
 export { AFTER_PREFIX, MASK, STATE_VERSION, isEnded } from './core/state.js';
 export type {
@@ -38,9 +39,10 @@ export type { OperatorRequest } from './store/run-store.js';
 export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
 export { recoverRuns } from './store/recover.js';
 export type { Recovery } from './store/recover.js';
-export type { Backend, BackendContext, BackendEffect } from './backends/backend.js';
-export { SimBackend, generatedOutputs } from './backends/sim.js';
-export type { OpenGate, SimOptions } from './backends/sim.js';
+export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';
+export { SimBackend } from './backends/sim.js';
+export { generatedOutputs, representative } from './core/representative.js';
+export type { SimOptions } from './backends/sim.js';
 export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
 export { Driver } from './driver/driver.js';

@@ -8,7 +8,7 @@ import type { RunEvent } from '../src/core/events.js';
 import { prepareInputs, splitSecrets } from '../src/core/inputs.js';
 import { vecToArray } from '../src/core/pvec.js';
 import type { RunState, StepRun } from '../src/core/state.js';
-import { step } from '../src/core/transition.js';
+import { advance } from '../src/core/transition.js';
 import type { TransitionResult } from '../src/core/transition.js';
 import { stepRun } from '../src/core/view.js';
 
@@ -59,7 +59,7 @@ export class Run {
     // The input state is never changed: frozen, any write to it would throw.
     deepFreeze(before);
     const text = JSON.stringify(before);
-    const result = step(before, event, this.now, { secrets: this.secrets });
+    const result = advance(before, event, this.now, { secrets: this.secrets });
     expect(JSON.stringify(before)).toBe(text);
     return result;
   }

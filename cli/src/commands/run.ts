@@ -13,7 +13,7 @@ import {
   readScenario,
   recoverRuns,
   runSim,
-  step,
+  advance,
   summarize,
   toText,
   vecSlice,
@@ -334,7 +334,7 @@ export function settleSimRun(
         )
       : openGates(state).map((name) => `gate "${name}" was left open`);
     for (const line of why) io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
-    const canceled = step(
+    const canceled = advance(
       state,
       { type: 'cancel', reason: `the sim run could not go on: ${why.join('; ')}` },
       now(),

@@ -7,7 +7,7 @@ import {
   isEnded,
   loadMaskKey,
   recoverRuns,
-  step,
+  advance,
   summarize,
   toText,
   vecSlice,
@@ -340,7 +340,7 @@ function operate(store: RunStore, state: RunState, io: CommandIo, event: Operato
     io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to ${event.type} it\n`);
     return 0;
   }
-  const result = step(state, event, Date.now());
+  const result = advance(state, event, Date.now());
   if (result.error !== undefined) {
     io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(result.error)}\n`);
     return 1;

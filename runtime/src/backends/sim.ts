@@ -1,14 +1,13 @@
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import type { Effect } from '../core/effects.js';
+import { generatedOutputs } from '../core/representative.js';
+import type { OpenGate } from '../core/effects.js';
 import { AFTER_PREFIX } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { stepIr } from '../core/view.js';
 import { ReadOnlyGuard } from '../worktree/read-only-guard.js';
-import type { Backend, BackendContext, BackendEffect } from './backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { emptyScenario } from './scenario.js';
 import type { Scenario, ScriptedDecision } from './scenario.js';
-
-export type OpenGate = Extract<Effect, { type: 'open-gate' }>;
 
 export interface SimOptions {
   scenario?: Scenario;
@@ -145,54 +144,4 @@ function sleep(ms: number): void {
 function defaultOutcome(ir: IrStep | IrAfterTask): string {
   if (ir.kind === 'check' && ir.outcomes.some((o) => o.name === 'pass')) return 'pass';
   return ir.outcomes[0]?.name ?? 'done';
-}
-
-/**
- * Outputs made from their types: a check passes with `passed: 1` (fails with `failed: 1`); an agent
- * step's strings read `STEP.OUTPUT`, enums take their first member, numbers 0, lists one item.
- */
-export function generatedOutputs(ir: IrStep | IrAfterTask, outcome: string): Record<string, unknown> {
-  if (ir.kind === 'check') {
-    const pass = outcome === 'pass';
-    return { passed: pass ? 1 : 0, failed: pass ? 0 : 1, skipped: 0, todo: 0, exit_code: pass ? 0 : 1 };
-  }
-  const properties = (ir.outputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
-  const outputs: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(properties))
-    outputs[name] = representative(schema, `${ir.name}.${name}`);
-  return outputs;
-}
-
-/**
- * One representative value of a schema: an enum's first member, a string the hint, a number its
- * `minimum` (0 without one), a list one item. Also the explorer's stand-in for a value no condition reads.
- */
-export function representative(schema: Record<string, unknown>, hint: string): unknown {
-  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
-  if (Array.isArray(schema.anyOf)) {
-    const inner = (schema.anyOf as Record<string, unknown>[]).find((s) => s.type !== 'null');
-    return inner ? representative(inner, hint) : null;
-  }
-  switch (schema.type) {
-    case 'string':
-      return hint;
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 0;
-    case 'boolean':
-      return false;
-    case 'null':
-      return null;
-    case 'array':
-      return [representative((schema.items as Record<string, unknown> | undefined) ?? {}, `${hint}[0]`)];
-    case 'object': {
-      const object: Record<string, unknown> = {};
-      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-      for (const [name, property] of Object.entries(properties))
-        object[name] = representative(property, `${hint}.${name}`);
-      return object;
-    }
-    default:
-      return hint;
-  }
 }

@@ -57,5 +57,8 @@ export type Effect =
 
 export type EffectType = Effect['type'];
 
+/** A gate to open: its rendered title and summary, and its choices with their comment rules. */
+export type OpenGate = Extract<Effect, { type: 'open-gate' }>;
+
 export const REMINDER =
   'Your turn ended without a report. Call report_step_result with your outcome, a summary and your outputs, then end your turn.';

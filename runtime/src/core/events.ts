@@ -63,3 +63,6 @@ export type RunEvent =
     };
 
 export type RunEventType = RunEvent['type'];
+
+/** A gate's decision as a person (or a script) gives it: what `gate-decided` carries besides the step. */
+export type GateDecision = Omit<Extract<RunEvent, { type: 'gate-decided' }>, 'type' | 'step'>;

@@ -36,7 +36,7 @@ export interface TransitionResult {
  * of its own, and the input state is never changed. Work per event is proportional to what the event
  * touches (a step, its dependents, a loop's region), except when a run ends or restarts.
  */
-export function step(
+export function advance(
   state: RunState,
   event: RunEvent,
   now: number,
@@ -47,9 +47,9 @@ export function step(
   if (error !== undefined) return { state, effects: [], error };
   run.finish();
   if (!run.changed) return { state, effects: [] };
-  run.s.updatedAt = run.at;
+  run.state.updatedAt = run.at;
   run.effects.push({ type: 'persist' });
-  return { state: run.s, effects: run.effects };
+  return { state: run.state, effects: run.effects };
 }
 
 function handle(run: WorkingRun, event: RunEvent): string | undefined {
@@ -100,13 +100,13 @@ function handle(run: WorkingRun, event: RunEvent): string | undefined {
 function resolve(run: WorkingRun, name: string): Ref | string {
   if (name.startsWith(AFTER_PREFIX)) {
     const task = name.slice(AFTER_PREFIX.length);
-    const index = run.d.afterIndex.get(task);
+    const index = run.derived.afterIndex.get(task);
     if (index !== undefined) return { after: true, index };
-    return unknown('after-task', task, [...run.d.afterIndex.keys()]);
+    return unknown('after-task', task, [...run.derived.afterIndex.keys()]);
   }
-  const index = run.d.stepIndex.get(name);
+  const index = run.derived.stepIndex.get(name);
   if (index !== undefined) return { after: false, index };
-  return unknown('step', name, [...run.d.stepIndex.keys()]);
+  return unknown('step', name, [...run.derived.stepIndex.keys()]);
 }
 
 function unknown(what: string, name: string, names: string[]): string {
@@ -115,36 +115,36 @@ function unknown(what: string, name: string, names: string[]): string {
 }
 
 function outcomeOf(run: WorkingRun, ref: Ref, name: string): IrOutcome | string {
-  const outcomes = ref.after ? run.d.afterOutcomes[ref.index]! : run.d.stepOutcomes[ref.index]!;
+  const outcomes = ref.after ? run.derived.afterOutcomes[ref.index]! : run.derived.stepOutcomes[ref.index]!;
   const outcome = outcomes.get(name);
   if (outcome) return outcome;
-  const isGate = !ref.after && run.s.ir.steps[ref.index]!.kind === 'gate';
+  const isGate = !ref.after && run.state.ir.steps[ref.index]!.kind === 'gate';
   const what = isGate ? 'choice' : 'outcome';
   return `${run.label(ref)} has no ${what} "${name}"; its ${what}s are ${[...outcomes.keys()].join(', ')}`;
 }
 
 function isGate(run: WorkingRun, ref: Ref): boolean {
-  return !ref.after && run.s.ir.steps[ref.index]!.kind === 'gate';
+  return !ref.after && run.state.ir.steps[ref.index]!.kind === 'gate';
 }
 
 /** Why nothing may start now, or undefined when a step may. */
 function cannotStart(run: WorkingRun, ref: Ref): string | undefined {
-  const status = run.s.status;
+  const status = run.state.status;
   if (ref.after) {
     if (!isEnded(status)) return `${run.label(ref)} starts once the run has ended; the run is ${status}`;
     const task = run.get(ref).status;
     if (task === 'running' || task === 'reported') return `${run.label(ref)} is already ${task}`;
     return undefined;
   }
-  if (run.s.startedAt === null) return 'the run has not started';
+  if (run.state.startedAt === null) return 'the run has not started';
   if (status === 'paused') return 'the run is paused: nothing new starts until it is resumed';
   if (isEnded(status)) return `the run has ended (${status})`;
   const step = run.get(ref);
   if (step.status === 'ready') return undefined;
   let why = `${run.label(ref)} is not ready: it is ${step.status}`;
   if (step.status === 'pending') {
-    const waiting = run.s.ir.steps[ref.index]!.needs.filter((n) => !isSettled(run.step(n).status));
-    if (waiting.length) why += `, waiting for ${waiting.map((n) => run.s.ir.steps[n]!.name).join(', ')}`;
+    const waiting = run.state.ir.steps[ref.index]!.needs.filter((n) => !isSettled(run.step(n).status));
+    if (waiting.length) why += `, waiting for ${waiting.map((n) => run.state.ir.steps[n]!.name).join(', ')}`;
   }
   return why;
 }
@@ -152,12 +152,12 @@ function cannotStart(run: WorkingRun, ref: Ref): string | undefined {
 // ---- handlers -----------------------------------------------------------------------------------
 
 function start(run: WorkingRun): string | undefined {
-  if (run.s.startedAt !== null) return 'the run has already started';
-  run.s.startedAt = run.at;
-  const timeoutMs = run.s.ir.limits.timeoutMs;
-  run.s.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
-  run.record('run-started', `run ${run.s.id} of ${run.s.playbook} started`);
-  for (const root of run.d.roots) run.unblock(root);
+  if (run.state.startedAt !== null) return 'the run has already started';
+  run.state.startedAt = run.at;
+  const timeoutMs = run.state.ir.limits.timeoutMs;
+  run.state.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
+  run.record('run-started', `run ${run.state.id} of ${run.state.playbook} started`);
+  for (const root of run.derived.roots) run.unblock(root);
   return undefined;
 }
 
@@ -195,7 +195,7 @@ function startStep(run: WorkingRun, name: string, brief: string | undefined): st
       timeoutMs: ir.timeoutMs,
     });
   } else {
-    const role = run.d.roles.get(ir.role ?? '') ?? run.d.roles.get('implementer')!;
+    const role = run.derived.roles.get(ir.role ?? '') ?? run.derived.roles.get('implementer')!;
     run.effects.push({
       type: 'start-agent',
       step: stepName,
@@ -240,7 +240,7 @@ function requestGate(run: WorkingRun, name: string, summary: string | undefined)
   if (!isGate(run, ref)) return `${run.label(ref)} is not a gate: start it with start-step`;
   const why = cannotStart(run, ref);
   if (why) return why;
-  const ir = run.s.ir.steps[ref.index]!;
+  const ir = run.state.ir.steps[ref.index]!;
   const step = run.get(ref);
   const attempt = step.attempts.length + 1;
   const scope = run.scope(ref);
@@ -480,8 +480,8 @@ function note(run: WorkingRun, event: Extract<RunEvent, { type: 'note' }>): unde
 
 function timeout(run: WorkingRun, name: string | undefined, attempt: number | undefined): string | undefined {
   if (name === undefined) {
-    if (run.s.status !== 'running' && run.s.status !== 'paused') return undefined;
-    const limit = run.s.ir.limits.timeoutMs;
+    if (run.state.status !== 'running' && run.state.status !== 'paused') return undefined;
+    const limit = run.state.ir.limits.timeoutMs;
     run.failRun(`the run ran past its timeout${limit ? ` of ${duration(limit)}` : ''}`, 'timeout');
     return undefined;
   }
@@ -513,40 +513,40 @@ function duration(ms: number): string {
 }
 
 function pause(run: WorkingRun): string | undefined {
-  if (run.s.status !== 'running') return `the run is not running (it is ${run.s.status})`;
-  run.s.status = 'paused';
+  if (run.state.status !== 'running') return `the run is not running (it is ${run.state.status})`;
+  run.state.status = 'paused';
   run.record('run-paused', 'run paused: running steps finish their turn, nothing new starts');
   return undefined;
 }
 
 function resume(run: WorkingRun): string | undefined {
-  if (run.s.status !== 'paused') return `the run is not paused (it is ${run.s.status})`;
-  run.s.status = 'running';
+  if (run.state.status !== 'paused') return `the run is not paused (it is ${run.state.status})`;
+  run.state.status = 'running';
   run.record('run-resumed', 'run resumed');
-  const deferred = run.s.deferred;
-  run.s.deferred = [];
+  const deferred = run.state.deferred;
+  run.state.deferred = [];
   for (const { step: index, retry } of deferred) {
     const step = run.step(index);
     if (step.status !== 'pending' || step.unsettledNeeds !== 0) continue;
     if (retry) run.makeReady({ after: false, index });
     else run.unblock(index);
   }
-  if (run.s.wakeups.length) {
-    run.release(run.s.wakeups);
-    run.s.wakeups = [];
+  if (run.state.wakeups.length) {
+    run.release(run.state.wakeups);
+    run.state.wakeups = [];
   }
   return undefined;
 }
 
 function cancel(run: WorkingRun, reason: string | undefined): string | undefined {
   const why = run.scrub(reason ?? 'canceled by request');
-  if (!isEnded(run.s.status)) {
+  if (!isEnded(run.state.status)) {
     run.cancelRun(why);
     return undefined;
   }
   // On an ended run, cancel its running after-tasks.
   let any = false;
-  run.s.ir.after.forEach((_, index) => {
+  run.state.ir.after.forEach((_, index) => {
     const ref: Ref = { after: true, index };
     const status = run.get(ref).status;
     if (status !== 'running' && status !== 'reported' && status !== 'ready') return;
@@ -554,7 +554,7 @@ function cancel(run: WorkingRun, reason: string | undefined): string | undefined
     run.put(ref, { status: 'canceled', reason: why });
     any = true;
   });
-  if (!any) return `the run has already ended (${run.s.status}) and no after-task is running`;
+  if (!any) return `the run has already ended (${run.state.status}) and no after-task is running`;
   run.record('after-canceled', `after-tasks canceled: ${why}`);
   return undefined;
 }
@@ -562,7 +562,7 @@ function cancel(run: WorkingRun, reason: string | undefined): string | undefined
 function managerLost(run: WorkingRun, reason: string | undefined): string | undefined {
   const why = run.scrub(reason ?? 'its manager agent is gone');
   let stopped = false;
-  run.s.ir.after.forEach((_, index) => {
+  run.state.ir.after.forEach((_, index) => {
     const ref: Ref = { after: true, index };
     const status = run.get(ref).status;
     if (status !== 'running' && status !== 'reported' && status !== 'ready') return;
@@ -570,11 +570,11 @@ function managerLost(run: WorkingRun, reason: string | undefined): string | unde
     run.put(ref, { status: 'canceled', reason: why });
     stopped = true;
   });
-  if (!isEnded(run.s.status)) {
+  if (!isEnded(run.state.status)) {
     run.failRun(why, 'run-ended', { afterTasks: false });
     return undefined;
   }
-  if (!stopped) return `the run has already ended (${run.s.status}) and no after-task is running`;
+  if (!stopped) return `the run has already ended (${run.state.status}) and no after-task is running`;
   run.record('after-canceled', `after-tasks canceled: ${why}`);
   return undefined;
 }
@@ -583,31 +583,32 @@ function restartFrom(run: WorkingRun, name: string): string | undefined {
   const ref = resolve(run, name);
   if (typeof ref === 'string') return ref;
   if (ref.after) return `${run.label(ref)} is an after-task: restart the run from a step`;
-  if (!isEnded(run.s.status)) return `the run is ${run.s.status}: only an ended run can be restarted`;
-  const needs = run.s.ir.steps[ref.index]!.needs;
+  if (!isEnded(run.state.status)) return `the run is ${run.state.status}: only an ended run can be restarted`;
+  const needs = run.state.ir.steps[ref.index]!.needs;
   const open = needs.filter((n) => !isSettled(run.step(n).status));
   if (open.length) {
-    const list = open.map((n) => `${run.s.ir.steps[n]!.name} is ${run.step(n).status}`).join(', ');
+    const list = open.map((n) => `${run.state.ir.steps[n]!.name} is ${run.step(n).status}`).join(', ');
     return `${run.label(ref)} cannot restart: its needs have not completed (${list})`;
   }
   // The step and everything after it run again; so does every step that had not completed (failed,
   // canceled, never started, or skipped: its `when` is evaluated again), and everything after those.
   const seeds = [ref.index];
-  for (let index = 0; index < run.s.steps.size; index++)
+  for (let index = 0; index < run.state.steps.size; index++)
     if (run.step(index).status !== 'completed') seeds.push(index);
   const region = new Set<number>();
   while (seeds.length) {
     const index = seeds.pop()!;
     if (region.has(index)) continue;
     region.add(index);
-    seeds.push(...run.d.dependents[index]!);
+    seeds.push(...run.derived.dependents[index]!);
   }
   const reset = [...region].sort((a, b) => a - b);
-  const loops = { ...run.s.loops };
+  const loops = { ...run.state.loops };
   for (const index of region)
-    for (const counter of run.d.countersByTarget.get(index) ?? []) if (loops[counter]) loops[counter] = 0;
-  run.s.loops = loops;
-  run.s.ir.after.forEach((_, index) => {
+    for (const counter of run.derived.countersByTarget.get(index) ?? [])
+      if (loops[counter]) loops[counter] = 0;
+  run.state.loops = loops;
+  run.state.ir.after.forEach((_, index) => {
     const task: Ref = { after: true, index };
     if (run.stopActive(task, 'canceled', 'the run restarted')) run.put(task, { status: 'canceled' });
     run.put(task, {
@@ -620,15 +621,15 @@ function restartFrom(run: WorkingRun, name: string): string | undefined {
     });
   });
   run.resetSteps(reset, -1, 'the run restarted');
-  run.s.status = 'running';
-  run.s.reason = null;
-  run.s.endedAt = null;
-  run.s.outputs = null;
-  run.s.deferred = [];
+  run.state.status = 'running';
+  run.state.reason = null;
+  run.state.endedAt = null;
+  run.state.outputs = null;
+  run.state.deferred = [];
   // A run canceled before it ever started (killed between creation and start) starts now.
-  run.s.startedAt ??= run.at;
-  const timeoutMs = run.s.ir.limits.timeoutMs;
-  run.s.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
+  run.state.startedAt ??= run.at;
+  const timeoutMs = run.state.ir.limits.timeoutMs;
+  run.state.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
   run.record('run-restarted', `run restarted from ${name}`, ref);
   for (const index of reset) if (run.step(index).unsettledNeeds === 0) run.unblock(index);
   return undefined;

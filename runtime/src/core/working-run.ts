@@ -29,8 +29,10 @@ export function isSettled(status: StepStatus): boolean {
  * The state it was made from is never changed. The rules of SPEC §3.2–3.3 live here, as methods.
  */
 export class WorkingRun {
-  readonly s: RunState;
-  readonly d: Derived;
+  /** the state this event makes: a shallow copy of the one it was made from, written field by field */
+  readonly state: RunState;
+  /** per-IR facts (names, dependents, outcomes), computed once per IR and cached */
+  readonly derived: Derived;
   readonly at: string;
   readonly effects: Effect[] = [];
   changed = false;
@@ -47,29 +49,29 @@ export class WorkingRun {
     readonly secrets: Record<string, unknown>,
     private readonly maskKey?: Uint8Array,
   ) {
-    this.s = { ...base };
-    this.d = derive(base.ir);
+    this.state = { ...base };
+    this.derived = derive(base.ir);
     this.at = new Date(now).toISOString();
   }
 
   // ---- reading and writing -------------------------------------------------------------------
 
   get(ref: Ref): StepRun {
-    return ref.after ? this.s.after[ref.index]! : vecGet(this.s.steps, ref.index);
+    return ref.after ? this.state.after[ref.index]! : vecGet(this.state.steps, ref.index);
   }
 
   step(index: number): StepRun {
-    return vecGet(this.s.steps, index);
+    return vecGet(this.state.steps, index);
   }
 
   ir(ref: Ref): IrStep | IrAfterTask {
-    return ref.after ? this.s.ir.after[ref.index]! : this.s.ir.steps[ref.index]!;
+    return ref.after ? this.state.ir.after[ref.index]! : this.state.ir.steps[ref.index]!;
   }
 
   name(ref: Ref): string {
     return ref.after
-      ? `${AFTER_PREFIX}${this.s.ir.after[ref.index]!.name}`
-      : this.s.ir.steps[ref.index]!.name;
+      ? `${AFTER_PREFIX}${this.state.ir.after[ref.index]!.name}`
+      : this.state.ir.steps[ref.index]!.name;
   }
 
   /** How messages name it: `step "qa"`, `after-task "summarize"`, `gate "ship"`. */
@@ -82,11 +84,11 @@ export class WorkingRun {
   put(ref: Ref, patch: Partial<StepRun>): StepRun {
     const next = { ...this.get(ref), ...patch };
     if (ref.after) {
-      const after = this.s.after.slice();
+      const after = this.state.after.slice();
       after[ref.index] = next;
-      this.s.after = after;
+      this.state.after = after;
     } else {
-      this.s.steps = vecSet(this.s.steps, ref.index, next);
+      this.state.steps = vecSet(this.state.steps, ref.index, next);
     }
     this.changed = true;
     return next;
@@ -107,7 +109,7 @@ export class WorkingRun {
     const entry: HistoryEntry = { at: this.at, kind, text };
     if (ref) entry.step = this.name(ref);
     if (attempt !== undefined) entry.attempt = attempt;
-    this.s.history = vecPush(this.s.history, entry);
+    this.state.history = vecPush(this.state.history, entry);
     this.changed = true;
   }
 
@@ -117,19 +119,23 @@ export class WorkingRun {
    */
   recordNote(kind: string, text: string, ref?: Ref, attempt?: number): void {
     const step = ref ? this.name(ref) : undefined;
-    const history = this.s.history;
-    const log = this.s.notes ?? { entries: 0, dropped: 0 };
+    const history = this.state.history;
+    const log = this.state.notes ?? { entries: 0, dropped: 0 };
     for (let index = history.size - 1; index >= Math.max(0, history.size - NOTE_LIMITS.window); index--) {
       const entry = vecGet(history, index);
       if (entry.kind === kind && entry.text === text && entry.step === step && entry.attempt === attempt) {
-        this.s.history = vecSet(history, index, { ...entry, count: (entry.count ?? 1) + 1, lastAt: this.at });
+        this.state.history = vecSet(history, index, {
+          ...entry,
+          count: (entry.count ?? 1) + 1,
+          lastAt: this.at,
+        });
         this.changed = true;
         return;
       }
     }
     if (log.entries < NOTE_LIMITS.entries) {
       this.record(kind, text, ref, attempt);
-      this.s.notes = { ...log, entries: log.entries + 1 };
+      this.state.notes = { ...log, entries: log.entries + 1 };
       return;
     }
     const dropped = log.dropped + 1;
@@ -139,12 +145,12 @@ export class WorkingRun {
       text: `${dropped} more note${dropped === 1 ? ' was' : 's were'} not recorded: a run keeps at most ${NOTE_LIMITS.entries} (the last: ${kind}${step ? ` on ${step}` : ''})`,
     };
     if (log.droppedEntry === undefined) {
-      this.s.history = vecPush(history, counted);
-      this.s.notes = { ...log, dropped, droppedEntry: history.size };
+      this.state.history = vecPush(history, counted);
+      this.state.notes = { ...log, dropped, droppedEntry: history.size };
     } else {
       const first = vecGet(history, log.droppedEntry);
-      this.s.history = vecSet(history, log.droppedEntry, { ...counted, at: first.at, lastAt: this.at });
-      this.s.notes = { ...log, dropped };
+      this.state.history = vecSet(history, log.droppedEntry, { ...counted, at: first.at, lastAt: this.at });
+      this.state.notes = { ...log, dropped };
     }
     this.changed = true;
   }
@@ -171,7 +177,7 @@ export class WorkingRun {
   finish(): void {
     this.settleReadiness();
     if (this.wakeups.length) {
-      if (this.s.status === 'paused') this.s.wakeups = [...this.s.wakeups, ...this.wakeups];
+      if (this.state.status === 'paused') this.state.wakeups = [...this.state.wakeups, ...this.wakeups];
       else this.effects.push({ type: 'wake-manager', wakeups: this.wakeups.splice(0) });
       this.changed = true;
     }
@@ -180,10 +186,10 @@ export class WorkingRun {
   // ---- templates -----------------------------------------------------------------------------
 
   scope(ref: Ref | undefined, context: TransitionContext = {}, withSecrets = false): Scope {
-    const s = this.s;
+    const state = this.state;
     const self = ref && !ref.after ? ref.index : -1;
     const steps = new Lookup((name) => {
-      const index = this.d.stepIndex.get(name);
+      const index = this.derived.stepIndex.get(name);
       if (index === undefined) return null;
       const run = this.step(index);
       // Inside its own transition a step reads its current report.
@@ -213,9 +219,9 @@ export class WorkingRun {
     });
     const loop = ref ? this.get(ref).loop : null;
     const scope: Scope = {
-      inputs: withSecrets ? { ...s.inputs, ...this.secrets } : s.inputs,
+      inputs: withSecrets ? { ...state.inputs, ...this.secrets } : state.inputs,
       steps,
-      run: { id: s.id, playbook: s.playbook, branch: s.branch, status: s.status },
+      run: { id: state.id, playbook: state.playbook, branch: state.branch, status: state.status },
       loop: { count: loop?.count ?? 0, feedback: loop?.feedback ?? '' },
     };
     if (context.report) scope.report = context.report;
@@ -227,8 +233,8 @@ export class WorkingRun {
 
   /** A step became completed or skipped: its dependents may become ready. */
   settle(index: number): void {
-    this.s.settled++;
-    for (const dependent of this.d.dependents[index]!) {
+    this.state.settled++;
+    for (const dependent of this.derived.dependents[index]!) {
       const run = this.step(dependent);
       const unsettledNeeds = run.unsettledNeeds - 1;
       this.put({ after: false, index: dependent }, { unsettledNeeds });
@@ -251,13 +257,13 @@ export class WorkingRun {
       const index = this.unblocked[next]!;
       const run = this.step(index);
       if (run.status !== 'pending' || run.unsettledNeeds !== 0) continue;
-      if (this.s.status === 'paused') {
-        this.s.deferred = [...this.s.deferred, { step: index, retry: false }];
+      if (this.state.status === 'paused') {
+        this.state.deferred = [...this.state.deferred, { step: index, retry: false }];
         continue;
       }
-      if (this.s.status !== 'running') continue;
+      if (this.state.status !== 'running') continue;
       const ref: Ref = { after: false, index };
-      const when = this.s.ir.steps[index]!.when;
+      const when = this.state.ir.steps[index]!.when;
       if (when && evaluate(when.expr, this.scope(ref)) !== true) {
         this.put(ref, { status: 'skipped', reason: 'its when condition is false' });
         this.record('step-skipped', `${this.name(ref)} skipped: its when condition is false`, ref);
@@ -267,14 +273,14 @@ export class WorkingRun {
       this.makeReady(ref);
     }
     this.unblocked.length = 0;
-    const n = this.s.ir.steps.length;
-    if (this.s.settled === n && (this.s.status === 'running' || this.s.status === 'paused'))
+    const n = this.state.ir.steps.length;
+    if (this.state.settled === n && (this.state.status === 'running' || this.state.status === 'paused'))
       this.completeRun();
   }
 
   makeReady(ref: Ref): void {
     this.put(ref, { status: 'ready' });
-    const kind = ref.after ? this.s.ir.after[ref.index]!.kind : this.s.ir.steps[ref.index]!.kind;
+    const kind = ref.after ? this.state.ir.after[ref.index]!.kind : this.state.ir.steps[ref.index]!.kind;
     this.effects.push({ type: 'step-ready', step: this.name(ref), kind });
   }
 
@@ -357,8 +363,8 @@ export class WorkingRun {
       ref,
       this.current(ref)?.attempt,
     );
-    if (!ref.after && this.s.status === 'paused') {
-      this.s.deferred = [...this.s.deferred, { step: ref.index, retry: true }];
+    if (!ref.after && this.state.status === 'paused') {
+      this.state.deferred = [...this.state.deferred, { step: ref.index, retry: true }];
       return;
     }
     this.makeReady(ref);
@@ -371,7 +377,7 @@ export class WorkingRun {
     context: TransitionContext,
   ): void {
     const ref: Ref = { after: false, index };
-    const count = this.s.loops[loop.counter] ?? 0;
+    const count = this.state.loops[loop.counter] ?? 0;
     if (count >= loop.max) {
       this.record(
         'loop-exhausted',
@@ -391,24 +397,24 @@ export class WorkingRun {
     }
     // Feedback is rendered before the reset, so it can read the outputs about to be cleared.
     const feedback = loop.feedback ? renderText(loop.feedback, this.scope(ref, context)) : '';
-    const loops = { ...this.s.loops, [loop.counter]: count + 1 };
+    const loops = { ...this.state.loops, [loop.counter]: count + 1 };
     const region = regionSteps(loop.reset);
     const inRegion = new Set(region);
     const reset: string[] = [];
     for (const member of region) {
       if (member === loop.target) continue;
-      for (const counter of this.d.countersByTarget.get(member) ?? []) {
+      for (const counter of this.derived.countersByTarget.get(member) ?? []) {
         if (loops[counter]) {
           loops[counter] = 0;
           reset.push(counter);
         }
       }
     }
-    this.s.loops = loops;
-    const target = this.s.ir.steps[loop.target]!.name;
+    this.state.loops = loops;
+    const target = this.state.ir.steps[loop.target]!.name;
     this.record(
       'loop',
-      `${this.s.ir.steps[index]!.name} ${outcome}: loop back to ${target} (${loop.counter} ${count + 1} of ${loop.max})`,
+      `${this.state.ir.steps[index]!.name} ${outcome}: loop back to ${target} (${loop.counter} ${count + 1} of ${loop.max})`,
       ref,
       this.current(ref)?.attempt,
     );
@@ -419,7 +425,8 @@ export class WorkingRun {
       { after: false, index: loop.target },
       { loop: { count: count + 1, feedback, counter: loop.counter } },
     );
-    if (this.s.deferred.length) this.s.deferred = this.s.deferred.filter((d) => !inRegion.has(d.step));
+    if (this.state.deferred.length)
+      this.state.deferred = this.state.deferred.filter((d) => !inRegion.has(d.step));
     for (const member of region) if (this.step(member).unsettledNeeds === 0) this.unblocked.push(member);
   }
 
@@ -433,7 +440,7 @@ export class WorkingRun {
       const ref: Ref = { after: false, index };
       const run = this.step(index);
       if (index !== except) this.stopActive(ref, 'stopped', why);
-      if (isSettled(run.status)) this.s.settled--;
+      if (isSettled(run.status)) this.state.settled--;
       this.put(ref, {
         status: 'pending',
         retriesUsed: 0,
@@ -447,7 +454,8 @@ export class WorkingRun {
     }
     for (const index of indices) {
       let unsettled = 0;
-      for (const need of this.s.ir.steps[index]!.needs) if (!isSettled(this.step(need).status)) unsettled++;
+      for (const need of this.state.ir.steps[index]!.needs)
+        if (!isSettled(this.step(need).status)) unsettled++;
       this.put({ after: false, index }, { unsettledNeeds: unsettled });
     }
   }
@@ -471,19 +479,19 @@ export class WorkingRun {
 
   completeRun(): void {
     this.endWith('completed', null);
-    this.record('run-completed', `run ${this.s.id} completed`);
+    this.record('run-completed', `run ${this.state.id} completed`);
   }
 
   /** `end`: the run completes now; running steps stop, steps not started are skipped. */
   endRun(why: string): void {
-    if (isEnded(this.s.status)) return;
+    if (isEnded(this.state.status)) return;
     this.stopAll('the run ended', (_ref, run) => {
       if (run.status !== 'pending' && run.status !== 'ready') return undefined;
-      this.s.settled++;
+      this.state.settled++;
       return { status: 'skipped', reason: 'the run ended before it started' };
     });
     this.endWith('completed', null);
-    this.record('run-completed', `run ${this.s.id} completed: ${why}`);
+    this.record('run-completed', `run ${this.state.id} completed: ${why}`);
   }
 
   failRun(
@@ -491,16 +499,16 @@ export class WorkingRun {
     wakeKind: WakeUp['kind'] = 'run-ended',
     options: { afterTasks?: boolean } = {},
   ): void {
-    if (isEnded(this.s.status)) return;
+    if (isEnded(this.state.status)) return;
     this.stopAll('the run failed', () => undefined);
     this.endWith('failed', reason, wakeKind, options.afterTasks ?? true);
-    this.record('run-failed', `run ${this.s.id} failed: ${reason}`);
+    this.record('run-failed', `run ${this.state.id} failed: ${reason}`);
   }
 
   cancelRun(reason: string): void {
     this.stopAll('the run was canceled', () => undefined);
     this.endWith('canceled', reason);
-    this.record('run-canceled', `run ${this.s.id} canceled: ${reason}`);
+    this.record('run-canceled', `run ${this.state.id} canceled: ${reason}`);
   }
 
   /**
@@ -508,7 +516,7 @@ export class WorkingRun {
    * Active steps become canceled; `rest` says what becomes of the others.
    */
   private stopAll(why: string, rest: (ref: Ref, run: StepRun) => Partial<StepRun> | undefined): void {
-    for (let index = 0; index < this.s.steps.size; index++) {
+    for (let index = 0; index < this.state.steps.size; index++) {
       const ref: Ref = { after: false, index };
       const run = this.step(index);
       if (run.status === 'running' || run.status === 'reported' || run.status === 'waiting') {
@@ -520,7 +528,7 @@ export class WorkingRun {
       const patch = rest(ref, run);
       if (patch) this.put(ref, patch);
     }
-    this.s.deferred = [];
+    this.state.deferred = [];
   }
 
   private endWith(
@@ -529,13 +537,13 @@ export class WorkingRun {
     wakeKind: WakeUp['kind'] = 'run-ended',
     afterTasks = true,
   ): void {
-    this.s.status = status;
-    this.s.reason = reason;
-    this.s.endedAt = this.at;
-    this.s.outputs = this.playbookOutputs();
-    this.wake(wakeKind, `run ${this.s.id} ${status}${reason ? `: ${reason}` : ''}`);
+    this.state.status = status;
+    this.state.reason = reason;
+    this.state.endedAt = this.at;
+    this.state.outputs = this.playbookOutputs();
+    this.wake(wakeKind, `run ${this.state.id} ${status}${reason ? `: ${reason}` : ''}`);
     if (status === 'canceled' || !afterTasks) return;
-    this.s.ir.after.forEach((task, index) => {
+    this.state.ir.after.forEach((task, index) => {
       if (task.trigger !== 'auto' || !task.on.includes(status)) return;
       const ref: Ref = { after: true, index };
       if (this.get(ref).status !== 'pending') return;
@@ -546,7 +554,7 @@ export class WorkingRun {
   playbookOutputs(): Record<string, unknown> {
     const outputs: Record<string, unknown> = {};
     const scope = this.scope(undefined);
-    for (const output of this.s.ir.outputs) {
+    for (const output of this.state.ir.outputs) {
       outputs[output.name] = output.value ? (render(output.value, scope) ?? null) : output.literal;
     }
     return outputs;
@@ -560,8 +568,8 @@ export class WorkingRun {
    */
   private makeMasker(): SecretMasker {
     const known = secretPieces(Object.values(this.secrets));
-    const prints = Object.values(this.s.secretFingerprints ?? {}).flat();
-    return new SecretMasker(known, prints, this.maskKey, this.s.id);
+    const prints = Object.values(this.state.secretFingerprints ?? {}).flat();
+    return new SecretMasker(known, prints, this.maskKey, this.state.id);
   }
 
   /** Replaces secret values in text that came from outside (reports, comments, briefs). */

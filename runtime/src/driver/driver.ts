@@ -1,8 +1,9 @@
-import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
+import type { Backend, BackendContext, BackendEffect } from './backend.js';
 import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';
-import { step } from '../core/transition.js';
+import { advance } from '../core/transition.js';
+import type { TransitionResult } from '../core/transition.js';
 import { stepRun } from '../core/view.js';
 
 export interface DriverOptions {
@@ -96,10 +97,7 @@ export class Driver {
 
   private apply(event: RunEvent): string | undefined {
     const before = this.current;
-    const result = step(before, event, this.clock(), {
-      secrets: this.options.secrets ?? {},
-      ...(this.options.maskKey ? { maskKey: this.options.maskKey } : {}),
-    });
+    const result = this.transition(before, event);
     if (result.error !== undefined) {
       // Autopilot decided on a report that a loop has since reset (parallel steps): the report is
       // gone with its attempt, so the decision is moot, not refused.
@@ -119,6 +117,14 @@ export class Driver {
     this.options.onTransition?.(before, result.state, event);
     for (const effect of result.effects) this.perform(effect);
     return undefined;
+  }
+
+  /** The one call of the transition function: the driver's clock, secrets and mask key. */
+  private transition(state: RunState, event: RunEvent): TransitionResult {
+    return advance(state, event, this.clock(), {
+      secrets: this.options.secrets ?? {},
+      ...(this.options.maskKey ? { maskKey: this.options.maskKey } : {}),
+    });
   }
 
   private perform(effect: Effect): void {
@@ -159,7 +165,7 @@ export class Driver {
     this.options.backend.perform(effect, this.backendContext);
   }
 
-  private readonly backendContext = {
+  private readonly backendContext: BackendContext = {
     emit: (event: RunEvent): void => {
       this.fromBackend.add(event);
       this.dispatch(event);
@@ -169,6 +175,7 @@ export class Driver {
       return this.dispatch(event);
     },
     state: (): RunState => this.current,
+    refusalOf: (event: RunEvent): string | undefined => this.transition(this.current, event).error,
   };
 
   /** What a backend that was not handed an effect (a daemon's message, a runner's request) feeds in. */

@@ -1,4 +1,4 @@
-import type { BackendContext } from '../backends/backend.js';
+import type { BackendContext } from '../driver/backend.js';
 import { performCheck } from './perform-check.js';
 import type { RunningCheck, StartCheck } from './perform-check.js';
 

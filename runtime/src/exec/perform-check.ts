@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { BackendContext, BackendEffect } from '../backends/backend.js';
+import type { BackendContext, BackendEffect } from '../driver/backend.js';
 import { EXIT_NOT_STARTED, runCheckCommands } from './run-commands.js';
 import type { CheckOutputs } from './run-commands.js';
 

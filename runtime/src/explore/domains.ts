@@ -1,5 +1,5 @@
 import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import { generatedOutputs, representative } from '../backends/sim.js';
+import { generatedOutputs, representative } from '../core/representative.js';
 import { checkNamedValues } from '../core/schemas.js';
 import type { WhenReads } from './reads.js';
 

@@ -5,7 +5,7 @@ import { emptyVec, vecGet, vecToArray } from '../core/pvec.js';
 import type { PVec } from '../core/pvec.js';
 import { AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { HistoryEntry, RunState, StepRun, StepStatus } from '../core/state.js';
-import { step } from '../core/transition.js';
+import { advance } from '../core/transition.js';
 import { Lookup, evaluate } from '../expr/evaluate.js';
 import { inputVariants, outputVariants } from './domains.js';
 import { whenReads } from './reads.js';
@@ -13,7 +13,7 @@ import type { WhenReads } from './reads.js';
 
 /**
  * The explorer's view of a playbook: the choices the world can make in a run state, applied with THE
- * transition function (`step`, the one every backend uses), and the canonical key of a state.
+ * transition function (`advance`, the one every backend uses), and the canonical key of a state.
  *
  * A *unit* is a step (`0..steps-1`, its IR index) or an after-task (`steps + i`).
  */
@@ -154,7 +154,7 @@ export class Model {
     const started: number[] = move.kind === 'begin' ? [move.unit] : [];
     const ready: number[] = [];
     for (const event of events) {
-      const result = step(current, event, 0);
+      const result = advance(current, event, 0);
       if (result.error !== undefined) return { error: result.error };
       current = result.state;
       for (const effect of result.effects)
@@ -164,7 +164,7 @@ export class Model {
       ready.sort((a, b) => a - b);
       for (const unit of ready) {
         if (this.runOf(current, unit).status !== 'ready') continue;
-        const result = step(current, this.startEvent(unit), 0);
+        const result = advance(current, this.startEvent(unit), 0);
         if (result.error !== undefined) return { error: result.error };
         current = result.state;
         started.push(unit);

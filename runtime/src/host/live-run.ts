@@ -1,19 +1,18 @@
-import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
-import type { OpenGate } from '../backends/sim.js';
-import type { ScriptedDecision } from '../backends/scenario.js';
-import type { RunEvent } from '../core/events.js';
+import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
+import type { OpenGate } from '../core/effects.js';
+import type { GateDecision, RunEvent } from '../core/events.js';
 import { ACTIVE, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
 import type { Refusal } from '../driver/driver.js';
-import { dueTimeouts } from '../mcp/protocol.js';
+import { dueTimeouts } from '../core/timeouts.js';
 
 /** Asks a person to decide a gate; undefined when nobody can (end of input). Aborted when the gate closes. */
 export type GateAsker = (
   gate: OpenGate,
   state: RunState,
   signal: AbortSignal,
-) => Promise<ScriptedDecision | undefined>;
+) => Promise<GateDecision | undefined>;
 
 export interface LiveRunOptions {
   /** what runs agents and checks (paseo, kairoku); gates are the host's */

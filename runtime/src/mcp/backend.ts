@@ -1,7 +1,7 @@
-import type { Backend, BackendContext, BackendEffect } from '../backends/backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { SimBackend } from '../backends/sim.js';
 import type { Scenario } from '../backends/scenario.js';
-import type { Effect } from '../core/effects.js';
+import type { Effect, OpenGate } from '../core/effects.js';
 import { isGitWorktree } from '../worktree/git-snapshot.js';
 import type { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 
@@ -15,7 +15,6 @@ export type AgentMode = 'sim' | 'external' | 'paseo';
 export const BACKEND_OF: Record<AgentMode, string> = { sim: 'sim', external: 'mcp', paseo: 'paseo' };
 
 export type StartEffect = Extract<Effect, { type: 'start-agent' } | { type: 'start-check' }>;
-export type OpenGateEffect = Extract<Effect, { type: 'open-gate' }>;
 
 /**
  * The backend behind one tool call of the manager protocol. It performs the effects of each
@@ -33,7 +32,7 @@ export type OpenGateEffect = Extract<Effect, { type: 'open-gate' }>;
 export class ProtocolBackend implements Backend {
   readonly name: string;
   readonly started: StartEffect[] = [];
-  readonly opened: OpenGateEffect[] = [];
+  readonly opened: OpenGate[] = [];
   readonly nudges: Extract<Effect, { type: 'nudge-agent' }>[] = [];
   private readonly sim: SimBackend | undefined;
 

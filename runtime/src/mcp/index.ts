@@ -5,15 +5,10 @@
 export { serveMcp } from './server.js';
 export { GuardedStdioTransport, MAX_MESSAGE_BYTES } from './stdio-transport.js';
 export type { RunningServer, ServeOptions } from './server.js';
-export { PlaybookProtocol, dueTimeouts } from './protocol.js';
+export { PlaybookProtocol } from './protocol.js';
 export type { ProtocolOptions } from './protocol.js';
 export { ProtocolBackend, BACKEND_OF } from './backend.js';
 export type { AgentMode } from './backend.js';
-export { PaseoHost } from './paseo-host.js';
-export type { PaseoAgentsOptions, PaseoHostOptions } from './paseo-host.js';
-export { StoreBackedContext } from './paseo-context.js';
-export { ManagerWaker, wakeUpMessage } from './paseo-waker.js';
-export type { ManagerStatus } from './paseo-waker.js';
 export { MANAGER_TOOLS, STEP_AGENT_TOOLS } from './tools.js';
 export { MANAGER_GUIDE } from './guide.js';
 export { ToolError } from './tool-error.js';

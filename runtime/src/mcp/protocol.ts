@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
-import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
+import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { readScenario } from '../backends/scenario.js';
 import type { Scenario } from '../backends/scenario.js';
@@ -15,13 +15,14 @@ import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
 import { loadMaskKey } from '../host/mask-key.js';
 import { stepIr, stepRun } from '../core/view.js';
+import { dueTimeouts } from '../core/timeouts.js';
 import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 import { RunStore, defaultHome } from '../store/run-store.js';
 import { recoverRuns } from '../store/recover.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
 import type { AgentMode, StartEffect } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
-import type { PaseoHost } from './paseo-host.js';
+import type { PaseoHost } from '../backends/paseo/host.js';
 import { withStoreLock } from './store-lock.js';
 import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
@@ -617,31 +618,6 @@ function describeInputs(ir: Ir): string {
         `${i.name} (${i.type}${i.required ? ', required' : 'default' in i ? `, default ${JSON.stringify(i.default)}` : ', optional'})`,
     )
     .join(', ');
-}
-
-/** Timeouts that are due: the run's wall clock, else each running attempt past its step's timeout. */
-export function dueTimeouts(state: RunState, now: number): RunEvent[] {
-  if (
-    (state.status === 'running' || state.status === 'paused') &&
-    state.deadline &&
-    now >= Date.parse(state.deadline)
-  )
-    return [{ type: 'timeout' }];
-  const events: RunEvent[] = [];
-  const check = (
-    name: string,
-    ir: IrStep | IrAfterTask,
-    status: string,
-    attempts: RunState['after'][number]['attempts'],
-  ) => {
-    const attempt = attempts[attempts.length - 1];
-    if (status !== 'running' || !attempt || attempt.endedAt !== undefined || !(ir.timeoutMs > 0)) return;
-    if (now >= Date.parse(attempt.startedAt) + ir.timeoutMs)
-      events.push({ type: 'timeout', step: name, attempt: attempt.attempt });
-  };
-  vecToArray(state.steps).forEach((s, i) => check(s.name, state.ir.steps[i]!, s.status, s.attempts));
-  state.after.forEach((s, i) => check(`${AFTER_PREFIX}${s.name}`, state.ir.after[i]!, s.status, s.attempts));
-  return events;
 }
 
 function names(state: RunState, statuses: readonly string[]): string[] {

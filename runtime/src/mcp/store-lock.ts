@@ -1,97 +1,18 @@
-import { closeSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
-import { FileWriteError, writeFully } from '../store/atomic-write.js';
+import { StoreBusyError, lockStore } from '../store/lock.js';
 import { ToolError } from './tool-error.js';
 
 /**
- * One lock for the whole run store, held for the few milliseconds a tool call takes to load a run,
- * apply events and save it. The manager's server and step agents' servers are separate processes
- * that write the same run files: without it, a report and a decision arriving together could each
- * save a state that lacks the other. A lock whose process is gone, or older than `staleMs`, is taken over.
+ * The run store's lock (`lockStore`) around a tool call's change: a store that stays busy is a
+ * refusal the caller can act on (it says to try again), not a failure of the server.
  */
 export function withStoreLock<T>(
   folder: string,
   action: () => T,
   options: { waitMs?: number; staleMs?: number } = {},
 ): T {
-  const waitMs = options.waitMs ?? 10_000;
-  const staleMs = options.staleMs ?? 30_000;
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const path = join(folder, '.lock');
-  const until = Date.now() + waitMs;
-  let fd: number | undefined;
-  for (;;) {
-    try {
-      fd = openSync(path, 'wx', 0o600);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = readHolder(path);
-    if (holder.stale(staleMs)) {
-      try {
-        unlinkSync(path);
-      } catch {
-        // another process took it over first
-      }
-      continue;
-    }
-    if (Date.now() > until)
-      throw new ToolError(
-        `the run store is busy (locked by process ${holder.pid ?? 'unknown'} for over ${waitMs / 1000}s); try again`,
-      );
-    sleep(5);
-  }
   try {
-    // Every byte or an error: a pid cut short by a full disk could name a dead process, and the
-    // lock would be taken over while its holder still writes.
-    try {
-      writeFully(fd, Buffer.from(`${process.pid}\n`));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw typeof code === 'string' ? new FileWriteError(path, code, (error as Error).message) : error;
-    } finally {
-      closeSync(fd);
-    }
-    return action();
-  } finally {
-    try {
-      unlinkSync(path);
-    } catch {
-      // already gone: taken over as stale
-    }
-  }
-}
-
-function readHolder(path: string): { pid: number | undefined; stale: (staleMs: number) => boolean } {
-  let pid: number | undefined;
-  let age = 0;
-  try {
-    const read = readTextBounded(path, FILE_LIMITS.small, 'a lock file');
-    if (read.problem !== undefined) throw new Error(read.message);
-    pid = Number.parseInt(read.text, 10) || undefined;
-    age = Date.now() - statSync(path).mtimeMs;
-  } catch {
-    return { pid: undefined, stale: () => false };
-  }
-  return {
-    pid,
-    stale: (staleMs) => age > staleMs || (pid !== undefined && age > 1000 && !alive(pid)),
-  };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
+    return lockStore(folder, action, options);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    throw error instanceof StoreBusyError ? new ToolError(error.message) : error;
   }
-}
-
-const cell = new Int32Array(new SharedArrayBuffer(4));
-
-function sleep(ms: number): void {
-  Atomics.wait(cell, 0, 0, ms);
 }

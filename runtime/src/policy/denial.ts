@@ -1,7 +1,7 @@
 import { derive } from '../core/derived.js';
 import { AFTER_PREFIX, MASK } from '../core/state.js';
 import type { RunState } from '../core/state.js';
-import { step } from '../core/transition.js';
+import { advance } from '../core/transition.js';
 import type { ToolCall } from './decide.js';
 
 /** The history entry kind of a denied tool call (SPEC §3.4: every denial is an event). */
@@ -19,7 +19,7 @@ export interface Denial {
 /**
  * Records a denied tool call in the run's history as a `tool-denied` entry. Pure: returns a new
  * state (the input is not changed). Commands, paths and reasons may hold a secret input's value:
- * every secret value (given in `options.secrets`, as for `step`) is replaced by the mask the state
+ * every secret value (given in `options.secrets`, as for `advance`) is replaced by the mask the state
  * uses for secret inputs before the text enters the state. An unknown step is a programming error.
  */
 export function recordDenial(
@@ -36,7 +36,7 @@ export function recordDenial(
   // A note, as the Kairoku backend's denials are: scrubbed, bounded and counted like every outsider's
   // entry (a runner may deny the same call many times).
   const text = `${denial.step} (attempt ${denial.attempt}): ${describeCall(denial.call)} denied: ${denial.reason}`;
-  return step(
+  return advance(
     state,
     { type: 'note', kind: TOOL_DENIED, step: denial.step, attempt: denial.attempt, text },
     now,

@@ -1,4 +1,7 @@
-/** The reference Kairoku runner daemon (docs/kairoku-protocol.md). */
+/**
+ * `@kairoku-playbook/runtime/runner`: the reference Kairoku runner daemon (docs/kairoku-protocol.md), a
+ * client of the Kairoku app; `kairoku-playbook runner` loads it and nothing else of the backends.
+ */
 export { runRunner } from './run-runner.js';
 export { EXIT, Runner, backoff } from './runner.js';
 export { USAGE, parseRunnerArgs, readToken } from './options.js';

@@ -1,7 +1,7 @@
 import type { Effect } from '../core/effects.js';
 import { vecGet } from '../core/pvec.js';
 import type { RunState, StepRun } from '../core/state.js';
-import { step } from '../core/transition.js';
+import { advance } from '../core/transition.js';
 import type { RunStore } from './run-store.js';
 
 export interface Recovery {
@@ -41,7 +41,7 @@ export function recoverRuns(
       for (const { name, run } of candidates) {
         const attempt = run.attempts[run.attempts.length - 1];
         if (run.status !== 'running' || !attempt || options.agentExists(attempt.agent)) continue;
-        const next = step(
+        const next = advance(
           state,
           {
             type: 'agent-lost',

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../../core/events.js';
 import { isEnded } from '../../core/state.js';
-import { step as transition } from '../../core/transition.js';
 import { stepIr } from '../../core/view.js';
-import type { Backend, BackendContext, BackendEffect } from '../backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
 import { buildDispatch, outputLines } from './dispatch.js';
@@ -377,10 +376,10 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     const event: RunEvent = { type: 'report', step: record.step, attempt: record.attempt, ...report };
     if (record.readOnly) {
       if (record.heldReport) return `step "${record.step}" has already reported attempt ${record.attempt}`;
-      const dry = transition(context.state(), event, this.clock());
-      if (dry.error !== undefined) {
-        this.note(record, 'refused', `report from the agent was refused: ${dry.error}`);
-        return dry.error;
+      const refusal = context.refusalOf(event);
+      if (refusal !== undefined) {
+        this.note(record, 'refused', `report from the agent was refused: ${refusal}`);
+        return refusal;
       }
       record.heldReport = report;
       delete record.token; // the endpoint revokes it on this acceptance

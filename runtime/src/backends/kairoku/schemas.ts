@@ -4,7 +4,7 @@
  * here as data, so the runtime, the reference runner and a bundled CLI all carry them without reading
  * files; `runtime/schema/kairoku/v1/*.schema.json` are the same schemas written out for other
  * implementations, and a test fails when the two differ (regenerate with
- * `KAIROKU_WRITE_SCHEMAS=1 npx vitest run runtime/test/kairoku-schema`).
+ * `KAIROKU_WRITE_SCHEMAS=1 npx vitest run runtime/test/backends/kairoku/schemas`).
  */
 
 export const SCHEMA_BASE = 'https://kairoku.dev/schema/runner/v1/';

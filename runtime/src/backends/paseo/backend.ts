@@ -1,11 +1,10 @@
 import type { Effect } from '../../core/effects.js';
 import type { RunEvent } from '../../core/events.js';
 import type { RunState } from '../../core/state.js';
-import { step as transition } from '../../core/transition.js';
 import { stepIr, stepRun } from '../../core/view.js';
 import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
-import type { Backend, BackendContext, BackendEffect } from '../backend.js';
+import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
 import { PaseoClient, PaseoError, isObject } from './client.js';
@@ -514,10 +513,11 @@ export class PaseoBackend implements Backend {
   }
 
   /**
-   * A report from the endpoint: the run's refusal, or undefined when it is taken. The refusal is
-   * known before the report is fed (the pure transition on the run as it is now: the same answer the
-   * driver gives); a refused report is fed all the same, so the run records the refusal. A read-only
-   * role's report waits for the end of its turn and the git check (seed 000).
+   * A report from the endpoint: the run's refusal, or undefined when it is taken. It is submitted to
+   * the run at once, unless it must wait: a read-only role's report waits for the end of its turn and
+   * the git check (seed 000), and any report for an agent Paseo has not acknowledged yet waits for its
+   * `step-started`. A report that waits is judged now (`refusalOf`, the driver's answer on the run as
+   * it is) and fed later; a refused one is fed all the same, so the run records the refusal.
    */
   private onReport(binding: ReportBinding, report: StepReport): string | undefined {
     if (binding.run !== this.options.runId)
@@ -534,14 +534,20 @@ export class PaseoBackend implements Backend {
       ...(report.summary !== undefined ? { summary: report.summary } : {}),
       ...(report.outputs !== undefined ? { outputs: report.outputs } : {}),
     };
-    const refusal = transition(tracked.context.state(), event, Date.now()).error;
-    if (refusal !== undefined) {
-      tracked.context.emit(event);
-      return refusal;
+    if (tracked.readOnly || tracked.phase === 'creating') {
+      const refusal = tracked.context.refusalOf(event);
+      if (refusal !== undefined) {
+        tracked.context.emit(event);
+        return refusal;
+      }
+      tracked.report = { event, fed: false };
+      return undefined;
     }
-    tracked.report = { event, fed: false };
-    if (!tracked.readOnly && tracked.phase !== 'creating') this.feedReport(tracked);
-    return undefined;
+    // Set first: what the report sets off (a stop of this attempt, say) already sees it taken.
+    tracked.report = { event, fed: true };
+    const refusal = tracked.context.submit(event);
+    if (refusal !== undefined) delete tracked.report;
+    return refusal;
   }
 
   private feedReport(tracked: Tracked): void {

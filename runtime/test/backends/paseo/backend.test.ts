@@ -1,0 +1,626 @@
+import { spawnSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { realpathSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PaseoBackend } from '../../../src/backends/paseo/backend.js';
+import { REMINDER } from '../../../src/core/effects.js';
+import { createRun } from '../../../src/core/create-run.js';
+import { prepareInputs } from '../../../src/core/inputs.js';
+import { Driver } from '../../../src/driver/driver.js';
+import { LiveRun } from '../../../src/host/live-run.js';
+import { vecToArray } from '../../../src/core/pvec.js';
+import type { RunState } from '../../../src/core/state.js';
+import { stepRun, summarize } from '../../../src/core/view.js';
+import {
+  FakePaseoDaemon,
+  reports,
+  reportsWhenReminded,
+  runsUntilCanceled,
+  silent,
+  triesReports,
+  writesThenReports,
+} from '../../fake-paseo/index.js';
+import { PaseoRun, makeRepo, removeRepo, scriptedChecks } from '../../fake-paseo/harness.js';
+import { compileFile, playbook } from '../../helpers.js';
+
+let root: string;
+let repo: string;
+const cleanup: (() => Promise<void> | void)[] = [];
+
+beforeEach(() => {
+  ({ root, repo } = makeRepo());
+});
+
+afterEach(async () => {
+  for (const done of cleanup.splice(0).reverse()) await done();
+  removeRepo(root);
+});
+
+async function daemon(options: Parameters<typeof FakePaseoDaemon.start>[0] = {}): Promise<FakePaseoDaemon> {
+  const fake = await FakePaseoDaemon.start({ home: root, ...options });
+  cleanup.push(() => fake.close());
+  return fake;
+}
+
+async function start(options: Parameters<typeof PaseoRun.start>[0]): Promise<PaseoRun> {
+  const run = await PaseoRun.start(options);
+  cleanup.push(async () => {
+    await run.close();
+    // Nothing failed in the backend's callbacks.
+    expect(run.logs.filter((l) => l.level === 'error')).toEqual([]);
+  });
+  return run;
+}
+
+function history(state: RunState, kind: string): string[] {
+  return vecToArray(state.history)
+    .filter((h) => h.kind === kind)
+    .map((h) => h.text);
+}
+
+/** One agent step `work` (an implementer) with an integer output. */
+const WORK = playbook(
+  `  work:
+    role: implementer
+    retries: 1
+    prompt: Count the files for \${{ inputs.task }}.
+    outputs:
+      count: integer
+`,
+  `inputs:\n  task: { type: string }\noutputs:\n  count: \${{ steps.work.outputs.count }}\n`,
+);
+
+describe('a whole run of playbooks/pr.yml on the paseo backend', { timeout: 30_000 }, () => {
+  it('takes the qa loop twice and the review loop once, in a worktree of its own, and completes', async () => {
+    const fake = await daemon({
+      scripts: {
+        plan: [reports('done', { plan: 'add the flag', files: ['cli.ts'] })],
+        implement: [writesThenReports('cli.ts', 'done', { branch: 'feat/json' })],
+        review: [
+          reports('changes_requested', { verdict: 'changes' }, 'rename the flag'),
+          reports('approved', { verdict: 'approve' }),
+        ],
+        'after.summarize': [reports('done')],
+      },
+    });
+    const checks = scriptedChecks({ qa: ['fail', 'fail', 'pass'] });
+    const run = await start({
+      ir: compileFile('playbooks/pr.yml'),
+      daemon: fake,
+      cwd: repo,
+      inputs: { task: 'add a --json flag', strict: true },
+      checks: checks.make,
+    });
+    const state = await run.settled();
+    expect(summarize(state)).toEqual({
+      id: 'pr-3a9c1f',
+      playbook: 'pr',
+      status: 'completed',
+      steps: {
+        plan: { status: 'completed', attempts: [{ outcome: 'done' }] },
+        implement: {
+          status: 'completed',
+          attempts: [{ outcome: 'done' }, { outcome: 'done' }, { outcome: 'done' }, { outcome: 'done' }],
+        },
+        qa: {
+          status: 'completed',
+          attempts: [{ outcome: 'fail' }, { outcome: 'fail' }, { outcome: 'pass' }, { outcome: 'pass' }],
+        },
+        review: {
+          status: 'completed',
+          attempts: [{ outcome: 'changes_requested' }, { outcome: 'approved' }],
+        },
+        ship: { status: 'completed', attempts: [{ outcome: 'approve' }] },
+      },
+      after: { summarize: { status: 'completed', attempts: [{ outcome: 'done' }] } },
+      loops: { 'qa.fail': 2, 'review.changes_requested': 1 },
+      outputs: { branch: 'feat/json' },
+    });
+
+    // The run's worktree: one Paseo worktree, on the run's branch; every agent and check works there.
+    const worktree = run.backend.worktree;
+    expect(fake.worktrees).toEqual([worktree]);
+    expect(fake.received('create_paseo_worktree_request')).toEqual([
+      expect.objectContaining({
+        cwd: repo,
+        worktreeSlug: 'pr-3a9c1f',
+        action: 'branch-off',
+        refName: 'main',
+      }),
+    ]);
+    const branch = spawnSync('git', ['-C', worktree, 'rev-parse', '--abbrev-ref', 'HEAD'], {
+      encoding: 'utf8',
+    });
+    expect(branch.stdout.trim()).toBe('playbooks/pr-3a9c1f');
+    expect(run.backend.branch).toBe('playbooks/pr-3a9c1f');
+    const agents = [...fake.agents.values()];
+    expect(agents).toHaveLength(1 + 4 + 2 + 1);
+    expect(new Set(agents.map((a) => realpathSync(a.cwd)))).toEqual(new Set([realpathSync(worktree)]));
+    expect(checks.folders).toEqual([worktree]);
+    expect(checks.started.map((c) => `${c.step}#${c.attempt}`)).toEqual(['qa#1', 'qa#2', 'qa#3', 'qa#4']);
+
+    // Each attempt is its own agent, labelled with run, step and attempt; its handle is the agent id.
+    const implement = stepRun(state, 'implement')!;
+    implement.attempts.forEach((attempt, index) => {
+      const agent = fake.agentOf('implement', index + 1)!;
+      expect(attempt.agent).toBe(agent.id);
+      expect(agent.labels).toEqual({
+        'kairoku.run': 'pr-3a9c1f',
+        'kairoku.playbook': 'pr',
+        'kairoku.step': 'implement',
+        'kairoku.attempt': String(index + 1),
+      });
+    });
+    // The loops' feedback reaches the next attempt's first message.
+    expect(fake.agentOf('implement', 2)!.initialPrompt).toContain(
+      '## Feedback (this step looped back once)\n\nTests failed:',
+    );
+    expect(fake.agentOf('implement', 4)!.initialPrompt).toContain('rename the flag');
+
+    // Agents and the worktree stay when the run ends: nothing is archived or canceled.
+    expect(fake.received('archive_agent_request')).toEqual([]);
+    expect(fake.received('paseo_worktree_archive_request')).toEqual([]);
+    expect(fake.received('cancel_agent_request')).toEqual([]);
+    expect(agents.every((a) => a.archivedAt === null)).toBe(true);
+    expect(run.driver.refusals).toEqual([]);
+    await fake.quiet();
+    expect(fake.reports.every((r) => !r.refused)).toBe(true);
+  });
+});
+
+describe('the paseo backend under the host', () => {
+  it('drives a run to its end under LiveRun, the host the CLI uses', async () => {
+    const fake = await daemon({ scripts: { work: [reportsWhenReminded('done', { count: 6 })] } });
+    const backend = await PaseoBackend.connect({
+      host: fake.host,
+      cwd: repo,
+      workspace: 'current',
+      runId: 't-live01',
+      playbook: 't',
+      log: () => {},
+    });
+    cleanup.push(() => backend.close());
+    const prepared = prepareInputs(WORK, { task: 'x' });
+    if (!prepared.ok) throw new Error(prepared.errors.join('; '));
+    const state = createRun(WORK, {
+      id: 't-live01',
+      inputs: prepared.inputs,
+      now: Date.now(),
+      backend: 'paseo',
+    });
+    const live = new LiveRun({ backend, state });
+    cleanup.push(() => live.close());
+    expect(live.begin()).toBeUndefined();
+    const end = await live.done;
+    expect(summarize(end)).toMatchObject({ status: 'completed', outputs: { count: 6 } });
+    expect(live.refusals).toEqual([]);
+  });
+});
+
+describe('check steps on the paseo backend', () => {
+  it('runs them with the runtime\u2019s check runner, in the run\u2019s worktree', async () => {
+    const ir = playbook(
+      `  build:
+    role: implementer
+    prompt: Make the file.
+  verify:
+    needs: [build]
+    run: [test -f made.txt]
+`,
+      'workspace: new-worktree\n',
+    );
+    const fake = await daemon({ scripts: { build: [writesThenReports('made.txt', 'done')] } });
+    const run = await start({ ir, daemon: fake, cwd: repo });
+    const state = await run.settled();
+    expect(summarize(state)).toMatchObject({
+      status: 'completed',
+      steps: {
+        build: { status: 'completed' },
+        verify: { status: 'completed', attempts: [{ outcome: 'pass' }] },
+      },
+    });
+    expect(stepRun(state, 'verify')!.attempts[0]!.agent).toBe('check:t-3a9c1f:verify:1');
+    expect(stepRun(state, 'verify')!.outputs).toMatchObject({ exit_code: 0 });
+  });
+});
+
+describe('step agents on the paseo backend', () => {
+  it('creates each agent with the role, the title, the labels, the first message and only the report endpoint', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done', { count: 3 })] } });
+    const run = await start({
+      ir: WORK,
+      daemon: fake,
+      cwd: repo,
+      inputs: { task: 'the docs' },
+      backend: { parentAgentId: 'manager-agent-1', defaultProvider: 'codex' },
+    });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(state.outputs).toEqual({ count: 3 });
+    const [created] = fake.received('create_agent_request');
+    expect(created).toEqual({
+      type: 'create_agent_request',
+      requestId: expect.any(String),
+      config: {
+        provider: 'codex',
+        cwd: repo,
+        title: 'work',
+        mcpServers: {
+          'kairoku-playbook': {
+            type: 'http',
+            url: run.backend.endpoint.url,
+            headers: { Authorization: expect.stringMatching(/^Bearer \S{20,}$/) },
+          },
+        },
+      },
+      initialPrompt: [
+        'Count the files for the docs.',
+        '',
+        '## Inputs',
+        '',
+        '### `inputs.task` (an input of the run)',
+        '',
+        '```',
+        'the docs',
+        '```',
+        '',
+        '## Reporting',
+        '',
+        'When your work is done, call the `report_step_result` tool of the `kairoku-playbook` MCP server once, then end your turn.',
+        '- outcome: one of `done`, `failed`',
+        '- outputs: `count: integer`',
+        '- summary: what you did and found, in a few sentences, for the manager',
+        '',
+      ].join('\n'),
+      labels: {
+        'kairoku.run': 't-3a9c1f',
+        'kairoku.playbook': 't',
+        'kairoku.step': 'work',
+        'kairoku.attempt': '1',
+        'paseo.parent-agent-id': 'manager-agent-1',
+      },
+    });
+    // The token was revoked once its report was taken.
+    expect(run.backend.endpoint.liveTokens()).toBe(0);
+    expect(stepRun(state, 'work')!.attempts[0]!.agent).toBe(fake.agentOf('work')!.id);
+  });
+
+  it('refuses a replayed report (its token was revoked) and writes the refusal into the run’s history', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done', { count: 3 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    expect((await run.settled()).status).toBe('completed');
+    const [created] = fake.received('create_agent_request');
+    const server = (
+      created!.config as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> }
+    ).mcpServers['kairoku-playbook']!;
+    const client = new Client({ name: 'replay', version: '1' });
+    await expect(
+      client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+      ),
+    ).rejects.toThrow(/revoked/);
+    expect(vecToArray(run.driver.state.history).at(-1)).toMatchObject({
+      kind: 'refused',
+      step: 'work',
+      attempt: 1,
+      text: expect.stringContaining('this token was revoked'),
+    });
+  });
+
+  it('says in the history when a step agent waits for a permission', async () => {
+    const fake = await daemon({
+      scripts: {
+        work: [
+          { turns: [{ asksPermission: 'Bash', reports: [{ outcome: 'done', outputs: { count: 1 } }] }] },
+        ],
+      },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(history(state, 'backend')).toContain(
+      'the agent is waiting for a permission (Bash): answer it in Paseo',
+    );
+  });
+
+  it('refuses a report whose outputs do not fit, and takes the corrected one', async () => {
+    const fake = await daemon({
+      scripts: {
+        work: [
+          triesReports(
+            { outcome: 'done', outputs: { count: 'many' } },
+            { outcome: 'done', outputs: { count: 7 } },
+          ),
+        ],
+      },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(stepRun(state, 'work')!.outputs).toEqual({ count: 7 });
+    await fake.quiet();
+    expect(fake.reports.map((r) => r.refused)).toEqual([true, false]);
+    expect(fake.reports[0]!.text).toMatch(
+      /^refused: the report of step "work" does not fit its outputs: .*count/,
+    );
+    expect(fake.reports[1]!.text).toMatch(/^Recorded done for step "work"/);
+    // The run saw the refused report too (so it can record it).
+    expect(run.driver.refusals.map((r) => r.event.type)).toEqual(['report']);
+  });
+
+  it('reminds an agent whose turn ends without a report, which then reports', async () => {
+    const fake = await daemon({ scripts: { work: [reportsWhenReminded('done', { count: 1 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    const agent = fake.agentOf('work')!;
+    expect(agent.followUps).toEqual([REMINDER]);
+    expect(stepRun(state, 'work')!.attempts).toEqual([
+      expect.objectContaining({ reminded: true, outcome: 'done' }),
+    ]);
+  });
+
+  it('takes a turn end that comes before the answer to create_agent_request', async () => {
+    const fake = await daemon({
+      answerCreateLate: true,
+      scripts: { work: [reportsWhenReminded('done', { count: 8 })] },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(fake.agentOf('work')!.followUps).toEqual([REMINDER]);
+    expect(stepRun(state, 'work')!.attempts[0]).toMatchObject({
+      agent: fake.agentOf('work')!.id,
+      reminded: true,
+    });
+  });
+
+  it('loses an agent that stays silent after its reminder too, and retries the step with a new agent', async () => {
+    const fake = await daemon({ scripts: { work: [silent(), reports('done', { count: 2 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    const work = stepRun(state, 'work')!;
+    expect(work.attempts.map((a) => ({ outcome: a.outcome, ended: a.ended, reminded: a.reminded }))).toEqual([
+      { outcome: undefined, ended: 'lost', reminded: true },
+      { outcome: 'done', ended: undefined, reminded: undefined },
+    ]);
+    expect(fake.agentOf('work', 1)!.followUps).toEqual([REMINDER]);
+    expect(fake.agentOf('work', 2)!.followUps).toEqual([]);
+    expect(history(state, 'agent-lost')).toEqual([
+      'work lost: its agent ended its turn again without a report',
+    ]);
+  });
+
+  it('fails the run when the step is out of retries and its agent is lost', async () => {
+    const fake = await daemon({ scripts: { work: [silent()] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(summarize(state)).toMatchObject({
+      status: 'failed',
+      steps: { work: { status: 'lost', attempts: [{ ended: 'lost' }, { ended: 'lost' }] } },
+    });
+  });
+
+  it('cancels the running turn when the run is canceled, and leaves the agent in place', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled()] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const agent = fake.agentOf('work')!;
+    expect(agent.status).toBe('running');
+    expect(run.driver.dispatch({ type: 'cancel', reason: 'the operator canceled it' })).toBeUndefined();
+    await vi.waitFor(() => expect(fake.received('cancel_agent_request')).toHaveLength(1), { interval: 5 });
+    expect(fake.received('cancel_agent_request')[0]).toMatchObject({ agentId: agent.id });
+    await vi.waitFor(() => expect(agent.status).toBe('idle'), { interval: 5 });
+    const state = await run.settled();
+    expect(summarize(state)).toMatchObject({
+      status: 'canceled',
+      reason: 'the operator canceled it',
+      steps: { work: { status: 'canceled', attempts: [{ ended: 'canceled' }] } },
+    });
+    // The turn_canceled that answers the cancel is not taken for a silent turn: no reminder.
+    expect(agent.followUps).toEqual([]);
+    expect(fake.agents.get(agent.id)!.archivedAt).toBeNull();
+    expect(run.backend.endpoint.liveTokens()).toBe(0);
+  });
+
+  it('fails the attempt of a read-only role that changed the worktree, whatever it reports', async () => {
+    const ir = playbook(
+      `  review:
+    role: rev
+    prompt: Review.
+`,
+      `roles:\n  rev:\n    base: reviewer\n`,
+    );
+    const fake = await daemon({ scripts: { review: [writesThenReports('notes.txt', 'done')] } });
+    const run = await start({ ir, daemon: fake, cwd: repo });
+    const state = await run.settled();
+    expect(summarize(state)).toMatchObject({
+      status: 'failed',
+      steps: { review: { status: 'failed', attempts: [{ ended: 'read-only' }] } },
+    });
+    expect(stepRun(state, 'review')!.reason).toContain('notes.txt');
+    // The report was taken by the endpoint, then dropped for the violation.
+    await fake.quiet();
+    expect(fake.reports.map((r) => r.refused)).toEqual([false]);
+    expect(fake.agentOf('review')!.initialPrompt).toContain('Your role is read-only');
+  });
+
+  it('feeds a read-only role its clean report when its turn ends', async () => {
+    const ir = playbook(
+      `  review:
+    role: rev
+    prompt: Review.
+`,
+      `roles:\n  rev:\n    base: reviewer\n    instructions: Look for bugs only.\n`,
+    );
+    const fake = await daemon({ scripts: { review: [reports('done')] } });
+    const run = await start({ ir, daemon: fake, cwd: repo });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(fake.received('create_agent_request')[0]).toMatchObject({
+      config: { systemPrompt: 'Look for bugs only.' },
+    });
+  });
+
+  it('loses a step whose agent Paseo cannot create, with the daemon\u2019s reason', async () => {
+    const ir = playbook(
+      `  work:
+    role: odd
+    prompt: Work.
+`,
+      `roles:\n  odd:\n    base: implementer\n    provider: nosuchprovider\n`,
+    );
+    const fake = await daemon();
+    const run = await start({ ir, daemon: fake, cwd: repo });
+    const state = await run.settled();
+    expect(state.status).toBe('failed');
+    expect(history(state, 'agent-lost')).toEqual([
+      'work lost: Paseo could not create its agent: Unknown provider "nosuchprovider"',
+    ]);
+  });
+});
+
+describe('the paseo backend when the daemon goes away', () => {
+  it('loses the running agents of a daemon that restarted without them, and retries on the new one', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled(), reports('done', { count: 5 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const first = fake.agentOf('work', 1)!.id;
+    fake.restart();
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    const work = stepRun(state, 'work')!;
+    expect(work.attempts.map((a) => a.ended ?? a.outcome)).toEqual(['lost', 'done']);
+    expect(history(state, 'agent-lost')).toEqual([
+      `work lost: the Paseo daemon no longer has agent ${first} (it restarted, or the agent was archived)`,
+    ]);
+    expect(fake.hellos).toHaveLength(2);
+    expect(run.backend.agentExists(first)).toBe(false);
+    expect(run.backend.agentExists(work.attempts[1]!.agent)).toBe(true);
+  });
+
+  it('finds on reconnection a turn that ended while the connection was down', async () => {
+    // The agent's turn is held; it ends without a report while the daemon refuses connections, so
+    // its turn_completed reaches nobody. The reminder comes once the connection is back.
+    const fake = await daemon({
+      scripts: {
+        work: [{ turns: [{ hold: true }, { reports: [{ outcome: 'done', outputs: { count: 9 } }] }] }],
+      },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const agent = fake.agentOf('work')!;
+    fake.setOffline(true);
+    fake.release(agent.id);
+    await vi.waitFor(() => expect(agent.status).toBe('idle'), { interval: 5 });
+    fake.setOffline(false);
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(agent.followUps).toEqual([REMINDER]);
+    expect(stepRun(state, 'work')!.attempts[0]).toMatchObject({ reminded: true, outcome: 'done' });
+    expect(run.backend.client.connections).toBe(2);
+  });
+
+  it('carries on through garbage frames mid-run', async () => {
+    const fake = await daemon({
+      scripts: { work: [runsUntilCanceled({ outcome: 'done', outputs: { count: 4 } })] },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    fake.sendGarbage();
+    fake.release(fake.agentOf('work')!.id);
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(run.logs.filter((l) => l.level === 'warn').length).toBeGreaterThanOrEqual(5);
+    expect(run.backend.client.connections).toBe(1);
+  });
+
+  it('says clearly that a daemon that is down at connect cannot be reached', async () => {
+    const fake = await FakePaseoDaemon.start();
+    const host = fake.host;
+    await fake.close();
+    await expect(
+      PaseoBackend.connect({ host, cwd: repo, workspace: 'current', runId: 'r-1', playbook: 't' }),
+    ).rejects.toThrow(/cannot reach the Paseo daemon at ws:\/\/127\.0\.0\.1:\d+\/ws: .*ECONNREFUSED/);
+  });
+
+  it('refuses to start on a protected daemon without the password', async () => {
+    const fake = await daemon({ password: 'pw' });
+    await expect(
+      PaseoBackend.connect({ host: fake.host, cwd: repo, workspace: 'current', runId: 'r-1', playbook: 't' }),
+    ).rejects.toThrow(/close code 4401/);
+    const backend = await PaseoBackend.connect({
+      host: fake.host,
+      password: 'pw',
+      cwd: repo,
+      workspace: 'current',
+      runId: 'r-1',
+      playbook: 't',
+    });
+    await backend.close();
+  });
+
+  it('takes up the agents of a restarted runtime: one that ends its turn is lost, and the step retries', async () => {
+    const fake = await daemon({
+      scripts: {
+        work: [runsUntilCanceled({ outcome: 'done', outputs: { count: 1 } }), reports('done', { count: 2 })],
+      },
+    });
+    const first = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await first.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const agent = stepRun(first.state, 'work')!.attempts[0]!.agent!;
+    // The runtime goes away; its agent works on. A new process takes the run up.
+    await first.close();
+    const backend = await PaseoBackend.connect({
+      host: fake.host,
+      cwd: repo,
+      workspace: 'current',
+      runId: first.state.id,
+      playbook: 't',
+      log: () => {},
+    });
+    cleanup.push(() => backend.close());
+    expect(backend.agentExists(agent)).toBe(true);
+    const driver = new Driver(first.state, { backend });
+    backend.adopt({ emit: (event) => void driver.dispatch(event), state: () => driver.state });
+    // Its turn ends (its report goes to the old process's endpoint, which is gone): lost, retried.
+    fake.release(agent);
+    await vi.waitFor(() => expect(driver.state.status).toBe('completed'), { timeout: 10_000, interval: 10 });
+    const work = stepRun(driver.state, 'work')!;
+    expect(work.attempts.map((a) => a.ended ?? a.outcome)).toEqual(['lost', 'done']);
+    expect(history(driver.state, 'agent-lost')[0]).toContain(
+      `Paseo agent ${agent} outlived a restart of the runtime, and with it the token it reports with`,
+    );
+    await fake.quiet();
+    expect(fake.reports[0]).toMatchObject({ attempt: 1, refused: true });
+  });
+
+  it('knows after a restart of the runtime which of the run\u2019s agents still exist', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled()] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' }, runId: 't-000001' });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const agent = stepRun(run.state, 'work')!.attempts[0]!.agent!;
+    await run.close();
+    const options = {
+      host: fake.host,
+      cwd: repo,
+      workspace: 'current' as const,
+      playbook: 't',
+      log: () => {},
+    };
+    const again = await PaseoBackend.connect({ ...options, runId: 't-000001' });
+    cleanup.push(() => again.close());
+    expect(again.agentExists(agent)).toBe(true);
+    expect(again.agentExists('some-other-agent')).toBe(false);
+    expect(again.agentExists(undefined)).toBe(false);
+    const otherRun = await PaseoBackend.connect({ ...options, runId: 't-000002' });
+    cleanup.push(() => otherRun.close());
+    expect(otherRun.agentExists(agent)).toBe(false);
+    fake.restart();
+    const afterRestart = await PaseoBackend.connect({ ...options, runId: 't-000001' });
+    cleanup.push(() => afterRestart.close());
+    expect(afterRestart.agentExists(agent)).toBe(false);
+  });
+});
