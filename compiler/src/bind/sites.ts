@@ -1,6 +1,6 @@
 import type { PlaybookModel, StepDecl, TextRef } from '../model/model.js';
-import type { Scope } from './scope.js';
-import type { Place } from './template-info.js';
+import type { Scope } from './scope-provider.js';
+import type { Place } from './template.js';
 
 export interface TemplateSite {
   text: TextRef;

@@ -1,7 +1,8 @@
-import type { Expr, Template } from '@kairoku-playbook/grammar';
+import type { Expr, GrammarError, Template } from '@kairoku-playbook/grammar';
 import type { OffsetRange } from '../diagnostic.js';
 import type { TextRef } from '../model/model.js';
 import type { Type } from '../types/type.js';
+import type { Scope } from './scope-provider.js';
 
 /** Where a template or condition stands, which decides its scope and whether a secret may appear. */
 export type Place =
@@ -18,7 +19,10 @@ export type Place =
   | 'label'
   | 'output';
 
-/** A name an expression refers to, for unused-declaration checks, the IR's derived inputs and the editor. */
+/**
+ * A declaration a template reads, resolved: for unused-declaration checks, the IR's derived inputs and the
+ * editor. (Every reference, resolved or not, is in the semantic model's reference index.)
+ */
 export type Reference =
   | { kind: 'input'; name: string; range: OffsetRange }
   | { kind: 'step'; step: string; range: OffsetRange }
@@ -40,4 +44,27 @@ export interface TemplateInfo {
   references: Reference[];
   /** the text had syntax errors (PB400, PB406), so some of its references may not be in `references` */
   syntaxErrors: boolean;
+}
+
+/**
+ * A `when: !inputs.strict`: YAML read the leading `!` as a tag, so the value is not the condition written
+ * (PB400). `range` covers what was written, tag included.
+ */
+export interface TagMistake {
+  tag: string;
+  written: string;
+  range: OffsetRange;
+}
+
+/** A template or condition as binding leaves it: parsed, in its scope, every node typed. */
+export interface BoundTemplate extends TemplateInfo {
+  scope: Scope;
+  /** for labels and env: the key */
+  key: string | undefined;
+  /** the grammar's syntax errors (PB400, PB406), spans in the scalar's value */
+  errors: readonly GrammarError[];
+  /** a value YAML read as a tag instead of a condition; then nothing else of it is bound */
+  tagMistake: TagMistake | undefined;
+  /** the type of each expression node of `template` or `condition` */
+  types: ReadonlyMap<Expr, Type>;
 }
