@@ -8,7 +8,7 @@ import { duplicateChoices } from './checks/gate-choices.js';
 import { CHECKS, surfaceDiagnostics } from './checks/index.js';
 import { emptyPlaybook } from './checks/missing-keys.js';
 import { keysNotNames } from './checks/shapes.js';
-import { boundMessage } from './diagnostic.js';
+import { boundMessage, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic, OffsetRange } from './diagnostic.js';
 import { buildModel } from './model/build-model.js';
 import type { PlaybookModel } from './model/model.js';
@@ -205,15 +205,4 @@ function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
     seen.add(key);
     return true;
   });
-}
-
-export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
-  return diagnostics.sort(
-    (a, b) =>
-      (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
-      a.range.start - b.range.start ||
-      a.range.end - b.range.end ||
-      (a.code < b.code ? -1 : a.code > b.code ? 1 : 0) ||
-      (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
-  );
 }

@@ -102,3 +102,24 @@ export function boundMessage(message: string): string {
 export function shownValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(shown(value)) : shown(String(JSON.stringify(value)));
 }
+
+/**
+ * The one order of diagnostics: by file, then start, then code, then end and message. `validate` returns
+ * them so and every printed form (`check` in every format, `validate_playbooks`) prints them so; the order
+ * is total and does not depend on the order the checks ran in. Plain UTF-16 comparison, not
+ * `localeCompare`: no machine's locale matters. Returns a sorted copy.
+ */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) =>
+      compareStrings(a.file, b.file) ||
+      a.range.start - b.range.start ||
+      compareStrings(a.code, b.code) ||
+      a.range.end - b.range.end ||
+      compareStrings(a.message, b.message),
+  );
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

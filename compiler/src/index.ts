@@ -7,14 +7,15 @@ export type {
   Severity,
   TextEdit,
 } from './diagnostic.js';
-export { MAX_MESSAGE, MAX_SHOWN } from './diagnostic.js';
+export { MAX_MESSAGE, MAX_SHOWN, createDiagnostic, sortDiagnostics } from './diagnostic.js';
 export { CODES } from './codes.js';
 export type { Code, CodeInfo } from './codes.js';
 export { SourceText } from './source-text.js';
 export type { Position } from './source-text.js';
-export { lineColumnSpan, sortForPrinting, toJsonDiagnostic } from './json-diagnostic.js';
+export { lineColumnSpan, toJsonDiagnostic } from './json-diagnostic.js';
 export type { JsonDiagnostic } from './json-diagnostic.js';
-export { analyzeFile, sortDiagnostics } from './compile.js';
+export { analyzeFile } from './compile.js';
+export { unreadable } from './yaml/read-yaml.js';
 export type { AnalyzeOptions, FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
 export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';

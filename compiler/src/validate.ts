@@ -1,6 +1,7 @@
 import { checkDuplicateIds } from './checks/duplicate-ids.js';
-import { analyzeFile, sortDiagnostics } from './compile.js';
+import { analyzeFile } from './compile.js';
 import type { FileAnalysis } from './compile.js';
+import { sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { PlaybookModel } from './model/model.js';
 import { SourceText } from './source-text.js';

@@ -1,4 +1,5 @@
 import { closest, isSingleExpression, parseCondition, parseTemplate, parseTypeExpression } from '@kairoku-playbook/grammar';
+import type { Expr } from '@kairoku-playbook/grammar';
 import type { Document } from 'yaml';
 import { buildGraph } from '../graph/graph.js';
 import { FIXED_ROLES } from '../model/model.js';
@@ -156,7 +157,7 @@ function bindTemplate(
     key: site.key,
     errors: [],
     tagMistake: undefined,
-    types: new Map(),
+    types: NO_TYPES,
   };
   const tagMistake = readAsTag(site.text, text);
   if (tagMistake) {
@@ -195,6 +196,9 @@ function bindTemplate(
   template.type = type;
   return template;
 }
+
+/** The types of a template without operands to check: shared, never changed. */
+const NO_TYPES: ReadonlyMap<Expr, Type> = new Map();
 
 /**
  * `when: !inputs.strict` is a YAML tag followed by an empty value, not a negation: YAML reads a leading

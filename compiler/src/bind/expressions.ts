@@ -19,16 +19,17 @@ import {
   nullable,
 } from '../types/type.js';
 import type { Type } from '../types/type.js';
-import { expressionReference } from './references.js';
-import type {
-  ExpressionReference,
-  InputReference,
-  Locator,
-  OutputReference,
-  PropertyReference,
-  ReferenceFields,
-  StepReference,
+import {
+  BoundContext,
+  BoundFunction,
+  BoundInput,
+  BoundName,
+  BoundOutcome,
+  BoundOutput,
+  BoundProperty,
+  BoundStep,
 } from './references.js';
+import type { ExpressionReference, Locator } from './references.js';
 import { CHECK_OUTPUTS } from './scope-provider.js';
 import type { Scope, ScopeProvider } from './scope-provider.js';
 import type { BoundTemplate } from './template.js';
@@ -53,34 +54,32 @@ const FUNCTION_ALIASES = new Map([
  * nothing downstream cascades.
  */
 export class ExpressionBinder {
-  private readonly types: Map<Expr, Type>;
+  private types: Map<Expr, Type> | undefined;
 
   constructor(
     private readonly scopes: ScopeProvider,
     private readonly locator: Locator,
     private readonly template: BoundTemplate,
     private readonly index: ExpressionReference[],
-  ) {
-    this.types = template.types as Map<Expr, Type>;
-  }
+  ) {}
 
   private get scope(): Scope {
     return this.template.scope;
   }
 
-  private record<T extends ExpressionReference>(span: Span, fields: ReferenceFields<T>): T {
-    const reference = expressionReference<T>(this.locator, this.template, span, fields);
+  private record<T extends ExpressionReference>(reference: T): T {
     this.index.push(reference);
     return reference;
   }
 
-  infer(expr: Expr): Type {
-    const type = this.inferNode(expr);
-    this.types.set(expr, type);
+  /** The type of an operand, kept for the checks (the types of member chains they do not need). */
+  private typed(expr: Expr): Type {
+    const type = this.infer(expr);
+    (this.types ??= this.template.types = new Map()).set(expr, type);
     return type;
   }
 
-  private inferNode(expr: Expr): Type {
+  infer(expr: Expr): Type {
     switch (expr.kind) {
       case 'error':
         return ANY;
@@ -96,7 +95,7 @@ export class ExpressionBinder {
       case 'index':
         return this.indexed(expr);
       case 'unary':
-        this.infer(expr.operand);
+        this.typed(expr.operand);
         return BOOLEAN;
       case 'binary':
         return this.binary(expr);
@@ -107,23 +106,19 @@ export class ExpressionBinder {
 
   private identifier(expr: Extract<Expr, { kind: 'identifier' }>): Type {
     const name = expr.name;
+    const { locator, template } = this;
     if (isContextRoot(name)) {
       const visible = this.scopes.rootVisible(name, this.scope);
       let type: Type = ANY;
       if (visible && name === 'inputs') type = this.wholeInputs(expr);
       // A bare context root is an object; its members are checked in `member`.
       else if (visible && name !== 'steps') type = { kind: 'object', fields: new Map(), open: true };
-      this.record(expr.span, { kind: 'context', name, visible, bare: true, type });
+      this.record(new BoundContext(locator, template, expr.span, type, name, visible, true));
       return type;
     }
     const input = this.scopes.input(name);
-    this.record(expr.span, {
-      kind: 'name',
-      name,
-      input,
-      suggestion: input ? undefined : closest(name, CONTEXT_ROOTS),
-      type: ANY,
-    });
+    const suggestion = input ? undefined : closest(name, CONTEXT_ROOTS);
+    this.record(new BoundName(locator, template, expr.span, name, input, suggestion));
     return ANY;
   }
 
@@ -131,17 +126,12 @@ export class ExpressionBinder {
   private wholeInputs(expr: Extract<Expr, { kind: 'identifier' }>): Type {
     const fields = new Map<string, { type: Type; optional: boolean }>();
     for (const input of this.scopes.model.inputs) {
-      const reference = this.record<InputReference>(expr.span, {
-        kind: 'input',
-        name: input.name,
-        target: input,
-        suggestion: undefined,
-        whole: true,
-        exprSpan: expr.span,
-        type: input.type ?? ANY,
-      });
+      const type = input.type ?? ANY;
+      const reference = this.record(
+        new BoundInput(this.locator, this.template, expr.span, type, input.name, input, undefined, true, expr.span),
+      );
       this.template.references.push(reference);
-      fields.set(input.name, { type: input.type ?? ANY, optional: !(input.required || input.defaultValue) });
+      fields.set(input.name, { type, optional: !(input.required || input.defaultValue) });
     }
     return { kind: 'object', fields };
   }
@@ -177,7 +167,8 @@ export class ExpressionBinder {
     name: 'inputs' | 'steps' | 'run' | 'loop' | 'report' | 'gate',
     visible: boolean,
   ): void {
-    this.record(object.span, { kind: 'context', name, visible, bare: false, type: ANY });
+    // (a root that exists here, followed by a name, resolves nothing by itself: only what follows does)
+    if (!visible) this.record(new BoundContext(this.locator, this.template, object.span, ANY, name, visible, false));
   }
 
   private fieldOf(owner: Type, expr: Extract<Expr, { kind: 'member' }>, rootName: string | undefined): Type {
@@ -188,14 +179,9 @@ export class ExpressionBinder {
       if (base.outputsOf !== undefined) return this.output(base.outputsOf, field, expr);
       if (field) {
         const fieldType = field.optional ? nullable(field.type) : field.type;
-        const type = isNullable(owner) ? nullable(fieldType) : fieldType;
-        this.property(expr, owner, rootName, 'found', type);
-        return type;
+        return isNullable(owner) ? nullable(fieldType) : fieldType;
       }
-      if (base.open) {
-        this.property(expr, owner, rootName, 'open', ANY);
-        return ANY;
-      }
+      if (base.open) return ANY;
       this.property(expr, owner, rootName, 'unknown', ANY);
       return ANY;
     }
@@ -207,26 +193,30 @@ export class ExpressionBinder {
     expr: Extract<Expr, { kind: 'member' }>,
     ownerType: Type,
     root: string | undefined,
-    status: PropertyReference['status'],
+    status: 'unknown' | 'not-an-object',
     type: Type,
   ): void {
-    let candidates: readonly string[] = [];
+    let candidates: readonly string[] = NONE;
     let suggestion: string | undefined;
     if (status === 'unknown') {
       const base = nonNull(ownerType) as Extract<Type, { kind: 'object' }>;
       candidates = [...base.fields.keys()];
       suggestion = closest(expr.property, candidates);
     }
-    this.record<PropertyReference>(expr.propertySpan, {
-      kind: 'property',
-      name: expr.property,
-      ownerType,
-      root,
-      status,
-      candidates,
-      suggestion,
-      type,
-    });
+    this.record(
+      new BoundProperty(
+        this.locator,
+        this.template,
+        expr.propertySpan,
+        type,
+        expr.property,
+        ownerType,
+        root,
+        status,
+        candidates,
+        suggestion,
+      ),
+    );
   }
 
   private output(
@@ -235,20 +225,14 @@ export class ExpressionBinder {
     expr: Extract<Expr, { kind: 'member' }>,
   ): Type {
     const declared = this.scopes.step(step);
+    const { locator, template } = this;
     if (field) {
       const target =
         declared?.outputs.find((o) => o.name === expr.property) ??
-        (CHECK_OUTPUTS as readonly string[]).find((name) => name === expr.property);
-      const reference = this.record<OutputReference>(expr.propertySpan, {
-        kind: 'output',
-        step,
-        output: expr.property,
-        status: 'found',
-        target: target as OutputReference['target'],
-        candidates: [],
-        suggestion: undefined,
-        type: field.type,
-      });
+        CHECK_OUTPUTS.find((name) => name === expr.property);
+      const reference = this.record(
+        new BoundOutput(locator, template, expr.propertySpan, field.type, step, expr.property, 'found', target, NONE, undefined),
+      );
       this.template.references.push(reference);
       return field.type;
     }
@@ -256,71 +240,61 @@ export class ExpressionBinder {
     const notYet =
       declared !== undefined && !declared.kind && (CHECK_OUTPUTS as readonly string[]).includes(expr.property);
     const candidates = notYet
-      ? []
+      ? NONE
       : declared?.kind === 'check'
         ? [...CHECK_OUTPUTS]
-        : (declared?.outputs.map((o) => o.name) ?? []);
-    this.record<OutputReference>(expr.propertySpan, {
-      kind: 'output',
-      step,
-      output: expr.property,
-      status: notYet ? 'not-yet' : 'unknown',
-      target: undefined,
-      candidates,
-      suggestion: notYet ? undefined : closest(expr.property, candidates),
-      type: ANY,
-    });
+        : (declared?.outputs.map((o) => o.name) ?? NONE);
+    const suggestion = notYet ? undefined : closest(expr.property, candidates);
+    this.record(
+      new BoundOutput(
+        locator,
+        template,
+        expr.propertySpan,
+        ANY,
+        step,
+        expr.property,
+        notYet ? 'not-yet' : 'unknown',
+        undefined,
+        candidates,
+        suggestion,
+      ),
+    );
     return ANY;
   }
 
   private inputMember(expr: Extract<Expr, { kind: 'member' }>): Type {
     const input = this.scopes.input(expr.property);
     const type = input ? this.scopes.inputType(input) : ANY;
-    const reference = this.record<InputReference>(expr.propertySpan, {
-      kind: 'input',
-      name: expr.property,
-      target: input,
-      suggestion: input
-        ? undefined
-        : closest(
-            expr.property,
-            this.scopes.model.inputs.map((i) => i.name),
-          ),
-      whole: false,
-      exprSpan: expr.span,
-      type,
-    });
+    const suggestion = input
+      ? undefined
+      : closest(
+          expr.property,
+          this.scopes.model.inputs.map((i) => i.name),
+        );
+    const reference = this.record(
+      new BoundInput(this.locator, this.template, expr.propertySpan, type, expr.property, input, suggestion, false, expr.span),
+    );
     if (input) this.template.references.push(reference);
     return type;
   }
 
   private stepMember(expr: Extract<Expr, { kind: 'member' }>): Type {
     const step = this.scopes.step(expr.property);
+    const { locator, template } = this;
     if (!step) {
       const afterTask = this.scopes.afterTask(expr.property) !== undefined;
       const visible = this.scopes.visibleSteps(this.scope).map((s) => s.name);
       const suggestion = closest(expr.property, visible) ?? closest(expr.property, this.scopes.stepNames);
-      this.record<StepReference>(expr.propertySpan, {
-        kind: 'step',
-        step: expr.property,
-        target: undefined,
-        visible: false,
-        afterTask,
-        suggestion,
-        type: ANY,
-      });
+      this.record(
+        new BoundStep(locator, template, expr.propertySpan, ANY, expr.property, undefined, false, afterTask, suggestion),
+      );
       return ANY;
     }
     const type = this.scopes.stepType(step, this.scope);
-    const reference = this.record<StepReference>(expr.propertySpan, {
-      kind: 'step',
-      step: step.name,
-      target: step,
-      visible: this.scopes.canSee(this.scope, step),
-      afterTask: false,
-      suggestion: undefined,
-      type,
-    });
+    const visible = this.scopes.canSee(this.scope, step);
+    const reference = this.record(
+      new BoundStep(locator, template, expr.propertySpan, type, step.name, step, visible, false, undefined),
+    );
     this.template.references.push(reference);
     return type;
   }
@@ -331,8 +305,8 @@ export class ExpressionBinder {
     if (key !== undefined && expr.object.kind === 'identifier' && isContextRoot(expr.object.name)) {
       return this.member(asMember(expr, key));
     }
-    const owner = this.infer(expr.object);
-    this.infer(expr.index);
+    const owner = this.typed(expr.object);
+    this.typed(expr.index);
     if (owner.kind === 'any') return ANY;
     const base = nonNull(owner);
     if (base.kind === 'list') return isNullable(owner) ? nullable(base.element) : base.element;
@@ -341,8 +315,8 @@ export class ExpressionBinder {
   }
 
   private binary(expr: Extract<Expr, { kind: 'binary' }>): Type {
-    const left = this.infer(expr.left);
-    const right = this.infer(expr.right);
+    const left = this.typed(expr.left);
+    const right = this.typed(expr.right);
     if (expr.operator === '==' || expr.operator === '!=') {
       const compared = enumLiteralComparison(left, right, expr);
       if (compared?.enumType.origin !== undefined) this.outcome(compared.enumType, compared.literal);
@@ -358,40 +332,41 @@ export class ExpressionBinder {
     const { start, end } = literal.span;
     // The name inside the quotes, when no escape makes the source differ from the value.
     const inner = this.template.text.value.slice(start + 1, end - 1) === value;
-    this.record(literal.span, {
-      kind: 'outcome',
-      step: owner?.name ?? '',
-      outcome: value,
-      owner,
-      target: found ? owner?.outcomes.find((o) => o.name === value) : undefined,
-      enumType,
-      suggestion: found ? undefined : closest(value, enumType.members),
-      nameSpan: inner ? { start: start + 1, end: end - 1 } : literal.span,
-      type: STRING,
-    });
+    this.record(
+      new BoundOutcome(
+        this.locator,
+        this.template,
+        literal.span,
+        owner?.name ?? '',
+        value,
+        owner,
+        found ? owner?.outcomes.find((o) => o.name === value) : undefined,
+        enumType,
+        found ? undefined : closest(value, enumType.members),
+        inner ? { start: start + 1, end: end - 1 } : literal.span,
+      ),
+    );
   }
 
   private call(expr: Extract<Expr, { kind: 'call' }>): Type {
     const fn = getBuiltinFunction(expr.callee);
-    const args = expr.args.map((a) => this.infer(a));
+    const args = expr.args.map((a) => this.typed(a));
     const type = fn ? resultOf(fn.name, args) : ANY;
-    this.record(expr.calleeSpan, {
-      kind: 'function',
-      name: expr.callee,
-      target: fn,
-      suggestion: fn
-        ? undefined
-        : (closest(
-            expr.callee,
-            BUILTIN_FUNCTIONS.map((f) => f.name),
-          ) ?? FUNCTION_ALIASES.get(expr.callee)),
-      callSpan: expr.span,
-      argumentCount: args.length,
-      type,
-    });
+    const suggestion = fn
+      ? undefined
+      : (closest(
+          expr.callee,
+          BUILTIN_FUNCTIONS.map((f) => f.name),
+        ) ?? FUNCTION_ALIASES.get(expr.callee));
+    this.record(
+      new BoundFunction(this.locator, this.template, expr.calleeSpan, type, expr.callee, fn, suggestion, expr.span, args.length),
+    );
     return type;
   }
 }
+
+/** No names: shared, never changed. */
+const NONE: readonly string[] = [];
 
 /** The name an index expression reads, when it is a string literal (`x['name']`). */
 export function indexKey(expr: Extract<Expr, { kind: 'index' }>): string | undefined {

@@ -1,8 +1,10 @@
 /**
  * The reference index of one playbook: every name written where a declaration is meant, resolved (or not)
- * by binding. The YAML structure's references (needs, roles, role bases, loop targets) and every name in an
- * expression (context roots, inputs, steps, outputs, properties, outcomes, functions), each with what it
- * resolves to, its type, its scope (its template's) and its range.
+ * by binding, with what it resolves to, its type, its scope (its template's) and its range. The YAML
+ * structure's references (needs, roles, role bases, loop targets); in expressions, every input, step,
+ * output, outcome and function named, every bare name, and every context root or property that does not
+ * resolve where it is written (a root that exists there, or a property a value has, names no declaration
+ * and is not kept: the scope provider answers what they hold).
  */
 import type { BuiltinFunction, ContextRoot, Span } from '@kairoku-playbook/grammar';
 import type { OffsetRange } from '../diagnostic.js';
@@ -15,6 +17,7 @@ import type {
   StepDecl,
   TextRef,
 } from '../model/model.js';
+import { ANY, STRING } from '../types/type.js';
 import type { Type } from '../types/type.js';
 import type { CHECK_OUTPUTS } from './scope-provider.js';
 import type { BoundTemplate } from './template.js';
@@ -93,7 +96,7 @@ export interface InExpression {
   type: Type;
 }
 
-/** A context root: `inputs`, `steps`, `run`, `loop`, `report`, `gate`. */
+/** A context root written alone (`toJSON(inputs)`, `steps`), or where it does not exist (`loop` in an after-task). */
 export interface ContextReference extends InExpression {
   kind: 'context';
   name: ContextRoot;
@@ -151,7 +154,7 @@ export interface OutputReference extends InExpression {
   suggestion: string | undefined;
 }
 
-/** A property of a value that is not a declaration (`run.id`, `steps.S.outcome`, `inputs.config.port`). */
+/** A property of a value that is not a declaration (`run.idd`, `inputs.config.prot`) that the value has not. */
 export interface PropertyReference extends InExpression {
   kind: 'property';
   name: string;
@@ -159,8 +162,8 @@ export interface PropertyReference extends InExpression {
   ownerType: Type;
   /** the context root read, when the property is a root's (`run.id`) */
   root: string | undefined;
-  /** `found`; `open`: any property may be read; `unknown`: the value has no such property; `not-an-object` */
-  status: 'found' | 'open' | 'unknown' | 'not-an-object';
+  /** `unknown`: the value has no such property; `not-an-object`: the value has no properties at all */
+  status: 'unknown' | 'not-an-object';
   candidates: readonly string[];
   suggestion: string | undefined;
 }
@@ -195,14 +198,18 @@ export interface Locator {
   rangeIn(text: TextRef, start: number, end: number): OffsetRange;
 }
 
-/** The range of a name in an expression, worked out when first read. */
-export class LazyRange {
+/**
+ * What every name of an expression is built on: its range is worked out when first read. (One class per
+ * kind below, fields set in the constructor: a file has tens of thousands of them.)
+ */
+abstract class NameInExpression {
   private cached: OffsetRange | undefined;
 
   constructor(
+    private readonly locator: Locator,
     readonly template: BoundTemplate,
     readonly span: Span,
-    private readonly locator: Locator,
+    readonly type: Type,
   ) {}
 
   get range(): OffsetRange {
@@ -210,17 +217,144 @@ export class LazyRange {
   }
 }
 
-/** What a reference of an expression is made of, besides its template and where it is. */
-export type ReferenceFields<T extends ExpressionReference> = T extends unknown
-  ? Omit<T, 'template' | 'span' | 'range'>
-  : never;
+export class BoundContext extends NameInExpression implements ContextReference {
+  readonly kind = 'context';
 
-/** A reference of an expression, its range computed lazily. */
-export function expressionReference<T extends ExpressionReference>(
-  locator: Locator,
-  template: BoundTemplate,
-  span: Span,
-  fields: ReferenceFields<T>,
-): T {
-  return Object.assign(new LazyRange(template, span, locator), fields) as unknown as T;
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    type: Type,
+    readonly name: ContextRoot,
+    readonly visible: boolean,
+    readonly bare: boolean,
+  ) {
+    super(locator, template, span, type);
+  }
+}
+
+export class BoundName extends NameInExpression implements NameReference {
+  readonly kind = 'name';
+
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    readonly name: string,
+    readonly input: InputDecl | undefined,
+    readonly suggestion: string | undefined,
+  ) {
+    super(locator, template, span, ANY);
+  }
+}
+
+export class BoundInput extends NameInExpression implements InputReference {
+  readonly kind = 'input';
+
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    type: Type,
+    readonly name: string,
+    readonly target: InputDecl | undefined,
+    readonly suggestion: string | undefined,
+    readonly whole: boolean,
+    readonly exprSpan: Span,
+  ) {
+    super(locator, template, span, type);
+  }
+}
+
+export class BoundStep extends NameInExpression implements StepReference {
+  readonly kind = 'step';
+
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    type: Type,
+    readonly step: string,
+    readonly target: StepDecl | undefined,
+    readonly visible: boolean,
+    readonly afterTask: boolean,
+    readonly suggestion: string | undefined,
+  ) {
+    super(locator, template, span, type);
+  }
+}
+
+export class BoundOutput extends NameInExpression implements OutputReference {
+  readonly kind = 'output';
+
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    type: Type,
+    readonly step: string,
+    readonly output: string,
+    readonly status: OutputReference['status'],
+    readonly target: OutputReference['target'],
+    readonly candidates: readonly string[],
+    readonly suggestion: string | undefined,
+  ) {
+    super(locator, template, span, type);
+  }
+}
+
+export class BoundProperty extends NameInExpression implements PropertyReference {
+  readonly kind = 'property';
+
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    type: Type,
+    readonly name: string,
+    readonly ownerType: Type,
+    readonly root: string | undefined,
+    readonly status: PropertyReference['status'],
+    readonly candidates: readonly string[],
+    readonly suggestion: string | undefined,
+  ) {
+    super(locator, template, span, type);
+  }
+}
+
+export class BoundOutcome extends NameInExpression implements OutcomeReference {
+  readonly kind = 'outcome';
+
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    readonly step: string,
+    readonly outcome: string,
+    readonly owner: StepDecl | undefined,
+    readonly target: OutcomeDecl | undefined,
+    readonly enumType: Extract<Type, { kind: 'enum' }>,
+    readonly suggestion: string | undefined,
+    readonly nameSpan: Span,
+  ) {
+    super(locator, template, span, STRING);
+  }
+}
+
+export class BoundFunction extends NameInExpression implements FunctionReference {
+  readonly kind = 'function';
+
+  constructor(
+    locator: Locator,
+    template: BoundTemplate,
+    span: Span,
+    type: Type,
+    readonly name: string,
+    readonly target: BuiltinFunction | undefined,
+    readonly suggestion: string | undefined,
+    readonly callSpan: Span,
+    readonly argumentCount: number,
+  ) {
+    super(locator, template, span, type);
+  }
 }

@@ -46,6 +46,7 @@ export class ScalarLocator implements Locator {
  */
 export class SemanticModel implements Locator {
   private mentions: Mentions | undefined;
+  private byKind: Map<SymbolReference['kind'], SymbolReference[]> | undefined;
 
   constructor(
     readonly file: string,
@@ -67,6 +68,20 @@ export class SemanticModel implements Locator {
   /** The source range of the characters [start, end) of a scalar's decoded value. */
   rangeIn(ref: TextRef, start: number, end: number): OffsetRange {
     return this.locator.rangeIn(ref, start, end);
+  }
+
+  /** The references of one kind, in the order of `references`. */
+  referencesOf<K extends SymbolReference['kind']>(kind: K): readonly Extract<SymbolReference, { kind: K }>[] {
+    if (!this.byKind) {
+      const byKind = new Map<SymbolReference['kind'], SymbolReference[]>();
+      for (const reference of this.references) {
+        const list = byKind.get(reference.kind);
+        if (list) list.push(reference);
+        else byKind.set(reference.kind, [reference]);
+      }
+      this.byKind = byKind;
+    }
+    return (this.byKind.get(kind) ?? []) as Extract<SymbolReference, { kind: K }>[];
   }
 
   /**

@@ -65,6 +65,6 @@ export interface BoundTemplate extends TemplateInfo {
   errors: readonly GrammarError[];
   /** a value YAML read as a tag instead of a condition; then nothing else of it is bound */
   tagMistake: TagMistake | undefined;
-  /** the type of each expression node of `template` or `condition` */
+  /** the type of each operand (of `!`, a binary operator, an index, a call) of `template` or `condition` */
   types: ReadonlyMap<Expr, Type>;
 }

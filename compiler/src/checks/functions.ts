@@ -4,8 +4,7 @@ import { replaceFix, shown } from '../diagnostic.js';
 
 /** PB402: a call of a function that is not built in, or with the wrong number of arguments. */
 export const checkFunctions: Check = (context) => {
-  for (const reference of context.semantic.references) {
-    if (reference.kind !== 'function') continue;
+  for (const reference of context.semantic.referencesOf('function')) {
     const fn = reference.target;
     if (!fn) {
       const { suggestion, range } = reference;

@@ -10,9 +10,9 @@ import { schemaMessage } from '../schema/validate-surface.js';
  */
 export const checkLoops: Check = (context) => {
   const { graph, scopes } = context.semantic;
-  for (const loop of context.semantic.references) {
+  for (const loop of context.semantic.referencesOf('loop-target')) {
     // (an after-task's loop is PB605)
-    if (loop.kind !== 'loop-target' || loop.from.isAfter) continue;
+    if (loop.from.isAfter) continue;
     const step = loop.from;
     const target = loop.target;
     if (!target) {

@@ -4,9 +4,9 @@ import { replaceFix, shown } from '../diagnostic.js';
 /** PB200 unknown step in `needs`, PB208 a step that needs itself. */
 export const checkNeeds: Check = (context) => {
   const { scopes } = context.semantic;
-  for (const need of context.semantic.references) {
+  for (const need of context.semantic.referencesOf('need')) {
     // (`needs` on an after-task is PB602)
-    if (need.kind !== 'need' || need.from.isAfter) continue;
+    if (need.from.isAfter) continue;
     const step = need.from;
     if (need.self) {
       context.report(

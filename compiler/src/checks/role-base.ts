@@ -14,8 +14,7 @@ export const checkRoleBase: Check = (context) => {
       );
     }
   }
-  for (const base of context.semantic.references) {
-    if (base.kind !== 'role-base') continue;
+  for (const base of context.semantic.referencesOf('role-base')) {
     const role = base.from;
     if (base.target) {
       const isFixed = (FIXED_ROLES as readonly string[]).includes(role.name);

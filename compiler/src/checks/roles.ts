@@ -4,8 +4,8 @@ import { replaceFix, shown, shownList } from '../diagnostic.js';
 /** PB201: an agent step (or after-task) names a role that is neither in the fixed table nor declared. */
 export const checkRoles: Check = (context) => {
   const known = [...context.model.roles.keys()];
-  for (const role of context.semantic.references) {
-    if (role.kind !== 'role' || role.target) continue;
+  for (const role of context.semantic.referencesOf('role')) {
+    if (role.target) continue;
     context.report(
       'PB201',
       role.range,

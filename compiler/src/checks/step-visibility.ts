@@ -7,8 +7,8 @@ import { shown } from '../diagnostic.js';
  */
 export const checkStepVisibility: Check = (context) => {
   const { scopes } = context.semantic;
-  for (const reference of context.semantic.references) {
-    if (reference.kind !== 'step' || !reference.target || reference.visible) continue;
+  for (const reference of context.semantic.referencesOf('step')) {
+    if (!reference.target || reference.visible) continue;
     const step = reference.target;
     const owner = reference.template.scope.owner!;
     // (a step reached only through a misspelt need is that need's PB200, not a second mistake)

@@ -22,8 +22,8 @@ export const checkTypeMismatches: Check = (context) => {
     for (const part of template.template?.parts ?? [])
       if (part.kind === 'expression' && part.expr) walk(context, template, part.expr);
   }
-  for (const reference of context.semantic.references) {
-    if (reference.kind !== 'property' || reference.status !== 'not-an-object') continue;
+  for (const reference of context.semantic.referencesOf('property')) {
+    if (reference.status !== 'not-an-object') continue;
     context.report(
       'PB401',
       reference.range,
@@ -56,7 +56,7 @@ class TypeChecker {
     return this.template.types.get(expr) ?? ANY;
   }
 
-  private report(span: { start: number; end: number }, message: string): void {
+  private mismatch(span: { start: number; end: number }, message: string): void {
     this.context.report('PB401', this.context.rangeIn(this.template.text, span.start, span.end), message);
   }
 
@@ -82,10 +82,10 @@ class TypeChecker {
   private expectBoolean(type: Type, expr: Expr, what: string): void {
     if (type.kind === 'any' || type.kind === 'boolean') return;
     if (type.kind === 'nullable' && type.inner.kind === 'boolean') {
-      this.report(expr.span, `${what} needs a boolean, but this may be null; guard it with default(…, false)`);
+      this.mismatch(expr.span, `${what} needs a boolean, but this may be null; guard it with default(…, false)`);
       return;
     }
-    this.report(expr.span, `${what} needs a boolean, not ${typeForMessage(type)}`);
+    this.mismatch(expr.span, `${what} needs a boolean, not ${typeForMessage(type)}`);
   }
 
   private binary(expr: Extract<Expr, { kind: 'binary' }>): void {
@@ -134,7 +134,7 @@ class TypeChecker {
       !(isNumeric(l) && isNumeric(r)) &&
       !(isTextual(l) && isTextual(r))
     ) {
-      this.report(
+      this.mismatch(
         expr.operatorSpan,
         `comparing ${typeForMessage(left)} with ${typeForMessage(right)} is never true`,
       );
@@ -147,7 +147,7 @@ class TypeChecker {
       [right, expr.right],
     ] as const) {
       if (type.kind === 'nullable') {
-        this.report(
+        this.mismatch(
           side.span,
           `"${shown(expr.operator)}" needs a value, but this may be null; guard it with default(…)`,
         );
@@ -156,7 +156,7 @@ class TypeChecker {
     }
     if (left.kind === 'any' || right.kind === 'any') return;
     if ((isNumeric(left) && isNumeric(right)) || (isTextual(left) && isTextual(right))) return;
-    this.report(
+    this.mismatch(
       expr.operatorSpan,
       `"${shown(expr.operator)}" compares two numbers (or two strings), not ${typeForMessage(left)} and ${typeForMessage(right)}`,
     );
@@ -172,11 +172,11 @@ class TypeChecker {
     const base = nonNull(owner);
     if (base.kind === 'list') {
       if (!isAssignable(index, INTEGER) && index.kind !== 'any')
-        this.report(expr.index.span, `a list index must be an integer, not ${typeForMessage(index)}`);
+        this.mismatch(expr.index.span, `a list index must be an integer, not ${typeForMessage(index)}`);
       return;
     }
     if (base.kind === 'object' && key !== undefined) return;
-    this.report(expr.object.span, `cannot index a value of type ${typeForMessage(owner)}`);
+    this.mismatch(expr.object.span, `cannot index a value of type ${typeForMessage(owner)}`);
   }
 
   private call(expr: Extract<Expr, { kind: 'call' }>): void {
@@ -189,11 +189,11 @@ class TypeChecker {
       const arg = expr.args[i];
       if (!type || !arg || type.kind === 'any') return;
       if (isNullable(type) && fn.name !== 'default' && fn.name !== 'toJSON') {
-        this.report(arg.span, `argument ${i + 1} of ${fn.name} may be null; guard it with default(…)`);
+        this.mismatch(arg.span, `argument ${i + 1} of ${fn.name} may be null; guard it with default(…)`);
         return;
       }
       if (!accepts(nonNull(type)))
-        this.report(arg.span, `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeForMessage(type)}`);
+        this.mismatch(arg.span, `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeForMessage(type)}`);
     };
     switch (fn.name) {
       case 'contains':
@@ -229,7 +229,7 @@ class TypeChecker {
           const base = nonNull(value);
           const fits = isAssignable(nonNull(fallback), base) || isAssignable(base, nonNull(fallback));
           if (!fits && expr.args[1]) {
-            this.report(
+            this.mismatch(
               expr.args[1].span,
               `the fallback of default must be ${withArticle(typeForMessage(base))} like the value it stands in for, not ${typeForMessage(fallback)}`,
             );

@@ -3,8 +3,8 @@ import { replaceFix, shown } from '../diagnostic.js';
 
 /** PB202: `inputs.NAME` where the playbook declares no input NAME. */
 export const checkUnknownInputs: Check = (context) => {
-  for (const reference of context.semantic.references) {
-    if (reference.kind !== 'input' || reference.target) continue;
+  for (const reference of context.semantic.referencesOf('input')) {
+    if (reference.target) continue;
     const { suggestion, range } = reference;
     context.report(
       'PB202',

@@ -10,39 +10,29 @@ import { typeForMessage } from '../types/type.js';
  * `steps`, and a property the value read has not.
  */
 export const checkUnknownNames: Check = (context) => {
-  for (const reference of context.semantic.references) {
-    switch (reference.kind) {
-      case 'context':
-        if (!reference.visible) {
-          context.report(
-            'PB209',
-            reference.range,
-            `"${shown(reference.name)}" is not available here: ${whereAvailable(reference)}`,
-          );
-        } else if (reference.bare && reference.name === 'steps') {
-          context.report(
-            'PB209',
-            reference.range,
-            '"steps" must be followed by a step name, as in steps.plan.outputs.x',
-          );
-        }
-        break;
-      case 'name':
-        reportName(context, reference.name, reference.range, reference.input !== undefined, reference.suggestion);
-        break;
-      case 'property': {
-        if (reference.status !== 'unknown') break;
-        const { root, name, candidates, suggestion, range } = reference;
-        const what = root ? `"${shown(root)}"` : `a value of type ${typeForMessage(reference.ownerType)}`;
-        context.report(
-          'PB209',
-          range,
-          `${what} has no property "${shown(name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : candidates.length ? `; it has ${shownList(candidates)}` : ''}`,
-          { fix: replaceFix(range, suggestion) },
-        );
-        break;
-      }
+  for (const reference of context.semantic.referencesOf('context')) {
+    if (!reference.visible) {
+      context.report(
+        'PB209',
+        reference.range,
+        `"${shown(reference.name)}" is not available here: ${whereAvailable(reference)}`,
+      );
+    } else if (reference.bare && reference.name === 'steps') {
+      context.report('PB209', reference.range, '"steps" must be followed by a step name, as in steps.plan.outputs.x');
     }
+  }
+  for (const reference of context.semantic.referencesOf('name'))
+    reportName(context, reference.name, reference.range, reference.input !== undefined, reference.suggestion);
+  for (const reference of context.semantic.referencesOf('property')) {
+    if (reference.status !== 'unknown') continue;
+    const { root, name, candidates, suggestion, range } = reference;
+    const what = root ? `"${shown(root)}"` : `a value of type ${typeForMessage(reference.ownerType)}`;
+    context.report(
+      'PB209',
+      range,
+      `${what} has no property "${shown(name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : candidates.length ? `; it has ${shownList(candidates)}` : ''}`,
+      { fix: replaceFix(range, suggestion) },
+    );
   }
 };
 

@@ -3,8 +3,8 @@ import { shown, shownList } from '../diagnostic.js';
 
 /** PB206: a string compared with a step's outcome (or a gate's choice) that the step does not declare. */
 export const checkUnknownOutcomes: Check = (context) => {
-  for (const reference of context.semantic.references) {
-    if (reference.kind !== 'outcome' || reference.enumType.members.includes(reference.outcome)) continue;
+  for (const reference of context.semantic.referencesOf('outcome')) {
+    if (reference.enumType.members.includes(reference.outcome)) continue;
     const { enumType, suggestion, range, outcome } = reference;
     const origin = enumType.origin!;
     context.report(

@@ -3,8 +3,8 @@ import { replaceFix, shown, shownList } from '../diagnostic.js';
 
 /** PB204: `steps.S.outputs.NAME` (or `report.outputs.NAME`) where step S has no output NAME. */
 export const checkUnknownOutputs: Check = (context) => {
-  for (const reference of context.semantic.references) {
-    if (reference.kind !== 'output' || reference.status !== 'unknown') continue;
+  for (const reference of context.semantic.referencesOf('output')) {
+    if (reference.status !== 'unknown') continue;
     const { range, suggestion, candidates } = reference;
     const has = candidates.length ? `; it has ${shownList(candidates)}` : '; it declares no outputs';
     context.report(

@@ -3,8 +3,8 @@ import { replaceFix, shown } from '../diagnostic.js';
 
 /** PB203: `steps.NAME` where no step is called NAME (an after-task's name included: expressions cannot read one). */
 export const checkUnknownSteps: Check = (context) => {
-  for (const reference of context.semantic.references) {
-    if (reference.kind !== 'step' || reference.target) continue;
+  for (const reference of context.semantic.referencesOf('step')) {
+    if (reference.target) continue;
     const { range, suggestion, afterTask, step } = reference;
     context.report(
       'PB203',

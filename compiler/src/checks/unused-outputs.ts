@@ -12,11 +12,10 @@ export const checkUnusedOutputs: Check = (context) => {
   }
   // A misspelt reference (PB203, PB204) with a did-you-mean meant this step or output.
   const meantSteps = new Set<string>();
-  for (const ref of semantic.references) {
-    if (ref.kind === 'output' && ref.status === 'unknown' && ref.suggestion)
-      used.add(`${ref.step}\u0000${ref.suggestion}`);
-    else if (ref.kind === 'step' && !ref.target && ref.suggestion && !ref.afterTask) meantSteps.add(ref.suggestion);
-  }
+  for (const ref of semantic.referencesOf('output'))
+    if (ref.status === 'unknown' && ref.suggestion) used.add(`${ref.step}\u0000${ref.suggestion}`);
+  for (const ref of semantic.referencesOf('step'))
+    if (!ref.target && ref.suggestion && !ref.afterTask) meantSteps.add(ref.suggestion);
   const unused = context.model.steps.flatMap((step) =>
     // Only agent steps declare outputs (elsewhere `outputs` is PB102); an invalid name is PB105 already.
     step.kind === 'check' || step.kind === 'gate' || meantSteps.has(step.name)
