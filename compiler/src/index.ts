@@ -58,8 +58,8 @@ export {
   stepKindText,
   stepScope,
 } from './bind/scope-provider.js';
-export type { Scope, ScopeMember } from './bind/scope-provider.js';
-export type { BoundTemplate, Place, Reference, TagMistake, TemplateInfo } from './bind/template.js';
+export type { Place, Scope, ScopeMember } from './bind/scope-provider.js';
+export type { BoundTemplate, Reference, TagMistake, TemplateInfo } from './bind/template.js';
 export type {
   ContextReference,
   ExpressionReference,

@@ -1,4 +1,10 @@
-import { closest, isSingleExpression, parseCondition, parseTemplate, parseTypeExpression } from '@kairoku-playbook/grammar';
+import {
+  closest,
+  isSingleExpression,
+  parseCondition,
+  parseTemplate,
+  parseTypeExpression,
+} from '@kairoku-playbook/grammar';
 import type { Expr } from '@kairoku-playbook/grammar';
 import type { Document } from 'yaml';
 import { buildGraph } from '../graph/graph.js';
@@ -86,8 +92,7 @@ function bindStructure(scopes: ScopeProvider, references: SymbolReference[]): vo
         from: step,
         target,
         self,
-        suggestion:
-          target || step.isAfter ? undefined : closest(need.name, scopes.stepNames, step.name),
+        suggestion: target || step.isAfter ? undefined : closest(need.name, scopes.stepNames, step.name),
       });
     }
     if (step.role) {

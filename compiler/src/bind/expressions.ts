@@ -5,7 +5,7 @@ import {
   getBuiltinFunction,
   isContextRoot,
 } from '@kairoku-playbook/grammar';
-import type { Expr, Span } from '@kairoku-playbook/grammar';
+import type { Expr } from '@kairoku-playbook/grammar';
 import {
   ANY,
   BOOLEAN,
@@ -128,7 +128,17 @@ export class ExpressionBinder {
     for (const input of this.scopes.model.inputs) {
       const type = input.type ?? ANY;
       const reference = this.record(
-        new BoundInput(this.locator, this.template, expr.span, type, input.name, input, undefined, true, expr.span),
+        new BoundInput(
+          this.locator,
+          this.template,
+          expr.span,
+          type,
+          input.name,
+          input,
+          undefined,
+          true,
+          expr.span,
+        ),
       );
       this.template.references.push(reference);
       fields.set(input.name, { type, optional: !(input.required || input.defaultValue) });
@@ -168,7 +178,8 @@ export class ExpressionBinder {
     visible: boolean,
   ): void {
     // (a root that exists here, followed by a name, resolves nothing by itself: only what follows does)
-    if (!visible) this.record(new BoundContext(this.locator, this.template, object.span, ANY, name, visible, false));
+    if (!visible)
+      this.record(new BoundContext(this.locator, this.template, object.span, ANY, name, visible, false));
   }
 
   private fieldOf(owner: Type, expr: Extract<Expr, { kind: 'member' }>, rootName: string | undefined): Type {
@@ -231,14 +242,27 @@ export class ExpressionBinder {
         declared?.outputs.find((o) => o.name === expr.property) ??
         CHECK_OUTPUTS.find((name) => name === expr.property);
       const reference = this.record(
-        new BoundOutput(locator, template, expr.propertySpan, field.type, step, expr.property, 'found', target, NONE, undefined),
+        new BoundOutput(
+          locator,
+          template,
+          expr.propertySpan,
+          field.type,
+          step,
+          expr.property,
+          'found',
+          target,
+          NONE,
+          undefined,
+        ),
       );
       this.template.references.push(reference);
       return field.type;
     }
     // A step without one kind (PB107) may turn out a check step: its outputs are not wrong yet.
     const notYet =
-      declared !== undefined && !declared.kind && (CHECK_OUTPUTS as readonly string[]).includes(expr.property);
+      declared !== undefined &&
+      !declared.kind &&
+      (CHECK_OUTPUTS as readonly string[]).includes(expr.property);
     const candidates = notYet
       ? NONE
       : declared?.kind === 'check'
@@ -272,7 +296,17 @@ export class ExpressionBinder {
           this.scopes.model.inputs.map((i) => i.name),
         );
     const reference = this.record(
-      new BoundInput(this.locator, this.template, expr.propertySpan, type, expr.property, input, suggestion, false, expr.span),
+      new BoundInput(
+        this.locator,
+        this.template,
+        expr.propertySpan,
+        type,
+        expr.property,
+        input,
+        suggestion,
+        false,
+        expr.span,
+      ),
     );
     if (input) this.template.references.push(reference);
     return type;
@@ -286,7 +320,17 @@ export class ExpressionBinder {
       const visible = this.scopes.visibleSteps(this.scope).map((s) => s.name);
       const suggestion = closest(expr.property, visible) ?? closest(expr.property, this.scopes.stepNames);
       this.record(
-        new BoundStep(locator, template, expr.propertySpan, ANY, expr.property, undefined, false, afterTask, suggestion),
+        new BoundStep(
+          locator,
+          template,
+          expr.propertySpan,
+          ANY,
+          expr.property,
+          undefined,
+          false,
+          afterTask,
+          suggestion,
+        ),
       );
       return ANY;
     }
@@ -310,7 +354,8 @@ export class ExpressionBinder {
     if (owner.kind === 'any') return ANY;
     const base = nonNull(owner);
     if (base.kind === 'list') return isNullable(owner) ? nullable(base.element) : base.element;
-    if (base.kind === 'object' && key !== undefined) return this.fieldOf(owner, asMember(expr, key), undefined);
+    if (base.kind === 'object' && key !== undefined)
+      return this.fieldOf(owner, asMember(expr, key), undefined);
     return ANY;
   }
 
@@ -325,7 +370,10 @@ export class ExpressionBinder {
   }
 
   /** A string compared with a step's outcomes or a gate's choices names one of them. */
-  private outcome(enumType: Extract<Type, { kind: 'enum' }>, literal: Extract<Expr, { kind: 'literal' }>): void {
+  private outcome(
+    enumType: Extract<Type, { kind: 'enum' }>,
+    literal: Extract<Expr, { kind: 'literal' }>,
+  ): void {
     const value = literal.value as string;
     const owner = this.scopes.outcomesOwner(enumType);
     const found = enumType.members.includes(value);
@@ -359,7 +407,17 @@ export class ExpressionBinder {
           BUILTIN_FUNCTIONS.map((f) => f.name),
         ) ?? FUNCTION_ALIASES.get(expr.callee));
     this.record(
-      new BoundFunction(this.locator, this.template, expr.calleeSpan, type, expr.callee, fn, suggestion, expr.span, args.length),
+      new BoundFunction(
+        this.locator,
+        this.template,
+        expr.calleeSpan,
+        type,
+        expr.callee,
+        fn,
+        suggestion,
+        expr.span,
+        args.length,
+      ),
     );
     return type;
   }

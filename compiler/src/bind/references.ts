@@ -23,11 +23,7 @@ import type { CHECK_OUTPUTS } from './scope-provider.js';
 import type { BoundTemplate } from './template.js';
 
 export type SymbolReference =
-  | NeedReference
-  | RoleReference
-  | RoleBaseReference
-  | LoopTargetReference
-  | ExpressionReference;
+  NeedReference | RoleReference | RoleBaseReference | LoopTargetReference | ExpressionReference;
 
 export type ExpressionReference =
   | ContextReference

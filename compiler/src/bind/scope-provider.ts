@@ -11,7 +11,21 @@ import type { Graph } from '../graph/graph.js';
 import type { InputDecl, PlaybookModel, RoleDecl, StepDecl } from '../model/model.js';
 import { ANY, INTEGER, STRING, enumOf, nullable, typeToString } from '../types/type.js';
 import type { Type } from '../types/type.js';
-import type { Place } from './template.js';
+
+/** Where a template or condition stands, which decides its scope and whether a secret may appear. */
+export type Place =
+  | 'title'
+  | 'description'
+  | 'prompt'
+  | 'run'
+  | 'env'
+  | 'cwd'
+  | 'when'
+  | 'feedback'
+  | 'gate-title'
+  | 'gate-summary'
+  | 'label'
+  | 'output';
 
 /** The names visible to one template: which steps it may refer to and which context roots exist. */
 export interface Scope {
@@ -385,7 +399,13 @@ export class ScopeProvider {
       absent ? 'It may be skipped or not reached: its results may be null here.' : undefined,
       visible ? undefined : 'Not an ancestor of this step: add it to `needs` to read its results.',
     ].filter((p): p is string => p !== undefined);
-    return { name: step.name, kind: 'step', type: undefined, doc: parts.join(' '), declaredAt: step.keyRange };
+    return {
+      name: step.name,
+      kind: 'step',
+      type: undefined,
+      doc: parts.join(' '),
+      declaredAt: step.keyRange,
+    };
   }
 
   /** The outputs a step has: a check step's five counts, and those it declares. */
@@ -428,8 +448,7 @@ export class ScopeProvider {
         if (chain.length !== 1) return undefined;
         return model.inputs.map((i) => this.inputMember(i.name)!);
       case 'steps': {
-        if (chain.length === 1)
-          return this.visibleSteps(scope).map((s) => this.stepMember(scope, s));
+        if (chain.length === 1) return this.visibleSteps(scope).map((s) => this.stepMember(scope, s));
         const step = this.step(second!);
         if (!step) return undefined;
         const nullable = this.mayBeAbsent(step, scope);
@@ -477,7 +496,8 @@ export class ScopeProvider {
             field('outcome', enumText(owner.outcomes.map((o) => o.name)), 'The outcome this step reported.'),
             field('outputs', undefined, 'The outputs this step reported.'),
           ];
-        if (chain.length === 2 && second === 'outputs') return this.outputMembers(owner, owner.kind !== 'check');
+        if (chain.length === 2 && second === 'outputs')
+          return this.outputMembers(owner, owner.kind !== 'check');
         return undefined;
       }
       case 'gate':

@@ -2,22 +2,7 @@ import type { Expr, GrammarError, Template } from '@kairoku-playbook/grammar';
 import type { OffsetRange } from '../diagnostic.js';
 import type { TextRef } from '../model/model.js';
 import type { Type } from '../types/type.js';
-import type { Scope } from './scope-provider.js';
-
-/** Where a template or condition stands, which decides its scope and whether a secret may appear. */
-export type Place =
-  | 'title'
-  | 'description'
-  | 'prompt'
-  | 'run'
-  | 'env'
-  | 'cwd'
-  | 'when'
-  | 'feedback'
-  | 'gate-title'
-  | 'gate-summary'
-  | 'label'
-  | 'output';
+import type { Place, Scope } from './scope-provider.js';
 
 /**
  * A declaration a template reads, resolved: for unused-declaration checks, the IR's derived inputs and the

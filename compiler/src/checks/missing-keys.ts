@@ -15,7 +15,11 @@ export const checkMissingKeys: Check = (context) => {
     // `rol: …` is PB102 with "did you mean "role"?": the missing role is that same mistake.
     // A `role:` that is not a name is PB104 already.
     if (hasMisspeltKey(step, ['role']) || step.keys.some((k) => k.name === 'role')) continue;
-    context.report('PB103', step.keyRange, `agent step "${shown(step.name)}" is missing the required key "role"`);
+    context.report(
+      'PB103',
+      step.keyRange,
+      `agent step "${shown(step.name)}" is missing the required key "role"`,
+    );
   }
 };
 

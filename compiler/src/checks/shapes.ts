@@ -88,6 +88,11 @@ export function keysNotNames(
   keys: readonly { range: OffsetRange; what: string }[],
 ): Diagnostic[] {
   return keys.map(({ range, what }) =>
-    createDiagnostic(file, 'PB104', range, `a key must be a plain name, not ${what}; write the name itself before the ":"`),
+    createDiagnostic(
+      file,
+      'PB104',
+      range,
+      `a key must be a plain name, not ${what}; write the name itself before the ":"`,
+    ),
   );
 }

@@ -46,7 +46,8 @@ export const checkToolPolicy: Check = (context) => {
 
 /** PB501 from the surface schema: a tool a policy names that is not one. */
 export function unknownToolFromSchema(problem: SchemaProblem): Diagnostic {
-  const { message, fix } = problem.kind === 'unknown-key' ? unknownKeyMessage(problem, 'tool') : schemaMessage(problem);
+  const { message, fix } =
+    problem.kind === 'unknown-key' ? unknownKeyMessage(problem, 'tool') : schemaMessage(problem);
   return createDiagnostic(problem.file, 'PB501', problem.range, message, { fix });
 }
 

@@ -82,7 +82,10 @@ class TypeChecker {
   private expectBoolean(type: Type, expr: Expr, what: string): void {
     if (type.kind === 'any' || type.kind === 'boolean') return;
     if (type.kind === 'nullable' && type.inner.kind === 'boolean') {
-      this.mismatch(expr.span, `${what} needs a boolean, but this may be null; guard it with default(…, false)`);
+      this.mismatch(
+        expr.span,
+        `${what} needs a boolean, but this may be null; guard it with default(…, false)`,
+      );
       return;
     }
     this.mismatch(expr.span, `${what} needs a boolean, not ${typeForMessage(type)}`);
@@ -193,7 +196,10 @@ class TypeChecker {
         return;
       }
       if (!accepts(nonNull(type)))
-        this.mismatch(arg.span, `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeForMessage(type)}`);
+        this.mismatch(
+          arg.span,
+          `argument ${i + 1} of ${fn.name} must be ${what}, not ${typeForMessage(type)}`,
+        );
     };
     switch (fn.name) {
       case 'contains':

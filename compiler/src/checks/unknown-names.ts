@@ -18,7 +18,11 @@ export const checkUnknownNames: Check = (context) => {
         `"${shown(reference.name)}" is not available here: ${whereAvailable(reference)}`,
       );
     } else if (reference.bare && reference.name === 'steps') {
-      context.report('PB209', reference.range, '"steps" must be followed by a step name, as in steps.plan.outputs.x');
+      context.report(
+        'PB209',
+        reference.range,
+        '"steps" must be followed by a step name, as in steps.plan.outputs.x',
+      );
     }
   }
   for (const reference of context.semantic.referencesOf('name'))

@@ -9,7 +9,8 @@ export const checkUnusedInputs: Check = (context) => {
   for (const template of semantic.templates)
     for (const ref of template.references) if (ref.kind === 'input') used.add(ref.name);
   // (a misspelt `inputs.tsk` is PB202 with "did you mean "task"?": "task" was meant to be used)
-  for (const ref of semantic.referencesOf('input')) if (!ref.target && ref.suggestion) used.add(ref.suggestion);
+  for (const ref of semantic.referencesOf('input'))
+    if (!ref.target && ref.suggestion) used.add(ref.suggestion);
   const unused = context.model.inputs.filter((input) => !used.has(input.name) && isValidName(input.name));
   if (unused.length === 0) return;
   // One mistake, one diagnostic: a use in a template with a syntax error, or under a misspelt key, counts.

@@ -166,7 +166,14 @@ function toProblem(file: string, document: Document.Parsed, error: ErrorObject):
 
   if (error.propertyName !== undefined) {
     const pair = pairAtPointer(document, pointer, error.propertyName);
-    return { kind: 'name', code: 'PB105', file, range: rangeOf(pair?.key as Node), pointer, name: error.propertyName };
+    return {
+      kind: 'name',
+      code: 'PB105',
+      file,
+      range: rangeOf(pair?.key as Node),
+      pointer,
+      name: error.propertyName,
+    };
   }
 
   switch (error.keyword) {
@@ -262,7 +269,9 @@ export function schemaMessage(problem: SchemaProblem): { message: string; fix?: 
     case 'unknown-key':
       return unknownKeyMessage(problem, 'key');
     case 'missing-key':
-      return { message: `${problem.where || 'the playbook'} is missing the required key "${shown(problem.missing)}"` };
+      return {
+        message: `${problem.where || 'the playbook'} is missing the required key "${shown(problem.missing)}"`,
+      };
     case 'value':
       return valueMessage(problem);
   }
@@ -322,7 +331,9 @@ function valueMessage(problem: Extract<SchemaProblem, { kind: 'value' }>): {
       // field's bounds infinity is out of its range, as any number past them is.
       if (node && isScalar(node) && typeof node.value === 'number' && !Number.isFinite(node.value)) {
         if (isOutOfBounds(node, problem.schema))
-          return { message: `${where} is ${written}, out of range: it must be ${rangeOfSchema(problem.schema)}` };
+          return {
+            message: `${where} is ${written}, out of range: it must be ${rangeOfSchema(problem.schema)}`,
+          };
         return {
           message: `${where} must be ${article(expected)}, not ${written}, which YAML reads as ${Number.isNaN(node.value) ? 'not-a-number' : 'infinity'}`,
         };
