@@ -1,4 +1,5 @@
-import type { Severity } from './diagnostic.js';
+/** How much a diagnostic matters: an error stops the playbook from compiling, the others do not. */
+export type Severity = 'error' | 'warning' | 'info';
 
 /** The stable diagnostic codes of SPEC §4. A code never changes meaning; new ones are appended. */
 export interface CodeInfo {

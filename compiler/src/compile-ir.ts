@@ -14,9 +14,9 @@ export interface Compilation {
 export function compilePlaybook(file: string, text: string): Compilation {
   const analysis = analyzeFile(file, text);
   const hasErrors = analysis.diagnostics.some((d) => d.severity === 'error');
-  if (hasErrors || !analysis.context) return { diagnostics: analysis.diagnostics, ir: undefined };
+  if (hasErrors || !analysis.semantic) return { diagnostics: analysis.diagnostics, ir: undefined };
   const sha256 = createHash('sha256').update(text).digest('hex');
-  return { diagnostics: analysis.diagnostics, ir: emitIr(analysis.context, analysis.source, sha256) };
+  return { diagnostics: analysis.diagnostics, ir: emitIr(analysis.semantic, analysis.source, sha256) };
 }
 
 /** The IR as bytes: stable key order (as emitted), two-space indent, a final newline. */

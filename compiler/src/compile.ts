@@ -1,30 +1,47 @@
 import { isMap, isPair, isScalar, isSeq } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
+import { bind } from './bind/bind.js';
+import type { SemanticModel } from './bind/semantic-model.js';
 import { CheckContext } from './check-context.js';
-import { CHECKS } from './checks/index.js';
-import { boundMessage } from './diagnostic.js';
+import type { Check } from './check-context.js';
+import { duplicateChoices } from './checks/gate-choices.js';
+import { CHECKS, surfaceDiagnostics } from './checks/index.js';
+import { emptyPlaybook } from './checks/missing-keys.js';
+import { keysNotNames } from './checks/shapes.js';
+import { boundMessage, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic, OffsetRange } from './diagnostic.js';
-import { buildGraph } from './graph/graph.js';
 import { buildModel } from './model/build-model.js';
 import type { PlaybookModel } from './model/model.js';
 import { validateSurface } from './schema/validate-surface.js';
 import { SourceText } from './source-text.js';
 import { applySuppressions } from './suppressions.js';
 import { dropDamageFallout } from './yaml/damage.js';
-import { LIMITS, findPair, rangeOf, readYaml } from './yaml/read-yaml.js';
+import { LIMITS, findPair, rangeOf, readYaml, unreadable } from './yaml/read-yaml.js';
 
-/** One file's analysis: its diagnostics and, when it could be read, the model and check context. */
+/** One file's analysis: its diagnostics and, when it could be read, its model and semantic model. */
 export interface FileAnalysis {
   file: string;
   text: string;
   source: SourceText;
   diagnostics: Diagnostic[];
   model: PlaybookModel | undefined;
-  context: CheckContext | undefined;
+  /** the bound model the checks read: references resolved, templates typed (see compiler/README.md) */
+  semantic: SemanticModel | undefined;
+  /** @deprecated the same object as `semantic`, under its former name; use `semantic` */
+  context: SemanticModel | undefined;
 }
 
-/** Reads, schema-checks and checks one playbook. Pure: the text comes in, nothing is read or written. */
-export function analyzeFile(file: string, text: string): FileAnalysis {
+export interface AnalyzeOptions {
+  /** the checks to run (default: all of them, `CHECKS`); for tests that run them in other orders */
+  checks?: readonly Check[];
+}
+
+/**
+ * Analyses one playbook in phases (compiler/README.md): parse the YAML, check it against the surface
+ * schema, build the model, bind it into the semantic model, run the checks on that, suppress. Pure: the
+ * text comes in, nothing is read or written.
+ */
+export function analyzeFile(file: string, text: string, options: AnalyzeOptions = {}): FileAnalysis {
   const source = new SourceText(text);
   const analysis: FileAnalysis = {
     file,
@@ -32,10 +49,11 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
     source,
     diagnostics: [],
     model: undefined,
+    semantic: undefined,
     context: undefined,
   };
   const yaml = readYaml(file, text);
-  const diagnostics = [...yaml.diagnostics];
+  const diagnostics = [...yaml.diagnostics, ...duplicateChoices(file, yaml.duplicateChoices)];
   const document = yaml.document;
   const contents = document?.contents;
   // (`---` alone reads as an empty scalar: nothing written is nothing, not a null playbook)
@@ -44,24 +62,16 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
     contents === undefined ||
     (isScalar(contents) && contents.value === null && !contents.source);
   if (!document || nothing) {
-    if (!diagnostics.some((d) => d.severity === 'error')) {
-      diagnostics.push({
-        file,
-        range: { start: 0, end: 0 },
-        severity: 'error',
-        code: 'PB103',
-        message: 'empty playbook: it needs at least version, title and steps',
-      });
-    }
+    if (!diagnostics.some((d) => d.severity === 'error')) diagnostics.push(emptyPlaybook(file));
     analysis.diagnostics = finish(file, text, diagnostics, source);
     return analysis;
   }
   // (a loop, not push(...): a generated file can have more diagnostics than a call has arguments)
-  const surface = validateSurface(file, document, yaml.value);
+  const surface = surfaceDiagnostics(validateSurface(file, document, yaml.value));
   for (const diagnostic of surface) diagnostics.push(diagnostic);
-  if (yaml.keyDiagnostics.length) {
-    for (const diagnostic of outside(yaml.keyDiagnostics, coveredBy(surface, document)))
-      diagnostics.push(diagnostic);
+  if (yaml.keysNotNames.length) {
+    const keys = keysNotNames(file, yaml.keysNotNames);
+    for (const diagnostic of outside(keys, coveredBy(surface, document))) diagnostics.push(diagnostic);
   }
   if (isMap(document.contents)) {
     const model = buildModel(file, document, yaml.value, yaml.aliases);
@@ -69,25 +79,25 @@ export function analyzeFile(file: string, text: string): FileAnalysis {
     if (steps > LIMITS.maxSteps) {
       // The needs graph takes steps² bits: refuse what no person writes rather than run out of memory.
       const key = findPair(document.contents as YAMLMap, 'steps')?.key;
-      diagnostics.push({
-        file,
-        range: rangeOf(key as Node | undefined),
-        severity: 'error',
-        code: 'PB100',
-        message: `too many steps to check (${steps}; the limit is ${LIMITS.maxSteps}); split the playbook`,
-      });
+      diagnostics.push(
+        unreadable(
+          file,
+          rangeOf(key as Node | undefined),
+          `too many steps to check (${steps}; the limit is ${LIMITS.maxSteps}); split the playbook`,
+        ),
+      );
       analysis.model = model;
       analysis.diagnostics = finish(file, text, diagnostics, source, document);
       return analysis;
     }
     // (the text as parsed: scalar maps read it the way the parser did; it has the same offsets)
-    const context = new CheckContext(file, yaml.parsedText, model);
-    context.graph = buildGraph(model.steps, model.stepByName);
-    context.document = document;
-    for (const check of CHECKS) check(context);
+    const semantic = bind(file, yaml.parsedText, model, document);
+    const context = new CheckContext(semantic);
+    for (const check of options.checks ?? CHECKS) check(context);
     for (const diagnostic of context.diagnostics) diagnostics.push(diagnostic);
     analysis.model = model;
-    analysis.context = context;
+    analysis.semantic = semantic;
+    analysis.context = semantic;
   }
   analysis.diagnostics = dropDamageFallout(
     finish(file, text, diagnostics, source, document),
@@ -195,15 +205,4 @@ function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
     seen.add(key);
     return true;
   });
-}
-
-export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
-  return diagnostics.sort(
-    (a, b) =>
-      (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
-      a.range.start - b.range.start ||
-      a.range.end - b.range.end ||
-      (a.code < b.code ? -1 : a.code > b.code ? 1 : 0) ||
-      (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
-  );
 }

@@ -3,7 +3,10 @@
  * Lines and columns are computed once, at the edge, by `toLineColumn` / `toJsonDiagnostic`.
  */
 
-export type Severity = 'error' | 'warning' | 'info';
+import { CODES } from './codes.js';
+import type { Code, Severity } from './codes.js';
+
+export type { Severity };
 
 export interface OffsetRange {
   start: number;
@@ -30,10 +33,32 @@ export interface Diagnostic {
   file: string;
   range: OffsetRange;
   severity: Severity;
-  code: string;
+  code: Code;
   message: string;
   related?: RelatedLocation[];
   fix?: QuickFix;
+}
+
+export interface DiagnosticOptions {
+  related?: RelatedLocation[] | undefined;
+  fix?: QuickFix | undefined;
+}
+
+/**
+ * The one way the compiler makes a diagnostic: its severity is the code's (codes.ts). Each code is made in
+ * one file, its producer, with the code written out as a literal (test/code-producers.test.ts checks it).
+ */
+export function createDiagnostic(
+  file: string,
+  code: Code,
+  range: OffsetRange,
+  message: string,
+  options: DiagnosticOptions = {},
+): Diagnostic {
+  const diagnostic: Diagnostic = { file, range, severity: CODES[code].severity, code, message };
+  if (options.related?.length) diagnostic.related = options.related;
+  if (options.fix) diagnostic.fix = options.fix;
+  return diagnostic;
 }
 
 /** The quick fix of a did-you-mean: writes `suggestion` over `range` (none without a suggestion). */
@@ -76,4 +101,25 @@ export function boundMessage(message: string): string {
 /** A value from the file as a message shows it: text quoted and cut, anything else as JSON, cut. */
 export function shownValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(shown(value)) : shown(String(JSON.stringify(value)));
+}
+
+/**
+ * The one order of diagnostics: by file, then start, then code, then end and message. `validate` returns
+ * them so and every printed form (`check` in every format, `validate_playbooks`) prints them so; the order
+ * is total and does not depend on the order the checks ran in. Plain UTF-16 comparison, not
+ * `localeCompare`: no machine's locale matters. Returns a sorted copy.
+ */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) =>
+      compareStrings(a.file, b.file) ||
+      a.range.start - b.range.start ||
+      compareStrings(a.code, b.code) ||
+      a.range.end - b.range.end ||
+      compareStrings(a.message, b.message),
+  );
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

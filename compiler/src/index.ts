@@ -1,13 +1,22 @@
-export type { Diagnostic, OffsetRange, QuickFix, RelatedLocation, Severity, TextEdit } from './diagnostic.js';
-export { MAX_MESSAGE, MAX_SHOWN } from './diagnostic.js';
+export type {
+  Diagnostic,
+  DiagnosticOptions,
+  OffsetRange,
+  QuickFix,
+  RelatedLocation,
+  Severity,
+  TextEdit,
+} from './diagnostic.js';
+export { MAX_MESSAGE, MAX_SHOWN, createDiagnostic, sortDiagnostics } from './diagnostic.js';
 export { CODES } from './codes.js';
 export type { Code, CodeInfo } from './codes.js';
 export { SourceText } from './source-text.js';
 export type { Position } from './source-text.js';
-export { lineColumnSpan, sortForPrinting, toJsonDiagnostic } from './json-diagnostic.js';
+export { lineColumnSpan, toJsonDiagnostic } from './json-diagnostic.js';
 export type { JsonDiagnostic } from './json-diagnostic.js';
-export { analyzeFile, sortDiagnostics } from './compile.js';
-export type { FileAnalysis } from './compile.js';
+export { analyzeFile } from './compile.js';
+export { unreadable } from './yaml/read-yaml.js';
+export type { AnalyzeOptions, FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
 export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
@@ -36,6 +45,38 @@ export type {
   WalkLimits,
   WalkOptions,
 } from './workspace/discovery.js';
-export { CHECK_OUTPUTS, STEP_STATUSES, mayBeAbsent } from './expressions/scope.js';
-export { FIXED_ROLES } from './model/model.js';
+export { bind } from './bind/bind.js';
+export { SemanticModel } from './bind/semantic-model.js';
+export type { BoundTypeExpression } from './bind/semantic-model.js';
+export {
+  CHECK_OUTPUTS,
+  STEP_STATUSES,
+  ScopeProvider,
+  mayBeAbsent,
+  playbookScope,
+  rootMember,
+  stepKindText,
+  stepScope,
+} from './bind/scope-provider.js';
+export type { Place, Scope, ScopeMember } from './bind/scope-provider.js';
+export type { BoundTemplate, Reference, TagMistake, TemplateInfo } from './bind/template.js';
+export type {
+  ContextReference,
+  ExpressionReference,
+  FunctionReference,
+  InExpression,
+  InputReference,
+  LoopTargetReference,
+  NameReference,
+  NeedReference,
+  OutcomeReference,
+  OutputReference,
+  PropertyReference,
+  RoleBaseReference,
+  RoleReference,
+  StepReference,
+  SymbolReference,
+} from './bind/references.js';
+export type { Graph } from './graph/graph.js';
+export { FIXED_ROLES, isValidName } from './model/model.js';
 export { findSuppressions } from './suppressions.js';

@@ -1,3 +1,4 @@
+import type { Code } from './codes.js';
 import type { Diagnostic, Severity } from './diagnostic.js';
 import type { SourceText } from './source-text.js';
 
@@ -9,7 +10,7 @@ export interface JsonDiagnostic {
   endLine: number;
   endColumn: number;
   severity: Severity;
-  code: string;
+  code: Code;
   message: string;
   related?: {
     file: string;
@@ -35,26 +36,6 @@ export function lineColumnSpan(
     endLine: to.line + 1,
     endColumn: to.character + 1,
   };
-}
-
-/**
- * The order every printed form of diagnostics uses (`check` in every format, `validate_playbooks`): by
- * file, then start, then code, then end and message (`validate` itself sorts by end before code), so the order is total and does not depend on the
- * order the checks ran in. Plain UTF-16 comparison, not `localeCompare`: no machine's locale matters.
- */
-export function sortForPrinting(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  return [...diagnostics].sort(
-    (a, b) =>
-      compareStrings(a.file, b.file) ||
-      a.range.start - b.range.start ||
-      compareStrings(a.code, b.code) ||
-      a.range.end - b.range.end ||
-      compareStrings(a.message, b.message),
-  );
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function toJsonDiagnostic(

@@ -1,3 +1,4 @@
+import { createDiagnostic } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { SourceText } from './source-text.js';
 
@@ -49,15 +50,16 @@ export function applySuppressions(
   for (const suppression of suppressions) {
     // PB310/PB311 come from `check --explore`, which applies those suppressions itself.
     if (suppression.used || EXPLORE_CODES.has(suppression.code)) continue;
-    kept.push({
-      file,
-      range: suppression.range,
-      severity: 'info',
-      code: 'PB903',
-      message: suppression.namedError
-        ? `errors cannot be silenced: "playbook-ignore ${suppression.code}" leaves the error on line ${suppression.line + 1}; fix it instead`
-        : `this "playbook-ignore ${suppression.code}" silences nothing on line ${suppression.line + 1}; remove it`,
-    });
+    kept.push(
+      createDiagnostic(
+        file,
+        'PB903',
+        suppression.range,
+        suppression.namedError
+          ? `errors cannot be silenced: "playbook-ignore ${suppression.code}" leaves the error on line ${suppression.line + 1}; fix it instead`
+          : `this "playbook-ignore ${suppression.code}" silences nothing on line ${suppression.line + 1}; remove it`,
+      ),
+    );
   }
   return kept;
 }

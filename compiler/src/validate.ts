@@ -1,9 +1,11 @@
 import { checkDuplicateIds } from './checks/duplicate-ids.js';
-import { analyzeFile, sortDiagnostics } from './compile.js';
+import { analyzeFile } from './compile.js';
 import type { FileAnalysis } from './compile.js';
+import { sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { PlaybookModel } from './model/model.js';
 import { SourceText } from './source-text.js';
+import { unreadable } from './yaml/read-yaml.js';
 
 export interface WorkspaceFile {
   /** the path as it should appear in diagnostics (relative to the workspace) */
@@ -75,13 +77,11 @@ export function decodeSource(
     return {
       text: undefined,
       shownText,
-      diagnostic: {
+      diagnostic: unreadable(
         file,
-        range: { start, end: Math.min(start + 1, shownText.length) },
-        severity: 'error',
-        code: 'PB100',
-        message: message(`at byte ${at}, line ${line + 1}, column ${character + 1}`),
-      },
+        { start, end: Math.min(start + 1, shownText.length) },
+        message(`at byte ${at}, line ${line + 1}, column ${character + 1}`),
+      ),
     };
   };
   const nul = bytes.indexOf(0);

@@ -86,5 +86,15 @@ export function getBuiltinFunction(name: string): BuiltinFunction | undefined {
   return byName.get(name);
 }
 
-/** The context roots an expression may start from (SPEC §3.6). */
-export const CONTEXT_ROOTS: readonly string[] = ['inputs', 'steps', 'run', 'loop', 'report', 'gate'];
+const CONTEXT_ROOT_NAMES = ['inputs', 'steps', 'run', 'loop', 'report', 'gate'] as const;
+
+/** A context root: a name an expression may start from (SPEC §3.6). */
+export type ContextRoot = (typeof CONTEXT_ROOT_NAMES)[number];
+
+/** The context roots an expression may start from (SPEC §3.6), in this order; the one list of them. */
+export const CONTEXT_ROOTS: readonly string[] = CONTEXT_ROOT_NAMES;
+
+/** Whether `name` is a context root. */
+export function isContextRoot(name: string): name is ContextRoot {
+  return CONTEXT_ROOTS.includes(name);
+}

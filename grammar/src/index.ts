@@ -18,5 +18,11 @@ export { parseCondition } from './condition.js';
 export { parseTypeExpression } from './type-expression.js';
 export { SUGGESTION_BUDGET, closest, editDistance } from './did-you-mean.js';
 export { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT } from './limits.js';
-export { BUILTIN_FUNCTIONS, BUILTIN_FUNCTION_NAMES, CONTEXT_ROOTS, getBuiltinFunction } from './functions.js';
-export type { BuiltinFunction } from './functions.js';
+export {
+  BUILTIN_FUNCTIONS,
+  BUILTIN_FUNCTION_NAMES,
+  CONTEXT_ROOTS,
+  getBuiltinFunction,
+  isContextRoot,
+} from './functions.js';
+export type { BuiltinFunction, ContextRoot } from './functions.js';

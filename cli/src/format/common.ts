@@ -31,7 +31,7 @@ export function spanOf(file: string, range: OffsetRange, sourceOf: SourceOf): Li
 }
 
 /** The order every format prints in (the compiler's, shared with `validate_playbooks`). */
-export { sortForPrinting as sortDiagnostics } from '@kairoku-playbook/compiler';
+export { sortDiagnostics } from '@kairoku-playbook/compiler';
 
 /** `file` relative to `cwd` when it is an absolute path inside `cwd`; otherwise `file` unchanged. */
 export function displayPath(file: string, cwd: string | undefined): string {

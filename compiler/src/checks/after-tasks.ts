@@ -1,11 +1,14 @@
 import { closest } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
-import { shown } from '../diagnostic.js';
+import { createDiagnostic, shown } from '../diagnostic.js';
+import type { Diagnostic } from '../diagnostic.js';
+import { quoteLast, schemaMessage } from '../schema/validate-surface.js';
+import type { SchemaProblem } from '../schema/validate-surface.js';
 
 /**
- * PB602: an after-task's `on` must name run statuses it can start on, and `trigger: manual` takes no
- * `on`. (`needs` on an after-task and invalid trigger/on values are found by the schema check with this
- * code.) PB605: an after-task's outcomes never loop: the run has ended.
+ * PB602: an after-task's `on` must name run statuses it can start on, and `trigger: manual` takes no `on`.
+ * `needs` on an after-task and invalid trigger/on values are found by the surface schema
+ * (`afterTaskFromSchema`).
  */
 export const checkAfterTasks: Check = (context) => {
   for (const task of context.model.after) {
@@ -25,15 +28,18 @@ export const checkAfterTasks: Check = (context) => {
         `after-task "${shown(task.name)}" has trigger: manual, so "on" never applies: a manual after-task starts only from a button or a command`,
       );
     }
-    for (const outcome of task.outcomes) {
-      const transition = outcome.transition;
-      if (transition?.kind === 'loop' || transition?.kind === 'end') {
-        context.report(
-          'PB605',
-          transition.range,
-          `after-task "${shown(task.name)}" cannot ${transition.kind === 'loop' ? 'loop' : 'end the run'}: after-tasks run when the run has ended; use next, fail or retry`,
-        );
-      }
-    }
   }
 };
+
+/** PB602 from the surface schema: `needs` on an after-task, an invalid `trigger` or `on`. */
+export function afterTaskFromSchema(problem: SchemaProblem): Diagnostic {
+  if (problem.kind === 'unknown-key' && problem.key === 'needs')
+    return createDiagnostic(
+      problem.file,
+      'PB602',
+      problem.range,
+      `after-task ${quoteLast(problem.pointer)} cannot have needs: after-tasks start when the run ends`,
+    );
+  const { message, fix } = schemaMessage(problem);
+  return createDiagnostic(problem.file, 'PB602', problem.range, message, { fix });
+}

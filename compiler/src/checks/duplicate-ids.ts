@@ -1,6 +1,6 @@
+import { createDiagnostic, shown } from '../diagnostic.js';
 import type { Diagnostic } from '../diagnostic.js';
 import type { PlaybookModel } from '../model/model.js';
-import { shown } from '../diagnostic.js';
 
 /** PB110: playbook ids are unique in a workspace; every file after the first with an id is reported. */
 export function checkDuplicateIds(models: readonly PlaybookModel[]): Diagnostic[] {
@@ -12,20 +12,23 @@ export function checkDuplicateIds(models: readonly PlaybookModel[]): Diagnostic[
       first.set(model.id, model);
       continue;
     }
-    diagnostics.push({
-      file: model.file,
-      range: model.idRange ?? { start: 0, end: 0 },
-      severity: 'error',
-      code: 'PB110',
-      message: `playbook id "${shown(model.id)}" is already used by ${earlier.file}${model.idRange ? '' : ' (the id comes from the file name; set id: to tell them apart)'}`,
-      related: [
+    diagnostics.push(
+      createDiagnostic(
+        model.file,
+        'PB110',
+        model.idRange ?? { start: 0, end: 0 },
+        `playbook id "${shown(model.id)}" is already used by ${earlier.file}${model.idRange ? '' : ' (the id comes from the file name; set id: to tell them apart)'}`,
         {
-          file: earlier.file,
-          range: earlier.idRange ?? { start: 0, end: 0 },
-          message: `"${shown(model.id)}" is first used here`,
+          related: [
+            {
+              file: earlier.file,
+              range: earlier.idRange ?? { start: 0, end: 0 },
+              message: `"${shown(model.id)}" is first used here`,
+            },
+          ],
         },
-      ],
-    });
+      ),
+    );
   }
   return diagnostics;
 }

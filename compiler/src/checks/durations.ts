@@ -1,7 +1,10 @@
 import type { Check } from '../check-context.js';
-import { shown } from '../diagnostic.js';
+import { createDiagnostic, shown } from '../diagnostic.js';
+import type { Diagnostic } from '../diagnostic.js';
 import { parseDuration } from '../ir/duration.js';
 import type { TextRef } from '../model/model.js';
+import { schemaMessage } from '../schema/validate-surface.js';
+import type { SchemaProblem } from '../schema/validate-surface.js';
 import { rangeOf } from '../yaml/read-yaml.js';
 
 /**
@@ -10,7 +13,10 @@ import { rangeOf } from '../yaml/read-yaml.js';
  */
 export const MAX_DURATION_MS = 366 * 86_400_000;
 
-/** PB603: a duration (the schema checked its form) longer than `MAX_DURATION_MS`. */
+/**
+ * PB603: a duration longer than `MAX_DURATION_MS`. (A duration that is not a number with a unit is found
+ * by the surface schema: `durationFromSchema`.)
+ */
 export const checkDurations: Check = (context) => {
   const { model } = context;
   const check = (text: TextRef | undefined) => {
@@ -27,3 +33,16 @@ export const checkDurations: Check = (context) => {
   check(model.limits.stepTimeout);
   for (const step of [...model.steps, ...model.after]) check(step.timeout);
 };
+
+/** PB603 from the surface schema: a duration that is not text, or not a number with a unit. */
+export function durationFromSchema(problem: SchemaProblem): Diagnostic {
+  if (problem.kind === 'value' && (problem.keyword === 'type' || problem.keyword === 'pattern'))
+    return createDiagnostic(
+      problem.file,
+      'PB603',
+      problem.range,
+      `invalid duration ${problem.written}: write a number with a unit, such as 90s, 30m, 1h30m or 2d`,
+    );
+  const { message, fix } = schemaMessage(problem);
+  return createDiagnostic(problem.file, 'PB603', problem.range, message, { fix });
+}

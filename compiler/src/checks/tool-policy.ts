@@ -1,11 +1,16 @@
 import type { Check, CheckContext } from '../check-context.js';
-import type { FixedBase, RoleDecl, TextRef } from '../model/model.js';
-import { FIXED_ROLES } from '../model/model.js';
-import { BASE_POLICY } from '../policy/base-policy.js';
+import { createDiagnostic, shown } from '../diagnostic.js';
+import type { Diagnostic } from '../diagnostic.js';
+import type { TextRef } from '../model/model.js';
+import { BASE_POLICY, baseOf } from '../policy/base-policy.js';
+import { unknownKeyMessage, schemaMessage } from '../schema/validate-surface.js';
+import type { SchemaProblem } from '../schema/validate-surface.js';
 import { rangeOf } from '../yaml/read-yaml.js';
-import { shown } from '../diagnostic.js';
 
-/** PB502 a policy that grants more than its base allows; PB504 an invalid command pattern. */
+/**
+ * PB502 a policy that grants more than its base allows; PB504 an invalid command pattern. (A tool that
+ * is not one, PB501, is found by the surface schema: `unknownToolFromSchema`.)
+ */
 export const checkToolPolicy: Check = (context) => {
   for (const role of context.model.roles.values()) {
     if (!role.tools) continue;
@@ -39,9 +44,11 @@ export const checkToolPolicy: Check = (context) => {
   }
 };
 
-export function baseOf(role: RoleDecl): FixedBase | undefined {
-  const name = role.base?.name ?? role.name;
-  return (FIXED_ROLES as readonly string[]).includes(name) ? (name as FixedBase) : undefined;
+/** PB501 from the surface schema: a tool a policy names that is not one. */
+export function unknownToolFromSchema(problem: SchemaProblem): Diagnostic {
+  const { message, fix } =
+    problem.kind === 'unknown-key' ? unknownKeyMessage(problem, 'tool') : schemaMessage(problem);
+  return createDiagnostic(problem.file, 'PB501', problem.range, message, { fix });
 }
 
 /**

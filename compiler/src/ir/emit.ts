@@ -1,10 +1,9 @@
 import { isSingleExpression } from '@kairoku-playbook/grammar';
 import type { Expr } from '@kairoku-playbook/grammar';
-import type { CheckContext } from '../check-context.js';
-import type { TemplateInfo } from '../expressions/template-info.js';
+import type { SemanticModel } from '../bind/semantic-model.js';
+import type { TemplateInfo } from '../bind/template.js';
 import type { OutcomeDecl, PlaybookModel, StepDecl, TextRef, TransitionDecl } from '../model/model.js';
-import { READ_ONLY_BASES } from '../policy/base-policy.js';
-import { baseOf } from '../checks/tool-policy.js';
+import { READ_ONLY_BASES, baseOf } from '../policy/base-policy.js';
 import type { SourceText } from '../source-text.js';
 import { toJsonSchema, typeToString, ANY } from '../types/type.js';
 import type { Type } from '../types/type.js';
@@ -28,8 +27,8 @@ const DEFAULT_STEP_TIMEOUT_MS = 3_600_000;
  * Emits the IR of a playbook that checked without errors. Steps come in topological order with
  * index-based needs; every node keeps its source location. The same input gives the same bytes.
  */
-export function emitIr(context: CheckContext, source: SourceText, sha256: string): Ir {
-  return new Emitter(context, source).emit(sha256);
+export function emitIr(semantic: SemanticModel, source: SourceText, sha256: string): Ir {
+  return new Emitter(semantic, source).emit(sha256);
 }
 
 class Emitter {
@@ -39,23 +38,23 @@ class Emitter {
   private readonly templates = new Map<TextRef['node'], TemplateInfo>();
 
   constructor(
-    private readonly context: CheckContext,
+    private readonly semantic: SemanticModel,
     private readonly source: SourceText,
   ) {
-    this.model = context.model;
+    this.model = semantic.model;
     this.position = new Array<number>(this.model.steps.length);
-    context.graph.order.forEach((modelIndex, irIndex) => (this.position[modelIndex] = irIndex));
-    for (const info of context.templates) this.templates.set(info.text.node, info);
+    semantic.graph.order.forEach((modelIndex, irIndex) => (this.position[modelIndex] = irIndex));
+    for (const info of semantic.templates) this.templates.set(info.text.node, info);
   }
 
   emit(sha256: string): Ir {
-    const { model, context } = this;
+    const { model, semantic } = this;
     const stepTimeoutMs =
       (model.limits.stepTimeout && parseDuration(model.limits.stepTimeout.value)) || DEFAULT_STEP_TIMEOUT_MS;
     const columns = new Map<number, number>();
-    const steps = context.graph.order.map((modelIndex) => {
+    const steps = semantic.graph.order.map((modelIndex) => {
       const step = model.steps[modelIndex]!;
-      const row = context.graph.depth[modelIndex]!;
+      const row = semantic.graph.depth[modelIndex]!;
       const column = columns.get(row) ?? 0;
       columns.set(row, column + 1);
       return this.step(step, stepTimeoutMs, { row, column });
@@ -196,7 +195,7 @@ class Emitter {
       if (info?.condition)
         irWhen = {
           expr: expression(info.condition),
-          at: this.at(this.context.rangeIn(when, info.condition.span.start, info.condition.span.end).start),
+          at: this.at(this.semantic.rangeIn(when, info.condition.span.start, info.condition.span.end).start),
         };
     } else if (when && when.value === false) {
       irWhen = { expr: { kind: 'literal', value: false }, at: this.at(when.range.start) };
@@ -206,7 +205,7 @@ class Emitter {
       name: common.name,
       kind: step.kind!,
       title: common.title,
-      needs: this.context.graph.needs[step.index]!.map((n) => this.position[n]!).sort((a, b) => a - b),
+      needs: this.semantic.graph.needs[step.index]!.map((n) => this.position[n]!).sort((a, b) => a - b),
       when: irWhen,
       role: common.role,
       provider: common.provider,
@@ -295,7 +294,7 @@ class Emitter {
   private templatesOf(step: StepDecl): TemplateInfo[] {
     if (!this.byOwner) {
       this.byOwner = new Map();
-      for (const info of this.context.templates) {
+      for (const info of this.semantic.templates) {
         if (!info.owner) continue;
         const key = `${info.owner.isAfter ? 'after' : 'step'}\0${info.owner.name}`;
         const list = this.byOwner.get(key);
@@ -314,7 +313,7 @@ class Emitter {
    * as it goes; collecting and sorting the region would cost its size, which can be most of the playbook.
    */
   private resetRegion(target: number): [number, number][] {
-    const { graph } = this.context;
+    const { graph } = this.semantic;
     const ranges: [number, number][] = [];
     const order = graph.order;
     for (let position = this.position[target]!; position < order.length; position++) {
@@ -349,7 +348,7 @@ class Emitter {
 
   private template(text: TextRef | undefined): IrTemplate | null {
     if (!text) return null;
-    const at = this.at(this.context.rangeIn(text, 0, 0).start);
+    const at = this.at(this.semantic.rangeIn(text, 0, 0).start);
     const info = this.templates.get(text.node);
     const template = info?.template;
     if (!template) return { parts: text.value ? [{ text: text.value }] : [], single: false, at };
@@ -359,7 +358,7 @@ class Emitter {
       else if (part.expr)
         parts.push({
           expr: expression(part.expr),
-          at: this.at(this.context.rangeIn(text, part.span.start, part.span.end).start),
+          at: this.at(this.semantic.rangeIn(text, part.span.start, part.span.end).start),
         });
     }
     return { parts, single: isSingleExpression(template), at };

@@ -147,3 +147,11 @@ export interface PlaybookModel {
   after: StepDecl[];
   outputs: { name: string; keyRange: OffsetRange; text: TextRef | undefined; literal: unknown }[];
 }
+
+/** The names of SPEC §4 PB105: steps, inputs, roles, outputs, outcomes, choices. */
+const NAME = /^[a-z][a-z0-9_-]*$/;
+
+/** Whether a name is valid (SPEC §4 PB105). */
+export function isValidName(name: string): boolean {
+  return NAME.test(name);
+}

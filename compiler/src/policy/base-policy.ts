@@ -1,4 +1,5 @@
-import type { FixedBase } from '../model/model.js';
+import type { FixedBase, RoleDecl } from '../model/model.js';
+import { FIXED_ROLES } from '../model/model.js';
 
 /** What each base of the fixed role table may do (RF-009, RF-017; SPEC §3.4). */
 export interface BaseTools {
@@ -19,3 +20,9 @@ export const BASE_POLICY: Record<FixedBase, BaseTools> = {
 
 /** Bases whose steps must leave the worktree unchanged (checked with git after the step). */
 export const READ_ONLY_BASES: readonly FixedBase[] = ['reviewer', 'planner', 'researcher'];
+
+/** The fixed base a role's policy starts from: its `base`, or its own name for a fixed role; none when neither is one. */
+export function baseOf(role: RoleDecl): FixedBase | undefined {
+  const name = role.base?.name ?? role.name;
+  return (FIXED_ROLES as readonly string[]).includes(name) ? (name as FixedBase) : undefined;
+}

@@ -1,9 +1,10 @@
 import { Lexer, isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Alias, Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { createDiagnostic, shown } from '../diagnostic.js';
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
+import type { NameRef } from '../model/model.js';
 import { damageAround } from './damage.js';
 import { describeYamlError } from './yaml-errors.js';
-import { shown } from '../diagnostic.js';
 
 /** Refusal limits for hostile input: each gives one PB100 diagnostic instead of a hang or a crash. */
 export const LIMITS = {
@@ -37,14 +38,22 @@ export interface YamlSource {
   /** what each alias of the document names (see `aliasTargets`) */
   aliases: Map<Alias, Node | undefined>;
   /**
-   * PB104 for keys that are not scalars, kept apart: one inside a value the schema check finds of the
-   * wrong shape (`prompt: {{ inputs.task }}` is a mapping with a mapping for a key) is that mistake's echo.
+   * Keys that are not scalars (a list, a mapping or an alias: PB104), kept apart: one inside a value the
+   * schema check finds of the wrong shape (`prompt: {{ inputs.task }}` is a mapping with a mapping for a
+   * key) is that mistake's echo.
    */
-  keyDiagnostics: Diagnostic[];
+  keysNotNames: { range: OffsetRange; what: 'an alias' | 'a mapping' | 'a list' }[];
+  /** the later of two choices of the same name in a gate (PB600; other duplicate keys are PB101 here) */
+  duplicateChoices: NameRef[];
+}
+
+/** PB100: the file is not (or not only, or too much of) YAML the toolchain reads. */
+export function unreadable(file: string, range: OffsetRange, message: string): Diagnostic {
+  return createDiagnostic(file, 'PB100', range, message);
 }
 
 function yamlDiagnostic(file: string, message: string, start: number, end: number): Diagnostic {
-  return { file, range: { start, end: Math.max(end, start) }, severity: 'error', code: 'PB100', message };
+  return unreadable(file, { start, end: Math.max(end, start) }, message);
 }
 
 /** Reads one playbook file's text into a YAML document, refusing what must not be parsed. */
@@ -58,10 +67,11 @@ export function readYaml(file: string, text: string): YamlSource {
     damaged: [],
     parsedText: text,
     aliases: new Map(),
-    keyDiagnostics: [],
+    keysNotNames: [],
+    duplicateChoices: [],
   };
   const refuse = (message: string, start = 0, end = 0) => {
-    result.diagnostics.push({ file, range: { start, end }, severity: 'error', code: 'PB100', message });
+    result.diagnostics.push(unreadable(file, { start, end }, message));
     return result;
   };
   if (text.length > LIMITS.maxFileSize) {
@@ -142,7 +152,7 @@ export function readYaml(file: string, text: string): YamlSource {
     result.diagnostics,
     result.damaged,
     result.aliases,
-    result.keyDiagnostics,
+    result,
   );
   result.value = first.contents ? converter.convert(first.contents as Node, 0, '') : undefined;
   if (tooDeep !== undefined && !converter.refused) {
@@ -239,7 +249,7 @@ class PlainConverter {
     private readonly diagnostics: Diagnostic[],
     private readonly damaged: OffsetRange[],
     private readonly aliases: ReadonlyMap<Alias, Node | undefined>,
-    private readonly keyDiagnostics: Diagnostic[],
+    private readonly found: Pick<YamlSource, 'keysNotNames' | 'duplicateChoices'>,
   ) {}
 
   convert(node: Node, depth: number, path: string, viaAlias = false): unknown {
@@ -327,17 +337,14 @@ class PlainConverter {
 
   /** The first of duplicate keys wins; the later ones are the mistake. Gate choices have their own code. */
   private duplicate(keyNode: Node | null, key: string, path: string): void {
-    const { start, end } = rangeOf(keyNode);
-    const isChoice = /^\/steps\/[^/]+\/gate\/choices$/.test(path);
-    this.diagnostics.push({
-      file: this.file,
-      range: { start, end },
-      severity: 'error',
-      code: isChoice ? 'PB600' : 'PB101',
-      message: isChoice
-        ? `duplicate choice "${shown(key)}" in this gate`
-        : `duplicate key "${shown(key)}"; the first one is used`,
-    });
+    const range = rangeOf(keyNode);
+    if (/^\/steps\/[^/]+\/gate\/choices$/.test(path)) {
+      this.found.duplicateChoices.push({ name: key, range });
+      return;
+    }
+    this.diagnostics.push(
+      createDiagnostic(this.file, 'PB101', range, `duplicate key "${shown(key)}"; the first one is used`),
+    );
   }
 
   /**
@@ -348,13 +355,7 @@ class PlainConverter {
   private notAName(keyNode: Node, value: Node | null): void {
     const { start, end } = rangeOf(keyNode);
     const what = isAlias(keyNode) ? 'an alias' : isMap(keyNode) ? 'a mapping' : 'a list';
-    this.keyDiagnostics.push({
-      file: this.file,
-      range: { start, end },
-      severity: 'error',
-      code: 'PB104',
-      message: `a key must be a plain name, not ${what}; write the name itself before the ":"`,
-    });
+    this.found.keysNotNames.push({ range: { start, end }, what });
     // What refers to the left-out entry waits until it has a name (the checks of the whole file); the
     // damage starts after the key, so the diagnostic stays.
     this.damaged.push({ start: end, end: Math.max(end, rangeOf(value).end) });

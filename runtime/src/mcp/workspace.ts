@@ -4,7 +4,7 @@ import {
   SourceText,
   compilePlaybook,
   decodeSource,
-  sortForPrinting,
+  sortDiagnostics as sortForPrinting,
   toJsonDiagnostic,
   validateWorkspace,
   walkFiles,

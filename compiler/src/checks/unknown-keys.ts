@@ -1,6 +1,9 @@
 import type { Check } from '../check-context.js';
+import { createDiagnostic, shown } from '../diagnostic.js';
+import type { Diagnostic } from '../diagnostic.js';
 import type { StepKind } from '../model/model.js';
-import { shown } from '../diagnostic.js';
+import { quoteLast, schemaMessage } from '../schema/validate-surface.js';
+import type { SchemaProblem } from '../schema/validate-surface.js';
 
 /** Keys that only one or two kinds of step read; elsewhere they would be silently ignored. */
 const KIND_KEYS = new Map<string, { kinds: readonly StepKind[]; who: string }>([
@@ -21,8 +24,11 @@ const KIND_KEYS = new Map<string, { kinds: readonly StepKind[]; who: string }>([
 
 const KIND_NAMES: Record<StepKind, string> = { agent: 'agent step', check: 'check step', gate: 'gate' };
 
-/** PB102: a key that does not apply to the step's kind (`env` on an agent step, `role` on a check step, …). */
-export const checkKindKeys: Check = (context) => {
+/**
+ * PB102: a key that does not apply to the step's kind (`env` on an agent step, `role` on a check step, …).
+ * Keys the surface schema does not know at all are found by it (`unknownKeyFromSchema`).
+ */
+export const checkUnknownKeys: Check = (context) => {
   for (const step of [...context.model.steps, ...context.model.after]) {
     // A step without exactly one kind is PB107; what applies to it is not known yet.
     if (!step.kind) continue;
@@ -34,3 +40,16 @@ export const checkKindKeys: Check = (context) => {
     }
   }
 };
+
+/** PB102 from the surface schema: a key it does not allow there (a YAML merge key among them). */
+export function unknownKeyFromSchema(problem: SchemaProblem): Diagnostic {
+  if (problem.kind === 'unknown-key' && problem.key === 'gate' && /^\/after\/[^/]+$/.test(problem.pointer))
+    return createDiagnostic(
+      problem.file,
+      'PB102',
+      problem.range,
+      `after-task ${quoteLast(problem.pointer)} cannot be a gate: after-tasks are agent steps (prompt) or check steps (run)`,
+    );
+  const { message, fix } = schemaMessage(problem);
+  return createDiagnostic(problem.file, 'PB102', problem.range, message, { fix });
+}

@@ -1,6 +1,5 @@
 import type { PlaybookModel, StepDecl, TextRef } from '../model/model.js';
-import type { Scope } from './scope.js';
-import type { Place } from './template-info.js';
+import type { Place, Scope } from './scope-provider.js';
 
 export interface TemplateSite {
   text: TextRef;

@@ -1,0 +1,488 @@
+import {
+  BUILTIN_FUNCTIONS,
+  CONTEXT_ROOTS,
+  closest,
+  getBuiltinFunction,
+  isContextRoot,
+} from '@kairoku-playbook/grammar';
+import type { Expr } from '@kairoku-playbook/grammar';
+import {
+  ANY,
+  BOOLEAN,
+  INTEGER,
+  NULL,
+  NUMBER,
+  STRING,
+  isAssignable,
+  isNullable,
+  nonNull,
+  nullable,
+} from '../types/type.js';
+import type { Type } from '../types/type.js';
+import {
+  BoundContext,
+  BoundFunction,
+  BoundInput,
+  BoundName,
+  BoundOutcome,
+  BoundOutput,
+  BoundProperty,
+  BoundStep,
+} from './references.js';
+import type { ExpressionReference, Locator } from './references.js';
+import { CHECK_OUTPUTS } from './scope-provider.js';
+import type { Scope, ScopeProvider } from './scope-provider.js';
+import type { BoundTemplate } from './template.js';
+
+/** Names from other languages that mean one of ours, for "did you mean" where the spelling is too far. */
+const FUNCTION_ALIASES = new Map([
+  ['length', 'len'],
+  ['size', 'len'],
+  ['count', 'len'],
+  ['includes', 'contains'],
+  ['has', 'contains'],
+  ['starts_with', 'startsWith'],
+  ['ends_with', 'endsWith'],
+  ['coalesce', 'default'],
+  ['stringify', 'toJSON'],
+]);
+
+/**
+ * Binds the expressions of one template: resolves every name with the scope provider, types every node,
+ * and records each name in the reference index (resolved or not). It reports nothing: the checks read what
+ * it records. Every name that does not resolve has type `any`, so one mistake is one diagnostic and
+ * nothing downstream cascades.
+ */
+export class ExpressionBinder {
+  private types: Map<Expr, Type> | undefined;
+
+  constructor(
+    private readonly scopes: ScopeProvider,
+    private readonly locator: Locator,
+    private readonly template: BoundTemplate,
+    private readonly index: ExpressionReference[],
+  ) {}
+
+  private get scope(): Scope {
+    return this.template.scope;
+  }
+
+  private record<T extends ExpressionReference>(reference: T): T {
+    this.index.push(reference);
+    return reference;
+  }
+
+  /** The type of an operand, kept for the checks (the types of member chains they do not need). */
+  private typed(expr: Expr): Type {
+    const type = this.infer(expr);
+    (this.types ??= this.template.types = new Map()).set(expr, type);
+    return type;
+  }
+
+  infer(expr: Expr): Type {
+    switch (expr.kind) {
+      case 'error':
+        return ANY;
+      case 'literal':
+        if (expr.value === null) return NULL;
+        if (typeof expr.value === 'string') return STRING;
+        if (typeof expr.value === 'boolean') return BOOLEAN;
+        return Number.isInteger(expr.value) ? INTEGER : NUMBER;
+      case 'identifier':
+        return this.identifier(expr);
+      case 'member':
+        return this.member(expr);
+      case 'index':
+        return this.indexed(expr);
+      case 'unary':
+        this.typed(expr.operand);
+        return BOOLEAN;
+      case 'binary':
+        return this.binary(expr);
+      case 'call':
+        return this.call(expr);
+    }
+  }
+
+  private identifier(expr: Extract<Expr, { kind: 'identifier' }>): Type {
+    const name = expr.name;
+    const { locator, template } = this;
+    if (isContextRoot(name)) {
+      const visible = this.scopes.rootVisible(name, this.scope);
+      let type: Type = ANY;
+      if (visible && name === 'inputs') type = this.wholeInputs(expr);
+      // A bare context root is an object; its members are checked in `member`.
+      else if (visible && name !== 'steps') type = { kind: 'object', fields: new Map(), open: true };
+      this.record(new BoundContext(locator, template, expr.span, type, name, visible, true));
+      return type;
+    }
+    const input = this.scopes.input(name);
+    const suggestion = input ? undefined : closest(name, CONTEXT_ROOTS);
+    this.record(new BoundName(locator, template, expr.span, name, input, suggestion));
+    return ANY;
+  }
+
+  /** `inputs` as a whole (say `toJSON(inputs)`) reads every input. */
+  private wholeInputs(expr: Extract<Expr, { kind: 'identifier' }>): Type {
+    const fields = new Map<string, { type: Type; optional: boolean }>();
+    for (const input of this.scopes.model.inputs) {
+      const type = input.type ?? ANY;
+      const reference = this.record(
+        new BoundInput(
+          this.locator,
+          this.template,
+          expr.span,
+          type,
+          input.name,
+          input,
+          undefined,
+          true,
+          expr.span,
+        ),
+      );
+      this.template.references.push(reference);
+      fields.set(input.name, { type, optional: !(input.required || input.defaultValue) });
+    }
+    return { kind: 'object', fields };
+  }
+
+  private member(expr: Extract<Expr, { kind: 'member' }>): Type {
+    const object = expr.object;
+    if (object.kind === 'identifier') {
+      switch (object.name) {
+        case 'inputs':
+          this.root(object, 'inputs', true);
+          return this.inputMember(expr);
+        case 'steps':
+          this.root(object, 'steps', true);
+          return this.stepMember(expr);
+        case 'run':
+        case 'loop':
+        case 'report':
+        case 'gate': {
+          const visible = this.scopes.rootVisible(object.name, this.scope);
+          this.root(object, object.name, visible);
+          if (!visible) return ANY;
+          return this.fieldOf(this.scopes.rootType(object.name, this.scope), expr, object.name);
+        }
+      }
+    }
+    const owner = this.infer(object);
+    return this.fieldOf(owner, expr, undefined);
+  }
+
+  /** A context root followed by a name (`inputs.task`): recorded, not typed on its own. */
+  private root(
+    object: Extract<Expr, { kind: 'identifier' }>,
+    name: 'inputs' | 'steps' | 'run' | 'loop' | 'report' | 'gate',
+    visible: boolean,
+  ): void {
+    // (a root that exists here, followed by a name, resolves nothing by itself: only what follows does)
+    if (!visible)
+      this.record(new BoundContext(this.locator, this.template, object.span, ANY, name, visible, false));
+  }
+
+  private fieldOf(owner: Type, expr: Extract<Expr, { kind: 'member' }>, rootName: string | undefined): Type {
+    if (owner.kind === 'any') return ANY;
+    const base = nonNull(owner);
+    if (base.kind === 'object') {
+      const field = base.fields.get(expr.property);
+      if (base.outputsOf !== undefined) return this.output(base.outputsOf, field, expr);
+      if (field) {
+        const fieldType = field.optional ? nullable(field.type) : field.type;
+        return isNullable(owner) ? nullable(fieldType) : fieldType;
+      }
+      if (base.open) return ANY;
+      this.property(expr, owner, rootName, 'unknown', ANY);
+      return ANY;
+    }
+    this.property(expr, owner, rootName, 'not-an-object', ANY);
+    return ANY;
+  }
+
+  private property(
+    expr: Extract<Expr, { kind: 'member' }>,
+    ownerType: Type,
+    root: string | undefined,
+    status: 'unknown' | 'not-an-object',
+    type: Type,
+  ): void {
+    let candidates: readonly string[] = NONE;
+    let suggestion: string | undefined;
+    if (status === 'unknown') {
+      const base = nonNull(ownerType) as Extract<Type, { kind: 'object' }>;
+      candidates = [...base.fields.keys()];
+      suggestion = closest(expr.property, candidates);
+    }
+    this.record(
+      new BoundProperty(
+        this.locator,
+        this.template,
+        expr.propertySpan,
+        type,
+        expr.property,
+        ownerType,
+        root,
+        status,
+        candidates,
+        suggestion,
+      ),
+    );
+  }
+
+  private output(
+    step: string,
+    field: { type: Type; optional: boolean } | undefined,
+    expr: Extract<Expr, { kind: 'member' }>,
+  ): Type {
+    const declared = this.scopes.step(step);
+    const { locator, template } = this;
+    if (field) {
+      const target =
+        declared?.outputs.find((o) => o.name === expr.property) ??
+        CHECK_OUTPUTS.find((name) => name === expr.property);
+      const reference = this.record(
+        new BoundOutput(
+          locator,
+          template,
+          expr.propertySpan,
+          field.type,
+          step,
+          expr.property,
+          'found',
+          target,
+          NONE,
+          undefined,
+        ),
+      );
+      this.template.references.push(reference);
+      return field.type;
+    }
+    // A step without one kind (PB107) may turn out a check step: its outputs are not wrong yet.
+    const notYet =
+      declared !== undefined &&
+      !declared.kind &&
+      (CHECK_OUTPUTS as readonly string[]).includes(expr.property);
+    const candidates = notYet
+      ? NONE
+      : declared?.kind === 'check'
+        ? [...CHECK_OUTPUTS]
+        : (declared?.outputs.map((o) => o.name) ?? NONE);
+    const suggestion = notYet ? undefined : closest(expr.property, candidates);
+    this.record(
+      new BoundOutput(
+        locator,
+        template,
+        expr.propertySpan,
+        ANY,
+        step,
+        expr.property,
+        notYet ? 'not-yet' : 'unknown',
+        undefined,
+        candidates,
+        suggestion,
+      ),
+    );
+    return ANY;
+  }
+
+  private inputMember(expr: Extract<Expr, { kind: 'member' }>): Type {
+    const input = this.scopes.input(expr.property);
+    const type = input ? this.scopes.inputType(input) : ANY;
+    const suggestion = input
+      ? undefined
+      : closest(
+          expr.property,
+          this.scopes.model.inputs.map((i) => i.name),
+        );
+    const reference = this.record(
+      new BoundInput(
+        this.locator,
+        this.template,
+        expr.propertySpan,
+        type,
+        expr.property,
+        input,
+        suggestion,
+        false,
+        expr.span,
+      ),
+    );
+    if (input) this.template.references.push(reference);
+    return type;
+  }
+
+  private stepMember(expr: Extract<Expr, { kind: 'member' }>): Type {
+    const step = this.scopes.step(expr.property);
+    const { locator, template } = this;
+    if (!step) {
+      const afterTask = this.scopes.afterTask(expr.property) !== undefined;
+      const visible = this.scopes.visibleSteps(this.scope).map((s) => s.name);
+      const suggestion = closest(expr.property, visible) ?? closest(expr.property, this.scopes.stepNames);
+      this.record(
+        new BoundStep(
+          locator,
+          template,
+          expr.propertySpan,
+          ANY,
+          expr.property,
+          undefined,
+          false,
+          afterTask,
+          suggestion,
+        ),
+      );
+      return ANY;
+    }
+    const type = this.scopes.stepType(step, this.scope);
+    const visible = this.scopes.canSee(this.scope, step);
+    const reference = this.record(
+      new BoundStep(locator, template, expr.propertySpan, type, step.name, step, visible, false, undefined),
+    );
+    this.template.references.push(reference);
+    return type;
+  }
+
+  private indexed(expr: Extract<Expr, { kind: 'index' }>): Type {
+    // `x['name']` reads the same property as `x.name`, and is bound the same way (inputs, steps, outputs).
+    const key = indexKey(expr);
+    if (key !== undefined && expr.object.kind === 'identifier' && isContextRoot(expr.object.name)) {
+      return this.member(asMember(expr, key));
+    }
+    const owner = this.typed(expr.object);
+    this.typed(expr.index);
+    if (owner.kind === 'any') return ANY;
+    const base = nonNull(owner);
+    if (base.kind === 'list') return isNullable(owner) ? nullable(base.element) : base.element;
+    if (base.kind === 'object' && key !== undefined)
+      return this.fieldOf(owner, asMember(expr, key), undefined);
+    return ANY;
+  }
+
+  private binary(expr: Extract<Expr, { kind: 'binary' }>): Type {
+    const left = this.typed(expr.left);
+    const right = this.typed(expr.right);
+    if (expr.operator === '==' || expr.operator === '!=') {
+      const compared = enumLiteralComparison(left, right, expr);
+      if (compared?.enumType.origin !== undefined) this.outcome(compared.enumType, compared.literal);
+    }
+    return BOOLEAN;
+  }
+
+  /** A string compared with a step's outcomes or a gate's choices names one of them. */
+  private outcome(
+    enumType: Extract<Type, { kind: 'enum' }>,
+    literal: Extract<Expr, { kind: 'literal' }>,
+  ): void {
+    const value = literal.value as string;
+    const owner = this.scopes.outcomesOwner(enumType);
+    const found = enumType.members.includes(value);
+    const { start, end } = literal.span;
+    // The name inside the quotes, when no escape makes the source differ from the value.
+    const inner = this.template.text.value.slice(start + 1, end - 1) === value;
+    this.record(
+      new BoundOutcome(
+        this.locator,
+        this.template,
+        literal.span,
+        owner?.name ?? '',
+        value,
+        owner,
+        found ? owner?.outcomes.find((o) => o.name === value) : undefined,
+        enumType,
+        found ? undefined : closest(value, enumType.members),
+        inner ? { start: start + 1, end: end - 1 } : literal.span,
+      ),
+    );
+  }
+
+  private call(expr: Extract<Expr, { kind: 'call' }>): Type {
+    const fn = getBuiltinFunction(expr.callee);
+    const args = expr.args.map((a) => this.typed(a));
+    const type = fn ? resultOf(fn.name, args) : ANY;
+    const suggestion = fn
+      ? undefined
+      : (closest(
+          expr.callee,
+          BUILTIN_FUNCTIONS.map((f) => f.name),
+        ) ?? FUNCTION_ALIASES.get(expr.callee));
+    this.record(
+      new BoundFunction(
+        this.locator,
+        this.template,
+        expr.calleeSpan,
+        type,
+        expr.callee,
+        fn,
+        suggestion,
+        expr.span,
+        args.length,
+      ),
+    );
+    return type;
+  }
+}
+
+/** No names: shared, never changed. */
+const NONE: readonly string[] = [];
+
+/** The name an index expression reads, when it is a string literal (`x['name']`). */
+export function indexKey(expr: Extract<Expr, { kind: 'index' }>): string | undefined {
+  return expr.index.kind === 'literal' && typeof expr.index.value === 'string' ? expr.index.value : undefined;
+}
+
+/** `x['name']` as the member expression `x.name` it reads. */
+function asMember(expr: Extract<Expr, { kind: 'index' }>, name: string): Extract<Expr, { kind: 'member' }> {
+  const { start, end } = expr.index.span;
+  // The name inside the quotes, when no escape makes the source differ from the value.
+  const inner = end - start - 2 === name.length ? { start: start + 1, end: end - 1 } : expr.index.span;
+  return { kind: 'member', object: expr.object, property: name, propertySpan: inner, span: expr.span };
+}
+
+/**
+ * In `a == b`, the first side that is an enum compared with a string literal on the other side: the
+ * literal must be one of the enum's members (an outcome, a choice, a value of an enum input).
+ */
+export function enumLiteralComparison(
+  left: Type,
+  right: Type,
+  expr: Extract<Expr, { kind: 'binary' }>,
+): { enumType: Extract<Type, { kind: 'enum' }>; literal: Extract<Expr, { kind: 'literal' }> } | undefined {
+  if (left.kind === 'any' || right.kind === 'any') return undefined;
+  const l = nonNull(left);
+  const r = nonNull(right);
+  for (const [enumSide, otherExpr] of [
+    [l, expr.right],
+    [r, expr.left],
+  ] as const) {
+    if (enumSide.kind === 'enum' && otherExpr.kind === 'literal' && typeof otherExpr.value === 'string')
+      return { enumType: enumSide, literal: otherExpr };
+  }
+  return undefined;
+}
+
+/** The type of a call of a built-in function with arguments of these types. */
+export function resultOf(name: string, args: Type[]): Type {
+  switch (name) {
+    case 'contains':
+    case 'startsWith':
+    case 'endsWith':
+      return BOOLEAN;
+    case 'len':
+      return INTEGER;
+    case 'default': {
+      const [value, fallback] = args;
+      if (!value || !fallback) return ANY;
+      if (value.kind === 'any' || fallback.kind === 'any') return ANY;
+      const base = value.kind === 'null' ? fallback : nonNull(value);
+      const joined = isAssignable(nonNull(fallback), base)
+        ? base
+        : isAssignable(base, nonNull(fallback))
+          ? nonNull(fallback)
+          : ANY;
+      return isNullable(fallback) ? nullable(joined) : joined;
+    }
+    default:
+      return STRING;
+  }
+}
