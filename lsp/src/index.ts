@@ -1,34 +1,58 @@
 /**
- * `@kairoku-playbook/lsp`: the playbook language server (`startServer`) and its features as pure
- * functions over a compiler `FileAnalysis` and UTF-16 offsets, usable without a connection.
+ * `@kairoku-playbook/lsp`: the playbook language server (`startServer`, `serveStdio`) and the language
+ * service it answers with (`PlaybookLanguageService`: documents in, LSP answers out, no connection), whose
+ * features are also pure functions over a compiler `FileAnalysis` and UTF-16 offsets.
  */
 export const LSP_VERSION = 1;
 
-export { serveStdio, startServer, STATS_REQUEST } from './server.js';
-export { MAX_MESSAGE_BYTES } from './protocol/framing.js';
-export type { ServerOptions, ServerStats } from './server.js';
-export { PlaybookWorkspace } from './workspace/playbook-workspace.js';
-export type { WorkspaceFolder, WorkspaceValidation } from './workspace/playbook-workspace.js';
-export { discoverPlaybooks, isPlaybookPath } from './workspace/discovery.js';
-export type { PlaybookFileSystem } from './workspace/file-system.js';
+export { serveStdio, startServer } from './server/server.js';
+export type { ServerOptions } from './server/playbook-server.js';
+export { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST, STATS_REQUEST } from './server/custom-requests.js';
+export type { GraphParams, PlaybookFilesParams, ServerStats } from './server/custom-requests.js';
+export { MAX_MESSAGE_BYTES } from './server/protocol/framing.js';
+export { nodeFileSystem } from './server/node-file-system.js';
 
-export { completionsAt } from './features/completion.js';
-export type { CompletionEntry, CompletionKind } from './features/completion.js';
-export { hoverAt } from './features/hover.js';
-export type { HoverResult } from './features/hover.js';
-export { definitionAt } from './features/definition.js';
-export type { DefinitionResult } from './features/definition.js';
-export { referencesAt } from './features/references.js';
-export { highlightsAt } from './features/document-highlights.js';
-export type { Highlight } from './features/document-highlights.js';
-export { prepareRenameAt, renameAt } from './features/rename.js';
-export type { PrepareRenameResult, RenameResult } from './features/rename.js';
-export { documentSymbols } from './features/document-symbols.js';
-export type { OutlineKind, OutlineSymbol } from './features/document-symbols.js';
-export { semanticTokens, TOKEN_MODIFIERS, TOKEN_TYPES } from './features/semantic-tokens.js';
-export type { SemanticToken } from './features/semantic-tokens.js';
-export { codeActionsFor } from './features/code-actions.js';
-export type { CodeActionResult } from './features/code-actions.js';
-export { foldingRanges } from './features/folding-ranges.js';
-export type { FoldingRangeResult } from './features/folding-ranges.js';
-export type { OffsetEdit } from './language/types.js';
+export { PlaybookLanguageService, isRefusal } from './service/language-service.js';
+export type { DiagnosticsOfWorkspace, Refusal, WatchedFileChange } from './service/language-service.js';
+export { PlaybookWorkspace } from './service/workspace/playbook-workspace.js';
+export type {
+  DiscoveryWalk,
+  WorkspaceFolder,
+  WorkspaceValidation,
+} from './service/workspace/playbook-workspace.js';
+export { discoverPlaybooks, isPlaybookPath } from './service/workspace/discovery.js';
+export type { PlaybookFileSystem } from './service/workspace/file-system.js';
+
+export { completionsAt } from './service/features/completion.js';
+export type { CompletionEntry, CompletionKind } from './service/features/completion.js';
+export { hoverAt } from './service/features/hover.js';
+export type { HoverResult } from './service/features/hover.js';
+export { definitionAt } from './service/features/definition.js';
+export type { DefinitionResult } from './service/features/definition.js';
+export { referencesAt } from './service/features/references.js';
+export { highlightsAt } from './service/features/document-highlights.js';
+export type { Highlight } from './service/features/document-highlights.js';
+export { prepareRenameAt, renameAt } from './service/features/rename.js';
+export type { PrepareRenameResult, RenameResult } from './service/features/rename.js';
+export { documentSymbols } from './service/features/document-symbols.js';
+export type { OutlineKind, OutlineSymbol } from './service/features/document-symbols.js';
+export { semanticTokens, TOKEN_MODIFIERS, TOKEN_TYPES } from './service/features/semantic-tokens.js';
+export type { SemanticToken } from './service/features/semantic-tokens.js';
+export { codeActionsFor } from './service/features/code-actions.js';
+export type { CodeActionResult } from './service/features/code-actions.js';
+export { foldingRanges } from './service/features/folding-ranges.js';
+export type { FoldingRangeResult } from './service/features/folding-ranges.js';
+export { LISTED_PROBLEMS, playbookGraph } from './service/features/graph.js';
+export type {
+  GraphAfterTask,
+  GraphAnswer,
+  GraphEdge,
+  GraphLoop,
+  GraphOutcome,
+  GraphProblem,
+  GraphStep,
+  NoGraph,
+  PlaybookGraph,
+  PlaybookProblems,
+} from './service/features/graph.js';
+export type { OffsetEdit } from './service/language/types.js';

@@ -10,10 +10,16 @@
  * document is shown or edited (the client takes over), so nothing is listed twice.
  */
 import * as vscode from 'vscode';
-import { DocumentDiagnosticReportKind, DocumentDiagnosticRequest } from 'vscode-languageclient/node';
+import {
+  DocumentDiagnosticReportKind,
+  DocumentDiagnosticRequest,
+  ErrorCodes,
+  ResponseError,
+} from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { PLAYBOOK_FILES_REQUEST } from './graph-protocol.js';
 import { LANGUAGE_ID } from './manifest.js';
-import { PLAYBOOK_GLOB, SKIPPED_GLOB, isPlaybookPath } from './playbook-files.js';
+import { PLAYBOOK_GLOB, SKIPPED_GLOB } from './playbook-files.js';
 
 /** As many as the server discovers. */
 const MAX_PLAYBOOKS = 10_000;
@@ -39,6 +45,21 @@ function visibleUris(): Set<string> {
     }
   }
   return uris;
+}
+
+/** The files among `found` that are playbooks, as the server (and `check`) tells them. */
+async function playbooksAmong(client: LanguageClient, found: readonly vscode.Uri[]): Promise<vscode.Uri[]> {
+  const byUri = new Map(found.map((uri) => [client.code2ProtocolConverter.asUri(uri), uri]));
+  let playbooks: unknown;
+  try {
+    playbooks = await client.sendRequest(PLAYBOOK_FILES_REQUEST, { uris: [...byUri.keys()] });
+  } catch (error) {
+    // A CLI older than the request (kairokuPlaybook.server.path): every file found, playbook tests too.
+    if (error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound) return [...found];
+    throw error;
+  }
+  if (!Array.isArray(playbooks)) throw new Error(`the language server's list of playbooks is not a list`);
+  return playbooks.flatMap((uri) => (typeof uri === 'string' && byUri.has(uri) ? [byUri.get(uri)!] : []));
 }
 
 export class WorkspaceCheck implements vscode.Disposable {
@@ -69,9 +90,9 @@ export class WorkspaceCheck implements vscode.Disposable {
   ): Promise<CheckSummary | undefined> {
     const client = await this.client();
     const found = await vscode.workspace.findFiles(PLAYBOOK_GLOB, SKIPPED_GLOB, MAX_PLAYBOOKS, token);
-    const uris = found
-      .filter((uri) => isPlaybookPath(uri.path))
-      .sort((a, b) => (a.toString() < b.toString() ? -1 : a.toString() > b.toString() ? 1 : 0));
+    const uris = (await playbooksAmong(client, found)).sort((a, b) =>
+      a.toString() < b.toString() ? -1 : a.toString() > b.toString() ? 1 : 0,
+    );
     report(`${uris.length} playbook${uris.length === 1 ? '' : 's'}`);
     const documents: vscode.TextDocument[] = [];
     const skipped: string[] = [];

@@ -48,7 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   const check = new WorkspaceCheck(ensureClient);
-  const graph = new GraphPanel(validationDelay);
+  const graph = new GraphPanel(ensureClient, validationDelay);
   context.subscriptions.push(
     check,
     graph,

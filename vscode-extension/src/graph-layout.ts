@@ -1,16 +1,16 @@
 /**
  * The playbook graph laid out as the Playbooks panel draws it (seed "The Playbooks panel"): top to
- * bottom, each step one row below its deepest need (the IR's `layout.row`), parallel steps side by side
- * and centred, loops as lanes to the right of the graph, innermost the shortest. Geometry only, in
- * abstract units: a row index, and half-slots across the widest row (a node spans two half-slots).
+ * bottom, each step one row below its deepest need (the server's `row`, the IR's layout), parallel steps
+ * side by side and centred, loops as lanes to the right of the graph, innermost the shortest. Geometry
+ * only, in abstract units: a row index, and half-slots across the widest row (a node spans two
+ * half-slots). The graph itself comes from the language server (graph-protocol.ts).
  */
-import type { Ir, IrStep } from '@kairoku-playbook/compiler';
-import { expressionText, templateText } from './template-text.js';
+import type { GraphStep, GraphLoop as ServerLoop, PlaybookGraph } from './graph-protocol.js';
 
 export interface GraphNode {
   index: number;
   name: string;
-  kind: IrStep['kind'];
+  kind: GraphStep['kind'];
   /** the step's title when it has one, else its name */
   label: string;
   /** `agent · role`, `check`, `gate` (as `kairoku-playbook graph` prints it) */
@@ -35,14 +35,7 @@ export interface GraphEdge {
   to: number;
 }
 
-export interface GraphLoop {
-  /** the step whose outcome loops */
-  from: number;
-  /** the step it goes back to */
-  to: number;
-  outcome: string;
-  max: number;
-  exhausted: 'next' | 'fail' | 'end';
+export interface GraphLoop extends ServerLoop {
   /** `fail ×3`, as `kairoku-playbook graph` labels it */
   label: string;
   /** 0 is the lane nearest the graph */
@@ -66,38 +59,38 @@ export interface GraphLayout {
   after: GraphAfterTask[];
 }
 
-export function describeStep(step: Pick<IrStep, 'kind' | 'role'>): string {
+export function describeStep(step: Pick<GraphStep, 'kind' | 'role'>): string {
   if (step.kind === 'agent') return step.role ? `agent · ${step.role}` : 'agent';
   return step.kind;
 }
 
-function tooltipOf(ir: Ir, step: IrStep, label: string): string {
+function tooltipOf(graph: PlaybookGraph, step: GraphStep, label: string): string {
+  const nameOf = (index: number) => graph.steps[index]?.name ?? index;
   const lines = [label === step.name ? step.name : `${label} (${step.name})`, describeStep(step)];
-  if (step.when) lines.push(`when: ${expressionText(step.when.expr)}`);
-  if (step.needs.length) lines.push(`needs: ${step.needs.map((n) => ir.steps[n]?.name ?? n).join(', ')}`);
+  if (step.when) lines.push(`when: ${step.when}`);
+  if (step.needs.length) lines.push(`needs: ${step.needs.map(nameOf).join(', ')}`);
   for (const outcome of step.outcomes) {
-    const t = outcome.transition;
     const target =
-      t.kind === 'loop'
-        ? `loop to ${ir.steps[t.target]?.name ?? t.target} (max ${t.max}, then ${t.exhausted})`
-        : t.kind;
+      outcome.transition === 'loop'
+        ? `loop to ${nameOf(outcome.target)} (max ${outcome.max}, then ${outcome.exhausted})`
+        : outcome.transition;
     lines.push(`${outcome.name} → ${target}`);
   }
   return lines.join('\n');
 }
 
-export function layoutGraph(ir: Ir): GraphLayout {
-  const byRow = new Map<number, IrStep[]>();
-  for (const step of ir.steps) byRow.set(step.layout.row, [...(byRow.get(step.layout.row) ?? []), step]);
-  const rows = ir.steps.length ? Math.max(...ir.steps.map((s) => s.layout.row)) + 1 : 0;
+export function layoutGraph(graph: PlaybookGraph): GraphLayout {
+  const byRow = new Map<number, GraphStep[]>();
+  for (const step of graph.steps) byRow.set(step.row, [...(byRow.get(step.row) ?? []), step]);
+  const rows = graph.rows;
   const width = Math.max(1, ...[...byRow.values()].map((steps) => steps.length));
 
   const nodes: GraphNode[] = [];
   for (const [row, steps] of [...byRow].sort((a, b) => a[0] - b[0])) {
-    const ordered = [...steps].sort((a, b) => a.layout.column - b.layout.column);
+    const ordered = [...steps].sort((a, b) => a.column - b.column);
     ordered.forEach((step, column) => {
       const slot = width - ordered.length + 2 * column;
-      const title = step.title ? templateText(step.title).trim() : '';
+      const title = step.title ? step.title.trim() : '';
       const label = title || step.name;
       nodes.push({
         index: step.index,
@@ -105,53 +98,32 @@ export function layoutGraph(ir: Ir): GraphLayout {
         kind: step.kind,
         label,
         detail: describeStep(step),
-        when: step.when ? expressionText(step.when.expr) : null,
+        when: step.when,
         row,
         column,
         slot,
         center: (slot + 1) / (2 * width),
-        line: step.at[0],
-        character: step.at[1],
-        tooltip: tooltipOf(ir, step, label),
+        line: step.line,
+        character: step.character,
+        tooltip: tooltipOf(graph, step, label),
       });
     });
   }
   nodes.sort((a, b) => a.row - b.row || a.column - b.column);
 
-  const edges: GraphEdge[] = ir.steps.flatMap((step) =>
-    step.needs.map((need) => ({ from: need, to: step.index })),
-  );
-
-  const rowOf = (index: number) => ir.steps[index]?.layout.row ?? 0;
-  const found: Omit<GraphLoop, 'lane'>[] = [];
-  for (const step of ir.steps) {
-    for (const outcome of step.outcomes) {
-      const t = outcome.transition;
-      if (t.kind !== 'loop') continue;
-      found.push({
-        from: step.index,
-        to: t.target,
-        outcome: outcome.name,
-        max: t.max,
-        exhausted: t.exhausted,
-        label: `${outcome.name} ×${t.max}`,
-      });
-    }
-  }
+  const rowOf = (index: number) => graph.steps[index]?.row ?? 0;
   // Shorter loops nearer the graph, so lanes nest instead of crossing.
-  const loops = found
+  const loops = graph.loops
     .map((loop, order) => ({ loop, order, span: rowOf(loop.from) - rowOf(loop.to) }))
     .sort((a, b) => a.span - b.span || rowOf(a.loop.from) - rowOf(b.loop.from) || a.order - b.order)
-    .map(({ loop }, lane) => ({ ...loop, lane }));
+    .map(({ loop }, lane) => ({ ...loop, label: `${loop.outcome} ×${loop.max}`, lane }));
 
-  const after: GraphAfterTask[] = ir.after.map((task) => ({
+  const after: GraphAfterTask[] = graph.after.map((task) => ({
     name: task.name,
-    detail: `${describeStep({ kind: task.kind, role: task.role })} · ${task.trigger}${
-      task.trigger === 'auto' ? ` on ${task.on.join(', ')}` : ''
-    }`,
-    line: task.at[0],
-    character: task.at[1],
+    detail: `${describeStep(task)} · ${task.trigger}${task.trigger === 'auto' ? ` on ${task.on.join(', ')}` : ''}`,
+    line: task.line,
+    character: task.character,
   }));
 
-  return { rows, width, nodes, edges, loops, after };
+  return { rows, width, nodes, edges: graph.edges.map(({ from, to }) => ({ from, to })), loops, after };
 }

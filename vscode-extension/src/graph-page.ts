@@ -1,15 +1,12 @@
 /**
- * What the graph webview shows for a document's text: the compiler's IR drawn as a graph, or, while the
- * playbook has errors, their count and the first of them. The one compile function the CLI's `compile`
- * and `graph` use, so the view never disagrees with `kairoku-playbook check`. No `vscode` here.
+ * What the graph webview shows for the language server's answer about a document: the playbook's graph,
+ * or, while it has errors, their count and the first of them, or why there is nothing to draw. The
+ * server compiles the playbook with the compiler its diagnostics come from, so the view never disagrees
+ * with `kairoku-playbook check` or the Problems panel. No `vscode` here.
  */
-import { SourceText, compilePlaybook } from '@kairoku-playbook/compiler';
-import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { renderGraphHtml, renderProblemsHtml } from './graph-view.js';
-import type { GraphViewOptions, ProblemLine } from './graph-view.js';
-
-/** How many problems the page lists under the count. */
-export const LISTED_PROBLEMS = 20;
+import type { GraphAnswer } from './graph-protocol.js';
+import { renderGraphHtml, renderMessageHtml, renderProblemsHtml } from './graph-view.js';
+import type { GraphViewOptions } from './graph-view.js';
 
 export interface PlaybookPage {
   html: string;
@@ -19,39 +16,32 @@ export interface PlaybookPage {
   steps: string[];
 }
 
-function problemLine(source: SourceText, diagnostic: Diagnostic): ProblemLine {
-  const at = source.positionAt(diagnostic.range.start);
-  return {
-    line: at.line + 1,
-    column: at.character + 1,
-    severity: diagnostic.severity,
-    code: diagnostic.code,
-    message: diagnostic.message,
-  };
-}
-
-export function renderPlaybookPage(file: string, text: string, options: GraphViewOptions): PlaybookPage {
-  const { diagnostics, ir } = compilePlaybook(file, text);
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
-  if (ir) {
-    return {
-      html: renderGraphHtml(ir, { ...options, file, warnings }),
-      errors,
-      warnings,
-      steps: ir.steps.map((s) => s.name),
-    };
+/** The page of an answer; `options.file` names the playbook as the user sees it (else as the server does). */
+export function renderGraphPage(answer: GraphAnswer, options: GraphViewOptions): PlaybookPage {
+  switch (answer.kind) {
+    case 'graph':
+      return {
+        html: renderGraphHtml(answer, options),
+        errors: 0,
+        warnings: answer.warnings,
+        steps: answer.steps.map((s) => s.name),
+      };
+    case 'problems':
+      return {
+        html: renderProblemsHtml(
+          {
+            file: options.file ?? answer.file,
+            errors: answer.errors,
+            warnings: answer.warnings,
+            problems: answer.problems,
+          },
+          options,
+        ),
+        errors: answer.errors,
+        warnings: answer.warnings,
+        steps: [],
+      };
+    case 'none':
+      return { html: renderMessageHtml(answer.message, options), errors: 0, warnings: 0, steps: [] };
   }
-  const source = new SourceText(text);
-  const listed = diagnostics
-    .filter((d) => d.severity === 'error')
-    .concat(diagnostics.filter((d) => d.severity !== 'error'))
-    .slice(0, LISTED_PROBLEMS)
-    .map((d) => problemLine(source, d));
-  return {
-    html: renderProblemsHtml({ file, errors: Math.max(errors, 1), warnings, problems: listed }, options),
-    errors: Math.max(errors, 1),
-    warnings,
-    steps: [],
-  };
 }

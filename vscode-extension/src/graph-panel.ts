@@ -1,14 +1,19 @@
 /**
  * "Kairoku Playbooks: Show playbook graph": a webview beside the editor drawing the active playbook's
- * graph (graph-page.ts, pure). It follows the active playbook editor, redraws on change (after the
- * validation delay) and on save, and a click on a step reveals it in the playbook.
+ * graph, as the language server gives it (`kairoku-playbook/graph`: the same compiler and analysis as
+ * the diagnostics), drawn by graph-page.ts (pure). It follows the active playbook editor, redraws on
+ * change (after the validation delay) and on save, and a click on a step reveals it in the playbook.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { ErrorCodes, ResponseError } from 'vscode-languageclient/node';
+import type { LanguageClient } from 'vscode-languageclient/node';
 import { LANGUAGE_ID } from './manifest.js';
-import { renderPlaybookPage } from './graph-page.js';
+import { renderGraphPage } from './graph-page.js';
+import type { PlaybookPage } from './graph-page.js';
+import { GRAPH_REQUEST, isGraphAnswer } from './graph-protocol.js';
+import type { GraphAnswer } from './graph-protocol.js';
 import { renderMessageHtml } from './graph-view.js';
-import { isPlaybookTestPath } from './playbook-files.js';
 
 export const GRAPH_VIEW_TYPE = 'kairokuPlaybook.graph';
 
@@ -29,8 +34,9 @@ function isRevealMessage(message: unknown): message is RevealMessage {
   );
 }
 
+/** A document of the playbook language (the server answers for a playbook test that it has no graph). */
 export function isPlaybookDocument(document: vscode.TextDocument): boolean {
-  return document.languageId === LANGUAGE_ID && !isPlaybookTestPath(document.uri.path);
+  return document.languageId === LANGUAGE_ID;
 }
 
 export class GraphPanel implements vscode.Disposable {
@@ -38,27 +44,32 @@ export class GraphPanel implements vscode.Disposable {
   private document: vscode.TextDocument | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private html = '';
+  /** bumped by every render: the answer to an older one is dropped */
+  private renders = 0;
   private readonly nonce = randomBytes(18).toString('base64');
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly delay: () => number) {
+  constructor(
+    private readonly client: () => Promise<LanguageClient>,
+    private readonly delay: () => number,
+  ) {
     this.subscriptions.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (!this.panel || !editor || !isPlaybookDocument(editor.document)) return;
         if (editor.document === this.document) return;
         this.document = editor.document;
-        this.render();
+        void this.render();
       }),
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (this.panel && event.document === this.document && event.contentChanges.length) this.schedule();
       }),
       vscode.workspace.onDidSaveTextDocument((document) => {
-        if (this.panel && document === this.document) this.render();
+        if (this.panel && document === this.document) void this.render();
       }),
       vscode.workspace.onDidCloseTextDocument((document) => {
         if (document !== this.document) return;
         this.document = undefined;
-        this.render();
+        void this.render();
       }),
     );
   }
@@ -84,19 +95,20 @@ export class GraphPanel implements vscode.Disposable {
     } else {
       this.panel.reveal(undefined, true);
     }
-    this.render();
+    void this.render();
   }
 
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.render(), this.delay());
+    this.timer = setTimeout(() => void this.render(), this.delay());
   }
 
-  private render(): void {
+  private async render(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const panel = this.panel;
     if (!panel) return;
+    const render = ++this.renders;
     const document = this.document;
     let html: string;
     if (!document) {
@@ -108,20 +120,43 @@ export class GraphPanel implements vscode.Disposable {
       const file = document.isUntitled
         ? document.fileName
         : vscode.workspace.asRelativePath(document.uri, false);
+      let page: PlaybookPage | string;
       try {
-        const page = renderPlaybookPage(file, document.getText(), { nonce: this.nonce });
+        page = renderGraphPage(await this.graphOf(document), { nonce: this.nonce, file });
+      } catch (error) {
+        page = `The graph could not be drawn: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      // A newer render (an edit, another editor) or a closed panel: this answer is out of date.
+      if (render !== this.renders || panel !== this.panel) return;
+      if (typeof page === 'string') {
+        html = renderMessageHtml(page, { nonce: this.nonce });
+      } else {
         html = page.html;
         panel.title = `Graph: ${file.split('/').pop() ?? file}${page.errors ? ` (${page.errors} error${page.errors === 1 ? '' : 's'})` : ''}`;
-      } catch (error) {
-        html = renderMessageHtml(
-          `The graph could not be drawn: ${error instanceof Error ? error.message : String(error)}`,
-          { nonce: this.nonce },
-        );
       }
     }
     if (html === this.html) return;
     this.html = html;
     panel.webview.html = html;
+  }
+
+  /** The server's graph of the document's current text (the client sends the text before the request). */
+  private async graphOf(document: vscode.TextDocument): Promise<GraphAnswer> {
+    const client = await this.client();
+    try {
+      const answer: unknown = await client.sendRequest(GRAPH_REQUEST, {
+        textDocument: { uri: client.code2ProtocolConverter.asUri(document.uri) },
+      });
+      if (!isGraphAnswer(answer)) throw new Error(`the language server's answer is not a graph`);
+      return answer;
+    } catch (error) {
+      if (error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound)
+        throw new Error(
+          'the language server does not draw graphs: kairokuPlaybook.server.path names a CLI older than the extension',
+          { cause: error },
+        );
+      throw error;
+    }
   }
 
   private async reveal(line: number, column: number): Promise<void> {

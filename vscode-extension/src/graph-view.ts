@@ -1,5 +1,5 @@
 /**
- * The graph webview's document, as a string from the IR: no `vscode` here, so it is unit-tested.
+ * The graph webview's document, as a string from the server's graph: no `vscode` here, so it is unit-tested.
  *
  * Nodes are HTML buttons on a CSS grid whose half-slot tracks are 74–128 px, so a node (two tracks less
  * its 16 px gap) is 132–240 px wide and widens with the panel; the page scrolls sideways only when the
@@ -10,30 +10,21 @@
  * Strict Content-Security-Policy: nothing but this document's own nonce-tagged style and script, no
  * remote or local resources; every text from the playbook is escaped.
  */
-import type { Ir } from '@kairoku-playbook/compiler';
 import { layoutGraph } from './graph-layout.js';
 import type { GraphLayout, GraphLoop, GraphNode } from './graph-layout.js';
+import type { GraphProblem, PlaybookGraph } from './graph-protocol.js';
 
 export interface GraphViewOptions {
   /** a fresh random value per panel: the only style and script the page may run carry it */
   nonce: string;
-  /** the file as shown to the user (relative to the workspace) */
+  /** the file as shown to the user (relative to the workspace); default: as the server names it */
   file?: string;
-  /** warnings of a playbook that checks without errors */
-  warnings?: number;
   /** click a node to reveal its step (a small script posting `{ type: 'reveal', line, column }`); default true */
   interactive?: boolean;
 }
 
-export interface ProblemLine {
-  /** 1-based */
-  line: number;
-  /** 1-based, UTF-16 code units */
-  column: number;
-  severity: 'error' | 'warning' | 'info';
-  code: string;
-  message: string;
-}
+/** A problem as the page lists it (1-based line and UTF-16 column). */
+export type ProblemLine = GraphProblem;
 
 export interface ProblemsView {
   /** the file as shown to the user */
@@ -287,23 +278,23 @@ function afterSection(layout: GraphLayout): string {
 }
 
 /** The graph of a playbook that checks without errors. */
-export function renderGraphHtml(ir: Ir, options: GraphViewOptions): string {
-  const layout = layoutGraph(ir);
+export function renderGraphHtml(graph: PlaybookGraph, options: GraphViewOptions): string {
+  const layout = layoutGraph(graph);
   const facts = [
-    ir.id,
-    options.file ?? ir.source.file,
-    `${ir.steps.length} step${ir.steps.length === 1 ? '' : 's'}`,
+    graph.id,
+    options.file ?? graph.file,
+    `${graph.steps.length} step${graph.steps.length === 1 ? '' : 's'}`,
   ];
-  if (options.warnings) facts.push(`${options.warnings} warning${options.warnings === 1 ? '' : 's'}`);
-  const graph = layout.nodes.length
-    ? `<main class="scroller"><div class="graph" role="group" aria-label="${escapeHtml(`Steps of ${ir.title}`)}">` +
+  if (graph.warnings) facts.push(`${graph.warnings} warning${graph.warnings === 1 ? '' : 's'}`);
+  const graphHtml = layout.nodes.length
+    ? `<main class="scroller"><div class="graph" role="group" aria-label="${escapeHtml(`Steps of ${graph.title}`)}">` +
       edgesSvg(layout) +
       lanesSvg(layout) +
       layout.nodes.map(nodeHtml).join('') +
       `</div></main>`
     : `<p class="muted">This playbook has no steps.</p>`;
-  const body = [header(ir.title, facts), graph, loopsSection(layout), afterSection(layout)].join('\n');
-  return page(`${ir.title}: graph`, body, options, placementStyle(layout));
+  const body = [header(graph.title, facts), graphHtml, loopsSection(layout), afterSection(layout)].join('\n');
+  return page(`${graph.title}: graph`, body, options, placementStyle(layout));
 }
 
 /** A playbook with errors: the count, and the first problems to click through to. */

@@ -261,7 +261,7 @@ describe('the .vsix', () => {
     const workspace = inputs.filter((path) => !path.startsWith('node_modules/'));
     expect(workspace.filter((path) => /(^|\/)dist\//.test(path))).toEqual([]);
     expect(workspace.filter((path) => !/\.(ts|json)$/.test(path))).toEqual([]);
-    // Both sub-path entries the sources import are bundled from their sources.
+    // The server's sub-path entry (compiler/disk) and the discovery it shares with check: from their sources.
     expect(workspace).toContain('compiler/src/workspace/discovery.ts');
     expect(workspace).toContain('compiler/src/workspace/disk-lister.ts');
   }, 120_000);

@@ -2,19 +2,34 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
-import type { Ir } from '@kairoku-playbook/compiler';
+import { PlaybookLanguageService } from '@kairoku-playbook/lsp';
 import { layoutGraph } from '../src/graph-layout.js';
-import { renderPlaybookPage } from '../src/graph-page.js';
+import { renderGraphPage } from '../src/graph-page.js';
+import { isGraphAnswer } from '../src/graph-protocol.js';
+import type { GraphAnswer, PlaybookGraph } from '../src/graph-protocol.js';
 import { GRAPH_METRICS, escapeHtml, renderGraphHtml, renderMessageHtml } from '../src/graph-view.js';
-import { expressionText, templateText } from '../src/template-text.js';
 
 const NONCE = 'dGVzdC1ub25jZS0xMjM0NTY=';
 const repo = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 
-function irOf(file: string, text = readFileSync(repo(file), 'utf8')): Ir {
-  const { ir, diagnostics } = compilePlaybook(file, text);
-  if (!ir) throw new Error(`${file} has errors: ${JSON.stringify(diagnostics)}`);
-  return ir;
+/**
+ * What the language server answers `kairoku-playbook/graph` for a document holding `text`: the language
+ * service's answer (no connection, no disk), through JSON as it travels.
+ */
+function answerOf(file: string, text = readFileSync(repo(file), 'utf8')): GraphAnswer {
+  const service = new PlaybookLanguageService({ readFile: () => undefined, readDirectory: () => [] });
+  const uri = `file:///workspace/${file}`;
+  service.setFolders([{ uri: 'file:///workspace', name: 'workspace' }]);
+  service.openDocument(uri, text, 1);
+  const answer: unknown = JSON.parse(JSON.stringify(service.graph(uri)));
+  if (!isGraphAnswer(answer)) throw new Error(`not a graph answer: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+function graphOf(file: string, text?: string): PlaybookGraph {
+  const answer = answerOf(file, text);
+  if (answer.kind !== 'graph') throw new Error(`${file} has no graph: ${JSON.stringify(answer)}`);
+  return answer;
 }
 
 /** The opening tags of the elements with class `name`, as attribute maps. */
@@ -36,14 +51,14 @@ const rowsOf = (html: string) => {
 };
 
 /** Each step's depth: one more than its deepest need. */
-function depths(ir: Ir): number[] {
+function depths(graph: PlaybookGraph): number[] {
   const depth: number[] = [];
-  for (const step of ir.steps) depth[step.index] = Math.max(-1, ...step.needs.map((n) => depth[n]!)) + 1;
+  for (const step of graph.steps) depth[step.index] = Math.max(-1, ...step.needs.map((n) => depth[n]!)) + 1;
   return depth;
 }
 
 describe('renderGraphHtml: playbooks/pr.yml', () => {
-  const ir = irOf('playbooks/pr.yml');
+  const ir = graphOf('playbooks/pr.yml');
   const html = renderGraphHtml(ir, { nonce: NONCE, file: 'playbooks/pr.yml' });
 
   it('puts each step one row below its deepest need', () => {
@@ -110,14 +125,14 @@ describe('renderGraphHtml: playbooks/pr.yml', () => {
   it('lets a click reveal the step: its line and column in the file', () => {
     const plan = elements(html, 'button', 'node').find((n) => n['data-step'] === 'plan')!;
     const step = ir.steps.find((s) => s.name === 'plan')!;
-    expect([Number(plan['data-line']), Number(plan['data-column'])]).toEqual(step.at);
+    expect([Number(plan['data-line']), Number(plan['data-column'])]).toEqual([step.line, step.character]);
     expect(html).toContain("vscode.postMessage({ type: 'reveal'");
     expect(renderGraphHtml(ir, { nonce: NONCE, interactive: false })).not.toContain('<script');
   });
 });
 
 describe('renderGraphHtml: playbooks/research.yml', () => {
-  const ir = irOf('playbooks/research.yml');
+  const ir = graphOf('playbooks/research.yml');
   const html = renderGraphHtml(ir, { nonce: NONCE });
 
   it('puts parallel steps side by side in one row, centred under their need', () => {
@@ -169,7 +184,7 @@ steps:
     needs: [plan]
     run: ['echo "<b>"']
 `;
-  const ir = irOf('evil/"><script>.playbook.yml', hostile);
+  const ir = graphOf('evil/"><script>.playbook.yml', hostile);
   const html = renderGraphHtml(ir, { nonce: NONCE, file: 'evil/"><script>.playbook.yml' });
 
   it('has a strict Content-Security-Policy and loads nothing', () => {
@@ -212,10 +227,9 @@ steps:
   });
 });
 
-describe('renderPlaybookPage', () => {
+describe('renderGraphPage', () => {
   it('draws the graph of a playbook without errors', () => {
-    const text = readFileSync(repo('playbooks/pr.yml'), 'utf8');
-    const page = renderPlaybookPage('playbooks/pr.yml', text, { nonce: NONCE });
+    const page = renderGraphPage(answerOf('playbooks/pr.yml'), { nonce: NONCE });
     expect(page.errors).toBe(0);
     expect(page.steps).toEqual(['plan', 'implement', 'qa', 'review', 'ship']);
     expect(page.html).toContain('class="graph"');
@@ -223,7 +237,7 @@ describe('renderPlaybookPage', () => {
 
   it('shows the error count and the first problems of a broken playbook', () => {
     const text = readFileSync(repo('playbooks/pr.yml'), 'utf8').replace('needs: [qa]', 'needs: [qaa]');
-    const page = renderPlaybookPage('playbooks/pr.yml', text, { nonce: NONCE });
+    const page = renderGraphPage(answerOf('playbooks/pr.yml', text), { nonce: NONCE });
     const { diagnostics } = compilePlaybook('playbooks/pr.yml', text);
     const errors = diagnostics.filter((d) => d.severity === 'error');
     expect(page.errors).toBe(errors.length);
@@ -236,35 +250,31 @@ describe('renderPlaybookPage', () => {
     const line = text.slice(0, first.range.start).split('\n').length;
     expect(page.html).toContain(`data-line="${line}"`);
   });
+
+  it('says why there is no graph when the server has none (a playbook test, a document it does not have)', () => {
+    const page = renderGraphPage({ kind: 'none', message: 'Not <open>.' }, { nonce: NONCE });
+    expect(page).toMatchObject({ errors: 0, warnings: 0, steps: [] });
+    expect(page.html).toContain('Not &lt;open&gt;.');
+  });
 });
 
-describe('template text', () => {
-  it('writes templates and expressions back as source', () => {
-    const ir = irOf('playbooks/pr.yml');
-    const ship = ir.steps.find((s) => s.name === 'ship')!;
-    expect(templateText(ship.gate!.title!)).toBe('Ship ${{ steps.implement.outputs.branch }}?');
-    expect(templateText(ship.gate!.summary!)).toBe(
-      "Review verdict: ${{ default(steps.review.outputs.verdict, 'not reviewed') }}",
-    );
-    expect(
-      expressionText({
-        kind: 'binary',
-        operator: '&&',
-        left: {
-          kind: 'binary',
-          operator: '||',
-          left: { kind: 'context', name: 'a' },
-          right: { kind: 'context', name: 'b' },
-        },
-        right: {
-          kind: 'not',
-          operand: {
-            kind: 'index',
-            object: { kind: 'context', name: 'c' },
-            index: { kind: 'literal', value: "it's" },
-          },
-        },
-      }),
-    ).toBe("(a || b) && !c['it''s']");
+describe('an answer from the server', () => {
+  it('is drawn only when it has the shape of a graph answer', () => {
+    const graph = graphOf('playbooks/pr.yml');
+    expect(isGraphAnswer(graph)).toBe(true);
+    expect(isGraphAnswer({ kind: 'none', message: 'no' })).toBe(true);
+    // Numbers place nodes in the page's style sheet: only whole numbers are taken.
+    const step = graph.steps[0]!;
+    for (const broken of [
+      { ...graph, steps: [{ ...step, row: '1; } body { display: none' }, ...graph.steps.slice(1)] },
+      { ...graph, steps: [{ ...step, index: -1 }, ...graph.steps.slice(1)] },
+      { ...graph, steps: [...graph.steps].reverse() },
+      { ...graph, edges: [{ from: 0.5, to: 1 }] },
+      { ...graph, kind: 'other' },
+      { kind: 'problems', file: 'x', errors: 1, warnings: 0, problems: [{ line: 1 }] },
+      null,
+      'graph',
+    ])
+      expect(isGraphAnswer(broken)).toBe(false);
   });
 });

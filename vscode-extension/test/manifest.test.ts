@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TOKEN_TYPES, isPlaybookPath as serverIsPlaybookPath } from '@kairoku-playbook/lsp';
+import { PlaybookLanguageService, TOKEN_TYPES } from '@kairoku-playbook/lsp';
 import { COMMANDS, DEFAULT_VALIDATION_DELAY, LANGUAGE_ID, SETTINGS } from '../src/manifest.js';
-import { PLAYBOOK_FILENAME_PATTERNS, isPlaybookPath } from '../src/playbook-files.js';
+import { PLAYBOOK_FILENAME_PATTERNS } from '../src/playbook-files.js';
 import { impliedActivationEvents, markdownLinks, minimumEngine, pngSize } from '../vsix-rules.mjs';
 
 const require = createRequire(import.meta.url);
@@ -299,10 +299,11 @@ describe('playbook files', () => {
     'myplaybooks/pr.yml',
   ];
 
-  it('are exactly those the server discovers', () => {
-    for (const path of paths)
-      expect([path, isPlaybookPath(path)]).toEqual([path, serverIsPlaybookPath(path)]);
-    expect(paths.filter(isPlaybookPath)).toEqual([
+  it('are those the server keeps of the files the extension finds (Check workspace asks it)', () => {
+    const service = new PlaybookLanguageService({ readFile: () => undefined, readDirectory: () => [] });
+    const uris = paths.map((path) => pathToFileURL(path).href);
+    const kept = service.playbookFiles(uris).map((uri) => paths[uris.indexOf(uri)]);
+    expect(kept).toEqual([
       'playbooks/pr.yml',
       'playbooks/pr.yaml',
       '.kairoku/playbooks/release.yml',

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver-protocol';
 import { SourceText, toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
-import { STATS_REQUEST } from '../../src/server.js';
-import type { ServerStats } from '../../src/server.js';
+import { STATS_REQUEST } from '../../src/server/custom-requests.js';
+import type { ServerStats } from '../../src/server/custom-requests.js';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
 import { Random, randomEdit } from '../support/random.js';
 

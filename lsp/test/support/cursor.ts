@@ -1,6 +1,6 @@
 import { analyzeFile } from '@kairoku-playbook/compiler';
 import type { FileAnalysis } from '@kairoku-playbook/compiler';
-import type { OffsetEdit } from '../../src/language/types.js';
+import type { OffsetEdit } from '../../src/service/language/types.js';
 
 export const CURSOR = '<|>';
 

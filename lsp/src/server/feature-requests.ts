@@ -1,0 +1,86 @@
+/**
+ * The editor features' requests, each routed to the language service: the params are already checked
+ * (protocol/params.ts), the service answers in LSP's types, and a refusal (a rename to a taken name)
+ * becomes an error reply.
+ */
+import { LSPErrorCodes, RequestType, ResponseError } from 'vscode-languageserver/node';
+import type { CancellationToken, Connection } from 'vscode-languageserver/node';
+import { isRefusal } from '../service/language-service.js';
+import type { GraphAnswer } from '../service/features/graph.js';
+import type { PlaybookLanguageService, Refusal } from '../service/language-service.js';
+import { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST } from './custom-requests.js';
+import type { GraphParams, PlaybookFilesParams } from './custom-requests.js';
+
+/**
+ * Answers a request about one document: cancelled → an error reply; a throw → `empty` and a log line
+ * (the server goes on).
+ */
+export type Answer = <T>(
+  name: string,
+  uri: string,
+  token: CancellationToken,
+  empty: T,
+  run: () => T | ResponseError<void>,
+) => T | ResponseError<void>;
+
+const graphRequest = new RequestType<GraphParams, GraphAnswer, void>(GRAPH_REQUEST);
+const playbookFilesRequest = new RequestType<PlaybookFilesParams, string[], void>(PLAYBOOK_FILES_REQUEST);
+
+function refusedOr<T>(result: T | Refusal): T | ResponseError<void> {
+  return isRefusal(result) ? new ResponseError(LSPErrorCodes.RequestFailed, result.refused) : result;
+}
+
+export function routeFeatureRequests(
+  connection: Connection,
+  service: PlaybookLanguageService,
+  answer: Answer,
+  options: { hierarchicalSymbols: () => boolean },
+): void {
+  connection.onCompletion(({ textDocument: { uri }, position }, token) =>
+    answer('completion', uri, token, null, () => service.completion(uri, position)),
+  );
+  connection.onHover(({ textDocument: { uri }, position }, token) =>
+    answer('hover', uri, token, null, () => service.hover(uri, position)),
+  );
+  connection.onDefinition(({ textDocument: { uri }, position }, token) =>
+    answer('definition', uri, token, null, () => service.definition(uri, position)),
+  );
+  connection.onReferences(({ textDocument: { uri }, position, context }, token) =>
+    answer('references', uri, token, [], () => service.references(uri, position, context.includeDeclaration)),
+  );
+  connection.onDocumentHighlight(({ textDocument: { uri }, position }, token) =>
+    answer('highlights', uri, token, [], () => service.documentHighlights(uri, position)),
+  );
+  connection.onPrepareRename(({ textDocument: { uri }, position }, token) =>
+    answer('prepare rename', uri, token, null, () => refusedOr(service.prepareRename(uri, position))),
+  );
+  connection.onRenameRequest(({ textDocument: { uri }, position, newName }, token) =>
+    answer('rename', uri, token, null, () => refusedOr(service.rename(uri, position, newName))),
+  );
+  connection.onDocumentSymbol(({ textDocument: { uri } }, token) =>
+    answer('document symbols', uri, token, [], () =>
+      service.documentSymbols(uri, options.hierarchicalSymbols()),
+    ),
+  );
+  connection.languages.semanticTokens.on(({ textDocument: { uri } }, token) =>
+    answer('semantic tokens', uri, token, { data: [] }, () => service.semanticTokens(uri)),
+  );
+  connection.onFoldingRanges(({ textDocument: { uri } }, token) =>
+    answer('folding ranges', uri, token, [], () => service.foldingRanges(uri)),
+  );
+  connection.onCodeAction(({ textDocument: { uri }, range, context }, token) =>
+    answer('code actions', uri, token, [], () => service.codeActions(uri, range, context)),
+  );
+  connection.onRequest(graphRequest, ({ textDocument: { uri } }, token) =>
+    answer<GraphAnswer>(
+      'graph',
+      uri,
+      token,
+      { kind: 'none', message: 'The graph could not be made: the language server logged why.' },
+      () => service.graph(uri),
+    ),
+  );
+  connection.onRequest(playbookFilesRequest, ({ uris }, token) =>
+    answer('playbook files', `${uris.length} URIs`, token, [], () => service.playbookFiles(uris)),
+  );
+}

@@ -1,0 +1,348 @@
+/**
+ * The server around the language service: it keeps the client's documents in sync, schedules validation
+ * (debounced after typing, at once after an open, a close or a change on disk), pushes the diagnostics or
+ * answers pull requests (a document's, or the whole workspace's), drives the discovery of the workspace
+ * folders and the warm-up of symbol indexes in slices between requests, and routes every feature request
+ * to the service (feature-requests.ts). A handler that throws gives an empty result and a log line; the
+ * server goes on.
+ */
+import { LSPErrorCodes, ResponseError, TextDocuments } from 'vscode-languageserver/node';
+import type {
+  CancellationToken,
+  Connection,
+  DiagnosticServerCancellationData,
+  DocumentDiagnosticParams,
+  DocumentDiagnosticReport,
+  InitializeParams,
+  InitializeResult,
+  WorkspaceDiagnosticParams,
+  WorkspaceDiagnosticReport,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { PlaybookLanguageService } from '../service/language-service.js';
+import type { PlaybookFileSystem } from '../service/workspace/file-system.js';
+import type { WorkspaceFolder } from '../service/workspace/playbook-workspace.js';
+import { serverCapabilities } from './capabilities.js';
+import { STATS_REQUEST } from './custom-requests.js';
+import type { ServerStats } from './custom-requests.js';
+import { Debouncer } from './debouncer.js';
+import { DiagnosticReports } from './diagnostic-reports.js';
+import { discover } from './discovery.js';
+import { routeFeatureRequests } from './feature-requests.js';
+import { warmUpInSlices } from './warm-up.js';
+
+/** Settings a client may pass as `initializationOptions`. */
+export interface ServerOptions {
+  /** milliseconds between the last change and validation (default 150) */
+  validationDelay?: number;
+}
+
+const DEFAULT_DELAY = 150;
+/** a validation delay past this is a mistake (and past 2^31 ms, setTimeout fires at once) */
+const MAX_DELAY = 60_000;
+
+export class PlaybookServer {
+  private readonly documents = new TextDocuments(TextDocument);
+  private readonly service: PlaybookLanguageService;
+  private readonly reports = new DiagnosticReports();
+  private readonly validation = new Debouncer(() => this.safely('validation', () => this.validateNow()));
+  private delay = DEFAULT_DELAY;
+  private pullDiagnostics = false;
+  private refreshSupport = false;
+  private hierarchicalSymbols = true;
+  private workspaceFolderEvents = false;
+  private validations = 0;
+  private errors = 0;
+  /** a shutdown request came: the exit that follows (or the end of the input) is a clean one */
+  shutdownReceived = false;
+  /** documents edited since the last validation (their diagnostics are published even when equal) */
+  private readonly edited = new Set<string>();
+
+  constructor(
+    private readonly connection: Connection,
+    fileSystem: PlaybookFileSystem,
+  ) {
+    this.service = new PlaybookLanguageService(fileSystem);
+  }
+
+  listen(): void {
+    this.listenToLifecycle();
+    this.listenToDocuments();
+    this.listenToDiagnosticRequests();
+    routeFeatureRequests(this.connection, this.service, (...args) => this.answer(...args), {
+      hierarchicalSymbols: () => this.hierarchicalSymbols,
+    });
+    this.connection.onRequest(STATS_REQUEST, () => this.stats());
+    this.connection.listen();
+  }
+
+  private listenToLifecycle(): void {
+    const { connection } = this;
+    connection.onInitialize((params) => this.initialize(params));
+    connection.onInitialized(() => this.safely('initialized', () => this.initialized()));
+    connection.onShutdown(() => {
+      this.shutdownReceived = true;
+      this.validation.cancel();
+    });
+  }
+
+  /** Open documents and files on disk: each change reaches the service, and a validation is scheduled. */
+  private listenToDocuments(): void {
+    const { connection, documents, service } = this;
+    documents.onDidOpen(({ document }) =>
+      this.safely('open', () => {
+        service.openDocument(document.uri, document.getText(), document.version);
+        this.edited.add(service.keyOf(document.uri));
+        this.validation.schedule(0);
+      }),
+    );
+    documents.onDidChangeContent(({ document }) =>
+      this.safely('change', () => {
+        // (the open event already has the text of a document just opened)
+        if (!service.changeDocument(document.uri, document.getText(), document.version)) return;
+        this.edited.add(service.keyOf(document.uri));
+        this.validation.schedule(this.delay);
+      }),
+    );
+    documents.onDidClose(({ document }) =>
+      this.safely('close', () => {
+        service.closeDocument(document.uri);
+        this.reports.forget(service.keyOf(document.uri));
+        if (!this.pullDiagnostics)
+          this.settle(
+            'publishing diagnostics',
+            connection.sendDiagnostics({ uri: document.uri, diagnostics: [] }),
+          );
+        this.validation.schedule(0);
+      }),
+    );
+    documents.listen(connection);
+    connection.onDidChangeWatchedFiles(({ changes }) =>
+      this.safely('watched files', () => {
+        if (service.watchedFilesChanged(changes)) this.validation.schedule(this.delay);
+      }),
+    );
+  }
+
+  private listenToDiagnosticRequests(): void {
+    const { connection } = this;
+    connection.languages.diagnostics.on((params, token) => {
+      try {
+        return this.documentDiagnostics(params, token);
+      } catch (error) {
+        this.fail(`diagnostics of ${params.textDocument.uri}`, error);
+        return { kind: 'full', items: [] } satisfies DocumentDiagnosticReport;
+      }
+    });
+    connection.languages.diagnostics.onWorkspace((params, token) => this.workspaceDiagnostics(params, token));
+  }
+
+  private initialize(params: InitializeParams): InitializeResult {
+    const capabilities = params.capabilities;
+    this.pullDiagnostics = capabilities.textDocument?.diagnostic !== undefined;
+    this.refreshSupport = capabilities.workspace?.diagnostics?.refreshSupport === true;
+    this.hierarchicalSymbols =
+      capabilities.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport !== false;
+    this.workspaceFolderEvents = capabilities.workspace?.workspaceFolders === true;
+    const options = (params.initializationOptions ?? {}) as ServerOptions;
+    const delay = (options as Record<string, unknown> | null)?.validationDelay;
+    if (typeof delay === 'number' && delay >= 0 && delay <= MAX_DELAY) this.delay = delay;
+    else if (delay !== undefined)
+      this.log(
+        `initializationOptions.validationDelay must be milliseconds from 0 to ${MAX_DELAY}; using ${this.delay}`,
+      );
+    const folders: WorkspaceFolder[] =
+      params.workspaceFolders ??
+      (params.rootUri ? [{ uri: params.rootUri, name: params.rootUri.split('/').pop() ?? 'root' }] : []);
+    this.service.setFolders(folders);
+    return serverCapabilities(this.pullDiagnostics);
+  }
+
+  private initialized(): void {
+    this.discover();
+    this.validation.schedule(0);
+    if (!this.workspaceFolderEvents) return;
+    this.connection.workspace.onDidChangeWorkspaceFolders(() => {
+      this.settle(
+        'reading the workspace folders',
+        this.connection.workspace.getWorkspaceFolders().then((folders) =>
+          this.safely('workspace folders', () => {
+            // The client's answer: only well-formed folders are taken.
+            const valid = (Array.isArray(folders) ? folders : []).filter(
+              (f): f is WorkspaceFolder =>
+                typeof f === 'object' &&
+                f !== null &&
+                typeof f.uri === 'string' &&
+                typeof f.name === 'string',
+            );
+            this.service.setFolders(valid);
+            this.discover();
+            this.validation.schedule(0);
+          }),
+        ),
+      );
+    });
+  }
+
+  /** Reads the workspace folders' playbooks from disk, in slices when that takes long; validates after. */
+  private discover(): void {
+    discover(this.service, () => this.validation.schedule(0), Date.now, {
+      warn: (line) => this.connection.console.warn(line),
+      error: (line) => this.log(line),
+    });
+  }
+
+  /** The version of an open document as the client last sent it. */
+  private versionOf(key: string): number | undefined {
+    return this.documents.get(this.service.clientUriOf(key) ?? key)?.version;
+  }
+
+  /** Validates the workspace now and publishes what changed. */
+  private validateNow(): void {
+    this.validation.cancel();
+    this.validations++;
+    const validation = this.service.validate();
+    for (const [key, crash] of validation.crashes) this.log(`the checker failed on ${key}: ${crash}`);
+    const { changed, changedElsewhere } = this.reports.record(
+      validation,
+      (key) => this.versionOf(key),
+      this.edited,
+    );
+    if (!this.pullDiagnostics)
+      for (const { key, items } of changed)
+        this.settle(
+          'publishing diagnostics',
+          this.connection.sendDiagnostics({
+            uri: this.service.clientUriOf(key) ?? key,
+            version: this.versionOf(key),
+            diagnostics: items,
+          }),
+        );
+    warmUpInSlices(
+      [...this.edited].map((key) => ({
+        uri: this.service.clientUriOf(key) ?? key,
+        version: this.versionOf(key),
+      })),
+      {
+        current: ({ uri, version }) => this.documents.get(uri)?.version === version,
+        warm: (uri, budgetMs) => this.service.warmUp(uri, budgetMs),
+        log: (line) => this.log(line),
+      },
+    );
+    this.edited.clear();
+    if (this.pullDiagnostics && this.refreshSupport && changedElsewhere.length)
+      this.settle('asking for a diagnostics refresh', this.connection.languages.diagnostics.refresh());
+  }
+
+  /** `textDocument/diagnostic`: the document's latest report (validated now when out of date). */
+  private documentDiagnostics(
+    params: DocumentDiagnosticParams,
+    token: CancellationToken,
+  ): DocumentDiagnosticReport | ResponseError<DiagnosticServerCancellationData> {
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.ServerCancelled, 'cancelled', { retriggerRequest: true });
+    const key = this.service.keyOf(params.textDocument.uri);
+    const document = this.documents.get(params.textDocument.uri);
+    if (
+      this.validation.pending ||
+      !this.reports.has(key) ||
+      (document && this.reports.versionOf(key) !== document.version)
+    )
+      this.validateNow();
+    return this.reports.documentReport(key, params.previousResultId);
+  }
+
+  /** Whether the last validation is out of date: one is scheduled, or an open document changed since. */
+  private stale(): boolean {
+    if (this.validation.pending) return true;
+    for (const document of this.documents.all()) {
+      const key = this.service.keyOf(document.uri);
+      if (!this.service.isPlaybook(key)) continue;
+      if (this.reports.versionOf(key) !== document.version) return true;
+    }
+    return false;
+  }
+
+  /**
+   * `workspace/diagnostic`: a report for every playbook of the workspace (open documents and those on
+   * disk), `unchanged` where the client already has the current result id, and an empty one for each
+   * document the client knows that is no longer in the workspace.
+   */
+  private async workspaceDiagnostics(
+    params: WorkspaceDiagnosticParams,
+    token: CancellationToken,
+  ): Promise<WorkspaceDiagnosticReport | ResponseError<DiagnosticServerCancellationData>> {
+    // A turn of the event loop, so a cancellation sent right after the request is seen before the work.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled', {
+        retriggerRequest: false,
+      });
+    try {
+      if (this.stale()) this.validateNow();
+    } catch (error) {
+      this.fail('workspace diagnostics', error);
+      return { items: [] };
+    }
+    return {
+      items: this.reports.workspaceReports(
+        params.previousResultIds ?? [],
+        (uri) => this.service.keyOf(uri),
+        (key) => this.service.clientUriOf(key),
+      ),
+    };
+  }
+
+  private stats(): ServerStats {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (gc) gc();
+    const memory = process.memoryUsage();
+    return {
+      heapUsed: memory.heapUsed,
+      rss: memory.rss,
+      ...this.service.stats(),
+      validations: this.validations,
+      errors: this.errors,
+    };
+  }
+
+  /** Answers a request about a document: cancelled → an error reply; a throw → `empty` and a log line. */
+  private answer<T>(
+    name: string,
+    uri: string,
+    token: CancellationToken,
+    empty: T,
+    run: () => T | ResponseError<void>,
+  ): T | ResponseError<void> {
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+    try {
+      return run();
+    } catch (error) {
+      this.fail(`${name} on ${uri}`, error);
+      return empty;
+    }
+  }
+
+  /** A promise nothing waits for: its failure is a log line, never an unhandled rejection. */
+  private settle(what: string, promise: Promise<unknown>): void {
+    promise.catch((error: unknown) => this.fail(what, error));
+  }
+
+  private safely(name: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.fail(name, error);
+    }
+  }
+
+  private fail(what: string, error: unknown): void {
+    this.errors++;
+    this.log(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+
+  private log(message: string): void {
+    this.connection.console.error(message);
+  }
+}

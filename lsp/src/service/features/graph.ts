@@ -1,0 +1,195 @@
+/**
+ * The step graph of a playbook, for a graph view (the VS Code extension's, through the server's
+ * `kairoku-playbook/graph` request): the compiler's IR of the document's current text reduced to what a
+ * view draws (steps with their rows, needs, loops, after-tasks, labels written back as source), or, while
+ * the playbook has errors, their count and the first of them. The one compile function the CLI's
+ * `compile` and `graph` use, in the same process as the diagnostics, so the view never disagrees with
+ * `kairoku-playbook check` or with the Problems panel.
+ */
+import { compilePlaybook } from '@kairoku-playbook/compiler';
+import type { Diagnostic, FileAnalysis, Ir, IrStep, IrTransition } from '@kairoku-playbook/compiler';
+import { expressionText, templateText } from '../language/template-text.js';
+
+/** How many problems an answer lists (errors first): a view shows them under the count. */
+export const LISTED_PROBLEMS = 20;
+
+export type GraphOutcome =
+  | { name: string; transition: 'next' | 'fail' | 'end' | 'retry' }
+  | { name: string; transition: 'loop'; target: number; max: number; exhausted: 'next' | 'fail' | 'end' };
+
+export interface GraphStep {
+  index: number;
+  name: string;
+  kind: IrStep['kind'];
+  /** the step's title as written (expressions as `${{ … }}`), or null */
+  title: string | null;
+  role: string | null;
+  /** the `when:` condition as written, or null */
+  when: string | null;
+  /** the steps it needs, as indices, in the order written */
+  needs: number[];
+  outcomes: GraphOutcome[];
+  /** the IR's layout: one row below the step's deepest need, and its place in that row */
+  row: number;
+  column: number;
+  /** 1-based line and UTF-16 column of the step in its file */
+  line: number;
+  character: number;
+}
+
+/** A need: `from` must finish before `to` starts. */
+export interface GraphEdge {
+  from: number;
+  to: number;
+}
+
+/** An outcome of `from` that goes back to `to`, at most `max` times, then `exhausted`. */
+export interface GraphLoop {
+  from: number;
+  to: number;
+  outcome: string;
+  max: number;
+  exhausted: 'next' | 'fail' | 'end';
+}
+
+export interface GraphAfterTask {
+  name: string;
+  kind: 'agent' | 'check';
+  role: string | null;
+  trigger: 'auto' | 'manual';
+  on: ('completed' | 'failed')[];
+  line: number;
+  character: number;
+}
+
+export interface GraphProblem {
+  /** 1-based */
+  line: number;
+  /** 1-based, UTF-16 code units */
+  column: number;
+  severity: Diagnostic['severity'];
+  code: string;
+  message: string;
+}
+
+/** A playbook that checks without errors: its graph. */
+export interface PlaybookGraph {
+  kind: 'graph';
+  /** the file as diagnostics name it */
+  file: string;
+  id: string;
+  title: string;
+  warnings: number;
+  /** one more than the deepest step's row (0 without steps) */
+  rows: number;
+  steps: GraphStep[];
+  edges: GraphEdge[];
+  loops: GraphLoop[];
+  after: GraphAfterTask[];
+}
+
+/** A playbook with errors: no graph, the counts and the first problems (errors first). */
+export interface PlaybookProblems {
+  kind: 'problems';
+  file: string;
+  errors: number;
+  warnings: number;
+  problems: GraphProblem[];
+}
+
+/** No graph to show: the document is not open in the server, or is not a playbook. */
+export interface NoGraph {
+  kind: 'none';
+  message: string;
+}
+
+export type GraphAnswer = PlaybookGraph | PlaybookProblems | NoGraph;
+
+const answers = new WeakMap<FileAnalysis, PlaybookGraph | PlaybookProblems>();
+
+/** The graph of an analysed playbook (compiled once per analysis, so once per text). */
+export function playbookGraph(analysis: FileAnalysis): PlaybookGraph | PlaybookProblems {
+  let answer = answers.get(analysis);
+  if (!answer) answers.set(analysis, (answer = graphOf(analysis)));
+  return answer;
+}
+
+function graphOf(analysis: FileAnalysis): PlaybookGraph | PlaybookProblems {
+  const { file, text, source } = analysis;
+  const { diagnostics, ir } = compilePlaybook(file, text);
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
+  if (ir) return graphOfIr(ir, file, warnings);
+  const problems = diagnostics
+    .filter((d) => d.severity === 'error')
+    .concat(diagnostics.filter((d) => d.severity !== 'error'))
+    .slice(0, LISTED_PROBLEMS)
+    .map((d): GraphProblem => {
+      const at = source.positionAt(d.range.start);
+      return {
+        line: at.line + 1,
+        column: at.character + 1,
+        severity: d.severity,
+        code: d.code,
+        message: d.message,
+      };
+    });
+  // No IR without an error; a playbook the compiler could not emit counts one at least.
+  return { kind: 'problems', file, errors: Math.max(errors, 1), warnings, problems };
+}
+
+function outcomeOf(name: string, t: IrTransition): GraphOutcome {
+  return t.kind === 'loop'
+    ? { name, transition: 'loop', target: t.target, max: t.max, exhausted: t.exhausted }
+    : { name, transition: t.kind };
+}
+
+export function graphOfIr(ir: Ir, file: string, warnings: number): PlaybookGraph {
+  const steps = ir.steps.map((step): GraphStep => ({
+    index: step.index,
+    name: step.name,
+    kind: step.kind,
+    title: step.title ? templateText(step.title) : null,
+    role: step.role,
+    when: step.when ? expressionText(step.when.expr) : null,
+    needs: [...step.needs],
+    outcomes: step.outcomes.map((o) => outcomeOf(o.name, o.transition)),
+    row: step.layout.row,
+    column: step.layout.column,
+    line: step.at[0],
+    character: step.at[1],
+  }));
+  const loops: GraphLoop[] = [];
+  for (const step of ir.steps)
+    for (const outcome of step.outcomes) {
+      const t = outcome.transition;
+      if (t.kind === 'loop')
+        loops.push({
+          from: step.index,
+          to: t.target,
+          outcome: outcome.name,
+          max: t.max,
+          exhausted: t.exhausted,
+        });
+    }
+  return {
+    kind: 'graph',
+    file,
+    id: ir.id,
+    title: ir.title,
+    warnings,
+    rows: ir.steps.reduce((rows, s) => Math.max(rows, s.layout.row + 1), 0),
+    steps,
+    edges: ir.steps.flatMap((step) => step.needs.map((need) => ({ from: need, to: step.index }))),
+    loops,
+    after: ir.after.map((task) => ({
+      name: task.name,
+      kind: task.kind,
+      role: task.role,
+      trigger: task.trigger,
+      on: [...task.on],
+      line: task.at[0],
+      character: task.at[1],
+    })),
+  };
+}

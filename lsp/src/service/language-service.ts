@@ -1,0 +1,361 @@
+/**
+ * The playbook language service: documents in, answers out. It keeps the open documents and the
+ * playbooks discovered on disk (read through the file system it is given), validates them with the
+ * compiler's one validation function, and answers every editor feature in LSP's types, positions in
+ * UTF-16 as LSP counts them. No connection, no timers, no disk of its own: the server (server/) owns the
+ * protocol, the scheduling (debounced validation, discovery and warm-up in slices) and the cancellation,
+ * and calls this. Usable without a server: tests call it directly.
+ */
+import { fileURLToPath } from 'node:url';
+import type {
+  CodeAction,
+  CompletionList,
+  Diagnostic as LspDiagnostic,
+  DocumentHighlight,
+  DocumentSymbol,
+  FoldingRange,
+  Hover,
+  Location,
+  Position,
+  Range,
+  SemanticTokens,
+  SymbolInformation,
+  WorkspaceEdit,
+} from 'vscode-languageserver-types';
+import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
+import {
+  DIAGNOSTIC_SOURCE,
+  crashDiagnostic,
+  encodeSemanticTokens,
+  toCodeAction,
+  toCompletionItem,
+  toDocumentSymbol,
+  toFoldingRange,
+  toHighlight,
+  toHover,
+  toLspDiagnostic,
+  toRange,
+  toTextEdit,
+} from './convert.js';
+import { codeActionsFor } from './features/code-actions.js';
+import { completionsAt } from './features/completion.js';
+import { definitionAt } from './features/definition.js';
+import { highlightsAt } from './features/document-highlights.js';
+import { documentSymbols } from './features/document-symbols.js';
+import { foldingRanges } from './features/folding-ranges.js';
+import { playbookGraph } from './features/graph.js';
+import type { GraphAnswer } from './features/graph.js';
+import { hoverAt } from './features/hover.js';
+import { referencesAt } from './features/references.js';
+import { prepareRenameAt, renameAt } from './features/rename.js';
+import { semanticTokens } from './features/semantic-tokens.js';
+import { warmSymbolIndex } from './language/symbols.js';
+import { isPlaybookPath } from './workspace/discovery.js';
+import type { PlaybookFileSystem } from './workspace/file-system.js';
+import { PlaybookWorkspace, normalizeUri } from './workspace/playbook-workspace.js';
+import type { DiscoveryWalk, WorkspaceFolder } from './workspace/playbook-workspace.js';
+
+/** What the service refuses to do, and why (a rename to a taken name, …): the server answers an error. */
+export interface Refusal {
+  refused: string;
+}
+
+export function isRefusal(value: unknown): value is Refusal {
+  return typeof value === 'object' && value !== null && typeof (value as Refusal).refused === 'string';
+}
+
+/** The LSP diagnostics of every playbook of the workspace, by normalised URI. */
+export interface DiagnosticsOfWorkspace {
+  /** each open playbook's (a file the checker failed on gets one more, without a code) */
+  open: Map<string, LspDiagnostic[]>;
+  /** each playbook discovered on disk that is not open, checked as it is on disk */
+  onDisk: Map<string, LspDiagnostic[]>;
+  /** files the checker failed on (a bug), open or on disk: the error */
+  crashes: Map<string, string>;
+}
+
+/** A change of a watched file, as `workspace/didChangeWatchedFiles` reports it (3: deleted). */
+export interface WatchedFileChange {
+  uri: string;
+  type: number;
+}
+
+export class PlaybookLanguageService {
+  readonly workspace: PlaybookWorkspace;
+  /** the client's spelling of each normalised URI */
+  private readonly clientUris = new Map<string, string>();
+
+  constructor(fileSystem: PlaybookFileSystem) {
+    this.workspace = new PlaybookWorkspace(fileSystem);
+  }
+
+  // ---- documents and files --------------------------------------------------------------------
+
+  /** A URI in the one spelling the service keys documents by. */
+  keyOf(uri: string): string {
+    return normalizeUri(uri);
+  }
+
+  /** A document's URI as its client spelt it; undefined for a file the client never opened. */
+  clientUriOf(key: string): string | undefined {
+    return this.clientUris.get(key);
+  }
+
+  /** Remembers the client's spelling of a document's URI; its key. */
+  track(uri: string): string {
+    const key = normalizeUri(uri);
+    this.clientUris.set(key, uri);
+    return key;
+  }
+
+  openDocument(uri: string, text: string, version: number): void {
+    this.track(uri);
+    this.workspace.openDocument(uri, text, version);
+  }
+
+  /** A new text of an open document; false when the service already has this version. */
+  changeDocument(uri: string, text: string, version: number): boolean {
+    const key = this.track(uri);
+    if (this.workspace.versionOf(key) === version) return false;
+    this.workspace.changeDocument(uri, text, version);
+    return true;
+  }
+
+  closeDocument(uri: string): void {
+    this.workspace.closeDocument(uri);
+  }
+
+  setFolders(folders: readonly WorkspaceFolder[]): void {
+    this.workspace.setFolders(folders);
+  }
+
+  /** Starts a discovery of the workspace folders, for the caller to drive (server/discovery.ts). */
+  startDiscovery(): DiscoveryWalk {
+    return this.workspace.startDiscovery();
+  }
+
+  /** Watched files created, changed or deleted on disk; whether any is a playbook. */
+  watchedFilesChanged(changes: readonly WatchedFileChange[]): boolean {
+    let any = false;
+    for (const change of changes) {
+      let path: string;
+      try {
+        path = fileURLToPath(change.uri);
+      } catch {
+        continue;
+      }
+      if (!isPlaybookPath(path)) continue;
+      if (change.type === 3) this.workspace.removeFromDisk(change.uri);
+      else this.workspace.readFromDisk(change.uri);
+      any = true;
+    }
+    return any;
+  }
+
+  /** Whether a document is checked as a playbook: anything a client opens but playbook tests. */
+  isPlaybook(uri: string): boolean {
+    return this.workspace.isPlaybook(normalizeUri(uri));
+  }
+
+  /** The files among `uris` that are playbooks as `check` discovers them (SPEC §2), in the order given. */
+  playbookFiles(uris: readonly string[]): string[] {
+    return uris.filter((uri) => {
+      const path = pathOf(uri);
+      return path !== undefined && isPlaybookPath(path);
+    });
+  }
+
+  // ---- diagnostics ----------------------------------------------------------------------------
+
+  /** Validates the workspace: the compiler's diagnostics, field for field, in LSP's positions. */
+  validate(): DiagnosticsOfWorkspace {
+    const result = this.workspace.validate();
+    const convert = (key: string, diagnostics: Diagnostic[]): LspDiagnostic[] => {
+      const items = diagnostics.map((d) =>
+        toLspDiagnostic(
+          d,
+          (file) => this.workspace.sourceOf(file),
+          (file) => {
+            const uri = this.workspace.uriOf(file);
+            return uri ? (this.clientUriOf(uri) ?? uri) : undefined;
+          },
+        ),
+      );
+      const crash = result.crashes.get(key);
+      if (crash !== undefined) items.push(crashDiagnostic(crash));
+      return items;
+    };
+    const open = new Map<string, LspDiagnostic[]>();
+    for (const [key, diagnostics] of result.diagnostics) open.set(key, convert(key, diagnostics));
+    const onDisk = new Map<string, LspDiagnostic[]>();
+    for (const [key, diagnostics] of result.onDisk) onDisk.set(key, convert(key, diagnostics));
+    return { open, onDisk, crashes: result.crashes };
+  }
+
+  /**
+   * Builds some of the symbol index of an open document's analysis, for about `budgetMs`: true once it
+   * is built (or there is nothing to build), so the first hover or completion after an edit is quick.
+   */
+  warmUp(uri: string, budgetMs: number): boolean {
+    const analysis = this.workspace.analysisFor(uri);
+    return analysis ? warmSymbolIndex(analysis, budgetMs) : true;
+  }
+
+  // ---- features: an open document and a position in, LSP's answer out -------------------------
+
+  completion(uri: string, position: Position): CompletionList | null {
+    return this.with(uri, null, (analysis) => ({
+      isIncomplete: false,
+      items: completionsAt(analysis, analysis.source.offsetAt(position)).map((entry) =>
+        toCompletionItem(analysis.source, entry),
+      ),
+    }));
+  }
+
+  hover(uri: string, position: Position): Hover | null {
+    return this.with(uri, null, (analysis) => {
+      const hover = hoverAt(analysis, analysis.source.offsetAt(position));
+      return hover ? toHover(analysis.source, hover) : null;
+    });
+  }
+
+  definition(uri: string, position: Position): Location | null {
+    return this.with(uri, null, (analysis) => {
+      const definition = definitionAt(analysis, analysis.source.offsetAt(position));
+      return definition ? { uri, range: toRange(analysis.source, definition.target) } : null;
+    });
+  }
+
+  references(uri: string, position: Position, includeDeclaration: boolean): Location[] {
+    return this.with(uri, [], (analysis) =>
+      referencesAt(analysis, analysis.source.offsetAt(position), includeDeclaration).map((range) => ({
+        uri,
+        range: toRange(analysis.source, range),
+      })),
+    );
+  }
+
+  documentHighlights(uri: string, position: Position): DocumentHighlight[] {
+    return this.with(uri, [], (analysis) =>
+      highlightsAt(analysis, analysis.source.offsetAt(position)).map((h) => toHighlight(analysis.source, h)),
+    );
+  }
+
+  prepareRename(uri: string, position: Position): { range: Range; placeholder: string } | Refusal | null {
+    return this.with(uri, null, (analysis) => {
+      const result = prepareRenameAt(analysis, analysis.source.offsetAt(position));
+      if (!result) return null;
+      if ('error' in result) return { refused: result.error };
+      return { range: toRange(analysis.source, result.range), placeholder: result.placeholder };
+    });
+  }
+
+  rename(uri: string, position: Position, newName: string): WorkspaceEdit | Refusal | null {
+    return this.with(uri, null, (analysis) => {
+      const result = renameAt(analysis, analysis.source.offsetAt(position), newName);
+      if ('error' in result) return { refused: result.error };
+      return { changes: { [uri]: result.edits.map((e) => toTextEdit(analysis.source, e)) } };
+    });
+  }
+
+  /** The outline: nested symbols, or a flat list with container names for a client that wants one. */
+  documentSymbols(uri: string, hierarchical = true): DocumentSymbol[] | SymbolInformation[] {
+    return this.with(uri, [], (analysis) => {
+      const symbols = documentSymbols(analysis).map((s) => toDocumentSymbol(analysis.source, s));
+      return hierarchical ? symbols : flatten(uri, symbols);
+    });
+  }
+
+  semanticTokens(uri: string): SemanticTokens {
+    return this.with(uri, { data: [] }, (analysis) => ({
+      data: encodeSemanticTokens(analysis.source, semanticTokens(analysis)),
+    }));
+  }
+
+  foldingRanges(uri: string): FoldingRange[] {
+    return this.with(uri, [], (analysis) =>
+      foldingRanges(analysis).map((r) => toFoldingRange(analysis.source, r)),
+    );
+  }
+
+  /**
+   * Quick fixes for the diagnostics the client names (those of this service), else for every diagnostic
+   * the range touches; none when the client asks only for kinds other than quick fixes.
+   */
+  codeActions(
+    uri: string,
+    range: Range,
+    context: { diagnostics: LspDiagnostic[]; only?: string[] },
+  ): CodeAction[] {
+    if (context.only && !context.only.some((kind) => 'quickfix'.startsWith(kind))) return [];
+    return this.with(uri, [], (analysis) => {
+      const start = analysis.source.offsetAt(range.start);
+      const end = analysis.source.offsetAt(range.end);
+      const toLsp = (d: Diagnostic) =>
+        toLspDiagnostic(
+          d,
+          () => analysis.source,
+          () => uri,
+        );
+      const ours = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE);
+      const candidates = analysis.diagnostics.filter((d) => {
+        if (ours.length) {
+          const lsp = toLsp(d);
+          return ours.some(
+            (r) =>
+              r.code === lsp.code &&
+              JSON.stringify(r.range) === JSON.stringify(lsp.range) &&
+              r.message === lsp.message,
+          );
+        }
+        return d.range.start <= end && start <= d.range.end;
+      });
+      return codeActionsFor(analysis, candidates).map((action) =>
+        toCodeAction(analysis.source, uri, action, toLsp(action.diagnostic)),
+      );
+    });
+  }
+
+  /** The step graph of an open playbook, or its problems while it has errors (`kairoku-playbook/graph`). */
+  graph(uri: string): GraphAnswer {
+    if (!this.isPlaybook(uri))
+      return { kind: 'none', message: 'This is a playbook test, not a playbook: it has no graph.' };
+    return this.with<GraphAnswer>(
+      uri,
+      { kind: 'none', message: 'The language server does not have this document open.' },
+      (analysis) => playbookGraph(analysis),
+    );
+  }
+
+  stats(): { open: number; disk: number; analyses: number; discovering: boolean } {
+    return this.workspace.stats();
+  }
+
+  /** Runs a feature on an open playbook's current analysis; `empty` for any other document. */
+  private with<T>(uri: string, empty: T, run: (analysis: FileAnalysis) => T): T {
+    const analysis = this.workspace.analysisFor(uri);
+    return analysis ? run(analysis) : empty;
+  }
+}
+
+/** The path of a URI (a file URI as the platform writes paths); undefined when it is not a URI. */
+function pathOf(uri: string): string | undefined {
+  try {
+    if (uri.startsWith('file:')) return fileURLToPath(uri);
+    return decodeURIComponent(new URL(uri).pathname);
+  } catch {
+    return undefined;
+  }
+}
+
+function flatten(uri: string, symbols: DocumentSymbol[], container?: string): SymbolInformation[] {
+  return symbols.flatMap((symbol) => {
+    const info: SymbolInformation = {
+      name: symbol.name,
+      kind: symbol.kind,
+      location: { uri, range: symbol.range },
+    };
+    if (container) info.containerName = container;
+    return [info, ...flatten(uri, symbol.children ?? [], symbol.name)];
+  });
+}

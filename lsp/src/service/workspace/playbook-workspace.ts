@@ -1,0 +1,336 @@
+/**
+ * The playbooks the server knows: the open documents and the playbooks discovered on disk in the
+ * workspace folders. `validate()` hands all of them to the compiler's one validation function, reusing the
+ * analyses of files whose text did not change, and sorts the diagnostics back to the open documents.
+ * No connection, no timers, no disk of its own: the server feeds it events, drives its discovery and
+ * publishes what it returns; files are read through the PlaybookFileSystem it is given.
+ */
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { relative, sep } from 'node:path';
+import { FileWalk, analyzeFile, decodeSource, validateWorkspace } from '@kairoku-playbook/compiler';
+import { SourceText } from '@kairoku-playbook/compiler';
+import type { Diagnostic, FileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
+import { isPlaybookTest } from './discovery.js';
+import type { PlaybookFileSystem } from './file-system.js';
+
+/** Entries walked between two questions to the driver whether to stop for now. */
+const STRIDE = 256;
+
+export interface WorkspaceFolder {
+  uri: string;
+  name: string;
+}
+
+interface Root {
+  path: string;
+  name: string;
+}
+
+interface OpenDocument {
+  text: string;
+  version: number;
+}
+
+export interface WorkspaceValidation {
+  /** the compiler's diagnostics of each open document, unchanged */
+  diagnostics: Map<string, Diagnostic[]>;
+  /** the same for each playbook discovered on disk that is not open (checked as it is on disk) */
+  onDisk: Map<string, Diagnostic[]>;
+  /** files the checker failed on (a bug), open or on disk: the error, for one diagnostic and a log line */
+  crashes: Map<string, string>;
+}
+
+/** A URI in one canonical spelling (file URIs re-encoded the way Node writes them). */
+export function normalizeUri(uri: string): string {
+  if (!uri.startsWith('file:')) return uri;
+  try {
+    return pathToFileURL(fileURLToPath(uri)).href;
+  } catch {
+    return uri;
+  }
+}
+
+/** A discovery of the workspace folders under way. */
+export interface DiscoveryWalk {
+  /** Walks (and reads what it finds) until done or until `stop()`, asked every few entries, says so; whether done. */
+  advance(stop: () => boolean): boolean;
+  /** Whether a newer discovery has replaced this one: it is not advanced any further. */
+  superseded(): boolean;
+  /** Ends the discovery: the walk limits it reached (each a sentence), also kept for discoveryState. */
+  finish(): string[];
+}
+
+export class PlaybookWorkspace {
+  private roots: Root[] = [];
+  /** discovered playbooks by URI, in discovery order */
+  private disk = new Map<string, string>();
+  /** discovered files that are not read (a FIFO, a device, over the size limit, not UTF-8): their PB100 */
+  private refused = new Map<string, Diagnostic>();
+  /** the text of a refused file as far as it decodes, where its PB100 points (the bad byte's line) */
+  private refusedSources = new Map<string, SourceText>();
+  /** bumped by every discovery, so the slices of an older one stop */
+  private discovery = 0;
+  private discovering = false;
+  /** why the last discovery stopped short (a walk limit), for the stats request and the log */
+  private discoveryLimits: string[] = [];
+  private readonly open = new Map<string, OpenDocument>();
+  /** the latest analysis of every file, handed to the compiler as `previous` */
+  private analyses = new Map<string, FileAnalysis>();
+  private readonly fileByUri = new Map<string, string>();
+  private readonly uriByFile = new Map<string, string>();
+
+  constructor(private readonly fs: PlaybookFileSystem) {}
+
+  setFolders(folders: readonly WorkspaceFolder[]): void {
+    this.roots = [];
+    for (const folder of folders) {
+      if (!folder.uri.startsWith('file:')) continue;
+      try {
+        this.roots.push({ path: fileURLToPath(folder.uri), name: folder.name });
+      } catch {
+        // not a local folder
+      }
+    }
+    this.fileByUri.clear();
+    this.uriByFile.clear();
+  }
+
+  /**
+   * Starts reading the playbooks of the workspace folders from disk (again): what an earlier discovery
+   * found is forgotten, and that one is superseded. The caller advances the walk (the server does it in
+   * slices between requests, server/discovery.ts) and finishes it.
+   */
+  startDiscovery(): DiscoveryWalk {
+    const generation = ++this.discovery;
+    this.disk = new Map();
+    this.refused = new Map();
+    this.refusedSources = new Map();
+    this.discoveryLimits = [];
+    this.discovering = true;
+    const walks = this.roots.map((root) => ({ walk: new FileWalk(root.path, this.fs), read: 0 }));
+    return {
+      advance: (stop) => {
+        for (const entry of walks) {
+          while (!entry.walk.done) {
+            entry.walk.advance(STRIDE);
+            const { files } = entry.walk.result();
+            for (; entry.read < files.length; entry.read++)
+              this.readFromDisk(pathToFileURL(files[entry.read]!).href);
+            if (stop()) return walks.every((w) => w.walk.done);
+          }
+        }
+        return true;
+      },
+      superseded: () => generation !== this.discovery,
+      finish: () => {
+        if (generation !== this.discovery) return [];
+        this.discovering = false;
+        for (const { walk } of walks) {
+          const limit = walk.result().limit;
+          if (limit) this.discoveryLimits.push(limit);
+        }
+        return [...this.discoveryLimits];
+      },
+    };
+  }
+
+  /** A playbook created or changed on disk. */
+  readFromDisk(uri: string): void {
+    const key = normalizeUri(uri);
+    let path: string;
+    try {
+      path = fileURLToPath(key);
+    } catch {
+      return;
+    }
+    const read = this.fs.readFile(path);
+    this.disk.delete(key);
+    this.refused.delete(key);
+    this.refusedSources.delete(this.fileOf(key));
+    if (read === undefined) return;
+    // Refused as `check` refuses it: one PB100 for the file, never its content.
+    const decoded =
+      read instanceof Uint8Array
+        ? decodeSource(this.fileOf(key), read)
+        : { text: undefined, diagnostic: refusal(this.fileOf(key), read.refused) };
+    if (decoded.text === undefined) {
+      this.refused.set(key, decoded.diagnostic);
+      if ('shownText' in decoded)
+        this.refusedSources.set(this.fileOf(key), new SourceText(decoded.shownText));
+    } else this.disk.set(key, decoded.text);
+  }
+
+  removeFromDisk(uri: string): void {
+    const key = normalizeUri(uri);
+    this.disk.delete(key);
+    this.refused.delete(key);
+    this.refusedSources.delete(this.fileOf(key));
+  }
+
+  /** Whether a document is checked as a playbook: anything the client opens but playbook tests. */
+  isPlaybook(uri: string): boolean {
+    return !isPlaybookTest(uri.split('?')[0]!);
+  }
+
+  openDocument(uri: string, text: string, version: number): void {
+    this.open.set(normalizeUri(uri), { text, version });
+  }
+
+  changeDocument(uri: string, text: string, version: number): void {
+    this.open.set(normalizeUri(uri), { text, version });
+  }
+
+  closeDocument(uri: string): void {
+    this.open.delete(normalizeUri(uri));
+  }
+
+  versionOf(uri: string): number | undefined {
+    return this.open.get(normalizeUri(uri))?.version;
+  }
+
+  /** The path shown in diagnostics: relative to its workspace folder, with forward slashes, like `check`. */
+  fileOf(uri: string): string {
+    const key = normalizeUri(uri);
+    const known = this.fileByUri.get(key);
+    if (known !== undefined) return known;
+    let file = key;
+    if (key.startsWith('file:')) {
+      try {
+        const path = fileURLToPath(key);
+        const root = this.roots
+          .filter((r) => path === r.path || path.startsWith(r.path.endsWith(sep) ? r.path : r.path + sep))
+          .sort((a, b) => b.path.length - a.path.length)[0];
+        const shown = root ? relative(root.path, path) : path;
+        file = (root && this.roots.length > 1 ? `${root.name}/${shown}` : shown).split(sep).join('/');
+      } catch {
+        file = key;
+      }
+    }
+    // Two URIs never share a file name (a name clash falls back to the URI itself).
+    const owner = this.uriByFile.get(file);
+    if (owner !== undefined && owner !== key) file = key;
+    this.fileByUri.set(key, file);
+    this.uriByFile.set(file, key);
+    return file;
+  }
+
+  uriOf(file: string): string | undefined {
+    return this.uriByFile.get(file);
+  }
+
+  sourceOf(file: string): SourceText | undefined {
+    return this.analyses.get(file)?.source ?? this.refusedSources.get(file);
+  }
+
+  /** The analysis of an open document's current text (made now when the text changed since the last one). */
+  analysisFor(uri: string): FileAnalysis | undefined {
+    const key = normalizeUri(uri);
+    const document = this.open.get(key);
+    if (!document || !this.isPlaybook(key)) return undefined;
+    const file = this.fileOf(key);
+    const cached = this.analyses.get(file);
+    if (cached && cached.text === document.text) return cached;
+    const analysis = analyzeFile(file, document.text);
+    this.analyses.set(file, analysis);
+    return analysis;
+  }
+
+  /**
+   * Where a file on disk comes in `check`'s order: by workspace folder, then by path segments compared one
+   * by one, which is the order of a depth-first walk over sorted folder entries.
+   */
+  private diskOrder(): string[] {
+    const keyOf = (uri: string): [number, string[]] => {
+      let path: string;
+      try {
+        path = fileURLToPath(uri);
+      } catch {
+        return [this.roots.length, [uri]];
+      }
+      const root = this.roots.findIndex((r) => path.startsWith(r.path.endsWith(sep) ? r.path : r.path + sep));
+      return [root < 0 ? this.roots.length : root, path.split(sep)];
+    };
+    const keys = new Map([...this.disk.keys()].map((uri) => [uri, keyOf(uri)]));
+    return [...this.disk.keys()].sort((a, b) => {
+      const [ra, pa] = keys.get(a)!;
+      const [rb, pb] = keys.get(b)!;
+      if (ra !== rb) return ra - rb;
+      for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+        if (pa[i] !== pb[i]) return pa[i]! < pb[i]! ? -1 : 1;
+      }
+      return pa.length - pb.length;
+    });
+  }
+
+  /** The files of the workspace: discovered ones in discovery order, then other open documents by name. */
+  private files(diskOrder: readonly string[]): WorkspaceFile[] {
+    const files: WorkspaceFile[] = [];
+    for (const uri of diskOrder) {
+      const text = this.disk.get(uri)!;
+      if (!this.isPlaybook(uri)) continue;
+      files.push({ file: this.fileOf(uri), text: this.open.get(uri)?.text ?? text });
+    }
+    const others = [...this.open]
+      .filter(([uri]) => !this.disk.has(uri) && this.isPlaybook(uri))
+      .map(([uri, document]) => ({ file: this.fileOf(uri), text: document.text }))
+      .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    return [...files, ...others];
+  }
+
+  validate(): WorkspaceValidation {
+    const diskOrder = this.diskOrder();
+    let files = this.files(diskOrder);
+    const crashes = new Map<string, string>();
+    let validation: ReturnType<typeof validateWorkspace>;
+    try {
+      validation = validateWorkspace(files, this.analyses);
+    } catch {
+      // A checker bug: find the files it fails on, report those, check the rest.
+      const healthy: WorkspaceFile[] = [];
+      for (const file of files) {
+        try {
+          const analysis = this.analyses.get(file.file);
+          if (!analysis || analysis.text !== file.text)
+            this.analyses.set(file.file, analyzeFile(file.file, file.text));
+          healthy.push(file);
+        } catch (error) {
+          const uri = this.uriOf(file.file);
+          if (uri) crashes.set(uri, error instanceof Error ? error.message : String(error));
+        }
+      }
+      files = healthy;
+      validation = validateWorkspace(files, this.analyses);
+    }
+    this.analyses = validation.analyses;
+    const diagnostics = new Map<string, Diagnostic[]>();
+    const onDisk = new Map<string, Diagnostic[]>();
+    for (const uri of this.open.keys()) if (this.isPlaybook(uri)) diagnostics.set(uri, []);
+    for (const uri of diskOrder) if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, []);
+    for (const diagnostic of validation.diagnostics) {
+      const uri = this.uriOf(diagnostic.file);
+      if (uri !== undefined) (diagnostics.get(uri) ?? onDisk.get(uri))?.push(diagnostic);
+    }
+    for (const [uri, diagnostic] of this.refused)
+      if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, [diagnostic]);
+    return { diagnostics, onDisk, crashes };
+  }
+
+  /** For tests and the stats request (`discovering`: a walk of the workspace folders is still going on). */
+  stats(): { open: number; disk: number; analyses: number; discovering: boolean } {
+    return {
+      open: this.open.size,
+      disk: this.disk.size,
+      analyses: this.analyses.size,
+      discovering: this.discovering,
+    };
+  }
+
+  /** Whether discovery is still walking, and the limits the last one reached. */
+  discoveryState(): { discovering: boolean; refused: number; limits: string[] } {
+    return { discovering: this.discovering, refused: this.refused.size, limits: [...this.discoveryLimits] };
+  }
+}
+
+function refusal(file: string, message: string): Diagnostic {
+  return { file, range: { start: 0, end: 0 }, severity: 'error', code: 'PB100', message };
+}

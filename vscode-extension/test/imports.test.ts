@@ -1,0 +1,65 @@
+/**
+ * The extension talks to the language server and knows nothing of playbooks itself: its sources import
+ * none of the playbook packages (`@kairoku-playbook/*`) and nothing outside `vscode-extension/src`, so
+ * the graph view, Check workspace and the diagnostics all come from the one compiler inside the server.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const src = join(root, 'vscode-extension', 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** Every module a file names: imports, re-exports, type imports, `import()` and `require`. */
+function importsOf(file: string): string[] {
+  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  return info.importedFiles.map((f) => f.fileName);
+}
+
+describe('the extension imports', () => {
+  it('none of the playbook packages, and nothing outside its sources, in any source file', () => {
+    const files = sources(src);
+    expect(files.length).toBeGreaterThan(5);
+    const found: string[] = [];
+    for (const file of files) {
+      for (const specifier of importsOf(file)) {
+        const outside = specifier.startsWith('.') && !resolve(dirname(file), specifier).startsWith(src + sep);
+        if (specifier.startsWith('@kairoku-playbook/') || outside)
+          found.push(`${relative(root, file)} imports ${specifier}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('nothing but its sources and third-party packages into its bundle', async () => {
+    const result = await build({
+      entryPoints: [join(src, 'extension.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      absWorkingDir: root,
+      external: ['vscode'],
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs).toContain('vscode-extension/src/graph-panel.ts');
+    const ours = inputs.filter((path) => !path.startsWith('node_modules/'));
+    expect(ours.filter((path) => !path.startsWith('vscode-extension/src/'))).toEqual([]);
+    expect(inputs.filter((path) => path.startsWith('node_modules/@kairoku-playbook/'))).toEqual([]);
+  }, 60_000);
+});
