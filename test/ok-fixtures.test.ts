@@ -14,7 +14,7 @@
  * the two prefixes.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isPlaybookTest, validateWorkspace } from '@kairoku-playbook/compiler';
 import { examplesOf, markdownFiles } from '../docs/examples.js';
@@ -119,15 +119,21 @@ function docsExamples(): Generated[] {
   return generated;
 }
 
-function write(fixture: Generated): void {
-  const single = fixture.files.length === 1 && fixture.files[0]!.name === fixture.name;
-  if (single) {
-    writeFileSync(join(OK, fixture.name), fixture.files[0]!.text);
-    return;
+/**
+ * Makes test/fixtures/ok hold `want` under the generated names, touching only what differs (other tests
+ * read the folder, perhaps at the same time).
+ */
+function write(want: Map<string, string>, have: Map<string, string>): void {
+  for (const [name, text] of want) {
+    if (have.get(name) === text) continue;
+    mkdirSync(dirname(join(OK, name)), { recursive: true });
+    writeFileSync(join(OK, name), text);
   }
-  rmSync(join(OK, fixture.name), { recursive: true, force: true });
-  mkdirSync(join(OK, fixture.name));
-  for (const file of fixture.files) writeFileSync(join(OK, fixture.name, file.name), file.text);
+  for (const name of have.keys()) if (!want.has(name)) rmSync(join(OK, name), { force: true });
+  for (const name of readdirSync(OK).filter((n) => GENERATED.test(n))) {
+    const path = join(OK, name);
+    if (statSync(path).isDirectory() && readdirSync(path).length === 0) rmSync(path, { recursive: true });
+  }
 }
 
 /** What test/fixtures/ok holds under a generated name: file name → text (folders as `folder/file`). */
@@ -162,12 +168,8 @@ describe('test/fixtures/ok holds every sample and every clean docs playbook', ()
   });
 
   it('the generated fixtures are there, unchanged, and nothing else under their names', () => {
-    if (update) {
-      for (const name of readdirSync(OK).filter((n) => GENERATED.test(n)))
-        rmSync(join(OK, name), { recursive: true, force: true });
-      for (const fixture of fixtures) write(fixture);
-    }
     const want = expected(fixtures);
+    if (update) write(want, present());
     const have = present();
     const missing = [...want.keys()].filter((name) => !have.has(name));
     const leftOver = [...have.keys()].filter((name) => !want.has(name));
