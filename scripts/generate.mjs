@@ -140,7 +140,7 @@ function runTests(generator) {
   if (tests.length === 0) throw new Error(`${generator.name}: no test file found to run`);
   node(
     'node_modules/vitest/vitest.mjs',
-    ['run', ...(generator.update ? ['--update'] : []), ...tests],
+    ['run', ...(generator.update ? ['--update=all'] : []), ...tests],
     generator.env,
   );
 }
