@@ -1,17 +1,40 @@
 import { defineConfig } from 'vitest/config';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/**
+ * Every entry a workspace package publishes (`@kairoku-playbook/compiler`, `…/compiler/disk`,
+ * `…/runtime/backends`, …) → the TypeScript source it is built from (`./dist/X.js` ← `src/X.ts`), so
+ * tests run on the sources alone: an entry left to its built copy would load a second, possibly stale,
+ * copy of the package beside the source one (two `FileWriteError` classes, say). Entries that are not
+ * built (grammar's `./schema/*`) resolve as published. The CLI and the extension bundle the same way
+ * (scripts/build/bundling.mjs).
+ */
+function workspaceSources(packages: readonly string[]): { find: RegExp; replacement: string }[] {
+  const aliases: { find: RegExp; replacement: string }[] = [];
+  for (const name of packages) {
+    const manifest = JSON.parse(readFileSync(here(`./${name}/package.json`), 'utf8')) as {
+      exports: Record<string, string | { default?: string }>;
+    };
+    for (const [entry, target] of Object.entries(manifest.exports)) {
+      const built = typeof target === 'string' ? target : target.default;
+      const source = /^\.\/dist\/(.+)\.js$/.exec(built ?? '');
+      if (!source || entry.includes('*')) continue;
+      const path = here(`./${name}/src/${source[1]}.ts`);
+      if (!existsSync(path))
+        throw new Error(`${name}/package.json: ${entry} → ${built} has no source ${path}`);
+      const specifier = `@kairoku-playbook/${name}${entry === '.' ? '' : entry.slice(1)}`;
+      aliases.push({ find: new RegExp(`^${specifier.replace(/[/.]/g, '\\$&')}$`), replacement: path });
+    }
+  }
+  return aliases;
+}
+
 export default defineConfig({
   resolve: {
-    // Tests run against the sources; only the bare package names map to them (sub-paths stay as published).
-    alias: [
-      { find: /^@kairoku-playbook\/grammar$/, replacement: here('./grammar/src/index.ts') },
-      { find: /^@kairoku-playbook\/compiler$/, replacement: here('./compiler/src/index.ts') },
-      { find: /^@kairoku-playbook\/runtime$/, replacement: here('./runtime/src/index.ts') },
-      { find: /^@kairoku-playbook\/lsp$/, replacement: here('./lsp/src/index.ts') },
-    ],
+    alias: workspaceSources(['grammar', 'compiler', 'runtime', 'lsp']),
   },
   test: {
     include: ['**/test/**/*.test.ts', 'docs/**/*.test.ts'],

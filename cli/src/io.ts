@@ -1,9 +1,8 @@
-import { lstatSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { decodeSource } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { FILE_LIMITS, describeKind, readFileBounded, refusalMessage } from '@kairoku-playbook/compiler/disk';
-import { parseYaml, writeFileAtomic as writeRuntimeFile } from '@kairoku-playbook/runtime';
+import { FILE_LIMITS, readFileBounded, refusalMessage } from '@kairoku-playbook/compiler/disk';
+import { parseYaml, writeFileAtomic } from '@kairoku-playbook/runtime';
 import { displayPath } from './discover.js';
 
 /** A usage or I/O problem: printed as one line, exit code 2. */
@@ -55,20 +54,10 @@ export function readScenarioFile(file: string | undefined, cwd: string): unknown
 }
 
 /**
- * Writes a file whole or not at all (the runtime's atomic write: temp file, every byte, fsync, rename,
- * fsync the folder). A target that exists and is not a regular file (a FIFO, a device, a folder) is
- * refused: renaming over it would replace the device node, not write to it. A full disk and the like
- * throw the runtime's `FileWriteError`, which the CLI prints as one line (exit 2).
+ * Writes a file the user named (`compile -o`) whole or not at all: the runtime's `writeFileAtomic`, which
+ * also refuses a target that is not a regular file, with a new file's mode left to the umask. What it
+ * cannot write it throws as a `FileWriteError`, which the CLI prints as one line (exit 2).
  */
-export function writeFileAtomic(path: string, data: string, mode = 0o666): void {
-  let target;
-  try {
-    target = lstatSync(path);
-    if (target.isSymbolicLink()) target = statSync(path);
-  } catch {
-    target = undefined; // a new file (or a dangling link, replaced)
-  }
-  if (target && !target.isFile())
-    throw new UsageError(`cannot write ${path}: it is ${describeKind(target)}, not a regular file`);
-  writeRuntimeFile(path, data, mode);
+export function writeUserFile(path: string, data: string): void {
+  writeFileAtomic(path, data, 0o666);
 }

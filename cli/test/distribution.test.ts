@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { isPlaybookPath } from '../../compiler/src/workspace/discovery.js';
+import { isPlaybookPath } from '@kairoku-playbook/compiler';
 // @ts-expect-error: a plain ES module without types
 import { assetPaths } from '../build.mjs';
 import { ASSETS } from '../src/assets.js';

@@ -1,5 +1,5 @@
 // Precompiles the JSON Schemas the compiler checks against into standalone validators, so a cold
-// `check` pays no schema compilation. CI regenerates them and fails on a diff (see the test script).
+// `check` pays no schema compilation. One step of `npm run generate` (scripts/generate.mjs); CI fails on a diff.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 

@@ -20,7 +20,7 @@
 import { createToken, EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'chevrotain';
 import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
 import type { BinaryOperator, Expr, GrammarError, ParseResult, Span } from './ast.js';
-import { lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
+import { VALIDATIONS_IN_PRODUCTION, lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
 import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
@@ -115,12 +115,16 @@ const lexerTokens: TokenType[] = [
   Comma,
 ];
 
-// The token set is fixed and tested; skipping chevrotain's self-checks saves startup time on every run.
-const lexer = new Lexer(lexerTokens, {
-  positionTracking: 'onlyOffset',
-  ensureOptimizations: false,
-  skipValidations: true,
-});
+// Chevrotain's self-checks (`validations`) are on in grammar/test/chevrotain-validations.test.ts and off
+// here; see VALIDATIONS_IN_PRODUCTION in lexing.ts for why.
+function createLexer(validations: boolean): Lexer {
+  return new Lexer(lexerTokens, {
+    positionTracking: 'onlyOffset',
+    ensureOptimizations: false,
+    skipValidations: !validations,
+  });
+}
+const lexer = createLexer(VALIDATIONS_IN_PRODUCTION);
 
 /** Tokens that can start an operand: anything else where a value is expected is a "missing value". */
 const VALUE_STARTS: readonly TokenType[] = [Literal, Identifier, LParen, Bang];
@@ -210,11 +214,11 @@ class ExpressionParser extends EmbeddedActionsParser {
   /** Levels open around the rule being parsed: parentheses, `!`, `[` and calls. */
   private nesting = 0;
 
-  constructor() {
+  constructor(validations: boolean) {
     super([...lexerTokens, Name, Literal, EqualityOp, RelationalOp], {
       recoveryEnabled: true,
       errorMessageProvider: messages,
-      skipValidations: true,
+      skipValidations: !validations,
     });
     this.performSelfAnalysis();
   }
@@ -643,7 +647,18 @@ class ExpressionParser extends EmbeddedActionsParser {
 /** Unwinds a parse that went past the height limit. */
 class TooDeep extends Error {}
 
-const parser = new ExpressionParser();
+const parser = new ExpressionParser(VALIDATIONS_IN_PRODUCTION);
+
+/**
+ * A fresh lexer and parser of this grammar, for the test that builds them with chevrotain's validations
+ * on (grammar/test/chevrotain-validations.test.ts); the parsing functions below use the ones built above.
+ */
+export function buildExpressionGrammar(validations: boolean): {
+  lexer: Lexer;
+  parser: EmbeddedActionsParser;
+} {
+  return { lexer: createLexer(validations), parser: new ExpressionParser(validations) };
+}
 
 // ---------------------------------------------------------------------------------------------- API
 

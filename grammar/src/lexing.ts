@@ -4,6 +4,19 @@
 import type { CustomPatternMatcherReturn, IToken, Lexer } from 'chevrotain';
 import { scanQuoted } from './strings.js';
 
+/**
+ * Whether the lexers and parsers built at module load run chevrotain's self-checks (token patterns,
+ * ambiguous alternatives, left recursion, …). Chevrotain asks that they never be skipped while developing;
+ * they run in grammar/test/chevrotain-validations.test.ts, which builds every lexer and parser of this
+ * package with them and requires no definition error or warning, so a grammar change they object to fails
+ * the suite. They stay off in the shipped code because every CLI run and every language-server start
+ * builds both grammars, and the checks about double that (three runs of bench/chevrotain-validations.mjs
+ * on the busy 2-core development machine: 11 to 30 ms more CPU time, about 5% of a cold `check` of
+ * playbooks/pr.yml), while they can find nothing the test has not found: the grammars are fixed when the
+ * code is built.
+ */
+export const VALIDATIONS_IN_PRODUCTION = false;
+
 /** A run of characters no token matched; reported once, by the lexer, and left out of the token stream. */
 export interface UnknownRun {
   start: number;

@@ -15,7 +15,7 @@ import { createToken, EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'ch
 import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
 import type { GrammarError, ParseResult, Span, TypeExpr } from './ast.js';
 import { closest } from './did-you-mean.js';
-import { lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
+import { VALIDATIONS_IN_PRODUCTION, lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
 import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
@@ -70,12 +70,16 @@ const lexerTokens: TokenType[] = [
   Question,
 ];
 
-// The token set is fixed and tested; skipping chevrotain's self-checks saves startup time on every run.
-const lexer = new Lexer(lexerTokens, {
-  positionTracking: 'onlyOffset',
-  ensureOptimizations: false,
-  skipValidations: true,
-});
+// Chevrotain's self-checks (`validations`) are on in grammar/test/chevrotain-validations.test.ts and off
+// here; see VALIDATIONS_IN_PRODUCTION in lexing.ts for why.
+function createLexer(validations: boolean): Lexer {
+  return new Lexer(lexerTokens, {
+    positionTracking: 'onlyOffset',
+    ensureOptimizations: false,
+    skipValidations: !validations,
+  });
+}
+const lexer = createLexer(VALIDATIONS_IN_PRODUCTION);
 
 const PRIMITIVES = ['string', 'number', 'integer', 'boolean'] as const;
 type PrimitiveName = (typeof PRIMITIVES)[number];
@@ -151,11 +155,11 @@ class TypeParser extends EmbeddedActionsParser {
   /** Levels open around the rule being parsed: `list<` and `{`. */
   private nesting = 0;
 
-  constructor() {
+  constructor(validations: boolean) {
     super([...lexerTokens, AnyWord], {
       recoveryEnabled: true,
       errorMessageProvider: messages,
-      skipValidations: true,
+      skipValidations: !validations,
     });
     this.performSelfAnalysis();
   }
@@ -524,7 +528,18 @@ function span(token: IToken): Span {
 /** Unwinds a parse that went past the height limit. */
 class TooDeep extends Error {}
 
-const parser = new TypeParser();
+const parser = new TypeParser(VALIDATIONS_IN_PRODUCTION);
+
+/**
+ * A fresh lexer and parser of this grammar, for the test that builds them with chevrotain's validations
+ * on (grammar/test/chevrotain-validations.test.ts); the parsing functions below use the ones built above.
+ */
+export function buildTypeExpressionGrammar(validations: boolean): {
+  lexer: Lexer;
+  parser: EmbeddedActionsParser;
+} {
+  return { lexer: createLexer(validations), parser: new TypeParser(validations) };
+}
 
 // ---------------------------------------------------------------------------------------------- API
 

@@ -3,7 +3,7 @@ import { SourceText, compilePlaybook, serializeIr } from '@kairoku-playbook/comp
 import { flag, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
-import { UsageError, readPlaybookFile, writeFileAtomic } from '../io.js';
+import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
 import type { CommandIo } from '../main.js';
 
 export const COMPILE_HELP = `Usage: kairoku-playbook compile FILE [-o FILE]
@@ -25,7 +25,7 @@ export function runCompile(argv: readonly string[], io: CommandIo): number {
   if (!compiled) return 1;
   const output = flag(args, 'output');
   const bytes = serializeIr(compiled);
-  if (output) writeFileAtomic(resolve(io.cwd, output), bytes);
+  if (output) writeUserFile(resolve(io.cwd, output), bytes);
   else io.stdout(bytes);
   return 0;
 }

@@ -1,5 +1,4 @@
-import { isAbsolute, relative } from 'node:path';
-import { lineColumnSpan } from '@kairoku-playbook/compiler';
+import { displayPath, lineColumnSpan } from '@kairoku-playbook/compiler';
 import type { OffsetRange } from '@kairoku-playbook/compiler';
 import type { SourceText } from '@kairoku-playbook/compiler';
 
@@ -33,11 +32,11 @@ export function spanOf(file: string, range: OffsetRange, sourceOf: SourceOf): Li
 /** The order every format prints in (the compiler's, shared with `validate_playbooks`). */
 export { sortDiagnostics } from '@kairoku-playbook/compiler';
 
-/** `file` relative to `cwd` when it is an absolute path inside `cwd`; otherwise `file` unchanged. */
-export function displayPath(file: string, cwd: string | undefined): string {
-  if (cwd === undefined || !isAbsolute(file)) return file;
-  const rel = relative(cwd, file);
-  if (rel === '' || rel === '..' || rel.startsWith('../') || rel.startsWith('..\\') || isAbsolute(rel))
-    return file;
-  return rel;
+/**
+ * A diagnostic's file as the formats print it: the compiler's `displayPath` against `cwd` (relative, with
+ * forward slashes, when inside it; as it is otherwise), the rule `check` names files by; as it is
+ * without a `cwd`.
+ */
+export function printedPath(file: string, cwd: string | undefined): string {
+  return cwd === undefined ? file : displayPath(file, cwd);
 }

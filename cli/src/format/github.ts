@@ -1,5 +1,5 @@
 import type { Diagnostic, Severity } from '@kairoku-playbook/compiler';
-import { displayPath, sortDiagnostics, spanOf, type SourceOf } from './common.js';
+import { printedPath, sortDiagnostics, spanOf, type SourceOf } from './common.js';
 import { visibleControls } from './layout.js';
 
 export interface GithubFormatOptions {
@@ -33,7 +33,7 @@ export function formatGithub(
 ): string {
   return sortDiagnostics(diagnostics)
     .map((diagnostic) => {
-      const properties: [string, string | number][] = [['file', displayPath(diagnostic.file, options.cwd)]];
+      const properties: [string, string | number][] = [['file', printedPath(diagnostic.file, options.cwd)]];
       const span = spanOf(diagnostic.file, diagnostic.range, sourceOf);
       if (span) {
         properties.push(['line', span.line]);
@@ -45,7 +45,7 @@ export function formatGithub(
       const message = [diagnostic.message];
       for (const related of diagnostic.related ?? []) {
         const at = spanOf(related.file, related.range, sourceOf);
-        const file = displayPath(related.file, options.cwd);
+        const file = printedPath(related.file, options.cwd);
         message.push(`related: ${at ? `${file}:${at.line}:${at.column}` : file}: ${related.message}`);
       }
       if (diagnostic.fix) message.push(`fix: ${diagnostic.fix.title}`);

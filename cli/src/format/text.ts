@@ -1,6 +1,6 @@
 import type { Diagnostic, Severity } from '@kairoku-playbook/compiler';
 import type { SourceText } from '@kairoku-playbook/compiler';
-import { displayPath, normaliseRange, sortDiagnostics, spanOf, type SourceOf } from './common.js';
+import { printedPath, normaliseRange, sortDiagnostics, spanOf, type SourceOf } from './common.js';
 import { columnsOf, layoutLine, visibleControls } from './layout.js';
 
 export interface TextFormatOptions {
@@ -88,7 +88,7 @@ function location(
   cwd: string | undefined,
 ): string {
   const span = spanOf(file, range, sourceOf);
-  const shown = displayPath(file, cwd);
+  const shown = printedPath(file, cwd);
   return span ? `${shown}:${span.line}:${span.column}` : shown;
 }
 

@@ -1,5 +1,5 @@
-import type { Diagnostic, OffsetRange } from '../../../compiler/src/diagnostic.js';
-import { SourceText } from '../../../compiler/src/source-text.js';
+import type { Diagnostic, OffsetRange } from '@kairoku-playbook/compiler';
+import { SourceText } from '@kairoku-playbook/compiler';
 
 /**
  * A playbook with a tab-indented line (and a tab inside it), emoji before a range (a family emoji

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SourceText } from '../../../compiler/src/source-text.js';
+import { SourceText } from '@kairoku-playbook/compiler';
 import { escapeData, escapeProperty, formatGithub } from '../../src/format/github.js';
 import { sampleDiagnostics, sourceOf } from './fixtures.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CODES } from '../../../compiler/src/codes.js';
-import { SourceText } from '../../../compiler/src/source-text.js';
+import { CODES, SourceText } from '@kairoku-playbook/compiler';
 import { formatSarif, helpUri, toSarif, type SarifLog } from '../../src/format/sarif.js';
 import { sampleDiagnostics, sourceOf } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../../compiler/src/diagnostic.js';
-import { SourceText } from '../../../compiler/src/source-text.js';
+import type { Diagnostic } from '@kairoku-playbook/compiler';
+import { SourceText } from '@kairoku-playbook/compiler';
 import { formatText } from '../../src/format/text.js';
 import { PR, PR_FILE, rangeOf, sampleDiagnostics, sourceOf } from './fixtures.js';
 

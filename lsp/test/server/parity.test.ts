@@ -14,9 +14,15 @@ import type {
   WorkspaceDiagnosticReport,
   WorkspaceFullDocumentDiagnosticReport,
 } from 'vscode-languageserver-protocol';
-import { decodeSource, toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
+import {
+  decodeSource,
+  discoverPlaybooks,
+  displayPath,
+  toJsonDiagnostic,
+  validateWorkspace,
+} from '@kairoku-playbook/compiler';
 import type { JsonDiagnostic } from '@kairoku-playbook/compiler';
-import { discoverPlaybooks, displayPath } from '../../../cli/src/discover.js';
+import { diskLister } from '@kairoku-playbook/compiler/disk';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
 
@@ -120,7 +126,7 @@ describe('parity with check --format json for the repository as a workspace', ()
     const client = await startClient({
       workspaceFolders: [{ uri: fileUri(REPO.replace(/\/$/, '')), name: 'main' }],
     });
-    const paths = discoverPlaybooks(REPO);
+    const paths = discoverPlaybooks(REPO, diskLister);
     const files = paths
       .map((path) => ({ path, file: displayPath(path, REPO), text: readText(path) }))
       .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
@@ -172,7 +178,7 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
     workspaceFolders: [{ uri: fileUri(root), name: 'main' }],
     capabilities: { textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: false } } },
   });
-  const files = discoverPlaybooks(root)
+  const files = discoverPlaybooks(root, diskLister)
     .map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
     .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
   const validation = validateWorkspace(files);

@@ -1,5 +1,15 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { describeKind } from '@kairoku-playbook/compiler/disk';
 
 let counter = 0;
 
@@ -11,7 +21,10 @@ let counter = 0;
 export class FileWriteError extends Error {
   constructor(
     readonly path: string,
-    /** the errno code (`ENOSPC`, `EROFS`, …); `ENOSPC` for a write the disk cut short */
+    /**
+     * the errno code (`ENOSPC`, `EROFS`, …); `ENOSPC` for a write the disk cut short, `EISDIR` or `EINVAL`
+     * for a target that is a folder or another entry that is not a regular file (refused, never written)
+     */
     readonly code: string,
     detail: string,
   ) {
@@ -83,9 +96,13 @@ export function writeFully(fd: number, bytes: Uint8Array, calls: WriteCalls = { 
  * Writes a file whole or not at all: a temp file in the same folder, written fully, fsync, rename over
  * the target, fsync the folder (so the rename itself survives a crash). A reader sees the old file or
  * the new one. When anything fails the temp file is removed and a `FileWriteError` says why; the old
- * file stays as it was.
+ * file stays as it was. A target that exists and is not a regular file (a FIFO, a device such as
+ * `/dev/null`, a folder; through a symbolic link too) is refused the same way: the rename would replace
+ * that entry instead of writing to it. `mode` is for a new file (0o600 for run state; the CLI passes
+ * 0o666 for files the user asked for, so the umask decides).
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
+  refuseIrregularTarget(path);
   const folder = dirname(path);
   const temp = join(folder, `.${basename(path)}.${process.pid}.${counter++}.tmp`);
   let fd: number | undefined;
@@ -102,6 +119,22 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     throw asWriteError(path, error);
   }
   syncFolder(folder);
+}
+
+function refuseIrregularTarget(path: string): void {
+  let target;
+  try {
+    target = lstatSync(path);
+    if (target.isSymbolicLink()) target = statSync(path);
+  } catch {
+    return; // a new file (or a dangling link, replaced by the file)
+  }
+  if (target.isFile()) return;
+  throw new FileWriteError(
+    path,
+    target.isDirectory() ? 'EISDIR' : 'EINVAL',
+    `it is ${describeKind(target)}, not a regular file`,
+  );
 }
 
 function asWriteError(path: string, error: unknown): Error {
