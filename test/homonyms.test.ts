@@ -77,7 +77,7 @@ function homonyms(): string[] {
 describe('homonyms', () => {
   it('finds what it looks for (a sanity check of the reader)', () => {
     expect(ownExports('compiler/src/workspace/discovery.ts')).toContain('displayPath');
-    expect(ownExports('cli/src/format/common.ts')).toContain('sortDiagnostics'); // sortForPrinting, renamed
+    expect(ownExports('cli/src/format/common.ts')).toContain('printedPath');
   });
 
   // Skipped until the restructuring of issue 14 lands (its phase 2 un-skips it): what it finds today
