@@ -212,8 +212,9 @@ describe('the extension in a real VS Code (code-server)', () => {
 
     // Saved, the file on disk has the fix, and the Problems panel again says exactly what check says.
     await page.keyboard.press('Control+S');
+    // (a loaded machine may take seconds to write it: the poll's default second is not enough)
     await expect
-      .poll(() => readFileSync(file, 'utf8'))
+      .poll(() => readFileSync(file, 'utf8'), { timeout: 30_000, interval: 250 })
       .toBe(BROKEN.replace('needs: [plna]', 'needs: [plan]'));
     const expected = check(file);
     expect(expected.map((p) => p.code)).toEqual(['PB900', 'PB202']);
