@@ -179,6 +179,7 @@ export class GuardedStdioTransport implements Transport {
   /** Answers what cannot be passed on; an id that cannot be read is left out (MCP's error response). */
   private refuse(id: RequestId | undefined, code: number, message: string): void {
     this.options.log?.(`refused a message: ${message}`);
+    // The reader does not wait for the answer; a failed write goes to onerror.
     void this.write({ jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: { code, message } }).catch(
       (error: Error) => this.onerror?.(error),
     );
