@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { STEP_TOKEN_VARIABLE } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import { selfCommand } from '../self-command.js';
 import { VERSION } from '../version.js';
 

@@ -34,7 +34,7 @@ export interface ServeOptions {
   selfCommand?: readonly string[];
   stdin?: Readable;
   stdout?: Writable;
-  /** the longest message line read (default MAX_MESSAGE_BYTES, 10 MiB) */
+  /** the longest message line read (default MAX_MCP_MESSAGE_BYTES, 10 MiB) */
   maxMessageBytes?: number;
   /** where warnings go (stderr); stdout carries the protocol */
   log?: (line: string) => void;
