@@ -18,7 +18,7 @@ const CODE = /^PB\d{3}$/;
  */
 const OUTSIDE_THE_COMPILER: Record<string, string[]> = {
   'cli/src/io.ts': ['PB100'],
-  'lsp/src/workspace/playbook-workspace.ts': ['PB100'],
+  'lsp/src/service/workspace/playbook-workspace.ts': ['PB100'],
   'runtime/src/explore/diagnostics.ts': ['PB310', 'PB311'],
   'runtime/src/mcp/workspace.ts': ['PB100'],
 };
