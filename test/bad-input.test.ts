@@ -4,9 +4,8 @@
  * at most, and vitest's own timeout catches a hang.)
  */
 import { describe, expect, it } from 'vitest';
-import { CODES, analyzeFile, decodeSource, validate } from '@kairoku-playbook/compiler';
+import { CODES, YAML_LIMITS, analyzeFile, decodeSource, validate } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { LIMITS } from '../compiler/src/yaml/read-yaml.js';
 
 /** Checks one file, asserting what every diagnostic of bad input must satisfy. */
 function check(text: string, file = 'bad.yml'): Diagnostic[] {
@@ -88,7 +87,7 @@ describe('refusal limits', () => {
     const diagnostics = check(text);
     expect(codes(diagnostics)).toEqual(['PB100']);
     expect(diagnostics[0]!.message).toContain(
-      `aliases expand to more than ${LIMITS.maxAliasExpansion} nodes`,
+      `aliases expand to more than ${YAML_LIMITS.maxAliasExpansion} nodes`,
     );
     // on an alias of the source, not somewhere in what it expands to
     expect(text.slice(diagnostics[0]!.range.start, diagnostics[0]!.range.end)).toMatch(/^\*a\d$/);
@@ -102,7 +101,7 @@ describe('refusal limits', () => {
   });
 
   it('a file over the size limit is refused before it is parsed', () => {
-    const text = `${valid}# ${'x'.repeat(LIMITS.maxFileSize)}\n`;
+    const text = `${valid}# ${'x'.repeat(YAML_LIMITS.maxFileSize)}\n`;
     const diagnostics = check(text);
     expect(codes(diagnostics)).toEqual(['PB100']);
     expect(diagnostics[0]!.message).toContain('too large');
@@ -135,12 +134,14 @@ describe('refusal limits', () => {
     for (const text of [`${valid}labels:\n${mappings} 1\n`, `${valid}labels:\n${sequences} x\n`]) {
       const diagnostics = check(text);
       expect(codes(diagnostics)).toEqual(['PB100']);
-      expect(diagnostics[0]!.message).toContain(`nesting is deeper than ${LIMITS.maxDepth} levels`);
+      expect(diagnostics[0]!.message).toContain(`nesting is deeper than ${YAML_LIMITS.maxDepth} levels`);
     }
   });
 
   it('more steps than the limit are one PB100 on "steps"', () => {
-    const steps = Array.from({ length: LIMITS.maxSteps + 1 }, (_, i) => `  s${i}: { run: x }`).join('\n');
+    const steps = Array.from({ length: YAML_LIMITS.maxSteps + 1 }, (_, i) => `  s${i}: { run: x }`).join(
+      '\n',
+    );
     const text = `version: 1\ntitle: Many\nsteps:\n${steps}\n`;
     const diagnostics = check(text);
     expect(codes(diagnostics)).toEqual(['PB100']);

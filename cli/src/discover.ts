@@ -11,10 +11,5 @@ export function discoverFiles(root: string, options: WalkOptions = {}): Discover
   return walkFiles(root, diskLister, options);
 }
 
-/** Playbook files below a folder (SPEC §2), sorted, skipping node_modules, .git and tests. */
-export function discoverPlaybooks(root: string): string[] {
-  return discoverFiles(root).files;
-}
-
 /** The path shown for a file: relative to the working directory when inside it, with forward slashes (the compiler's rule). */
 export { displayPath } from '@kairoku-playbook/compiler';

@@ -5,6 +5,19 @@ import { FILE_LIMITS, readFileBounded, refusalMessage } from '@kairoku-playbook/
 import { parseYaml, writeFileAtomic } from '@kairoku-playbook/runtime';
 import { displayPath } from './discover.js';
 
+/**
+ * What a command may touch: passed in, so commands run in tests without a process of their own. Declared
+ * here, not in main.ts, which imports every command (a command importing main would make a cycle).
+ */
+export interface CommandIo {
+  cwd: string;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** whether stdout is a terminal that takes colour */
+  color: boolean;
+  colorStderr: boolean;
+}
+
 /** A usage or I/O problem: printed as one line, exit code 2. */
 export class UsageError extends Error {}
 

@@ -13,17 +13,8 @@ import { runTest } from './commands/test.js';
 import { assetText } from './assets.js';
 import { FileWriteError } from '@kairoku-playbook/runtime';
 import { UsageError } from './io.js';
+import type { CommandIo } from './io.js';
 import { VERSION } from './version.js';
-
-/** What a command may touch: passed in, so commands run in tests without a process of their own. */
-export interface CommandIo {
-  cwd: string;
-  stdout(text: string): void;
-  stderr(text: string): void;
-  /** whether stdout is a terminal that takes colour */
-  color: boolean;
-  colorStderr: boolean;
-}
 
 export const HELP = `kairoku-playbook ${VERSION}: check, compile, graph, run and test playbooks for teams of AI coding agents
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
 import type { Terminal } from '../src/commands/terminal.js';
 import { main } from '../src/main.js';
-import type { CommandIo } from '../src/main.js';
+import type { CommandIo } from '../src/io.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 let home: string;

@@ -124,6 +124,7 @@ describe('run --backend kairoku with runner processes', () => {
       run.lines.on('line', (line) => {
         if (line.includes('serving Kairoku runners at')) resolve(line);
       });
+      // An exit before the line fails the wait; after it, rejecting a settled promise does nothing.
       void run.exit.then((code) =>
         reject(new Error(`the run exited with ${code}: ${run.stderr.join('\n')}`)),
       );
@@ -187,6 +188,7 @@ describe('run --backend kairoku with runner processes', () => {
     );
     const serving = await new Promise<string>((resolve, reject) => {
       run.lines.on('line', (line) => line.includes('serving Kairoku runners at') && resolve(line));
+      // An exit before the line fails the wait; after it, rejecting a settled promise does nothing.
       void run.exit.then((code) =>
         reject(new Error(`the run exited with ${code}: ${run.stderr.join('\n')}`)),
       );

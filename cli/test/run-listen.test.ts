@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
-import type { CommandIo } from '../src/main.js';
+import type { CommandIo } from '../src/io.js';
 
 let root: string;
 let home: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
-import type { CommandIo } from '../src/main.js';
+import type { CommandIo } from '../src/io.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 let home: string;

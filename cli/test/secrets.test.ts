@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
 import { runRuns } from '../src/commands/runs.js';
 import type { Terminal } from '../src/commands/terminal.js';
-import type { CommandIo } from '../src/main.js';
+import type { CommandIo } from '../src/io.js';
 import { FakePaseoDaemon, reports } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
 

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
 import type { Terminal } from '../src/commands/terminal.js';
 import { main } from '../src/main.js';
-import type { CommandIo } from '../src/main.js';
+import type { CommandIo } from '../src/io.js';
 import type { LiveTerminal } from '../src/live-view.js';
 import { FakePaseoDaemon, triesReports } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';

@@ -16,7 +16,7 @@ import { validateSurface } from './schema/validate-surface.js';
 import { SourceText } from './source-text.js';
 import { applySuppressions } from './suppressions.js';
 import { dropDamageFallout } from './yaml/damage.js';
-import { LIMITS, findPair, rangeOf, readYaml, unreadable } from './yaml/read-yaml.js';
+import { YAML_LIMITS, findPair, rangeOf, readYaml, unreadable } from './yaml/read-yaml.js';
 
 /** One file's analysis: its diagnostics and, when it could be read, its model and semantic model. */
 export interface FileAnalysis {
@@ -76,14 +76,14 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
   if (isMap(document.contents)) {
     const model = buildModel(file, document, yaml.value, yaml.aliases);
     const steps = model.steps.length + model.after.length;
-    if (steps > LIMITS.maxSteps) {
+    if (steps > YAML_LIMITS.maxSteps) {
       // The needs graph takes steps² bits: refuse what no person writes rather than run out of memory.
       const key = findPair(document.contents as YAMLMap, 'steps')?.key;
       diagnostics.push(
         unreadable(
           file,
           rangeOf(key as Node | undefined),
-          `too many steps to check (${steps}; the limit is ${LIMITS.maxSteps}); split the playbook`,
+          `too many steps to check (${steps}; the limit is ${YAML_LIMITS.maxSteps}); split the playbook`,
         ),
       );
       analysis.model = model;

@@ -15,7 +15,7 @@ export type { Position } from './source-text.js';
 export { lineColumnSpan, toJsonDiagnostic } from './json-diagnostic.js';
 export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile } from './compile.js';
-export { unreadable } from './yaml/read-yaml.js';
+export { YAML_LIMITS, unreadable } from './yaml/read-yaml.js';
 export type { AnalyzeOptions, FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
 export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';

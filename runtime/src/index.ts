@@ -27,7 +27,7 @@ export type { PVec } from './core/pvec.js';
 export { coerceInput, prepareInputs, splitSecrets } from './core/inputs.js';
 export { forTerminal } from './core/terminal-text.js';
 export { SecretMasker, fingerprintSecrets, sameSecret, secretPieces } from './core/secret-mask.js';
-export type { SecretFingerprint } from './core/secret-mask.js';
+export type { SecretFingerprint } from './core/state.js';
 export { MASK_KEY_FILE, loadMaskKey } from './host/mask-key.js';
 export { STEP_TOKEN_VARIABLE } from './mcp/token.js';
 export { evaluate, render, renderText, toText, Lookup } from './expr/evaluate.js';

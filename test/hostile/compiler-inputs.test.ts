@@ -10,7 +10,7 @@ import { checkIr, compilePlaybook, decodeSource, SourceText, validate } from '@k
 import type { Diagnostic, JsonDiagnostic } from '@kairoku-playbook/compiler';
 import { MAX_TREE_HEIGHT } from '@kairoku-playbook/grammar';
 import { HOSTILE_CLASSES } from '../../bench/hostile.mjs';
-import { evaluate } from '../../runtime/src/expr/evaluate.js';
+import { evaluate } from '@kairoku-playbook/runtime';
 import { checkJson, faultsOf, jsonFaultsOf } from './support.js';
 
 /** A guard against hangs only: the inputs are large and the machine may be busy. */

@@ -141,6 +141,7 @@ export class WorkspaceCheck implements vscode.Disposable {
     let message = `Checked ${plural(summary.files, 'playbook')}: ${plural(summary.errors, 'error')}, ${plural(summary.warnings, 'warning')}.`;
     if (summary.skipped.length)
       message += ` Not checked (not in the Kairoku Playbook language): ${summary.skipped.join(', ')}.`;
+    // Not awaited: a message resolves only when the person dismisses it, and the check is over.
     if (summary.errors) void vscode.window.showWarningMessage(message);
     else void vscode.window.showInformationMessage(message);
   }

@@ -66,7 +66,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         event.affectsConfiguration(SETTINGS.serverPath) ||
         event.affectsConfiguration(SETTINGS.validationDelay)
       )
-        void restart();
+        // A listener cannot wait; a server that does not start again is said in the output channel.
+        void restart().catch((error: unknown) =>
+          output.error(
+            `The playbook language server did not restart: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
     }),
   );
 
@@ -75,6 +80,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   } catch (error) {
     const message = `The playbook language server did not start: ${error instanceof Error ? error.message : String(error)}`;
     output.error(message);
+    // Not awaited: activation must not wait for the person to dismiss the message; the error is in the
+    // output channel already, and opening the settings from the button needs no answer.
     void vscode.window.showErrorMessage(message, 'Open settings').then((choice) => {
       if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.serverPath);
     });

@@ -59,14 +59,14 @@ export interface GraphLayout {
   after: GraphAfterTask[];
 }
 
-export function describeStep(step: Pick<GraphStep, 'kind' | 'role'>): string {
+export function stepCaption(step: Pick<GraphStep, 'kind' | 'role'>): string {
   if (step.kind === 'agent') return step.role ? `agent · ${step.role}` : 'agent';
   return step.kind;
 }
 
 function tooltipOf(graph: PlaybookGraph, step: GraphStep, label: string): string {
   const nameOf = (index: number) => graph.steps[index]?.name ?? index;
-  const lines = [label === step.name ? step.name : `${label} (${step.name})`, describeStep(step)];
+  const lines = [label === step.name ? step.name : `${label} (${step.name})`, stepCaption(step)];
   if (step.when) lines.push(`when: ${step.when}`);
   if (step.needs.length) lines.push(`needs: ${step.needs.map(nameOf).join(', ')}`);
   for (const outcome of step.outcomes) {
@@ -97,7 +97,7 @@ export function layoutGraph(graph: PlaybookGraph): GraphLayout {
         name: step.name,
         kind: step.kind,
         label,
-        detail: describeStep(step),
+        detail: stepCaption(step),
         when: step.when,
         row,
         column,
@@ -120,7 +120,7 @@ export function layoutGraph(graph: PlaybookGraph): GraphLayout {
 
   const after: GraphAfterTask[] = graph.after.map((task) => ({
     name: task.name,
-    detail: `${describeStep(task)} · ${task.trigger}${task.trigger === 'auto' ? ` on ${task.on.join(', ')}` : ''}`,
+    detail: `${stepCaption(task)} · ${task.trigger}${task.trigger === 'auto' ? ` on ${task.on.join(', ')}` : ''}`,
     line: task.line,
     character: task.character,
   }));

@@ -58,17 +58,20 @@ export class GraphPanel implements vscode.Disposable {
         if (!this.panel || !editor || !isPlaybookDocument(editor.document)) return;
         if (editor.document === this.document) return;
         this.document = editor.document;
+        // Listeners cannot wait; render shows its own failures in the panel (here and below).
         void this.render();
       }),
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (this.panel && event.document === this.document && event.contentChanges.length) this.schedule();
       }),
       vscode.workspace.onDidSaveTextDocument((document) => {
+        // render shows its own failures in the panel
         if (this.panel && document === this.document) void this.render();
       }),
       vscode.workspace.onDidCloseTextDocument((document) => {
         if (document !== this.document) return;
         this.document = undefined;
+        // render shows its own failures in the panel
         void this.render();
       }),
     );
@@ -90,16 +93,19 @@ export class GraphPanel implements vscode.Disposable {
         if (this.timer) clearTimeout(this.timer);
       });
       this.panel.webview.onDidReceiveMessage((message: unknown) => {
-        if (isRevealMessage(message)) void this.reveal(message.line, message.column);
+        // A listener cannot wait; a failure to reveal leaves the editor as it was, not worth a message.
+        if (isRevealMessage(message)) void this.reveal(message.line, message.column).catch(() => undefined);
       });
     } else {
       this.panel.reveal(undefined, true);
     }
+    // Not awaited: the command returns once the panel is open; render shows its own failures in it.
     void this.render();
   }
 
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
+    // A timer cannot wait; render shows its own failures in the panel.
     this.timer = setTimeout(() => void this.render(), this.delay());
   }
 

@@ -14,7 +14,7 @@ import { discoverFiles, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile } from '../io.js';
 import { repositoryRoot } from '../repository-root.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import { VERSION } from '../version.js';
 
 export const CHECK_HELP = `Usage: kairoku-playbook check [PATH...] [options]

@@ -4,7 +4,7 @@ import { flag, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 export const COMPILE_HELP = `Usage: kairoku-playbook compile FILE [-o FILE]
 

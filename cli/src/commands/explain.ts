@@ -3,7 +3,7 @@ import { parseArgs } from '../args.js';
 import { assetText } from '../assets.js';
 import { helpUri, isCode, referenceSection, type Code } from '../diagnostics-reference.js';
 import { UsageError } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 export const EXPLAIN_HELP = `Usage: kairoku-playbook explain [CODE]
 

@@ -12,7 +12,7 @@ import { flag, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 /** The wall clock `explore` gives one playbook unless told otherwise, and `check --explore` each. */
 export const EXPLORE_SECONDS = 60;

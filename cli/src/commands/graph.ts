@@ -1,6 +1,6 @@
 import { flag, oneOf, parseArgs } from '../args.js';
 import { graphDot, graphMermaid, graphText } from '../graph-format.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import { compileFile } from './compile.js';
 
 export const GRAPH_HELP = `Usage: kairoku-playbook graph FILE [--format text|mermaid|dot]

@@ -1,7 +1,7 @@
 import { serveStdio } from '@kairoku-playbook/lsp';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 export const LSP_HELP = `Usage: kairoku-playbook lsp --stdio
 

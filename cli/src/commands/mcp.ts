@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { STEP_TOKEN_VARIABLE } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import { selfCommand } from '../self-command.js';
 import { VERSION } from '../version.js';
 
@@ -111,7 +111,9 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
         }
       : undefined;
 
-  // The MCP SDK loads only for this command; nothing may write to stdout but the server.
+  // The MCP SDK loads only for this command; nothing may write to stdout but the server. Not awaited:
+  // the command returns and the process lives as long as the server; a failure is logged and sets the
+  // exit code (the .catch below).
   void import('@kairoku-playbook/runtime/mcp')
     .then(({ serveMcp }) =>
       serveMcp({

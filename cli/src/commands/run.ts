@@ -23,7 +23,7 @@ import { flag, oneOf, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import { LiveView, isLiveTerminal, processLiveTerminal, progressLine } from '../live-view.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import { compileFile } from './compile.js';
 import {
   INPUT_FLAGS,

@@ -17,7 +17,7 @@ import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import {
   LIVE_FLAGS,
   askGate,

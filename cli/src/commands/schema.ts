@@ -1,7 +1,7 @@
 import { parseArgs } from '../args.js';
 import { assetText } from '../assets.js';
 import { UsageError } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 export const SCHEMA_HELP = `Usage: kairoku-playbook schema [--ir]
 

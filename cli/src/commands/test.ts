@@ -6,7 +6,7 @@ import { parseArgs } from '../args.js';
 import { discoverFiles, displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 export const TEST_HELP = `Usage: kairoku-playbook test [PATH...]
 

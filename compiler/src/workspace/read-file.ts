@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { LIMITS } from '../yaml/read-yaml.js';
+import { YAML_LIMITS } from '../yaml/read-yaml.js';
 
 /**
  * How many bytes each kind of file may hold before it is refused unread. A playbook (and a scenario
@@ -10,7 +10,7 @@ import { LIMITS } from '../yaml/read-yaml.js';
  */
 export const FILE_LIMITS = {
   /** `*.playbook.yml`, playbooks/*.yml, scenario and test files: the compiler's `maxFileSize` */
-  playbook: LIMITS.maxFileSize,
+  playbook: YAML_LIMITS.maxFileSize,
   /** a run file (`runs/<id>.json`) and a read-only snapshot: the IR plus the run's history */
   runFile: 64 * 1024 * 1024,
   /** a token file, a key, an owner or request file, git's HEAD */

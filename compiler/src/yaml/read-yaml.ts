@@ -7,7 +7,7 @@ import { damageAround } from './damage.js';
 import { describeYamlError } from './yaml-errors.js';
 
 /** Refusal limits for hostile input: each gives one PB100 diagnostic instead of a hang or a crash. */
-export const LIMITS = {
+export const YAML_LIMITS = {
   /** bytes of UTF-16 text; a playbook is a few hundred lines, generated ones a few ten thousand */
   maxFileSize: 8 * 1024 * 1024,
   /** nodes produced while expanding aliases (an alias bomb multiplies them) */
@@ -74,9 +74,9 @@ export function readYaml(file: string, text: string): YamlSource {
     result.diagnostics.push(unreadable(file, { start, end }, message));
     return result;
   };
-  if (text.length > LIMITS.maxFileSize) {
+  if (text.length > YAML_LIMITS.maxFileSize) {
     return refuse(
-      `file is too large to be a playbook (${text.length} characters; the limit is ${LIMITS.maxFileSize}); split it`,
+      `file is too large to be a playbook (${text.length} characters; the limit is ${YAML_LIMITS.maxFileSize}); split it`,
     );
   }
   const nul = text.indexOf('\u0000');
@@ -87,10 +87,10 @@ export function readYaml(file: string, text: string): YamlSource {
   if (text.includes('\r')) result.parsedText = text.replace(/\r(?!\n)/g, '\n');
 
   // (every value takes a character at least: a shorter file need not be counted)
-  const crowded = text.length > LIMITS.maxValues ? pastValueLimit(result.parsedText) : undefined;
+  const crowded = text.length > YAML_LIMITS.maxValues ? pastValueLimit(result.parsedText) : undefined;
   if (crowded !== undefined) {
     return refuse(
-      `too many values to check (more than ${LIMITS.maxValues} scalars and collections); split the playbook`,
+      `too many values to check (more than ${YAML_LIMITS.maxValues} scalars and collections); split the playbook`,
       crowded,
       crowded + 1,
     );
@@ -170,7 +170,7 @@ export function readYaml(file: string, text: string): YamlSource {
 }
 
 /**
- * Where the value that goes past `LIMITS.maxValues` starts, if one does. Counted on the lexer's tokens,
+ * Where the value that goes past `YAML_LIMITS.maxValues` starts, if one does. Counted on the lexer's tokens,
  * which cost no memory, before the parser builds the nodes, which do. The lexer yields the text in
  * pieces, plus one-character markers with no text of their own (a plain scalar follows, a document
  * starts, a flow collection ends in error).
@@ -181,7 +181,7 @@ function pastValueLimit(text: string): number | undefined {
   for (const token of new Lexer().lex(text)) {
     const first = token.charCodeAt(0);
     if (token.length === 1 && (first === 0x1f || first === 0x02 || first === 0x18)) {
-      if (first === 0x1f && ++values > LIMITS.maxValues) return offset;
+      if (first === 0x1f && ++values > YAML_LIMITS.maxValues) return offset;
       continue;
     }
     // quoted and block scalars, flow collections and aliases (a plain scalar was counted by its marker)
@@ -194,7 +194,7 @@ function pastValueLimit(text: string): number | undefined {
       first === 0x7b ||
       first === 0x2a
     ) {
-      if (++values > LIMITS.maxValues) return offset;
+      if (++values > YAML_LIMITS.maxValues) return offset;
     }
     offset += token.length;
   }
@@ -254,17 +254,17 @@ class PlainConverter {
 
   convert(node: Node, depth: number, path: string, viaAlias = false): unknown {
     if (this.refused) return null;
-    if (viaAlias && ++this.expanded > LIMITS.maxAliasExpansion) {
+    if (viaAlias && ++this.expanded > YAML_LIMITS.maxAliasExpansion) {
       this.refuse(
         this.expanding ?? node,
-        `aliases expand to more than ${LIMITS.maxAliasExpansion} nodes; refusing to read further`,
+        `aliases expand to more than ${YAML_LIMITS.maxAliasExpansion} nodes; refusing to read further`,
       );
       return null;
     }
-    if (depth > LIMITS.maxDepth) {
+    if (depth > YAML_LIMITS.maxDepth) {
       this.refuse(
         node,
-        `nesting is deeper than ${LIMITS.maxDepth} levels; refusing to read further`,
+        `nesting is deeper than ${YAML_LIMITS.maxDepth} levels; refusing to read further`,
         'start',
       );
       return null;

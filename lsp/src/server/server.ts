@@ -26,6 +26,7 @@ export function startServer(
   // Until the connection exists, a refusal's log line goes to stderr.
   let log = (line: string): void => void process.stderr.write(`kairoku-playbook lsp: ${line}\n`);
   const reader = new GuardedMessageReader(input, {
+    // The reader cannot wait; an answer that cannot be written is dropped (the client is gone).
     answer: (message) => void writer.write(message).catch(() => undefined),
     checkParams,
     log: (line) => log(line),

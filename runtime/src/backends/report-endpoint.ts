@@ -74,6 +74,7 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
   };
 
   const server: Server = createServer(LISTENER_OPTIONS, (req, res) => {
+    // node:http does not wait for a handler; its failure is answered below (500, or the end of the reply).
     void handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) reply(res, 500, `kairoku-playbook failed: ${(error as Error).message}`);
       else res.end();
@@ -128,8 +129,9 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
       enableJsonResponse: true,
     });
     res.on('close', () => {
-      void transport.close();
-      void mcp.close();
+      // The reply is gone, so no one is left to tell of a failure to close this request's server, and
+      // nothing outlives it: settled rather than left to reject unhandled.
+      void Promise.allSettled([transport.close(), mcp.close()]);
     });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, parsed);

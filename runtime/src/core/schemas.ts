@@ -98,7 +98,7 @@ export interface ForbiddenKey {
 
 /** A sentence for what `forbiddenKey` found: `a key named "__proto__" at inputs.config.__proto__ is refused (…)`. */
 export function describeForbidden(found: ForbiddenKey, root?: string): string {
-  const path = describePath(root === undefined ? found.path : [root, ...found.path]);
+  const path = jsonPathText(root === undefined ? found.path : [root, ...found.path]);
   return found.kind === 'key'
     ? `a key named "__proto__" at ${path} is refused: ${PROTO_ADVICE}`
     : `the value at ${path || 'the top'} is not plain data (an object with a prototype of its own); send JSON values`;
@@ -146,7 +146,7 @@ export function forbiddenKey(value: unknown): ForbiddenKey | undefined {
 }
 
 /** A path as it reads in a message: `steps.qa[0].outputs.__proto__`. */
-export function describePath(path: readonly (string | number)[]): string {
+export function jsonPathText(path: readonly (string | number)[]): string {
   return path
     .map((part, i) =>
       typeof part === 'number'

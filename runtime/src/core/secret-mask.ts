@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MASK } from './state.js';
+import type { SecretFingerprint } from './state.js';
 
 /**
  * Masking secret input values in what enters a run (reports, comments, briefs, notes), with their
@@ -13,14 +14,6 @@ import { MASK } from './state.js';
 
 /** Shorter values would mask ordinary words. */
 export const MIN_SECRET_LENGTH = 4;
-
-export interface SecretFingerprint {
-  length: number;
-  /** the keyed rolling hash of the piece (a fast first look) */
-  roll: number;
-  /** HMAC-SHA256 of the piece, first 128 bits, base64url (the proof) */
-  mac: string;
-}
 
 /**
  * The pieces of secret values that are masked: each string (or number) value of 4 characters or more,

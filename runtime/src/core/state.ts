@@ -1,6 +1,5 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { PVec } from './pvec.js';
-import type { SecretFingerprint } from './secret-mask.js';
 
 /**
  * Run state (SPEC §6): everything a run is, in plain JSON. The transition function reads one of these
@@ -113,6 +112,15 @@ export interface NoteLog {
   /** notes not recorded since the limit was reached, and the history entry that counts them */
   dropped: number;
   droppedEntry?: number;
+}
+
+/** A keyed fingerprint of a piece of a secret input, for masking it in output (core/secret-mask.ts). */
+export interface SecretFingerprint {
+  length: number;
+  /** the keyed rolling hash of the piece (a fast first look) */
+  roll: number;
+  /** HMAC-SHA256 of the piece, first 128 bits, base64url (the proof) */
+  mac: string;
 }
 
 export interface RunState {

@@ -39,5 +39,6 @@ export interface Backend {
   perform(effect: BackendEffect, context: BackendContext): void;
   /** whether the agent behind a handle still exists: the lost-agent rule after a restart */
   agentExists(agent: string | undefined): boolean;
-  close?(): void;
+  /** resolves once its connections and endpoints are closed: await it before the process ends */
+  close?(): Promise<void>;
 }

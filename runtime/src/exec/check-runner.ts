@@ -41,6 +41,7 @@ export class CheckRunner {
     this.checks.get(check.agent)?.check.stop('started again');
     const entry: Entry = { runId, step: effect.step, attempt: effect.attempt, check };
     this.checks.set(check.agent, entry);
+    // `done` turns the check's failures into its report; this only forgets the check once it is over.
     void check.done.then(() => {
       if (this.checks.get(check.agent) === entry) this.checks.delete(check.agent);
     });

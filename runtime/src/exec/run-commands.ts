@@ -223,6 +223,7 @@ async function runOne(command: string, context: CommandContext): Promise<Command
   let halted = false;
   const onHalt = () => {
     halted = true;
+    // A listener cannot wait: started here, awaited below (terminate returns the same promise again).
     void group.terminate();
   };
   halt.addEventListener('abort', onHalt, { once: true });

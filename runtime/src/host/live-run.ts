@@ -130,6 +130,8 @@ export class LiveRun {
     const controller = new AbortController();
     this.gates.set(gate.step, controller);
     const state = context.state();
+    // Not awaited: a gate waits for a person while the run goes on; the decision, or the failure to ask,
+    // is dispatched when it comes (the two handlers below).
     void ask(gate, state, controller.signal).then(
       (decision) => {
         if (controller.signal.aborted) return;

@@ -3,7 +3,7 @@
  * separate entry point, so programs that do not serve MCP never load the MCP SDK.
  */
 export { serveMcp } from './server.js';
-export { GuardedStdioTransport, MAX_MESSAGE_BYTES } from './stdio-transport.js';
+export { GuardedStdioTransport, MAX_MCP_MESSAGE_BYTES } from './stdio-transport.js';
 export type { RunningServer, ServeOptions } from './server.js';
 export { PlaybookProtocol } from './protocol.js';
 export type { ProtocolOptions } from './protocol.js';
@@ -13,5 +13,5 @@ export { MANAGER_TOOLS, STEP_AGENT_TOOLS } from './tools.js';
 export { MANAGER_GUIDE } from './guide.js';
 export { ToolError } from './tool-error.js';
 export { STEP_TOKEN_VARIABLE, stepAgentToken, checkStepAgentToken } from './token.js';
-export { readWorkspace, validationJson, discoverPlaybooks } from './workspace.js';
+export { readWorkspace, validationJson, workspacePlaybooks } from './workspace.js';
 export type { WorkspacePlaybook, WorkspaceSnapshot } from './workspace.js';

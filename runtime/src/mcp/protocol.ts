@@ -27,7 +27,7 @@ import { withStoreLock } from './store-lock.js';
 import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
 import { progress, restartableSteps, runLine, runView } from './views.js';
-import { currentBranch, readWorkspace, validationJson } from './workspace.js';
+import { workspaceBranch, readWorkspace, validationJson } from './workspace.js';
 
 export interface ProtocolOptions {
   /** the workspace folder: its playbooks are the ones that can be started */
@@ -242,7 +242,7 @@ export class PlaybookProtocol {
           branch:
             ir.workspace === 'new-worktree'
               ? `playbooks/${ir.id}-${id.slice(-6)}`
-              : currentBranch(this.workspace),
+              : workspaceBranch(this.workspace),
         }),
         workspace: this.workspace,
         manager: this.caller(),

@@ -34,7 +34,7 @@ export interface ServeOptions {
   selfCommand?: readonly string[];
   stdin?: Readable;
   stdout?: Writable;
-  /** the longest message line read (default MAX_MESSAGE_BYTES, 10 MiB) */
+  /** the longest message line read (default MAX_MCP_MESSAGE_BYTES, 10 MiB) */
   maxMessageBytes?: number;
   /** where warnings go (stderr); stdout carries the protocol */
   log?: (line: string) => void;
@@ -136,6 +136,8 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
     if (closing) return closing;
     let finish: () => void = () => undefined;
     closing = new Promise<void>((resolve) => (finish = resolve));
+    // `closing` is what callers wait for; this settles it whatever fails (server.close's failure is
+    // logged, paseo.close settles everything it closes and does not reject).
     void (async () => {
       try {
         await server.close();
@@ -149,8 +151,10 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
     })();
     return closing;
   };
+  // Listeners cannot wait; close logs its own failures, and `closed` tells the caller when it is done.
   transport.onclose = () => void close();
   transport.onerror = (error) => options.log?.(`warning: ${error.message}`);
+  // As above: close logs its own failures.
   stdin.once('end', () => void close());
   try {
     await server.connect(transport);
@@ -158,7 +162,8 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
     await paseo?.close();
     throw error;
   }
-  // A restarted server takes up the workspace's runs whose agents are still out there.
+  // A restarted server takes up the workspace's runs whose agents are still out there. Not awaited: the
+  // server answers at once; takeUp logs each run it cannot take up yet (a tool call tries again).
   if (paseo) void paseo.takeUp();
   return { server, protocol, paseo, closed, close };
 }

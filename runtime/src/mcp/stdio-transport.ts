@@ -18,7 +18,7 @@ import { readRequestId } from './request-id.js';
 import type { RequestId } from './request-id.js';
 
 /** The longest message line the server reads (the MCP SDK's own stdio limit, now per message). */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** Bytes kept from each end of a skipped line, to read its id from. */
 const PEEK_BYTES = 64 * 1024;
 
@@ -49,7 +49,7 @@ export class GuardedStdioTransport implements Transport {
     private readonly stdout: Writable,
     private readonly options: GuardedStdioOptions = {},
   ) {
-    this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_MCP_MESSAGE_BYTES;
   }
 
   start(): Promise<void> {
@@ -179,6 +179,7 @@ export class GuardedStdioTransport implements Transport {
   /** Answers what cannot be passed on; an id that cannot be read is left out (MCP's error response). */
   private refuse(id: RequestId | undefined, code: number, message: string): void {
     this.options.log?.(`refused a message: ${message}`);
+    // The reader does not wait for the answer; a failed write goes to onerror.
     void this.write({ jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: { code, message } }).catch(
       (error: Error) => this.onerror?.(error),
     );

@@ -31,7 +31,7 @@ import { ToolError } from './tool-error.js';
  * walk). A workspace too large to walk whole is refused, as `check` refuses it, rather than listed in
  * part: a playbook left out would look like one that does not exist.
  */
-export function discoverPlaybooks(root: string): string[] {
+export function workspacePlaybooks(root: string): string[] {
   const found = walkFiles(root, diskLister);
   if (found.limit)
     throw new ToolError(
@@ -62,7 +62,7 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
   const files: WorkspaceFile[] = [];
   const refused: Diagnostic[] = [];
   const sources = new Map<string, SourceText>();
-  for (const path of discoverPlaybooks(root)) {
+  for (const path of workspacePlaybooks(root)) {
     const shown = displayPath(path, root);
     // As `check` reads it: a regular file within the playbook limit, else one PB100 saying why.
     const read = readFileBounded(path, FILE_LIMITS.playbook, 'a playbook');
@@ -120,7 +120,7 @@ export function validationJson(snapshot: WorkspaceSnapshot): string {
 }
 
 /** The workspace's current git branch (from `.git/HEAD`, worktrees included), or '' when unknown. */
-export function currentBranch(root: string): string {
+export function workspaceBranch(root: string): string {
   try {
     let gitDir = join(root, '.git');
     if (statSync(gitDir).isFile()) {

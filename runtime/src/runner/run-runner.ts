@@ -27,6 +27,7 @@ export async function runRunner(argv: readonly string[]): Promise<number> {
   }
   const onSignal = (signal: NodeJS.Signals) => {
     process.stderr.write(`kairoku runner: ${signal}: tearing down and stopping\n`);
+    // A signal handler cannot wait; runner.wait() below resolves once the shutdown is done.
     void runner.shutdown(`the runner received ${signal}`);
   };
   process.once('SIGTERM', onSignal);

@@ -107,6 +107,8 @@ export class Runner {
     this.log({ kind: 'start', runner: this.options.id, repository: this.options.repository });
     await this.recover();
     this.flushTimer = setInterval(() => this.flushAll(), this.options.flushMs);
+    // The heartbeat loop lasts the runner's life and catches its own failures (logged, retried with
+    // backoff; a 401 stops the runner): start resolves without it.
     void this.heartbeat();
     return this.capacity.url;
   }
@@ -166,6 +168,7 @@ export class Runner {
       if (!this.registered) {
         this.registered = true;
         this.log({ kind: 'registered' });
+        // Not awaited: claiming need not wait for the reports, which catch their own failures.
         void this.reportRecovered();
         this.scheduleClaim(0);
       }
@@ -182,6 +185,7 @@ export class Runner {
         await this.stop(EXIT.ok);
         return;
       }
+      // A timer cannot wait; the heartbeat catches its own failures.
       this.heartbeatTimer = setTimeout(() => void this.heartbeat(), this.intervalMs);
     } catch (error) {
       if (this.fatal(error)) return;
@@ -192,6 +196,7 @@ export class Runner {
         failures: this.heartbeatFailures,
       });
       this.heartbeatTimer = setTimeout(
+        // A timer cannot wait; the heartbeat catches its own failures.
         () => void this.heartbeat(),
         backoff(this.intervalMs, this.heartbeatFailures),
       );
@@ -201,6 +206,7 @@ export class Runner {
   private scheduleClaim(ms: number): void {
     if (this.stopped) return;
     clearTimeout(this.claimTimer);
+    // A timer cannot wait; a claim catches its own failures and schedules the next one.
     this.claimTimer = setTimeout(() => void this.claim(), ms);
   }
 
@@ -225,6 +231,7 @@ export class Runner {
         // The app forgot this runner (it missed its heartbeats, or the app restarted): register again.
         this.registered = false;
         clearTimeout(this.heartbeatTimer);
+        // Not awaited: the heartbeat catches its own failures and schedules the next claim once registered.
         void this.heartbeat();
         return;
       }
@@ -242,6 +249,7 @@ export class Runner {
     process.stderr.write(
       `kairoku runner: the app refused the credential (401): stopping. ${forTerminal(error.message)}\n`,
     );
+    // Not awaited: the caller only needs to know it must stop; wait() resolves once the stop is done.
     void this.fullStop();
     return true;
   }
@@ -304,6 +312,8 @@ export class Runner {
       worktree: undefined,
     };
     this.active.set(doc.id, a);
+    // Not awaited: the dispatch runs beside the loop; supervise turns its failures into its terminal
+    // status, and the dispatch stays in `active` until that status is sent.
     void this.supervise(a);
   }
 
@@ -312,6 +322,7 @@ export class Runner {
     a.stop = { status, reason };
     a.events.say('phase', `stopping: ${reason}`);
     a.abort.abort();
+    // Started here, awaited by supervise's teardown (terminate returns the same promise again).
     void a.group?.terminate();
   }
 
@@ -399,7 +410,8 @@ export class Runner {
       },
     });
     if (child.pid !== undefined) a.group = new ProcessGroup(child.pid, this.options.graceMs);
-    // The agent may have ended or stopped before the group existed.
+    // The agent may have ended or stopped before the group existed. Started here, awaited by
+    // supervise's teardown (terminate returns the same promise again).
     if (a.stop) void a.group?.terminate();
     const role = roleOf(d);
     child.stdin!.on('error', () => undefined);
@@ -550,6 +562,7 @@ export class Runner {
     this.log({ kind: 'released', dispatch: a.doc.id });
     if (this.draining && !this.shuttingDown && this.active.size === 0 && !this.stopped) {
       clearTimeout(this.heartbeatTimer);
+      // The last dispatch of a drain is gone: beat now to acknowledge it (the heartbeat catches its failures).
       void this.heartbeat();
     }
   }

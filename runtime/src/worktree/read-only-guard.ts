@@ -17,7 +17,7 @@ export class ReadOnlyGuard {
   /** At the start of a read-only attempt; the failing event when the worktree cannot be checked. */
   begin(step: string, attempt: number): ReadOnlyViolated | undefined {
     const snapshot = snapshotWorktree(this.worktree);
-    if (isWorktreeError(snapshot)) return unreadable(step, attempt, snapshot.error);
+    if (isWorktreeError(snapshot)) return unreadableWorktree(step, attempt, snapshot.error);
     this.snapshots.set(key(step, attempt), snapshot);
     return undefined;
   }
@@ -34,7 +34,7 @@ export class ReadOnlyGuard {
     if (!more) this.snapshots.delete(key(step, attempt));
     const changes = changesSince(this.worktree, before);
     if (changes === undefined) return undefined;
-    if (isWorktreeError(changes)) return unreadable(step, attempt, changes.error);
+    if (isWorktreeError(changes)) return unreadableWorktree(step, attempt, changes.error);
     return { type: 'read-only-violated', step, attempt, paths: changes };
   }
 
@@ -45,7 +45,7 @@ export class ReadOnlyGuard {
 }
 
 /** The failing event of an attempt whose worktree git cannot read. */
-export function unreadable(step: string, attempt: number, error: string): ReadOnlyViolated {
+export function unreadableWorktree(step: string, attempt: number, error: string): ReadOnlyViolated {
   return {
     type: 'read-only-violated',
     step,

@@ -3,7 +3,7 @@ import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { changesSince, isWorktreeError, snapshotWorktree } from './git-snapshot.js';
-import { unreadable } from './read-only-guard.js';
+import { unreadableWorktree } from './read-only-guard.js';
 import type { ReadOnlyViolated } from './read-only-guard.js';
 
 interface StoredSnapshot {
@@ -23,7 +23,7 @@ export class StoredReadOnlyGuard {
   /** At the start of a read-only attempt; the failing event when the worktree cannot be checked. */
   begin(run: string, step: string, attempt: number, worktree: string): ReadOnlyViolated | undefined {
     const snapshot = snapshotWorktree(worktree);
-    if (isWorktreeError(snapshot)) return unreadable(step, attempt, snapshot.error);
+    if (isWorktreeError(snapshot)) return unreadableWorktree(step, attempt, snapshot.error);
     mkdirSync(join(this.folder, safe(run)), { recursive: true });
     const stored: StoredSnapshot = { worktree, snapshot };
     writeFileAtomic(this.file(run, step, attempt), `${JSON.stringify(stored)}\n`);
@@ -43,11 +43,11 @@ export class StoredReadOnlyGuard {
       if (read.problem !== undefined) throw new Error(read.message);
       stored = JSON.parse(read.text) as StoredSnapshot;
     } catch (error) {
-      return unreadable(step, attempt, `its snapshot cannot be read (${(error as Error).message})`);
+      return unreadableWorktree(step, attempt, `its snapshot cannot be read (${(error as Error).message})`);
     }
     const changes = changesSince(stored.worktree, stored.snapshot);
     if (changes === undefined) return undefined;
-    if (isWorktreeError(changes)) return unreadable(step, attempt, changes.error);
+    if (isWorktreeError(changes)) return unreadableWorktree(step, attempt, changes.error);
     return { type: 'read-only-violated', step, attempt, paths: changes };
   }
 

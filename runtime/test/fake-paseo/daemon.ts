@@ -610,6 +610,7 @@ export class FakePaseoDaemon {
     agent.status = 'running';
     const work = this.runTurn(agent, turn, this.turnOf(agent, index), text).catch(() => {});
     this.busy.add(work);
+    // `work` never rejects (caught above): this only forgets it once settled.
     void work.finally(() => this.busy.delete(work));
   }
 

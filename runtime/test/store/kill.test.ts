@@ -174,6 +174,7 @@ async function trial(seed: number): Promise<Trial> {
   } else {
     const target = 1 + Math.floor(random() * (events - 1));
     let done = false;
+    // `exited` never rejects; the loop below reads the flag it sets.
     void exited.then(() => (done = true));
     while (!done && historyLength(home) < target && Date.now() - begun < 60_000) await sleep(2);
     await sleep(random() * DELAY_MS);

@@ -3,9 +3,10 @@
  * types and short docs, for completion and hover. It mirrors the compiler's binding rules (SPEC §3.6;
  * compiler/src/expressions/typecheck.ts), which do not export their per-name types.
  */
-import { mayBeAbsent, typeToString } from '@kairoku-playbook/compiler';
+import { mayBeAbsent, rootMember, stepKindText, typeToString } from '@kairoku-playbook/compiler';
+export { rootMember, stepKindText } from '@kairoku-playbook/compiler';
 import type { OffsetRange, PlaybookModel, StepDecl, Type } from '@kairoku-playbook/compiler';
-import { CONTEXT_ROOTS } from '@kairoku-playbook/grammar';
+import { CONTEXT_ROOTS, isContextRoot } from '@kairoku-playbook/grammar';
 import { CHECK_OUTPUTS, STEP_STATUSES } from './types.js';
 import type { FileAnalysis, TemplateInfo } from './types.js';
 
@@ -67,15 +68,6 @@ export interface Member {
   declaredAt: OffsetRange | undefined;
 }
 
-const ROOT_DOCS: Record<string, string> = {
-  inputs: "The run's inputs, filled in at Start.",
-  steps: 'The results of the steps this one needs (directly or through other steps).',
-  run: 'The run: its id, playbook and branch.',
-  loop: 'The loop that sent this step back: `count` (0 on the first attempt) and `feedback` (empty on the first attempt).',
-  report: "The current step's report, inside an outcome's transition: `summary`, `outcome`, `outputs`.",
-  gate: "The person's decision, inside a gate choice's transition: `comment` and `choice`.",
-};
-
 export function rootVisible(root: string, scope: TemplateScope): boolean {
   switch (root) {
     case 'loop':
@@ -90,11 +82,9 @@ export function rootVisible(root: string, scope: TemplateScope): boolean {
 }
 
 export function rootMembers(scope: TemplateScope): Member[] {
-  return CONTEXT_ROOTS.filter((root) => rootVisible(root, scope)).map((root) => rootMember(root));
-}
-
-export function rootMember(root: string): Member {
-  return { name: root, kind: 'root', type: undefined, doc: ROOT_DOCS[root] ?? '', declaredAt: undefined };
+  return CONTEXT_ROOTS.filter(isContextRoot)
+    .filter((root) => rootVisible(root, scope))
+    .map((root) => rootMember(root));
 }
 
 /** Whether a step may be referred to from this scope (SPEC §3.6: ancestors, or itself in its transitions). */
@@ -135,20 +125,6 @@ export function inputMember(model: PlaybookModel, name: string): Member | undefi
     doc: facts.join(' '),
     declaredAt: input.keyRange,
   };
-}
-
-export function stepKindText(step: StepDecl): string {
-  if (step.isAfter) return step.kind === 'check' ? 'after-task (check)' : 'after-task (agent)';
-  switch (step.kind) {
-    case 'agent':
-      return 'agent step';
-    case 'check':
-      return 'check step';
-    case 'gate':
-      return 'human gate';
-    default:
-      return 'step';
-  }
 }
 
 export function stepMember(analysis: FileAnalysis, scope: TemplateScope | undefined, step: StepDecl): Member {
@@ -286,7 +262,11 @@ export function describeChain(
 ): Member | undefined {
   const model = analysis.model;
   if (!model || chain.length === 0) return undefined;
-  if (chain.length === 1) return rootMember(chain[0]!);
+  if (chain.length === 1) {
+    const name = chain[0]!;
+    if (isContextRoot(name)) return rootMember(name);
+    return { name, kind: 'root', type: undefined, doc: '', declaredAt: undefined };
+  }
   if (chain[0] === 'steps' && chain.length === 2) {
     const step = model.stepByName.get(chain[1]!);
     return step ? stepMember(analysis, scope, step) : undefined;

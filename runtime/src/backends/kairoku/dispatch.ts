@@ -78,7 +78,7 @@ export function buildDispatch(
         mcp: role.tools.mcp,
       },
       readOnly: effect.readOnly,
-      firstMessage: firstMessage(effect, ir, outcomes),
+      firstMessage: dispatchFirstMessage(effect, ir, outcomes),
       outcomes,
       report: { url: report.url, token: report.token, tool: 'report_step_result' },
     },
@@ -89,7 +89,7 @@ export function buildDispatch(
  * The first message of a step agent (seed 000): the rendered prompt, the step's inputs with their
  * sources, the loop feedback, the manager's brief, and how to report.
  */
-export function firstMessage(
+export function dispatchFirstMessage(
   effect: StartAgent,
   ir: IrStep | IrAfterTask | undefined,
   outcomes: string[],

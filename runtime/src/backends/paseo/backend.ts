@@ -334,7 +334,8 @@ export class PaseoBackend implements Backend {
     this.known.set(agentId, { status: 'running', labels: request.labels, archived: false });
     if (this.closed) return;
     if (tracked.phase === 'stopped') {
-      // Stopped while Paseo was making it: its first turn is already under way.
+      // Stopped while Paseo was making it: its first turn is already under way. Not awaited: cancel
+      // logs its own failure, and close waits for the cancels in flight.
       void this.cancel(agentId);
       return;
     }
@@ -477,6 +478,7 @@ export class PaseoBackend implements Backend {
     this.guard.forget(step, attempt);
     if (before === 'turn' && tracked.agentId) {
       this.log('info', `paseo: canceling the turn of ${step} (attempt ${attempt}): ${reason}`);
+      // Not awaited: cancel logs its own failure, and close waits for the cancels in flight.
       void this.cancel(tracked.agentId);
     }
   }
@@ -489,6 +491,7 @@ export class PaseoBackend implements Backend {
         this.log('warn', `paseo: could not cancel agent ${agentId}: ${(error as Error).message}`),
     );
     this.cancels.add(sent);
+    // `sent` never rejects (its failure is logged above): this only forgets it once settled.
     void sent.finally(() => this.cancels.delete(sent));
     return sent;
   }

@@ -13,7 +13,7 @@ import WebSocket from 'ws';
  * Anything else (frames that are not JSON, unknown shapes or types) is ignored with a warning.
  */
 
-export const PROTOCOL_VERSION = 1;
+export const PASEO_PROTOCOL_VERSION = 1;
 /** Older clients are not shown newer providers (docs/paseo.md, "The daemon's API"). */
 export const APP_VERSION = '0.1.65';
 export const DEFAULT_PORT = 6767;
@@ -108,7 +108,7 @@ export function describeClose(code: number, reason: string): { message: string; 
       };
     case 4003:
       return {
-        message: `the Paseo daemon speaks another protocol version than ${PROTOCOL_VERSION} (close code 4003${said}): update Paseo or kairoku-playbook`,
+        message: `the Paseo daemon speaks another protocol version than ${PASEO_PROTOCOL_VERSION} (close code 4003${said}): update Paseo or kairoku-playbook`,
         fatal: true,
       };
     default:
@@ -333,7 +333,7 @@ export class PaseoClient {
             type: 'hello',
             clientId: this.clientId,
             clientType: 'cli',
-            protocolVersion: PROTOCOL_VERSION,
+            protocolVersion: PASEO_PROTOCOL_VERSION,
             appVersion: APP_VERSION,
           }),
         );

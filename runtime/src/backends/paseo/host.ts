@@ -132,7 +132,9 @@ export class PaseoHost {
 
   /** the runs hosted now (connected or connecting) */
   get hosted(): string[] {
-    return [...this.runs.values()].filter((r) => r.backend || r.connecting).map((r) => r.id);
+    return [...this.runs.values()]
+      .filter((r) => r.backend !== undefined || r.connecting !== undefined)
+      .map((r) => r.id);
   }
 
   /**
@@ -198,11 +200,13 @@ export class PaseoHost {
     }
     entry.pending.push(effect);
     // Connected once the change that made the effect has let go of the store's lock.
-    queueMicrotask(() =>
-      this.host(runId).catch((error: unknown) =>
+    queueMicrotask(() => {
+      // Not awaited: the effect waits in `pending` whatever happens; a failure to connect is logged
+      // (the next tool call on the run tries again).
+      void this.host(runId).catch((error: unknown) =>
         this.options.log(`run ${runId}: ${(error as Error).message}`),
-      ),
-    );
+      );
+    });
   }
 
   /** A tool result showed the manager a run's events: its queued wake-ups would only repeat them. */
@@ -214,7 +218,7 @@ export class PaseoHost {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.ticker);
-      await Promise.allSettled([...this.runs.values()].map((entry) => entry.connecting));
+      await Promise.allSettled([...this.runs.values()].flatMap((entry) => entry.connecting ?? []));
       await Promise.allSettled([...this.runs.values()].map((entry) => this.release(entry)));
       this.waker?.close();
       await this.client.close();
@@ -360,6 +364,7 @@ export class PaseoHost {
       }
       // Ended with nothing at work: let go on the next tick (a stop sent just now still goes out).
       if (++entry.idleTicks >= 2)
+        // The ticker does not wait for the release; its failure is logged.
         void this.release(entry).catch((error: unknown) =>
           this.options.log(`run ${entry.id}: ${(error as Error).message}`),
         );

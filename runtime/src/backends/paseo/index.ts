@@ -3,7 +3,7 @@ export { LABELS, MAX_TITLE, PaseoBackend, agentTitle } from './backend.js';
 export type { CheckExecutor, PaseoBackendOptions, StartCheck } from './backend.js';
 export {
   APP_VERSION,
-  PROTOCOL_VERSION,
+  PASEO_PROTOCOL_VERSION,
   PaseoClient,
   PaseoError,
   daemonUrl,

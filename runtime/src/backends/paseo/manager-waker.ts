@@ -48,6 +48,7 @@ export class ManagerWaker {
     this.clock = options.clock ?? Date.now;
     this.unsubscribe = [
       options.client.onStream((event) => this.onStream(event)),
+      // A listener cannot wait; ask logs its own failures.
       options.client.onReconnect(() => void this.ask()),
     ];
   }
@@ -95,6 +96,7 @@ export class ManagerWaker {
       (this.queue.length && this.current !== 'idle' && since >= recheck) ||
       since >= (this.options.watchMs ?? 10_000)
     )
+      // The ticker does not wait for the answer; ask logs its own failures.
       void this.ask();
   }
 
@@ -160,6 +162,7 @@ export class ManagerWaker {
     // The message starts the manager's turn: busy until its end is seen.
     this.version++;
     this.current = 'running';
+    // Not awaited: push returns at once; the .catch below queues the batch again and logs why.
     void this.options.client
       .request('send_agent_message_request', { agentId: this.options.agentId, text: wakeUpMessage(batch) })
       .then((answer) => {

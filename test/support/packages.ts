@@ -1,0 +1,56 @@
+/**
+ * The workspace packages and the layering between them (issue 14 §4), read by test/layering.test.ts and
+ * test/homonyms.test.ts. Every folder listed under `workspaces` in the root package.json must have a row
+ * here: a new package fails both tests until someone decides what it may import.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(new URL('../../', import.meta.url).pathname);
+
+/**
+ * Package folder → the packages (folders) its sources may import; `undefined`: any of them.
+ * - grammar is the bottom; the compiler reads only the grammar.
+ * - lsp and runtime stand on the compiler and the grammar, side by side (neither imports the other).
+ * - panel (the Playbooks panel) is a web page that talks to a run host: none of ours.
+ * - vscode-extension talks to the language server over LSP, which it starts (no lsp, compiler or
+ *   grammar code of its own); it may show the panel.
+ * - cli is the top: it puts everything together.
+ */
+export const MAY_IMPORT: Readonly<Record<string, readonly string[] | undefined>> = {
+  grammar: [],
+  compiler: ['grammar'],
+  lsp: ['compiler', 'grammar'],
+  runtime: ['compiler', 'grammar'],
+  panel: [],
+  'vscode-extension': ['panel'],
+  cli: undefined,
+};
+
+/** The workspace folders, as the root package.json lists them. */
+export function workspaceFolders(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+  return manifest.workspaces;
+}
+
+/** Workspace folders with no row in MAY_IMPORT, each as the sentence a failing test prints. */
+export function packagesWithoutRule(): string[] {
+  return workspaceFolders()
+    .filter((folder) => !Object.hasOwn(MAY_IMPORT, folder))
+    .map(
+      (folder) =>
+        `${folder}: a workspace package with no layering rule; add it to MAY_IMPORT in test/support/packages.ts with the packages it may import`,
+    );
+}
+
+/** The workspace folders that have a rule (the others fail `packagesWithoutRule`). */
+export function packages(): string[] {
+  return workspaceFolders().filter((folder) => Object.hasOwn(MAY_IMPORT, folder));
+}
+
+/** Whether `from`'s sources may import `to`'s. */
+export function mayImport(from: string, to: string): boolean {
+  if (from === to) return true;
+  const allowed = MAY_IMPORT[from];
+  return allowed === undefined || allowed.includes(to);
+}
