@@ -509,6 +509,19 @@ export class ScopeProvider {
     }
   }
 
+  /**
+   * The step whose outcomes (or a gate's choices) a string compared with `chain` names: S for
+   * `steps.S.outcome`, the owner for `report.outcome` and `gate.choice` where those roots exist.
+   */
+  outcomesComparedWith(scope: Scope, chain: readonly string[]): StepDecl | undefined {
+    if (chain.length === 3 && chain[0] === 'steps' && chain[2] === 'outcome') return this.step(chain[1]!);
+    if (chain.length !== 2) return undefined;
+    const [root, name] = chain;
+    if ((root === 'report' && name === 'outcome') || (root === 'gate' && name === 'choice'))
+      return this.rootVisible(root, scope) ? scope.owner : undefined;
+    return undefined;
+  }
+
   /** What a whole chain names (`['steps', 'plan', 'outputs', 'files']`), for hover. */
   describeChain(scope: Scope, chain: readonly string[]): ScopeMember | undefined {
     if (chain.length === 0) return undefined;
