@@ -27,6 +27,20 @@ export type Place =
   | 'label'
   | 'output';
 
+/** Places whose text an agent or a person reads, and who: a secret must not reach them (PB407). */
+export const SHOWN_PLACES: ReadonlyMap<Place, string> = new Map<Place, string>([
+  ['title', 'a title, which the panel shows'],
+  ['description', 'a description, which the panel shows'],
+  ['prompt', 'a prompt, which the agent reads'],
+  ['run', 'a command line, which is logged and shown'],
+  ['cwd', 'a working directory, which is logged and shown'],
+  ['feedback', 'loop feedback, which the agent reads'],
+  ['gate-title', "a gate's title, which a person reads"],
+  ['gate-summary', "a gate's summary, which a person reads"],
+  ['label', 'a label, which the panel shows'],
+  ['output', 'a playbook output, which is shown when the run ends'],
+]);
+
 /** The names visible to one template: which steps it may refer to and which context roots exist. */
 export interface Scope {
   place: Place;
@@ -450,7 +464,8 @@ export class ScopeProvider {
       case 'steps': {
         if (chain.length === 1) return this.visibleSteps(scope).map((s) => this.stepMember(scope, s));
         const step = this.step(second!);
-        if (!step) return undefined;
+        // (a step this place may not read has nothing to offer: reading it is PB205)
+        if (!step || !this.canSee(scope, step)) return undefined;
         const nullable = this.mayBeAbsent(step, scope);
         const q = nullable ? '?' : '';
         if (chain.length === 2) {
@@ -520,6 +535,17 @@ export class ScopeProvider {
     if ((root === 'report' && name === 'outcome') || (root === 'gate' && name === 'choice'))
       return this.rootVisible(root, scope) ? scope.owner : undefined;
     return undefined;
+  }
+
+  /**
+   * What an editor offers after `chain.`: the members that may be written here, so that no completion is
+   * then reported. As `membersAfter`, less the secret inputs where someone would see them (PB407).
+   */
+  offeredAfter(scope: Scope, chain: readonly string[]): ScopeMember[] | undefined {
+    const members = this.membersAfter(scope, chain);
+    if (!members || chain.length !== 1 || chain[0] !== 'inputs' || !SHOWN_PLACES.has(scope.place))
+      return members;
+    return members.filter((m) => this.input(m.name)?.secret !== true);
   }
 
   /** What a whole chain names (`['steps', 'plan', 'outputs', 'files']`), for hover. */

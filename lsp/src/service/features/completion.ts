@@ -96,7 +96,7 @@ function expressionCompletions(
   const previous = tokens[i];
   if (previous?.text === '.' && previous.end === start) {
     const chain = chainEndingAt(tokens, i - 1);
-    const members = chain ? scopes.membersAfter(scope, chain) : undefined;
+    const members = chain ? scopes.offeredAfter(scope, chain) : undefined;
     return (members ?? []).map((m, n) => memberEntry(m, rangeFrom(start), n));
   }
   if (previous && start === cursor && !isOperandStart(previous)) {
@@ -255,9 +255,11 @@ function valueCompletions(analysis: FileAnalysis, cursor: YamlCursor): Completio
       .map((s, n) => entry(s.name, 'step', n, describeStep(analysis, s)));
   }
   if (scopes && owner && last === 'loop') {
-    return scopes.loopTargets(owner).map((s, n) =>
-      entry(s.name, 'step', n, describeStep(analysis, s), s === owner ? 'this step' : 'ancestor'),
-    );
+    return scopes
+      .loopTargets(owner)
+      .map((s, n) =>
+        entry(s.name, 'step', n, describeStep(analysis, s), s === owner ? 'this step' : 'ancestor'),
+      );
   }
   if (model && owner && last === 'role' && path.length === 3) {
     return [...model.roles.values()].map((r, n) => entry(r.name, 'role', n, describeRole(analysis, r)));
