@@ -217,9 +217,22 @@ function finish(
   document?: Document.Parsed,
 ): Diagnostic[] {
   // The last guard on echoed text: each message cuts what it quotes, and none is longer than this.
+  // Each range is the diagnostic's own copy: the model's ranges move with an edit (incremental.ts), and
+  // the diagnostics an analysis returned must not move with them.
   for (const diagnostic of diagnostics) {
     diagnostic.message = boundMessage(diagnostic.message);
-    for (const related of diagnostic.related ?? []) related.message = boundMessage(related.message);
+    diagnostic.range = { start: diagnostic.range.start, end: diagnostic.range.end };
+    if (diagnostic.related)
+      diagnostic.related = diagnostic.related.map((related) => ({
+        ...related,
+        range: { start: related.range.start, end: related.range.end },
+        message: boundMessage(related.message),
+      }));
+    if (diagnostic.fix)
+      diagnostic.fix = {
+        ...diagnostic.fix,
+        edits: diagnostic.fix.edits.map((edit) => ({ ...edit, range: { ...edit.range } })),
+      };
   }
   const insideValue = document && text.includes('playbook-ignore') ? scalarSpans(document) : undefined;
   return sortDiagnostics(applySuppressions(file, text, withoutRepeats(diagnostics), source, insideValue));

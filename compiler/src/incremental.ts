@@ -22,6 +22,8 @@ import { ScalarLocator, SemanticModel } from './bind/semantic-model.js';
 import type { BoundTemplate } from './bind/template.js';
 import { analyzeFile, boundSource, finishBound } from './compile.js';
 import type { FileAnalysis } from './compile.js';
+import type { OffsetRange } from './diagnostic.js';
+import type { PlaybookModel } from './model/model.js';
 
 /** One edit of a file's text: the characters [start, end) of the previous text become `text`. */
 export interface TextChange {
@@ -47,6 +49,29 @@ export function analyzeChange(previous: FileAnalysis, change: TextChange): EditA
   return analysis
     ? { analysis, incremental: true }
     : { analysis: analyzeFile(previous.file, text), incremental: false };
+}
+
+/**
+ * The analysis of a file's new text from the analysis of its previous text (taken over, as by
+ * `analyzeChange`): the edit is the span where the texts differ. What an editor calls after each change.
+ */
+export function analyzeEdited(previous: FileAnalysis, text: string): FileAnalysis {
+  if (previous.text === text) return previous;
+  return analyzeChange(previous, changeBetween(previous.text, text)).analysis;
+}
+
+/** The one change that makes `after` of `before`: what lies between their common start and common end. */
+export function changeBetween(before: string, after: string): TextChange {
+  const shorter = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let tail = 0;
+  while (
+    tail < shorter - start &&
+    before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)
+  )
+    tail++;
+  return { start, end: before.length - tail, text: after.slice(start, after.length - tail) };
 }
 
 function incrementally(previous: FileAnalysis, change: TextChange, text: string): FileAnalysis | undefined {
@@ -101,7 +126,7 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
   (document as { range: [number, number, number] }).range = [0, text.length, text.length];
   template.text.value = reparsed.value as string;
   if (!setPlainValue(yaml.value, document.contents, node, reparsed.value)) return undefined;
-  shift.plain(model);
+  shift.model(model);
 
   // The semantic model: the templates and references kept (their ranges moved), the edited one bound again.
   const locator = semanticLocator(semantic);
@@ -114,7 +139,7 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
       templates.push(fresh);
       continue;
     }
-    if (t.tagMistake) shift.plain(t.tagMistake);
+    if (t.tagMistake) shift.range(t.tagMistake.range);
     for (const reference of t.references) forget(reference, shift);
     templates.push(t);
   }
@@ -287,70 +312,80 @@ function semanticLocator(semantic: SemanticModel): ScalarLocator {
   return (semantic as unknown as { locator: ScalarLocator }).locator;
 }
 
-/** A reference's range is worked out again (a name in an expression) or moved (a name in the YAML structure). */
+/** A name in an expression works its range out again; any other reference's range moves. */
 function forget(reference: unknown, shift: Shift): void {
   if (reference instanceof NameInExpression) reference.forgetRange();
-  else shift.plain(reference);
+  else shift.range((reference as { range: OffsetRange }).range);
 }
 
-/** Moves every offset at or past `from` by `delta`, each object once. */
+/**
+ * Moves every offset at or past `from` by `delta`, each range once. (Walks without a set of the objects
+ * seen: the document has no aliases here, so it is a tree, and the model is one but for the steps listed
+ * twice and the ranges some of its parts share, which `range` moves once.)
+ */
 class Shift {
-  private readonly seen = new Set<object>();
+  private readonly moved = new Set<OffsetRange>();
 
   constructor(
     private readonly from: number,
     private readonly delta: number,
   ) {}
 
-  private at(offset: number): number {
-    return offset >= this.from ? offset + this.delta : offset;
+  range(range: OffsetRange): void {
+    if (range.end < this.from || this.moved.has(range)) return;
+    this.moved.add(range);
+    if (range.start >= this.from) range.start += this.delta;
+    range.end += this.delta;
   }
 
-  /** The YAML nodes' ranges (all but `skip`, which takes its new parse's). */
+  /** The YAML nodes' ranges (all but `skip`, which takes its new parse's); a part ending before the edit is left. */
   document(contents: unknown, skip: Scalar): void {
+    const { from, delta } = this;
     const stack: unknown[] = [contents];
     while (stack.length) {
       const node = stack.pop();
-      if (!node || typeof node !== 'object' || this.seen.has(node)) continue;
-      this.seen.add(node);
+      if (!node || typeof node !== 'object') continue;
       if (isPair(node)) {
         stack.push(node.key, node.value);
         continue;
       }
-      if (node !== skip && isNode(node) && node.range) {
-        const r = node.range;
-        node.range = [this.at(r[0]), this.at(r[1]), this.at(r[2])];
+      if (!isNode(node)) continue;
+      const r = node.range;
+      if (r) {
+        if (r[2] < from) continue;
+        if (node !== skip) {
+          if (r[0] >= from) r[0] += delta;
+          if (r[1] >= from) r[1] += delta;
+          r[2] += delta;
+        }
       }
       if (isMap(node) || isSeq(node)) for (const item of node.items as unknown[]) stack.push(item);
     }
   }
 
-  /**
-   * The offsets of plain data (the model, references, tag mistakes): every object with a numeric `start`
-   * and `end` is a range of the file. YAML nodes are left alone (`document` moved them).
-   */
-  plain(value: unknown): void {
-    const stack: unknown[] = [value];
+  /** The model's ranges: every object with a numeric `start` and `end` (YAML nodes and types are not walked). */
+  model(model: PlaybookModel): void {
+    const stack: unknown[] = [];
+    for (const key of Object.keys(model) as (keyof PlaybookModel)[])
+      if (key !== 'stepByName') stack.push(model[key]);
     while (stack.length) {
       const item = stack.pop();
-      if (!item || typeof item !== 'object' || this.seen.has(item)) continue;
-      this.seen.add(item);
-      if (isNode(item) || isPair(item)) continue;
-      if (item instanceof Map) {
-        for (const entry of item.values()) stack.push(entry);
-        continue;
-      }
+      if (!item || typeof item !== 'object') continue;
       if (Array.isArray(item)) {
         for (const entry of item) stack.push(entry);
         continue;
       }
-      const record = item as Record<string, unknown>;
-      if (typeof record.start === 'number' && typeof record.end === 'number') {
-        record.start = this.at(record.start);
-        record.end = this.at(record.end);
+      if (item instanceof Map) {
+        for (const entry of item.values()) stack.push(entry);
         continue;
       }
-      for (const key of Object.keys(record)) {
+      const record = item as Record<string, unknown>;
+      if (typeof record.start === 'number' && typeof record.end === 'number') {
+        this.range(record as unknown as OffsetRange);
+        continue;
+      }
+      for (const key in record) {
+        if (key === 'node' || key === 'type') continue;
         const entry = record[key];
         if (entry && typeof entry === 'object') stack.push(entry);
       }

@@ -15,7 +15,7 @@ export type { Position } from './source-text.js';
 export { lineColumnSpan, toJsonDiagnostic } from './json-diagnostic.js';
 export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile } from './compile.js';
-export { analyzeChange } from './incremental.js';
+export { analyzeChange, analyzeEdited, changeBetween } from './incremental.js';
 export type { EditAnalysis, TextChange } from './incremental.js';
 export { unreadable } from './yaml/read-yaml.js';
 export type { AnalyzeOptions, FileAnalysis } from './compile.js';

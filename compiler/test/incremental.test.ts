@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { analyzeFile } from '../src/compile.js';
 import type { FileAnalysis } from '../src/compile.js';
-import { analyzeChange } from '../src/incremental.js';
+import { analyzeChange, changeBetween } from '../src/incremental.js';
+import { validateWorkspace } from '../src/validate.js';
 import type { TextChange } from '../src/incremental.js';
 // @ts-expect-error: a JavaScript module without types (the benchmarks' generator)
 import { generatePlaybook } from '../../bench/generate.mjs';
@@ -117,7 +118,11 @@ function check(file: string, text: string, count: number, seed: number, undoBrea
   for (let i = 0; i < count; i++) {
     const change = undo ?? nextEdit(analysis, next);
     const removed = analysis.text.slice(change.start, change.end);
+    const returned = analysis.diagnostics;
+    const shown = JSON.stringify(returned);
     const result = analyzeChange(analysis, change);
+    // (the previous analysis is taken over, but the diagnostics it returned stay as they were)
+    expect(JSON.stringify(returned)).toBe(shown);
     analysis = result.analysis;
     if (result.incremental) incremental++;
     const full = analyzeFile(file, analysis.text);
@@ -135,22 +140,44 @@ function check(file: string, text: string, count: number, seed: number, undoBrea
 describe('incremental analysis gives what a full analysis gives', () => {
   const samples = [...files('test/fixtures/ok'), ...files('playbooks'), ...files('test/fixtures/err')];
 
-  it('after 6 chained edits of every fixture and sample (about 2,000 edits)', () => {
+  it('after 4 chained edits of every fixture and sample (about 1,300 edits)', () => {
     let edits = 0;
     let incremental = 0;
     samples.forEach(({ file, text }, n) => {
-      incremental += check(file, text, 6, 1000 + n);
-      edits += 6;
+      incremental += check(file, text, 4, 1000 + n);
+      edits += 4;
     });
-    expect(edits).toBeGreaterThan(1500);
+    expect(edits).toBeGreaterThan(1200);
     // (most edits are inside a template: the fast path must be the common one, not a rare one)
     expect(incremental / edits).toBeGreaterThan(0.3);
   }, 600_000);
 
-  it('after 300 chained edits of a generated 60-step playbook', () => {
-    const incremental = check('playbooks/generated.yml', generatePlaybook(60, 7) as string, 300, 42, true);
-    expect(incremental).toBeGreaterThan(100);
+  it('after 200 chained edits of a generated 30-step playbook', () => {
+    const incremental = check('playbooks/generated.yml', generatePlaybook(30, 7) as string, 200, 42, true);
+    expect(incremental).toBeGreaterThan(70);
   }, 600_000);
+
+  it('in validateWorkspace, from the previous analyses an editor hands it', () => {
+    const file = 'playbooks/generated.yml';
+    const text = generatePlaybook(20, 5) as string;
+    let previous = validateWorkspace([{ file, text }]).analyses;
+    let current = text;
+    const next = random(9);
+    for (let i = 0; i < 40; i++) {
+      const change = nextEdit(previous.get(file)!, next);
+      current = current.slice(0, change.start) + change.text + current.slice(change.end);
+      const validation = validateWorkspace([{ file, text: current }], previous);
+      expect(validation.diagnostics).toEqual(validateWorkspace([{ file, text: current }]).diagnostics);
+      previous = validation.analyses;
+    }
+  });
+
+  it('finds the one change between two texts', () => {
+    expect(changeBetween('abcdef', 'abXdef')).toEqual({ start: 2, end: 3, text: 'X' });
+    expect(changeBetween('aaa', 'aaaa')).toEqual({ start: 3, end: 3, text: 'a' });
+    expect(changeBetween('abc', 'c')).toEqual({ start: 0, end: 2, text: '' });
+    expect(changeBetween('', 'x')).toEqual({ start: 0, end: 0, text: 'x' });
+  });
 
   it('after an edit that breaks the YAML and one that mends it', () => {
     const text = generatePlaybook(12, 3) as string;
