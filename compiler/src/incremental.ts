@@ -114,6 +114,8 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
   const delta = change.text.length - (change.end - change.start);
   const reparsed = reparse(previous.text, text, entry, node, delta);
   if (!reparsed) return undefined;
+  const locator = semantic.locator;
+  if (!(locator instanceof ScalarLocator)) return undefined;
 
   // Everything past the edit moves by `delta`; the edited scalar takes the new parse's value.
   const shift = new Shift(change.end, delta);
@@ -129,7 +131,6 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
   shift.model(model);
 
   // The semantic model: the templates and references kept (their ranges moved), the edited one bound again.
-  const locator = semanticLocator(semantic);
   locator.moveTo(text);
   const rebound: ExpressionReference[] = [];
   const fresh = rebindTemplate(template, text, semantic.scopes, locator, rebound);
@@ -305,11 +306,6 @@ function setPlainValue(value: unknown, contents: unknown, node: Scalar, next: un
       at = at.items[index];
     } else return false;
   }
-}
-
-/** The locator the semantic model maps spans with (the one its references hold). */
-function semanticLocator(semantic: SemanticModel): ScalarLocator {
-  return (semantic as unknown as { locator: ScalarLocator }).locator;
 }
 
 /** A name in an expression works its range out again; any other reference's range moves. */

@@ -68,7 +68,8 @@ export class SemanticModel implements Locator {
     /** every reference of the playbook, resolved or not */
     readonly references: readonly SymbolReference[],
     readonly typeExpressions: readonly BoundTypeExpression[],
-    private readonly locator: Locator,
+    /** maps spans to the file (the references share it; an edit's analysis moves it to the new text) */
+    readonly locator: Locator,
   ) {}
 
   /** The source range of the characters [start, end) of a scalar's decoded value. */
