@@ -125,7 +125,8 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
   node.comment = reparsed.comment;
   node.srcToken = reparsed.srcToken;
   node.range = [node.range![0], node.range![1] + delta, node.range![2] + delta];
-  (document as { range: [number, number, number] }).range = [0, text.length, text.length];
+  const whole = (document as { range: [number, number, number] }).range;
+  for (let i = 0; i < 3; i++) if (whole[i]! >= change.end) whole[i]! += delta;
   template.text.value = reparsed.value as string;
   if (!setPlainValue(yaml.value, document.contents, node, reparsed.value)) return undefined;
   shift.model(model);

@@ -464,8 +464,7 @@ export class ScopeProvider {
       case 'steps': {
         if (chain.length === 1) return this.visibleSteps(scope).map((s) => this.stepMember(scope, s));
         const step = this.step(second!);
-        // (a step this place may not read has nothing to offer: reading it is PB205)
-        if (!step || !this.canSee(scope, step)) return undefined;
+        if (!step) return undefined;
         const nullable = this.mayBeAbsent(step, scope);
         const q = nullable ? '?' : '';
         if (chain.length === 2) {
@@ -539,9 +538,15 @@ export class ScopeProvider {
 
   /**
    * What an editor offers after `chain.`: the members that may be written here, so that no completion is
-   * then reported. As `membersAfter`, less the secret inputs where someone would see them (PB407).
+   * then reported. As `membersAfter` (which says what exists, for hover), less the members of a step this
+   * place may not read (PB205) and the secret inputs where someone would see them (PB407).
    */
   offeredAfter(scope: Scope, chain: readonly string[]): ScopeMember[] | undefined {
+    // (a step this place may not read has nothing to offer: reading it is PB205)
+    if (chain[0] === 'steps' && chain.length > 1) {
+      const step = this.step(chain[1]!);
+      if (!step || !this.canSee(scope, step)) return undefined;
+    }
     const members = this.membersAfter(scope, chain);
     if (!members || chain.length !== 1 || chain[0] !== 'inputs' || !SHOWN_PLACES.has(scope.place))
       return members;
