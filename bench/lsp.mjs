@@ -9,7 +9,9 @@
 //             one-character `textDocument/didChange` inside a prompt to the next
 //             `textDocument/publishDiagnostics` of that version, raw;
 //   compiler  the compiler in this process: `validateWorkspace([{ file, text }])` on the same edited
-//             texts (no `previous`: the whole file is analysed, as the server must after an edit);
+//             texts (no `previous`: the whole file is analysed, as `check` does);
+//   incremental  the same, handed the previous round's analyses (`previous`), as the server does: an edit
+//             inside a template is analysed incrementally (compiler/src/incremental.ts);
 //   yls       yaml-language-server validating the same document against our JSON Schema
 //             (`yaml.schemas`), same didChange → publishDiagnostics timing, raw (it includes YLS's
 //             fixed 200 ms validation debounce, which is not a setting; the figure net of it is shown too);
@@ -344,7 +346,7 @@ try {
 }
 
 // ---- the rounds ----------------------------------------------------------------------------------
-const samples = { ours: [], compiler: [], yls: [] };
+const samples = { ours: [], compiler: [], incremental: [], yls: [] };
 for (const p of POSITIONS) samples[`completion:${p.id}`] = [];
 for (const p of POSITIONS) samples[`hover:${p.id}`] = [];
 for (const m of ['completion', 'hover']) for (const p of POSITIONS) samples[`again:${m}:${p.id}`] = [];
@@ -363,6 +365,17 @@ function measureCompiler(round) {
   const { diagnostics } = validateWorkspace([{ file: docPath, text: texts[round] }]);
   return { ms: performance.now() - start, diagnostics };
 }
+let previousAnalyses = validateWorkspace([{ file: docPath, text: original }]).analyses;
+function measureIncremental(round) {
+  const start = performance.now();
+  const { diagnostics, analyses } = validateWorkspace(
+    [{ file: docPath, text: texts[round] }],
+    previousAnalyses,
+  );
+  const ms = performance.now() - start;
+  previousAnalyses = analyses;
+  return { ms, diagnostics };
+}
 
 const KINDS = ['ours', 'compiler', 'yls'];
 try {
@@ -370,8 +383,10 @@ try {
     const order = KINDS.map((_, i) => KINDS[(i + round) % KINDS.length]);
     const results = {};
     for (const kind of order) {
-      if (kind === 'compiler') results.compiler = measureCompiler(round);
-      else results[kind] = await measureServer(kind === 'ours' ? ours : yls, round);
+      if (kind === 'compiler') {
+        results.compiler = measureCompiler(round);
+        results.incremental = measureIncremental(round);
+      } else results[kind] = await measureServer(kind === 'ours' ? ours : yls, round);
     }
     // completion and hover on our server, the document idle, in this order: the first request after
     // the edit pays for what the server builds lazily per analysis (the YAML document, the symbol
@@ -399,13 +414,13 @@ try {
         }
       }
     if (round > 0) {
-      for (const kind of KINDS) {
+      for (const kind of [...KINDS, 'incremental']) {
         samples[kind].push(results[kind].ms);
-        diagnosticsSeen[kind].push(results[kind].diagnostics.length);
+        (diagnosticsSeen[kind] ??= []).push(results[kind].diagnostics.length);
       }
     }
     process.stderr.write(
-      `${round === 0 ? 'warm-up' : `round ${round}/${RUNS}`}: ours ${results.ours.ms.toFixed(0)} ms, compiler ${results.compiler.ms.toFixed(0)} ms, yaml-language-server ${results.yls.ms.toFixed(0)} ms\n`,
+      `${round === 0 ? 'warm-up' : `round ${round}/${RUNS}`}: ours ${results.ours.ms.toFixed(0)} ms, compiler ${results.compiler.ms.toFixed(0)} ms, incremental ${results.incremental.ms.toFixed(0)} ms, yaml-language-server ${results.yls.ms.toFixed(0)} ms\n`,
     );
   }
 } catch (error) {
@@ -437,6 +452,12 @@ const targets = [
     what: 'ours (1) / compiler (2)',
     ratio: medians.ours / medians.compiler,
     max: 1.3,
+  },
+  {
+    id: "2'/2",
+    what: "compiler incremental (2') / compiler full (2)",
+    ratio: medians.incremental / medians.compiler,
+    max: 0.2,
   },
   {
     id: '1/3',
@@ -486,6 +507,7 @@ const row = (label, xs) =>
   `  ${label.padEnd(60)}${ms(median(xs))}${ms(Math.min(...xs))}${ms(Math.max(...xs))}`;
 out.push(row('(1) ours: didChange → publishDiagnostics', samples.ours));
 out.push(row('(2) compiler: validateWorkspace, in process', samples.compiler));
+out.push(row("(2') compiler: validateWorkspace with previous, in process", samples.incremental));
 out.push(row('(3) yaml-language-server: didChange → publishDiagnostics', samples.yls));
 for (const t of featureTargets) out.push(row(`(4) ${t.what}`, samples[t.id]));
 for (const t of featureTargets) out.push(row(`    again: ${t.what}`, samples[`again:${t.id}`]));
@@ -508,7 +530,7 @@ out.push(
     `yaml-language-server: ${checks['yaml-language-server'].openDiagnostics} on open, wrong key → ${checks['yaml-language-server'].wrongKey ? `"${checks['yaml-language-server'].wrongKey.message}"` : 'NONE'}`,
 );
 out.push(
-  `  diagnostics after each timed edit: ours ${[...new Set(diagnosticsSeen.ours)].join('/')}, compiler ${[...new Set(diagnosticsSeen.compiler)].join('/')}, yaml-language-server ${[...new Set(diagnosticsSeen.yls)].join('/')}`,
+  `  diagnostics after each timed edit: ours ${[...new Set(diagnosticsSeen.ours)].join('/')}, compiler ${[...new Set(diagnosticsSeen.compiler)].join('/')}, incremental ${[...new Set(diagnosticsSeen.incremental)].join('/')}, yaml-language-server ${[...new Set(diagnosticsSeen.yls)].join('/')}`,
 );
 for (const p of problems) out.push(`  PROBLEM: ${p}`);
 process.stdout.write(`${out.join('\n')}\n`);

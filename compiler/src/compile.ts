@@ -17,6 +17,7 @@ import { SourceText } from './source-text.js';
 import { applySuppressions } from './suppressions.js';
 import { dropDamageFallout } from './yaml/damage.js';
 import { YAML_LIMITS, findPair, rangeOf, readYaml, unreadable } from './yaml/read-yaml.js';
+import type { YamlSource } from './yaml/read-yaml.js';
 
 /** One file's analysis: its diagnostics and, when it could be read, its model and semantic model. */
 export interface FileAnalysis {
@@ -53,7 +54,7 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
     context: undefined,
   };
   const yaml = readYaml(file, text);
-  const diagnostics = [...yaml.diagnostics, ...duplicateChoices(file, yaml.duplicateChoices)];
+  const diagnostics = [...yaml.diagnostics];
   const document = yaml.document;
   const contents = document?.contents;
   // (`---` alone reads as an empty scalar: nothing written is nothing, not a null playbook)
@@ -62,17 +63,12 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
     contents === undefined ||
     (isScalar(contents) && contents.value === null && !contents.source);
   if (!document || nothing) {
+    for (const diagnostic of duplicateChoices(file, yaml.duplicateChoices)) diagnostics.push(diagnostic);
     if (!diagnostics.some((d) => d.severity === 'error')) diagnostics.push(emptyPlaybook(file));
     analysis.diagnostics = finish(file, text, diagnostics, source);
     return analysis;
   }
-  // (a loop, not push(...): a generated file can have more diagnostics than a call has arguments)
-  const surface = surfaceDiagnostics(validateSurface(file, document, yaml.value));
-  for (const diagnostic of surface) diagnostics.push(diagnostic);
-  if (yaml.keysNotNames.length) {
-    const keys = keysNotNames(file, yaml.keysNotNames);
-    for (const diagnostic of outside(keys, coveredBy(surface, document))) diagnostics.push(diagnostic);
-  }
+  for (const diagnostic of structureDiagnostics(yaml, document)) diagnostics.push(diagnostic);
   if (isMap(document.contents)) {
     const model = buildModel(file, document, yaml.value, yaml.aliases);
     const steps = model.steps.length + model.after.length;
@@ -92,12 +88,11 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
     }
     // (the text as parsed: scalar maps read it the way the parser did; it has the same offsets)
     const semantic = bind(file, yaml.parsedText, model, document);
-    const context = new CheckContext(semantic);
-    for (const check of options.checks ?? CHECKS) check(context);
-    for (const diagnostic of context.diagnostics) diagnostics.push(diagnostic);
+    for (const diagnostic of runChecks(semantic, options)) diagnostics.push(diagnostic);
     analysis.model = model;
     analysis.semantic = semantic;
     analysis.context = semantic;
+    bound.set(analysis, yaml);
   }
   analysis.diagnostics = dropDamageFallout(
     finish(file, text, diagnostics, source, document),
@@ -105,6 +100,67 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
     yaml.document,
   );
   return analysis;
+}
+
+/**
+ * The bound analyses and what they were read from: what an edit's analysis (incremental.ts) starts from.
+ * (Kept beside the analysis, not in it: a caller sees one shape of `FileAnalysis` either way.)
+ */
+const bound = new WeakMap<FileAnalysis, YamlSource>();
+
+/** What `analyzeFile` read an analysis from, when it bound it. */
+export function boundSource(analysis: FileAnalysis): YamlSource | undefined {
+  return bound.get(analysis);
+}
+
+/** An analysis made from its parts, as `analyzeFile` makes it (incremental.ts, after an edit). */
+export function finishBound(
+  file: string,
+  text: string,
+  yaml: YamlSource,
+  model: PlaybookModel,
+  semantic: SemanticModel,
+): FileAnalysis {
+  const document = yaml.document!;
+  const diagnostics = [...yaml.diagnostics];
+  for (const diagnostic of structureDiagnostics(yaml, document)) diagnostics.push(diagnostic);
+  for (const diagnostic of runChecks(semantic, {})) diagnostics.push(diagnostic);
+  const source = new SourceText(text);
+  const analysis: FileAnalysis = {
+    file,
+    text,
+    source,
+    diagnostics: dropDamageFallout(
+      finish(file, text, diagnostics, source, document),
+      yaml.damaged,
+      yaml.document,
+    ),
+    model,
+    semantic,
+    context: semantic,
+  };
+  bound.set(analysis, yaml);
+  return analysis;
+}
+
+/** The mistakes found before the model: duplicate gate choices, the surface schema's, keys that are not names. */
+function structureDiagnostics(yaml: YamlSource, document: Document.Parsed): Diagnostic[] {
+  const file = yaml.file;
+  const diagnostics = duplicateChoices(file, yaml.duplicateChoices);
+  // (a loop, not push(...): a generated file can have more diagnostics than a call has arguments)
+  const surface = surfaceDiagnostics(validateSurface(file, document, yaml.value));
+  for (const diagnostic of surface) diagnostics.push(diagnostic);
+  if (yaml.keysNotNames.length) {
+    const keys = keysNotNames(file, yaml.keysNotNames);
+    for (const diagnostic of outside(keys, coveredBy(surface, document))) diagnostics.push(diagnostic);
+  }
+  return diagnostics;
+}
+
+function runChecks(semantic: SemanticModel, options: AnalyzeOptions): readonly Diagnostic[] {
+  const context = new CheckContext(semantic);
+  for (const check of options.checks ?? CHECKS) check(context);
+  return context.diagnostics;
 }
 
 /**
@@ -161,9 +217,22 @@ function finish(
   document?: Document.Parsed,
 ): Diagnostic[] {
   // The last guard on echoed text: each message cuts what it quotes, and none is longer than this.
+  // Each range is the diagnostic's own copy: the model's ranges move with an edit (incremental.ts), and
+  // the diagnostics an analysis returned must not move with them.
   for (const diagnostic of diagnostics) {
     diagnostic.message = boundMessage(diagnostic.message);
-    for (const related of diagnostic.related ?? []) related.message = boundMessage(related.message);
+    diagnostic.range = { start: diagnostic.range.start, end: diagnostic.range.end };
+    if (diagnostic.related)
+      diagnostic.related = diagnostic.related.map((related) => ({
+        ...related,
+        range: { start: related.range.start, end: related.range.end },
+        message: boundMessage(related.message),
+      }));
+    if (diagnostic.fix)
+      diagnostic.fix = {
+        ...diagnostic.fix,
+        edits: diagnostic.fix.edits.map((edit) => ({ ...edit, range: { ...edit.range } })),
+      };
   }
   const insideValue = document && text.includes('playbook-ignore') ? scalarSpans(document) : undefined;
   return sortDiagnostics(applySuppressions(file, text, withoutRepeats(diagnostics), source, insideValue));

@@ -15,6 +15,8 @@ export type { Position } from './source-text.js';
 export { lineColumnSpan, toJsonDiagnostic } from './json-diagnostic.js';
 export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile } from './compile.js';
+export { analyzeChange, analyzeEdited, changeBetween } from './incremental.js';
+export type { EditAnalysis, TextChange } from './incremental.js';
 export { YAML_LIMITS, unreadable } from './yaml/read-yaml.js';
 export type { AnalyzeOptions, FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';

@@ -1,5 +1,6 @@
 import { checkDuplicateIds } from './checks/duplicate-ids.js';
 import { analyzeFile } from './compile.js';
+import { analyzeEdited } from './incremental.js';
 import type { FileAnalysis } from './compile.js';
 import { sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -21,7 +22,8 @@ export interface Validation {
 /**
  * THE validation function. The CLI's `check`, the language server, the runtime's
  * `validate_playbooks` and the panel all print what this returns, unchanged.
- * `previous` lets an editor reuse the analyses of files whose text did not change.
+ * `previous` lets an editor reuse the analyses of files whose text did not change, and analyse an edited
+ * one from its previous analysis (incremental.ts; that analysis is taken over: read the returned ones).
  */
 export function validateWorkspace(
   files: readonly WorkspaceFile[],
@@ -31,7 +33,7 @@ export function validateWorkspace(
   const diagnostics: Diagnostic[] = [];
   for (const { file, text } of files) {
     const cached = previous?.get(file);
-    const analysis = cached && cached.text === text ? cached : analyzeFile(file, text);
+    const analysis = cached?.file === file ? analyzeEdited(cached, text) : analyzeFile(file, text);
     analyses.set(file, analysis);
     for (const diagnostic of analysis.diagnostics) diagnostics.push(diagnostic);
   }

@@ -252,4 +252,36 @@ describe('the scope provider', () => {
     expect(scopes.loopTargets(step('review')).map((s) => s.name)).toEqual(['review', 'plan', 'build', 'qa']);
     expect(scopes.loopTargets(model.after[0]!)).toEqual([]);
   });
+
+  it('offers what may be written: no members of a step the place may not read, no secret where it is shown', () => {
+    const names = (members: { name: string }[] | undefined) => members?.map((m) => m.name);
+    // (what exists, for hover; what is offered, for completion)
+    expect(names(scopes.membersAfter(stepScope(step('build'), 'prompt'), ['steps', 'qa']))).toContain(
+      'outputs',
+    );
+    expect(scopes.offeredAfter(stepScope(step('build'), 'prompt'), ['steps', 'qa'])).toBeUndefined();
+    expect(
+      scopes.offeredAfter(stepScope(step('build'), 'prompt'), ['steps', 'qa', 'outputs']),
+    ).toBeUndefined();
+    expect(names(scopes.offeredAfter(stepScope(step('review'), 'prompt'), ['inputs']))).toEqual([
+      'task',
+      'strict',
+    ]);
+    expect(names(scopes.offeredAfter(stepScope(step('qa'), 'env'), ['inputs']))).toEqual([
+      'task',
+      'strict',
+      'token',
+    ]);
+  });
+
+  it('says whose outcomes a string compared with a chain names', () => {
+    const compared = (scope: Parameters<typeof scopes.outcomesComparedWith>[0], chain: string[]) =>
+      scopes.outcomesComparedWith(scope, chain)?.name;
+    expect(compared(stepScope(step('ship'), 'when'), ['steps', 'review', 'outcome'])).toBe('review');
+    expect(compared(stepScope(step('review'), 'feedback', 'changes'), ['report', 'outcome'])).toBe('review');
+    // a gate has no report; its choice is gate.choice
+    expect(compared(stepScope(step('ship'), 'feedback', 'revise'), ['report', 'outcome'])).toBeUndefined();
+    expect(compared(stepScope(step('ship'), 'feedback', 'revise'), ['gate', 'choice'])).toBe('ship');
+    expect(compared(stepScope(step('review'), 'prompt'), ['report', 'outcome'])).toBeUndefined();
+  });
 });

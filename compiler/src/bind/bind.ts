@@ -60,6 +60,27 @@ export function bind(
   );
 }
 
+/**
+ * Binds one template again after an edit of its text only (incremental.ts): the same site, scope and
+ * provider, so it binds as `bind` would. Its expression references are pushed to `references`.
+ */
+export function rebindTemplate(
+  template: BoundTemplate,
+  text: string,
+  scopes: ScopeProvider,
+  locator: ScalarLocator,
+  references: ExpressionReference[],
+): BoundTemplate {
+  const site: TemplateSite = {
+    text: template.text,
+    place: template.place,
+    scope: template.scope,
+    outcome: template.outcome,
+    key: template.key,
+  };
+  return bindTemplate(site, text, scopes, locator, references);
+}
+
 /** Parses every input's and output's type; sets `type` on the declarations whose type parses. */
 function bindTypes(model: PlaybookModel): BoundTypeExpression[] {
   const bound: BoundTypeExpression[] = [];

@@ -198,7 +198,7 @@ export interface Locator {
  * What every name of an expression is built on: its range is worked out when first read. (One class per
  * kind below, fields set in the constructor: a file has tens of thousands of them.)
  */
-abstract class NameInExpression {
+export abstract class NameInExpression {
   private cached: OffsetRange | undefined;
 
   constructor(
@@ -210,6 +210,11 @@ abstract class NameInExpression {
 
   get range(): OffsetRange {
     return (this.cached ??= this.locator.rangeIn(this.template.text, this.span.start, this.span.end));
+  }
+
+  /** After an edit moved the text (incremental.ts): the range is worked out again when next read. */
+  forgetRange(): void {
+    this.cached = undefined;
   }
 }
 

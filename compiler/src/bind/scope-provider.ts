@@ -27,6 +27,20 @@ export type Place =
   | 'label'
   | 'output';
 
+/** Places whose text an agent or a person reads, and who: a secret must not reach them (PB407). */
+export const SHOWN_PLACES: ReadonlyMap<Place, string> = new Map<Place, string>([
+  ['title', 'a title, which the panel shows'],
+  ['description', 'a description, which the panel shows'],
+  ['prompt', 'a prompt, which the agent reads'],
+  ['run', 'a command line, which is logged and shown'],
+  ['cwd', 'a working directory, which is logged and shown'],
+  ['feedback', 'loop feedback, which the agent reads'],
+  ['gate-title', "a gate's title, which a person reads"],
+  ['gate-summary', "a gate's summary, which a person reads"],
+  ['label', 'a label, which the panel shows'],
+  ['output', 'a playbook output, which is shown when the run ends'],
+]);
+
 /** The names visible to one template: which steps it may refer to and which context roots exist. */
 export interface Scope {
   place: Place;
@@ -507,6 +521,36 @@ export class ScopeProvider {
           field('choice', enumText(owner.outcomes.map((o) => o.name)), 'The choice the person took.'),
         ];
     }
+  }
+
+  /**
+   * The step whose outcomes (or a gate's choices) a string compared with `chain` names: S for
+   * `steps.S.outcome`, the owner for `report.outcome` and `gate.choice` where those roots exist.
+   */
+  outcomesComparedWith(scope: Scope, chain: readonly string[]): StepDecl | undefined {
+    if (chain.length === 3 && chain[0] === 'steps' && chain[2] === 'outcome') return this.step(chain[1]!);
+    if (chain.length !== 2) return undefined;
+    const [root, name] = chain;
+    if ((root === 'report' && name === 'outcome') || (root === 'gate' && name === 'choice'))
+      return this.rootVisible(root, scope) ? scope.owner : undefined;
+    return undefined;
+  }
+
+  /**
+   * What an editor offers after `chain.`: the members that may be written here, so that no completion is
+   * then reported. As `membersAfter` (which says what exists, for hover), less the members of a step this
+   * place may not read (PB205) and the secret inputs where someone would see them (PB407).
+   */
+  offeredAfter(scope: Scope, chain: readonly string[]): ScopeMember[] | undefined {
+    // (a step this place may not read has nothing to offer: reading it is PB205)
+    if (chain[0] === 'steps' && chain.length > 1) {
+      const step = this.step(chain[1]!);
+      if (!step || !this.canSee(scope, step)) return undefined;
+    }
+    const members = this.membersAfter(scope, chain);
+    if (!members || chain.length !== 1 || chain[0] !== 'inputs' || !SHOWN_PLACES.has(scope.place))
+      return members;
+    return members.filter((m) => this.input(m.name)?.secret !== true);
   }
 
   /** What a whole chain names (`['steps', 'plan', 'outputs', 'files']`), for hover. */

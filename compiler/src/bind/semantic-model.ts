@@ -24,10 +24,16 @@ export interface BoundTypeExpression {
 
 /** Maps spans of scalars' decoded values to the file, building each scalar's offset map once. */
 export class ScalarLocator implements Locator {
-  private readonly maps = new WeakMap<Scalar, ScalarMap>();
+  private maps = new WeakMap<Scalar, ScalarMap>();
 
   /** `text`: the file as parsed (scalar maps read it the way the parser did; same offsets as the file). */
-  constructor(private readonly text: string) {}
+  constructor(private text: string) {}
+
+  /** After an edit moved the scalars (incremental.ts): read the new text, forget every map built. */
+  moveTo(text: string): void {
+    this.text = text;
+    this.maps = new WeakMap();
+  }
 
   rangeIn(ref: TextRef, start: number, end: number): OffsetRange {
     let map = this.maps.get(ref.node);
@@ -62,7 +68,8 @@ export class SemanticModel implements Locator {
     /** every reference of the playbook, resolved or not */
     readonly references: readonly SymbolReference[],
     readonly typeExpressions: readonly BoundTypeExpression[],
-    private readonly locator: Locator,
+    /** maps spans to the file (the references share it; an edit's analysis moves it to the new text) */
+    readonly locator: Locator,
   ) {}
 
   /** The source range of the characters [start, end) of a scalar's decoded value. */

@@ -1,19 +1,6 @@
 import type { Check } from '../check-context.js';
+import { SHOWN_PLACES as VISIBLE_PLACES } from '../bind/scope-provider.js';
 import { shown } from '../diagnostic.js';
-
-/** Places whose text an agent or a person reads, and who: a secret must not reach them (PB407). */
-const VISIBLE_PLACES = new Map([
-  ['title', 'a title, which the panel shows'],
-  ['description', 'a description, which the panel shows'],
-  ['prompt', 'a prompt, which the agent reads'],
-  ['run', 'a command line, which is logged and shown'],
-  ['cwd', 'a working directory, which is logged and shown'],
-  ['feedback', 'loop feedback, which the agent reads'],
-  ['gate-title', "a gate's title, which a person reads"],
-  ['gate-summary', "a gate's summary, which a person reads"],
-  ['label', 'a label, which the panel shows'],
-  ['output', 'a playbook output, which is shown when the run ends'],
-]);
 
 /** PB407: a secret input read where an agent or a person would see it (only `env` of a check step may). */
 export const checkSecrets: Check = (context) => {

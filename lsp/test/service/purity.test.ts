@@ -104,7 +104,7 @@ describe('the language service (src/service)', () => {
         'language-service.ts',
         'features/completion.ts',
         'features/graph.ts',
-        'language/scope.ts',
+        'language/symbols.ts',
         'workspace/playbook-workspace.ts',
       ]),
     );

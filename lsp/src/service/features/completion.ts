@@ -5,15 +5,13 @@
  * targets, roles, and the values the schema lists.
  */
 import { BUILTIN_FUNCTIONS } from '@kairoku-playbook/grammar';
-import type { StepDecl } from '@kairoku-playbook/compiler';
+import type { ScopeMember, StepDecl } from '@kairoku-playbook/compiler';
 import { describeRole, describeStep } from '../language/describe.js';
 import { expressionIn, templateAt } from '../language/expression-at.js';
 import type { ExpressionSite } from '../language/expression-at.js';
 import { chainEndingAt, tokenizeExpression } from '../language/expression-tokens.js';
 import type { ExpressionToken } from '../language/expression-tokens.js';
 import { keysAt, takesNames, valuesAt } from '../language/schema.js';
-import { membersAfter, ownerOf, rootMembers, scopeOf } from '../language/scope.js';
-import type { Member } from '../language/scope.js';
 import { FIXED_ROLES } from '../language/types.js';
 import type { FileAnalysis, OffsetRange } from '../language/types.js';
 import { yamlCursorAt } from '../language/yaml-cursor.js';
@@ -64,11 +62,12 @@ function expressionCompletions(
   site: ExpressionSite,
   offset: number,
 ): CompletionEntry[] {
-  const model = analysis.model;
-  if (!model) return [];
+  // What a place can see is the compiler's answer (its scope provider), never a copy of its rules.
+  const scopes = analysis.semantic?.scopes;
+  if (!scopes) return [];
   const { context, info, cursor } = site;
   const text = info.text.value;
-  const scope = scopeOf(model, info);
+  const scope = info.scope;
   const tokens = tokenizeExpression(text, site.inner.start, cursor);
   const rangeFrom = (start: number): OffsetRange => ({
     start: start >= cursor ? offset : Math.min(offset, context.rangeIn(info.text, start, start).start),
@@ -97,7 +96,7 @@ function expressionCompletions(
   const previous = tokens[i];
   if (previous?.text === '.' && previous.end === start) {
     const chain = chainEndingAt(tokens, i - 1);
-    const members = chain ? membersAfter(analysis, scope, chain) : undefined;
+    const members = chain ? scopes.offeredAfter(scope, chain) : undefined;
     return (members ?? []).map((m, n) => memberEntry(m, rangeFrom(start), n));
   }
   if (previous && start === cursor && !isOperandStart(previous)) {
@@ -117,7 +116,9 @@ function expressionCompletions(
         sortText: String(n).padStart(3, '0'),
       }));
   }
-  const entries: CompletionEntry[] = rootMembers(scope).map((m, n) => memberEntry(m, rangeFrom(start), n));
+  const entries: CompletionEntry[] = scopes
+    .rootMembers(scope)
+    .map((m, n) => memberEntry(m, rangeFrom(start), n));
   BUILTIN_FUNCTIONS.forEach((fn, n) =>
     entries.push({
       label: fn.name,
@@ -156,21 +157,13 @@ function comparedOutcomes(
   const operator = tokens[operatorIndex];
   if (operator?.text !== '==' && operator?.text !== '!=') return [];
   const chain = chainEndingAt(tokens, operatorIndex - 1);
-  const model = analysis.model!;
-  let step: StepDecl | undefined;
-  if (chain?.length === 3 && chain[0] === 'steps' && chain[2] === 'outcome')
-    step = model.stepByName.get(chain[1]!);
-  else if (chain && site.info.outcome !== undefined && site.info.owner) {
-    const owner = ownerOf(model, site.info);
-    if (chain.join('.') === 'report.outcome' || (chain.join('.') === 'gate.choice' && owner?.kind === 'gate'))
-      step = owner;
-  }
+  const step = chain ? analysis.semantic?.scopes.outcomesComparedWith(site.info.scope, chain) : undefined;
   if (!step) return [];
   const what = step.kind === 'gate' ? 'choice' : 'outcome';
   return step.outcomes.map((o) => ({ name: o.name, detail: `${what} of ${step.name}` }));
 }
 
-const MEMBER_KINDS: Record<Member['kind'], CompletionKind> = {
+const MEMBER_KINDS: Record<ScopeMember['kind'], CompletionKind> = {
   root: 'root',
   input: 'input',
   step: 'step',
@@ -179,7 +172,7 @@ const MEMBER_KINDS: Record<Member['kind'], CompletionKind> = {
   outcome: 'outcome',
 };
 
-function memberEntry(member: Member, range: OffsetRange, n: number): CompletionEntry {
+function memberEntry(member: ScopeMember, range: OffsetRange, n: number): CompletionEntry {
   const entry: CompletionEntry = {
     label: member.name,
     kind: MEMBER_KINDS[member.kind],
@@ -254,21 +247,19 @@ function valueCompletions(analysis: FileAnalysis, cursor: YamlCursor): Completio
   const owner = stepOf(analysis, path);
   const last = path[path.length - 1];
 
-  if (model && owner && last === 'needs' && path.length === 3) {
-    const graph = analysis.context?.graph;
-    return model.steps
-      .filter((s) => s !== owner && !taken.has(s.name))
-      .filter((s) => owner.isAfter || !graph || !graph.isAncestor(owner.index, s.index))
+  const scopes = analysis.semantic?.scopes;
+  if (scopes && owner && last === 'needs' && path.length === 3) {
+    return scopes
+      .needCandidates(owner)
+      .filter((s) => !taken.has(s.name))
       .map((s, n) => entry(s.name, 'step', n, describeStep(analysis, s)));
   }
-  if (model && owner && last === 'loop') {
-    const graph = analysis.context?.graph;
-    const targets = owner.isAfter
-      ? []
-      : [owner, ...(graph ? graph.ancestorsOf(owner.index).map((i) => model.steps[i]!) : [])];
-    return targets.map((s, n) =>
-      entry(s.name, 'step', n, describeStep(analysis, s), s === owner ? 'this step' : 'ancestor'),
-    );
+  if (scopes && owner && last === 'loop') {
+    return scopes
+      .loopTargets(owner)
+      .map((s, n) =>
+        entry(s.name, 'step', n, describeStep(analysis, s), s === owner ? 'this step' : 'ancestor'),
+      );
   }
   if (model && owner && last === 'role' && path.length === 3) {
     return [...model.roles.values()].map((r, n) => entry(r.name, 'role', n, describeRole(analysis, r)));

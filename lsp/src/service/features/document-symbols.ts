@@ -4,9 +4,9 @@
  */
 import { isMap } from 'yaml';
 import type { Node, Pair, YAMLMap } from 'yaml';
-import { typeToString } from '@kairoku-playbook/compiler';
+import { stepKindText, typeToString } from '@kairoku-playbook/compiler';
 import type { StepDecl } from '@kairoku-playbook/compiler';
-import { stepKindText, stepNamed } from '../language/scope.js';
+import { stepNamed } from '../language/describe.js';
 import type { FileAnalysis, OffsetRange } from '../language/types.js';
 import { keyText, pairAt, pairRange, rangeOfNode, yamlDocument } from '../language/yaml-document.js';
 
@@ -56,7 +56,7 @@ export function documentSymbols(analysis: FileAnalysis): OutlineSymbol[] {
         }
         case 'step':
         case 'after-task':
-          step = model ? stepNamed(model, name, kind === 'after-task') : undefined;
+          step = stepNamed(analysis, name, kind === 'after-task');
           detail = step ? `${stepKindText(step)}${step.role ? ` · ${step.role.name}` : ''}` : undefined;
           break;
         case 'output':

@@ -8,7 +8,6 @@ import { code, describeSymbol, lineOf } from '../language/describe.js';
 import { expressionAt, nameAt } from '../language/expression-at.js';
 import type { NameAtCursor } from '../language/expression-at.js';
 import { describeKey } from '../language/schema.js';
-import { describeChain, scopeOf } from '../language/scope.js';
 import { occurrenceAt, symbolIndex, symbolKey } from '../language/symbols.js';
 import type { FileAnalysis, OffsetRange } from '../language/types.js';
 import { pathAt, rangeOfNode, yamlDocument } from '../language/yaml-document.js';
@@ -33,8 +32,6 @@ export function hoverAt(analysis: FileAnalysis, offset: number): HoverResult | u
 }
 
 function expressionHover(analysis: FileAnalysis, site: ExpressionSite): HoverResult | undefined {
-  const model = analysis.model;
-  if (!model) return undefined;
   const name = nameAt(site.expr, site.cursor);
   if (!name) return undefined;
   const range = site.context.rangeIn(site.info.text, name.span.start, name.span.end);
@@ -43,31 +40,22 @@ function expressionHover(analysis: FileAnalysis, site: ExpressionSite): HoverRes
 }
 
 function describeName(analysis: FileAnalysis, site: ExpressionSite, name: NameAtCursor): string | undefined {
-  const model = analysis.model!;
-  const scope = scopeOf(model, site.info);
+  const scopes = analysis.semantic?.scopes;
+  if (!scopes) return undefined;
+  const scope = site.info.scope;
   switch (name.kind) {
     case 'function': {
       const fn = getBuiltinFunction(name.name);
       return fn ? `\`\`\`\n${fn.signature}\n\`\`\`\n\n${fn.description}` : undefined;
     }
     case 'string': {
-      const chain = name.comparedWith?.join('.');
       const index = symbolIndex(analysis);
-      let stepName: string | undefined;
-      if (
-        name.comparedWith?.length === 3 &&
-        name.comparedWith[0] === 'steps' &&
-        name.comparedWith[2] === 'outcome'
-      )
-        stepName = name.comparedWith[1];
-      else if ((chain === 'report.outcome' || chain === 'gate.choice') && site.info.outcome !== undefined)
-        stepName = site.info.owner?.name;
-      const step = stepName ? model.stepByName.get(stepName) : undefined;
+      const step = name.comparedWith ? scopes.outcomesComparedWith(scope, name.comparedWith) : undefined;
       const symbol = step ? index.symbols.get(symbolKey('outcome', name.value, step)) : undefined;
       return symbol ? describeSymbol(analysis, symbol) : undefined;
     }
     case 'chain': {
-      const member = describeChain(analysis, scope, name.chain);
+      const member = scopes.describeChain(scope, name.chain);
       if (!member) return undefined;
       const label = name.chain.join('.');
       const head = member.type ? `${label}: ${member.type}` : label;

@@ -1,12 +1,22 @@
 /**
  * Markdown about the named things of a playbook, for hover and completion documentation.
  */
-import { typeToString } from '@kairoku-playbook/compiler';
+import { stepKindText, typeToString } from '@kairoku-playbook/compiler';
 import type { OutcomeDecl, RoleDecl, StepDecl } from '@kairoku-playbook/compiler';
-import { stepKindText, stepNamed } from './scope.js';
 import type { PlaybookSymbol } from './symbols.js';
 import { CHECK_OUTPUTS, FIXED_ROLES } from './types.js';
 import type { FileAnalysis, OffsetRange } from './types.js';
+
+/**
+ * A step or after-task by name as the compiler's scope provider resolves it (the first of that name);
+ * from the model when there is no semantic model (a playbook over the step limit is not bound).
+ */
+export function stepNamed(analysis: FileAnalysis, name: string, isAfter: boolean): StepDecl | undefined {
+  const scopes = analysis.semantic?.scopes;
+  if (scopes) return isAfter ? scopes.afterTask(name) : scopes.step(name);
+  const model = analysis.model;
+  return isAfter ? model?.after.find((s) => s.name === name) : model?.stepByName.get(name);
+}
 
 export function code(text: string): string {
   return `\`${text.replaceAll('`', "'")}\``;
@@ -82,7 +92,7 @@ export function describeSymbol(analysis: FileAnalysis, symbol: PlaybookSymbol): 
   switch (symbol.kind) {
     case 'step':
     case 'after': {
-      const step = stepNamed(model, symbol.name, symbol.kind === 'after');
+      const step = stepNamed(analysis, symbol.name, symbol.kind === 'after');
       return step ? describeStep(analysis, step) : undefined;
     }
     case 'input': {

@@ -5,10 +5,7 @@
  * `report.outcome` and `gate.choice`). Definition, references, rename, hover and highlights read this index.
  */
 import type { OffsetRange, StepDecl } from '@kairoku-playbook/compiler';
-import { chainOf, comparedStrings, expressionsOf, nameSpanOf, walkExpression } from './expression-at.js';
-import { ownerOf } from './scope.js';
-import { FIXED_ROLES } from './types.js';
-import type { FileAnalysis, TemplateInfo } from './types.js';
+import type { FileAnalysis } from './types.js';
 
 export type SymbolKind = 'step' | 'after' | 'input' | 'role' | 'output' | 'outcome';
 
@@ -139,127 +136,41 @@ function* buildIndex(analysis: FileAnalysis): Generator<void, SymbolIndex> {
     for (const outcome of step.outcomes) declare(symbol('outcome', outcome.name, step), outcome.keyRange);
   }
 
-  // References in the YAML structure.
-  for (const step of all) {
+  // References, as binding resolved them: the compiler's reference index (the YAML structure's needs, roles,
+  // role bases and loop targets; the inputs, steps, outputs and outcomes the expressions name).
+  for (const reference of context.references) {
     if (++work % SLICE === 0) yield;
-    for (const need of step.needs) {
-      if (model.stepByName.has(need.name)) refer(symbol('step', need.name), need.range);
-    }
-    if (step.role && model.roles.has(step.role.name)) refer(symbol('role', step.role.name), step.role.range);
-    for (const outcome of step.outcomes) {
-      const transition = outcome.transition;
-      if (transition?.kind === 'loop' && transition.target && model.stepByName.has(transition.target.name))
-        refer(symbol('step', transition.target.name), transition.target.range);
-    }
-  }
-  for (const role of model.roles.values()) {
-    const base = role.base;
-    if (base && (FIXED_ROLES as readonly string[]).includes(base.name))
-      refer(symbol('role', base.name), base.range);
-  }
-
-  // References in expressions.
-  for (const info of context.templates) {
-    if (++work % SLICE === 0) yield;
-    for (const reference of info.references) {
-      switch (reference.kind) {
-        case 'input':
-          refer(symbol('input', reference.name), reference.range);
-          break;
-        case 'step':
-          refer(symbol('step', reference.step), reference.range);
-          break;
-        case 'output': {
-          const step = model.stepByName.get(reference.step);
-          if (step) refer(symbol('output', reference.output, step), reference.range);
-          break;
-        }
-        case 'outcome': {
-          const step = model.stepByName.get(reference.step);
-          if (step) refer(symbol('outcome', reference.outcome, step), reference.range);
-          break;
-        }
+    switch (reference.kind) {
+      case 'need':
+      case 'loop-target':
+        if (reference.target) refer(symbol('step', reference.name), reference.range);
+        break;
+      case 'role':
+      case 'role-base':
+        if (reference.target) refer(symbol('role', reference.name), reference.range);
+        break;
+      case 'input':
+        if (reference.target) refer(symbol('input', reference.name), reference.range);
+        break;
+      case 'step':
+        if (reference.target) refer(symbol('step', reference.step), reference.range);
+        break;
+      case 'output': {
+        const step = reference.status === 'found' ? model.stepByName.get(reference.step) : undefined;
+        if (step) refer(symbol('output', reference.output, step), reference.range);
+        break;
       }
-    }
-    for (const { range, step, outcome } of outcomeReferences(analysis, info)) {
-      refer(symbol('outcome', outcome, step), range);
-    }
-    for (const { range, step, output } of reportOutputReferences(analysis, info)) {
-      refer(symbol('output', output, step), range);
+      case 'outcome':
+        if (reference.owner && reference.target)
+          refer(
+            symbol('outcome', reference.outcome, reference.owner),
+            context.rangeIn(reference.template.text, reference.nameSpan.start, reference.nameSpan.end),
+          );
+        break;
     }
   }
   index.occurrences.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return index;
-}
-
-/** Strings that name an outcome or a gate choice: compared with `steps.S.outcome`, `report.outcome`, `gate.choice`. */
-function outcomeReferences(
-  analysis: FileAnalysis,
-  info: TemplateInfo,
-): { range: OffsetRange; step: StepDecl; outcome: string }[] {
-  const model = analysis.model!;
-  const context = analysis.context!;
-  const owner = ownerOf(model, info);
-  const found: { range: OffsetRange; step: StepDecl; outcome: string }[] = [];
-  for (const { expr } of expressionsOf(info)) {
-    for (const { value, span, chain } of comparedStrings(expr)) {
-      let step: StepDecl | undefined;
-      if (chain.length === 3 && chain[0] === 'steps' && chain[2] === 'outcome')
-        step = model.stepByName.get(chain[1]!);
-      else if (
-        chain.length === 2 &&
-        chain[0] === 'report' &&
-        chain[1] === 'outcome' &&
-        info.outcome !== undefined
-      )
-        step = owner;
-      else if (
-        chain.length === 2 &&
-        chain[0] === 'gate' &&
-        chain[1] === 'choice' &&
-        info.outcome !== undefined
-      )
-        step = owner?.kind === 'gate' ? owner : undefined;
-      if (!step || !step.outcomes.some((o) => o.name === value)) continue;
-      // The name inside the quotes; a literal written with escapes is referred to as a whole.
-      const inner = info.text.value.slice(span.start + 1, span.end - 1) === value;
-      const range = inner
-        ? context.rangeIn(info.text, span.start + 1, span.end - 1)
-        : context.rangeIn(info.text, span.start, span.end);
-      found.push({ range, step, outcome: value });
-    }
-  }
-  return found;
-}
-
-/** `report.outputs.X` in a step's own transitions: its output X (the compiler records no reference for it). */
-function reportOutputReferences(
-  analysis: FileAnalysis,
-  info: TemplateInfo,
-): { range: OffsetRange; step: StepDecl; output: string }[] {
-  if (info.outcome === undefined || !info.owner) return [];
-  const model = analysis.model!;
-  const context = analysis.context!;
-  const owner = ownerOf(model, info);
-  if (!owner) return [];
-  const found: { range: OffsetRange; step: StepDecl; output: string }[] = [];
-  for (const { expr } of expressionsOf(info)) {
-    for (const node of walkExpression(expr)) {
-      const chain = chainOf(node);
-      if (chain?.length !== 3 || chain[0] !== 'report' || chain[1] !== 'outputs') continue;
-      const output = chain[2]!;
-      if (!owner.outputs.some((o) => o.name === output)) continue;
-      const span = nameSpanOf(node)!;
-      // `['x']`: the name inside the quotes, when written without escapes.
-      const quoted = node.kind === 'index';
-      const inner = quoted && info.text.value.slice(span.start + 1, span.end - 1) === output;
-      const range = inner
-        ? context.rangeIn(info.text, span.start + 1, span.end - 1)
-        : context.rangeIn(info.text, span.start, span.end);
-      found.push({ range, step: owner, output });
-    }
-  }
-  return found;
 }
 
 /** The symbol occurrence under a cursor (the narrowest one). */

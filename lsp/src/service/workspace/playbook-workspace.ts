@@ -7,7 +7,13 @@
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { relative, sep } from 'node:path';
-import { FileWalk, analyzeFile, decodeSource, validateWorkspace } from '@kairoku-playbook/compiler';
+import {
+  FileWalk,
+  analyzeEdited,
+  analyzeFile,
+  decodeSource,
+  validateWorkspace,
+} from '@kairoku-playbook/compiler';
 import { SourceText } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
 import { isPlaybookTest } from './discovery.js';
@@ -230,7 +236,8 @@ export class PlaybookWorkspace {
     const file = this.fileOf(key);
     const cached = this.analyses.get(file);
     if (cached && cached.text === document.text) return cached;
-    const analysis = analyzeFile(file, document.text);
+    // (an edit inside one template is analysed incrementally; the previous analysis is taken over)
+    const analysis = cached ? analyzeEdited(cached, document.text) : analyzeFile(file, document.text);
     this.analyses.set(file, analysis);
     return analysis;
   }
