@@ -29,7 +29,14 @@ export interface JsonDiagnostic {
   severity: 'error' | 'warning' | 'info';
   code: string;
   message: string;
-  [more: string]: unknown;
+  related?: {
+    file: string;
+    line: number;
+    column: number;
+    endLine: number;
+    endColumn: number;
+    message: string;
+  }[];
 }
 
 export type InputType = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'list' | 'object' | 'any';
