@@ -8,3 +8,5 @@ export { simBackendFor } from './backends.js';
 export { RunHost, HOST_MANAGER } from '../host/run-host.js';
 export type { HostRefusal, HostResult, Operation, RunChange, RunHostOptions } from '../host/run-host.js';
 export type * from './api-types.js';
+export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
+export type { ServeInfo } from './discovery.js';

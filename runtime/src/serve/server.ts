@@ -1,6 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, watch } from 'node:fs';
-import type { FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +8,7 @@ import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
 import type { RunState } from '../core/state.js';
 import type { HostRefusal, HostResult, Operation, RunHost } from '../host/run-host.js';
-import { readWorkspace } from '../mcp/workspace.js';
+import { discoverPlaybooks, readWorkspace } from '../mcp/workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PlaybookCard, Refusal, RunEventData } from './api-types.js';
 import { checkAnswer, checkRequest } from './schemas.js';
@@ -32,8 +31,9 @@ export interface ServeOptions {
   keepEvents?: number;
   /** a comment on idle event streams, so proxies and clients see the stream alive (default 15 s) */
   heartbeatMs?: number;
-  /** watch the workspace for playbook changes (default true) */
+  /** watch the workspace for playbook changes (default true), every `watchPlaybooksMs` (default 2 s) */
   watchPlaybooks?: boolean;
+  watchPlaybooksMs?: number;
 }
 
 export interface RunningServe {
@@ -93,9 +93,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     const data: RunEventData = { ...runListItem(state, seen.has(state.id)), version };
     publish('run', data);
   });
-  let watcher: FSWatcher | undefined;
-  if (options.watchPlaybooks ?? true)
-    watcher = watchPlaybooks(host.workspace, () => publish('playbooks', {}));
+  const watcher =
+    options.watchPlaybooks === false
+      ? undefined
+      : watchPlaybooks(host.workspace, () => publish('playbooks', {}), options.watchPlaybooksMs ?? 2000);
 
   // ---- the server -----------------------------------------------------------------------------
   let port = 0;
@@ -482,25 +483,37 @@ const PLACEHOLDER = `<!doctype html>
 <code>/api/v1</code> (docs/serve.md).</p></main></body></html>
 `;
 
-/** Playbook files changed (created, edited, removed): said once per burst. */
-function watchPlaybooks(root: string, changed: () => void): FSWatcher | undefined {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const watcher = watch(root, { recursive: true }, (_event, name) => {
-      const file = String(name ?? '');
-      if (!/\.ya?ml$/i.test(file) || file.split(/[\\/]/).some((p) => p === 'node_modules' || p === '.git'))
-        return;
-      clearTimeout(timer);
-      timer = setTimeout(changed, 200);
-      timer.unref();
-    });
-    watcher.on('error', () => watcher.close());
-    watcher.unref();
-    return watcher;
-  } catch {
-    // No recursive watch here: the page reloads playbooks when it is opened.
-    return undefined;
-  }
+/**
+ * Playbook files changed (created, edited, removed): looked for every `everyMs` by the discovery rule
+ * (the walk `check` makes, which leaves out node_modules and .git) and their sizes and times. Not a
+ * recursive fs.watch: on Linux that puts a watch on every folder of the tree, node_modules included.
+ */
+function watchPlaybooks(root: string, changed: () => void, everyMs: number): { close: () => void } {
+  const signature = (): string => {
+    try {
+      return discoverPlaybooks(root)
+        .map((file) => {
+          try {
+            const stat = statSync(file);
+            return `${file}:${stat.size}:${stat.mtimeMs}`;
+          } catch {
+            return `${file}:gone`;
+          }
+        })
+        .join('\n');
+    } catch {
+      return '';
+    }
+  };
+  let last = signature();
+  const timer = setInterval(() => {
+    const now = signature();
+    if (now === last) return;
+    last = now;
+    changed();
+  }, everyMs);
+  timer.unref();
+  return { close: () => clearInterval(timer) };
 }
 
 /** Completed runs whose tab was opened (a completed run stays green until then), kept across restarts. */

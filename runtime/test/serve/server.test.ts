@@ -1,11 +1,11 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunHost } from '../../src/host/run-host.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { CONTENT_SECURITY_POLICY, startServe } from '../../src/serve/server.js';
-import { openEvents, served, workspace } from './support.js';
+import { BROKEN, openEvents, served, workspace } from './support.js';
 import type { Answer, Served } from './support.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -295,5 +295,17 @@ describe('serve: live updates', () => {
     expect((await old.next(1))[0]!.event).toBe('reset');
     old.close();
     two.close();
+  });
+
+  it('says when a playbook changed', async () => {
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    const s = await served(ws.root, ws.home, { watchPlaybooks: true, watchPlaybooksMs: 50 });
+    cleanups.push(s.close);
+    const stream = openEvents(s.serve.url, s.serve.token);
+    await stream.ready;
+    writeFileSync(join(ws.root, 'playbooks', 'new.yml'), BROKEN.replace('broken', 'new'));
+    expect((await stream.next(1))[0]!.event).toBe('playbooks');
+    stream.close();
   });
 });
