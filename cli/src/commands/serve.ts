@@ -92,7 +92,10 @@ export async function runServe(argv: readonly string[], io: CommandIo): Promise<
       host,
       listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
       ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : {}),
-      log,
+      // Answers that went well are not worth a line each; refusals and failures are.
+      log: (line) => {
+        if (!/ [23]\d\d$/.test(line)) log(line);
+      },
     });
   } catch (error) {
     host.close();
