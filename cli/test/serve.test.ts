@@ -153,4 +153,57 @@ describe('kairoku-playbook serve', () => {
     first.child.kill('SIGTERM');
     await first.exited;
   });
+
+  it('`run` and `runs pause|resume` go through the serve of the workspace when one is up', async () => {
+    const workspace = workspaceWithPlaybook();
+    const home = temp('serve-home-');
+    const server = await startServe(workspace, home);
+    const env = { ...process.env, KAIROKU_PLAYBOOK_HOME: home };
+    const run = spawn(process.execPath, [cli, 'run', 'playbooks/twogates.yml'], {
+      cwd: workspace,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(run);
+    let out = '';
+    run.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const runExit = new Promise<number | null>((resolve) => run.on('exit', (code) => resolve(code)));
+    // The run is started by the serve: it shows in its API, waiting at its first gate.
+    let id: string | undefined;
+    while (id === undefined) {
+      const runs = await call<{ runs: { id: string; waiting: number }[] }>(
+        server.url,
+        server.token,
+        '/api/v1/runs',
+      );
+      id = runs.body.runs.find((r) => r.waiting === 1)?.id;
+      if (id === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    const cliOf = (...args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [cli, ...args], { cwd: workspace, env });
+        let text = '';
+        child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        child.on('exit', (code) => resolve({ code, out: text }));
+      });
+    expect(await cliOf('runs', 'pause', id)).toEqual({
+      code: 0,
+      out: `run ${id} paused (through serve at ${server.url})\n`,
+    });
+    const refused = await cliOf('runs', 'pause', id);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toMatch(/the run is not running \(it is paused\)/);
+    expect((await cliOf('runs', 'resume', id)).code).toBe(0);
+    await call(server.url, server.token, `/api/v1/runs/${id}/gates/first`, {
+      choice: 'approve',
+      comment: 'ok',
+    });
+    await call(server.url, server.token, `/api/v1/runs/${id}/gates/second`, { choice: 'approve' });
+    expect(await runExit).toBe(0);
+    expect(out).toContain(`run ${id} started on the serve of this workspace (${server.url})`);
+    expect(out).toContain(`run ${id} completed`);
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
 });

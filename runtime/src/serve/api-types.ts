@@ -195,7 +195,12 @@ export interface NudgeRequest {
   message: string;
 }
 
-/** The body of POST .../cancel, /pause, /resume, /archive, /steps/:step/retry, /after/:name/start. */
+/** POST /api/v1/runs/:id/cancel (`reason`, recorded in the run's history, is optional: `{}` will do) */
+export interface CancelRequest {
+  reason?: string;
+}
+
+/** The body of POST .../pause, /resume, /archive, /steps/:step/retry, /after/:name/start. */
 export type EmptyRequest = Record<string, never>;
 
 // ---- server-sent events (GET /api/v1/events) -------------------------------------------------------

@@ -45,6 +45,7 @@ export const REQUEST_SCHEMAS = {
     additionalProperties: false,
     properties: { message: { ...text, minLength: 1 } },
   },
+  cancel: { type: 'object', additionalProperties: false, properties: { reason: text } },
   empty: { type: 'object', additionalProperties: false, properties: {} },
 } as const;
 

@@ -207,7 +207,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     let operation: Operation;
     let kind: RequestKind;
     if (parts.length === 3 && ['cancel', 'pause', 'resume', 'archive', 'restart'].includes(sub!))
-      kind = sub === 'restart' ? 'restart' : 'empty';
+      kind = sub === 'restart' ? 'restart' : sub === 'cancel' ? 'cancel' : 'empty';
     else if (sub === 'gates' && name !== undefined && parts.length === 4) kind = 'decide';
     else if (
       sub === 'steps' &&
@@ -224,7 +224,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     }
     const body = (await bodyOf(req, res, kind)) as Record<string, string> | undefined;
     if (body === undefined) return;
-    if (sub === 'cancel') operation = { type: 'cancel', reason: 'canceled from the panel' };
+    if (sub === 'cancel') operation = { type: 'cancel', reason: body.reason ?? 'canceled from the panel' };
     else if (sub === 'pause' || sub === 'resume' || sub === 'archive') operation = { type: sub };
     else if (sub === 'restart') operation = { type: 'restart', step: body.step! };
     else if (sub === 'gates')
@@ -323,7 +323,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       refuse(res, read.status, read.status === 413 ? 'too-large' : 'bad-body', read.reason);
       return undefined;
     }
-    if (read.text.trim() === '' && kind === 'empty') return {};
+    if (read.text.trim() === '' && (kind === 'empty' || kind === 'cancel')) return {};
     if (!/^application\/json\b/i.test(type)) {
       refuse(res, 415, 'not-json', 'send the body as application/json');
       return undefined;
