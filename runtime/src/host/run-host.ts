@@ -152,7 +152,9 @@ export class RunHost {
   }
 
   /**
-   * On start (seed 000): runs of this workspace left active by a host that died are taken up again.
+   * On start (seed 000): runs of this workspace left active by a host that died (or by a `run` process
+   * that did) are taken up again; runs a manager agent of their own manages are left to it, unless that
+   * manager is gone.
    * Running steps whose agents are gone are lost (the lost-agent rule: a retry within `retries`, else
    * the step is lost); open gates stay open and are shown again; a run whose manager is gone fails.
    * What could not be read is returned, not fatal.
@@ -180,6 +182,10 @@ export class RunHost {
           }
           continue;
         }
+        // A run another live process drives (`run --backend paseo`), or that a manager agent of its own
+        // manages (the MCP server's), is theirs: the host neither drives it with autopilot nor writes it.
+        if (this.store.owner(stored.id) !== undefined) continue;
+        if (manager && manager !== this.manager) continue;
         const backend = this.options.backendFor(stored);
         const exists =
           this.options.agentExists ??

@@ -10,7 +10,7 @@ import { RunHost } from '../../src/host/run-host.js';
 import type { RunChange } from '../../src/host/run-host.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { RunStore } from '../../src/store/run-store.js';
-import { compileFile } from '../helpers.js';
+import { compile, compileFile } from '../helpers.js';
 
 const PR = compileFile('playbooks/pr.yml');
 const homes: string[] = [];
@@ -162,6 +162,72 @@ describe('RunHost', () => {
     expect(plan.status).toBe('lost');
     expect(lost.status).toBe('failed');
     expect(store.load('pr-orphan')!.status).toBe('failed');
+  });
+
+  it('retries a failed step (the run restarts there), nudges a running step, starts a manual after-task', () => {
+    const wrap = compile(`version: 1
+id: wrap
+title: Wrap
+steps:
+  build:
+    role: implementer
+    prompt: Build
+    outcomes: { done: next, broken: fail }
+after:
+  cleanup:
+    trigger: manual
+    on: [failed]
+    run: git worktree prune
+`);
+    const scenario = { steps: { build: [{ outcome: 'broken' }, { outcome: 'done' }] } };
+    const host = newHost(home(), { backendFor: simBackendFor(scenario) });
+    const started = host.start(wrap, {});
+    if (!started.ok) throw new Error('not started');
+    const id = started.value.state.id;
+    expect(started.value.state.status).toBe('failed');
+    expect(host.operate(id, { type: 'retry', step: 'nope' })).toMatchObject({
+      ok: false,
+      refusal: { code: 'unknown-step' },
+    });
+    expect(host.operate(id, { type: 'start-after', name: 'nope' })).toMatchObject({
+      ok: false,
+      refusal: { code: 'unknown-after-task', kind: 'not-found' },
+    });
+    const cleanup = host.operate(id, { type: 'start-after', name: 'cleanup' });
+    expect(cleanup.ok && cleanup.value.after[0]!.status).toBe('completed');
+    const retried = host.operate(id, { type: 'retry', step: 'build' });
+    expect(retried.ok && retried.value.status).toBe('completed');
+    expect(host.operate(id, { type: 'retry', step: 'build' })).toMatchObject({
+      ok: false,
+      refusal: { code: 'not-failed' },
+    });
+    // The cleanup runs on failure only: the completed run does not offer it.
+    expect(host.operate(id, { type: 'start-after', name: 'cleanup' })).toMatchObject({
+      ok: false,
+      refusal: { code: 'not-on' },
+    });
+  });
+
+  it('nudges a running step; the nudge is in the run’s history', () => {
+    const slow = compile(`version: 1
+id: slow
+title: Slow
+steps:
+  build:
+    role: implementer
+    prompt: Build
+`);
+    // A backend whose agents never answer: the step stays running.
+    const host = newHost(home(), {
+      backendFor: () => ({ name: 'sim', perform: () => undefined, agentExists: () => true }),
+    });
+    const started = host.start(slow, {});
+    if (!started.ok) throw new Error('not started');
+    const id = started.value.state.id;
+    const nudged = host.operate(id, { type: 'nudge', step: 'build', message: 'any news?' });
+    expect(
+      nudged.ok && vecToArray(nudged.value.history).some((h) => h.text === 'build nudged: any news?'),
+    ).toBe(true);
   });
 });
 
