@@ -201,7 +201,6 @@ after:
       refusal: { code: 'not-failed' },
     });
   });
-  });
 
   it('nudges a running step; the nudge is in the run’s history', () => {
     const slow = compile(`version: 1
