@@ -9,6 +9,7 @@ import { runMcp } from './commands/mcp.js';
 import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
 import { runSchema } from './commands/schema.js';
+import { runServe } from './commands/serve.js';
 import { runTest } from './commands/test.js';
 import { assetText } from './assets.js';
 import { FileWriteError } from '@kairoku-playbook/runtime';
@@ -32,6 +33,7 @@ Commands:
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
   lsp --stdio         start the language server (LSP over stdin/stdout)
   mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
+  serve [DIR]         serve the Playbooks panel and its HTTP API; owns the workspace's active runs
   runner --app URL    the reference Kairoku runner daemon: claims steps from run --backend kairoku
   explain [CODE]      print a diagnostic code's reference (what it means, an example, the fix)
   schema [--ir]       print the JSON Schema of playbooks (for editors), or of the IR
@@ -51,6 +53,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   mcp: runMcp,
   explain: runExplain,
   schema: runSchema,
+  serve: runServe,
   runner: (argv) => import('@kairoku-playbook/runtime/runner').then((runner) => runner.runRunner(argv)),
 };
 

@@ -81,3 +81,5 @@ export type {
 export { describeRoomConflict, findRoomConflict } from './store/room.js';
 export type { RoomConflict } from './store/room.js';
 export * from './exec/index.js';
+export { findServe, serveInfoPath } from './serve/discovery.js';
+export type { ServeInfo } from './serve/discovery.js';

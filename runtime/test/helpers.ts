@@ -8,7 +8,7 @@ import type { RunEvent } from '../src/core/events.js';
 import { prepareInputs, splitSecrets } from '../src/core/inputs.js';
 import { vecToArray } from '../src/core/pvec.js';
 import type { RunState, StepRun } from '../src/core/state.js';
-import { advance } from '../src/core/transition.js';
+import { REFUSAL_CODES, advance } from '../src/core/transition.js';
 import type { TransitionResult } from '../src/core/transition.js';
 import { stepRun } from '../src/core/view.js';
 
@@ -78,7 +78,18 @@ export class Run {
     expect(result.error, `expected ${event.type} to be refused`).toBeDefined();
     expect(result.state).toBe(this.state);
     expect(result.effects).toEqual([]);
+    // Every refusal is typed: a stable code, and the same sentence as `error`.
+    expect(REFUSAL_CODES).toContain(result.refusal?.code);
+    expect(result.refusal?.message).toBe(result.error);
     return result.error!;
+  }
+
+  /** The code of a refusal (`refuse` checks the rest). */
+  refusalCode(event: RunEvent): string {
+    const before = this.now;
+    this.refuse(event);
+    this.now = before;
+    return advance(this.state, event, this.now, { secrets: this.secrets }).refusal!.code;
   }
 
   step(name: string): StepRun {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import {
   describeRoomConflict,
   findRoomConflict,
+  findServe,
   RunStore,
   defaultHome,
   forTerminal,
@@ -18,7 +19,14 @@ import {
   toText,
   vecSlice,
 } from '@kairoku-playbook/runtime';
-import type { OpenGate, Refusal, RunState, Scenario, ScriptedDecision } from '@kairoku-playbook/runtime';
+import type {
+  OpenGate,
+  Refusal,
+  RunState,
+  Scenario,
+  ScriptedDecision,
+  ServeInfo,
+} from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
@@ -142,6 +150,8 @@ export function runRun(
   }
   refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for the paseo and kairoku backends');
   const json = args.flags.has('json');
+  const serve = findServe(defaultHome(env), realpathSync(io.cwd));
+  if (serve) return throughServe(serve, args, io, env, json);
   const delayMs = simDelay(flag(args, 'sim-delay'));
   const worktreeFlag = flag(args, 'worktree');
   const worktree = worktreeFlag === undefined ? undefined : resolve(io.cwd, worktreeFlag);
@@ -193,6 +203,43 @@ export function runRun(
     printRunEnd(state, json, io, interactive);
     return state.status === 'completed' ? 0 : 1;
   });
+}
+
+/**
+ * `run` while a `serve` owns this workspace (docs/serve.md): the run is started through it, which drives
+ * it and is the only writer of its file; this command follows it to its end and prints it as usual.
+ * Sim-only flags would script a run this process does not drive, so they are refused.
+ */
+function throughServe(
+  serve: ServeInfo,
+  args: ParsedArgs,
+  io: CommandIo,
+  env: NodeJS.ProcessEnv,
+  json: boolean,
+): number | Promise<number> {
+  refuseFlags(
+    args,
+    ['scenario', 'sim-delay', 'worktree'],
+    `does not apply while kairoku-playbook serve (process ${serve.pid}) drives this workspace's runs`,
+  );
+  const ir = compileFile(args.positionals, io, 'run');
+  if (!ir) return 1;
+  const file = realpathSync(resolve(io.cwd, args.positionals[0]!));
+  const playbook = relative(serve.workspace, file).split(sep).join('/');
+  if (playbook.startsWith('..'))
+    throw new UsageError(
+      `${args.positionals[0]} is outside the workspace ${serve.workspace} that serve owns`,
+    );
+  const inputs = givenInputs(args, ir, io.cwd, env);
+  warnSecretsOnCommandLine(args, ir, io);
+  const store = new RunStore(defaultHome(env));
+  return import('./serve-client.js').then((client) =>
+    client.runThroughServe(serve, playbook, inputs, io, json, (id) => {
+      const state = store.load(id)!;
+      printRunEnd(state, json, io);
+      return state.status === 'completed' ? 0 : 1;
+    }),
+  );
 }
 
 /**

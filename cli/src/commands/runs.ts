@@ -3,6 +3,7 @@ import {
   allSteps,
   continueSim,
   defaultHome,
+  findServe,
   forTerminal,
   isEnded,
   loadMaskKey,
@@ -12,7 +13,7 @@ import {
   toText,
   vecSlice,
 } from '@kairoku-playbook/runtime';
-import type { OpenGate, OperatorRequest, RunState, StepRun } from '@kairoku-playbook/runtime';
+import type { OpenGate, OperatorRequest, RunState, ServeInfo, StepRun } from '@kairoku-playbook/runtime';
 import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
@@ -30,6 +31,7 @@ import {
 } from './run.js';
 import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
 import type { RestartSecrets } from './run-inputs.js';
+import type { operateThroughServe as OperateThroughServe } from './serve-client.js';
 import { processTerminal } from './terminal.js';
 import type { Terminal } from './terminal.js';
 
@@ -171,6 +173,12 @@ export function runRuns(
         );
       }
       refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for paseo and kairoku runs');
+      const serve = serveOf(store, loaded);
+      if (serve) {
+        // The serve of the run's workspace drives it: it restarts it, and its gates wait there.
+        refuseFlags(args, ['scenario', 'sim-delay', 'json'], 'does not apply while serve drives the run');
+        return operateThroughServe(serve, id, 'restart', { step: from }, io);
+      }
       return restart(store, id, from, io, args, env, {
         json,
         scenario: flag(args, 'scenario'),
@@ -320,12 +328,32 @@ function stepLines(run: StepRun): string[] {
 
 // ---- cancel, archive ---------------------------------------------------------------------------
 
-function cancel(store: RunStore, state: RunState, io: CommandIo, reason: string | undefined): number {
+/** An operation through the serve (its client brings node:http: loaded only then). */
+function operateThroughServe(...args: Parameters<typeof OperateThroughServe>): Promise<number> {
+  return import('./serve-client.js').then((client) => client.operateThroughServe(...args));
+}
+
+/** The `serve` that owns the run's workspace, when one is up: operations then go through it. */
+function serveOf(store: RunStore, state: RunState): ServeInfo | undefined {
+  return state.workspace === undefined ? undefined : findServe(store.home, state.workspace);
+}
+
+function cancel(
+  store: RunStore,
+  state: RunState,
+  io: CommandIo,
+  reason: string | undefined,
+): number | Promise<number> {
   return operate(store, state, io, reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason });
 }
 
 /** Pauses or resumes a run. */
-function pauseOrResume(store: RunStore, state: RunState, io: CommandIo, what: 'pause' | 'resume'): number {
+function pauseOrResume(
+  store: RunStore,
+  state: RunState,
+  io: CommandIo,
+  what: 'pause' | 'resume',
+): number | Promise<number> {
   return operate(store, state, io, { type: what });
 }
 
@@ -333,7 +361,21 @@ function pauseOrResume(store: RunStore, state: RunState, io: CommandIo, what: 'p
  * An operator's event on a run: asked of the process driving it (a live backend's), which applies it
  * within a second, rather than written under its feet; applied to the stored run when none drives it.
  */
-function operate(store: RunStore, state: RunState, io: CommandIo, event: OperatorRequest): number {
+function operate(
+  store: RunStore,
+  state: RunState,
+  io: CommandIo,
+  event: OperatorRequest,
+): number | Promise<number> {
+  const serve = serveOf(store, state);
+  if (serve)
+    return operateThroughServe(
+      serve,
+      state.id,
+      event.type,
+      event.type === 'cancel' && event.reason !== undefined ? { reason: event.reason } : {},
+      io,
+    );
   const owner = store.owner(state.id);
   if (owner !== undefined) {
     store.request(state.id, event);
@@ -350,7 +392,9 @@ function operate(store: RunStore, state: RunState, io: CommandIo, event: Operato
   return 0;
 }
 
-function archive(store: RunStore, state: RunState, io: CommandIo): number {
+function archive(store: RunStore, state: RunState, io: CommandIo): number | Promise<number> {
+  const serve = serveOf(store, state);
+  if (serve) return operateThroughServe(serve, state.id, 'archive', {}, io);
   if (!isEnded(state.status)) {
     io.stderr(
       `kairoku-playbook: run ${state.id} is ${state.status}: only an ended run can be archived (cancel it first)\n`,

@@ -22,13 +22,67 @@ export interface TransitionOptions {
 }
 
 /**
- * The result of one event. A refusal (`error`) leaves the state as it was and asks for nothing; an
- * event with nothing to do (a stale timeout, say) returns the same state object and no effects.
+ * Why an event was refused, for programs (`code`: stable, kebab-case, never reworded) and for people
+ * (`message`: one sentence that says what is wrong and what to do). Callers branch on the code, never
+ * on the message, so the sentences can improve without breaking the MCP server or the panel.
+ */
+export interface TransitionRefusal {
+  code: RefusalCode;
+  message: string;
+}
+
+/** Every code a refusal of the transition function can carry (docs/serve.md lists them). */
+export const REFUSAL_CODES = [
+  'unknown-event',
+  'unknown-step',
+  'unknown-after-task',
+  'unknown-outcome',
+  'unknown-choice',
+  'already-started',
+  'not-started',
+  'run-paused',
+  'run-ended',
+  'run-not-ended',
+  'run-not-running',
+  'run-not-paused',
+  'not-ready',
+  'already-running',
+  'is-a-gate',
+  'not-a-gate',
+  'is-an-after-task',
+  'already-reported',
+  'not-running',
+  'wrong-attempt',
+  'outputs-do-not-fit',
+  'not-reported',
+  'not-waiting',
+  'comment-required',
+  'not-an-agent-step',
+  'not-read-only',
+  'nothing-to-cancel',
+  'needs-not-completed',
+] as const;
+export type RefusalCode = (typeof REFUSAL_CODES)[number];
+
+function refuse(code: RefusalCode, message: string): TransitionRefusal {
+  return { code, message };
+}
+
+function isRefusal(value: object): value is TransitionRefusal {
+  return 'code' in value && 'message' in value;
+}
+
+/**
+ * The result of one event. A refusal (`refusal`, its sentence also in `error`) leaves the state as it
+ * was and asks for nothing; an event with nothing to do (a stale timeout, say) returns the same state
+ * object and no effects.
  */
 export interface TransitionResult {
   state: RunState;
   effects: Effect[];
+  /** the refusal's sentence (`refusal.message`) */
   error?: string;
+  refusal?: TransitionRefusal;
 }
 
 /**
@@ -43,8 +97,8 @@ export function advance(
   options: TransitionOptions = {},
 ): TransitionResult {
   const run = new WorkingRun(state, now, options.secrets ?? {}, options.maskKey);
-  const error = handle(run, event);
-  if (error !== undefined) return { state, effects: [], error };
+  const refusal = handle(run, event);
+  if (refusal !== undefined) return { state, effects: [], error: refusal.message, refusal };
   run.finish();
   if (!run.changed) return { state, effects: [] };
   run.state.updatedAt = run.at;
@@ -52,7 +106,7 @@ export function advance(
   return { state: run.state, effects: run.effects };
 }
 
-function handle(run: WorkingRun, event: RunEvent): string | undefined {
+function handle(run: WorkingRun, event: RunEvent): TransitionRefusal | undefined {
   switch (event.type) {
     case 'start':
       return start(run);
@@ -91,22 +145,22 @@ function handle(run: WorkingRun, event: RunEvent): string | undefined {
     case 'manager-lost':
       return managerLost(run, event.reason);
     default:
-      return `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`;
+      return refuse('unknown-event', `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`);
   }
 }
 
 // ---- names --------------------------------------------------------------------------------------
 
-function resolve(run: WorkingRun, name: string): Ref | string {
+function resolve(run: WorkingRun, name: string): Ref | TransitionRefusal {
   if (name.startsWith(AFTER_PREFIX)) {
     const task = name.slice(AFTER_PREFIX.length);
     const index = run.derived.afterIndex.get(task);
     if (index !== undefined) return { after: true, index };
-    return unknown('after-task', task, [...run.derived.afterIndex.keys()]);
+    return refuse('unknown-after-task', unknown('after-task', task, [...run.derived.afterIndex.keys()]));
   }
   const index = run.derived.stepIndex.get(name);
   if (index !== undefined) return { after: false, index };
-  return unknown('step', name, [...run.derived.stepIndex.keys()]);
+  return refuse('unknown-step', unknown('step', name, [...run.derived.stepIndex.keys()]));
 }
 
 function unknown(what: string, name: string, names: string[]): string {
@@ -114,13 +168,16 @@ function unknown(what: string, name: string, names: string[]): string {
   return `unknown ${what} "${name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
 }
 
-function outcomeOf(run: WorkingRun, ref: Ref, name: string): IrOutcome | string {
+function outcomeOf(run: WorkingRun, ref: Ref, name: string): IrOutcome | TransitionRefusal {
   const outcomes = ref.after ? run.derived.afterOutcomes[ref.index]! : run.derived.stepOutcomes[ref.index]!;
   const outcome = outcomes.get(name);
   if (outcome) return outcome;
   const isGate = !ref.after && run.state.ir.steps[ref.index]!.kind === 'gate';
   const what = isGate ? 'choice' : 'outcome';
-  return `${run.label(ref)} has no ${what} "${name}"; its ${what}s are ${[...outcomes.keys()].join(', ')}`;
+  return refuse(
+    isGate ? 'unknown-choice' : 'unknown-outcome',
+    `${run.label(ref)} has no ${what} "${name}"; its ${what}s are ${[...outcomes.keys()].join(', ')}`,
+  );
 }
 
 function isGate(run: WorkingRun, ref: Ref): boolean {
@@ -128,17 +185,20 @@ function isGate(run: WorkingRun, ref: Ref): boolean {
 }
 
 /** Why nothing may start now, or undefined when a step may. */
-function cannotStart(run: WorkingRun, ref: Ref): string | undefined {
+function cannotStart(run: WorkingRun, ref: Ref): TransitionRefusal | undefined {
   const status = run.state.status;
   if (ref.after) {
-    if (!isEnded(status)) return `${run.label(ref)} starts once the run has ended; the run is ${status}`;
+    if (!isEnded(status))
+      return refuse('run-not-ended', `${run.label(ref)} starts once the run has ended; the run is ${status}`);
     const task = run.get(ref).status;
-    if (task === 'running' || task === 'reported') return `${run.label(ref)} is already ${task}`;
+    if (task === 'running' || task === 'reported')
+      return refuse('already-running', `${run.label(ref)} is already ${task}`);
     return undefined;
   }
-  if (run.state.startedAt === null) return 'the run has not started';
-  if (status === 'paused') return 'the run is paused: nothing new starts until it is resumed';
-  if (isEnded(status)) return `the run has ended (${status})`;
+  if (run.state.startedAt === null) return refuse('not-started', 'the run has not started');
+  if (status === 'paused')
+    return refuse('run-paused', 'the run is paused: nothing new starts until it is resumed');
+  if (isEnded(status)) return refuse('run-ended', `the run has ended (${status})`);
   const step = run.get(ref);
   if (step.status === 'ready') return undefined;
   let why = `${run.label(ref)} is not ready: it is ${step.status}`;
@@ -146,13 +206,13 @@ function cannotStart(run: WorkingRun, ref: Ref): string | undefined {
     const waiting = run.state.ir.steps[ref.index]!.needs.filter((n) => !isSettled(run.step(n).status));
     if (waiting.length) why += `, waiting for ${waiting.map((n) => run.state.ir.steps[n]!.name).join(', ')}`;
   }
-  return why;
+  return refuse('not-ready', why);
 }
 
 // ---- handlers -----------------------------------------------------------------------------------
 
-function start(run: WorkingRun): string | undefined {
-  if (run.state.startedAt !== null) return 'the run has already started';
+function start(run: WorkingRun): TransitionRefusal | undefined {
+  if (run.state.startedAt !== null) return refuse('already-started', 'the run has already started');
   run.state.startedAt = run.at;
   const timeoutMs = run.state.ir.limits.timeoutMs;
   run.state.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
@@ -161,10 +221,10 @@ function start(run: WorkingRun): string | undefined {
   return undefined;
 }
 
-function startStep(run: WorkingRun, name: string, brief: string | undefined): string | undefined {
+function startStep(run: WorkingRun, name: string, brief: string | undefined): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
-  if (isGate(run, ref)) return `${run.label(ref)} is a gate: open it with request-gate`;
+  if (isRefusal(ref)) return ref;
+  if (isGate(run, ref)) return refuse('is-a-gate', `${run.label(ref)} is a gate: open it with request-gate`);
   const why = cannotStart(run, ref);
   if (why) return why;
   const ir = run.ir(ref);
@@ -225,19 +285,29 @@ function valueAt(scope: Scope, path: string): unknown {
   return evaluate(expr, scope) ?? null;
 }
 
-function stepStarted(run: WorkingRun, name: string, attempt: number, agent: string): string | undefined {
+function stepStarted(
+  run: WorkingRun,
+  name: string,
+  attempt: number,
+  agent: string,
+): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
+  if (isRefusal(ref)) return ref;
   const current = run.current(ref);
   if (!current || current.attempt !== attempt || current.endedAt !== undefined) return undefined;
   run.putAttempt(ref, { agent });
   return undefined;
 }
 
-function requestGate(run: WorkingRun, name: string, summary: string | undefined): string | undefined {
+function requestGate(
+  run: WorkingRun,
+  name: string,
+  summary: string | undefined,
+): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
-  if (!isGate(run, ref)) return `${run.label(ref)} is not a gate: start it with start-step`;
+  if (isRefusal(ref)) return ref;
+  if (!isGate(run, ref))
+    return refuse('not-a-gate', `${run.label(ref)} is not a gate: start it with start-step`);
   const why = cannotStart(run, ref);
   if (why) return why;
   const ir = run.state.ir.steps[ref.index]!;
@@ -273,24 +343,38 @@ function requestGate(run: WorkingRun, name: string, summary: string | undefined)
   return undefined;
 }
 
-function report(run: WorkingRun, event: Extract<RunEvent, { type: 'report' }>): string | undefined {
+function report(
+  run: WorkingRun,
+  event: Extract<RunEvent, { type: 'report' }>,
+): TransitionRefusal | undefined {
   const ref = resolve(run, event.step);
-  if (typeof ref === 'string') return ref;
-  if (isGate(run, ref)) return `${run.label(ref)} is a gate: it takes a decision, not a report`;
+  if (isRefusal(ref)) return ref;
+  if (isGate(run, ref))
+    return refuse('is-a-gate', `${run.label(ref)} is a gate: it takes a decision, not a report`);
   const step = run.get(ref);
   const current = run.current(ref);
   if (step.status === 'reported')
-    return `${run.label(ref)} has already reported attempt ${current?.attempt}; it waits for complete-step`;
-  if (step.status !== 'running' || !current) return `${run.label(ref)} is not running (it is ${step.status})`;
+    return refuse(
+      'already-reported',
+      `${run.label(ref)} has already reported attempt ${current?.attempt}; it waits for complete-step`,
+    );
+  if (step.status !== 'running' || !current)
+    return refuse('not-running', `${run.label(ref)} is not running (it is ${step.status})`);
   if (event.attempt !== undefined && event.attempt !== current.attempt)
-    return `${run.label(ref)}: the report is for attempt ${event.attempt}, but the current attempt is ${current.attempt}`;
+    return refuse(
+      'wrong-attempt',
+      `${run.label(ref)}: the report is for attempt ${event.attempt}, but the current attempt is ${current.attempt}`,
+    );
   const outcome = outcomeOf(run, ref, event.outcome);
-  if (typeof outcome === 'string') return outcome;
+  if (isRefusal(outcome)) return outcome;
   const outputs = event.outputs ?? {};
   const ir = run.ir(ref);
   const problems = checkNamedValues(ir.outputSchema, outputs, 'output', run.label(ref));
   if (problems.length)
-    return `the report of ${run.label(ref)} does not fit its outputs: ${problems.join('; ')}`;
+    return refuse(
+      'outputs-do-not-fit',
+      `the report of ${run.label(ref)} does not fit its outputs: ${problems.join('; ')}`,
+    );
   const summary = run.scrub(event.summary ?? '');
   run.putAttempt(ref, { outcome: outcome.name, summary, outputs: run.scrub(outputs), reportedAt: run.at });
   run.put(ref, { status: 'reported' });
@@ -308,16 +392,22 @@ function report(run: WorkingRun, event: Extract<RunEvent, { type: 'report' }>): 
   return undefined;
 }
 
-function completeStep(run: WorkingRun, name: string, outcomeName: string): string | undefined {
+function completeStep(run: WorkingRun, name: string, outcomeName: string): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
+  if (isRefusal(ref)) return ref;
   if (isGate(run, ref))
-    return `${run.label(ref)} is a gate: it completes when a choice is made (gate-decided)`;
+    return refuse(
+      'is-a-gate',
+      `${run.label(ref)} is a gate: it completes when a choice is made (gate-decided)`,
+    );
   const step = run.get(ref);
   if (step.status !== 'reported')
-    return `${run.label(ref)} has not reported (it is ${step.status}); a step completes after its report`;
+    return refuse(
+      'not-reported',
+      `${run.label(ref)} has not reported (it is ${step.status}); a step completes after its report`,
+    );
   const outcome = outcomeOf(run, ref, outcomeName);
-  if (typeof outcome === 'string') return outcome;
+  if (isRefusal(outcome)) return outcome;
   const current = run.current(ref)!;
   const patch: Partial<typeof current> = { outcome: outcome.name, endedAt: run.at };
   if (current.outcome !== undefined && current.outcome !== outcome.name)
@@ -339,17 +429,18 @@ function gateDecided(
   name: string,
   choiceName: string,
   comment: string | undefined,
-): string | undefined {
+): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
-  if (!isGate(run, ref)) return `${run.label(ref)} is not a gate`;
+  if (isRefusal(ref)) return ref;
+  if (!isGate(run, ref)) return refuse('not-a-gate', `${run.label(ref)} is not a gate`);
   const step = run.get(ref);
-  if (step.status !== 'waiting') return `${run.label(ref)} is not open (it is ${step.status})`;
+  if (step.status !== 'waiting')
+    return refuse('not-waiting', `${run.label(ref)} is not open (it is ${step.status})`);
   const choice = outcomeOf(run, ref, choiceName);
-  if (typeof choice === 'string') return choice;
+  if (isRefusal(choice)) return choice;
   const text = run.scrub(comment ?? '').trim();
   if (choice.comment === 'required' && !text)
-    return `choice "${choice.name}" of ${run.label(ref)} needs a comment`;
+    return refuse('comment-required', `choice "${choice.name}" of ${run.label(ref)} needs a comment`);
   const current = run.current(ref)!;
   const patch: Partial<typeof current> = { outcome: choice.name, endedAt: run.at };
   if (text) patch.comment = text;
@@ -370,9 +461,13 @@ function runningAttempt(run: WorkingRun, ref: Ref, attempt: number | undefined) 
   return current;
 }
 
-function agentStopped(run: WorkingRun, name: string, attempt: number | undefined): string | undefined {
+function agentStopped(
+  run: WorkingRun,
+  name: string,
+  attempt: number | undefined,
+): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
+  if (isRefusal(ref)) return ref;
   const current = runningAttempt(run, ref, attempt);
   if (!current) return undefined;
   if (current.reminded) {
@@ -400,9 +495,9 @@ function agentLost(
   name: string,
   attempt: number | undefined,
   reason: string | undefined,
-): string | undefined {
+): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
+  if (isRefusal(ref)) return ref;
   if (!runningAttempt(run, ref, attempt)) return undefined;
   lose(run, ref, reason ?? 'its agent no longer exists');
   return undefined;
@@ -416,12 +511,16 @@ function agentLost(
 function readOnlyViolated(
   run: WorkingRun,
   event: Extract<RunEvent, { type: 'read-only-violated' }>,
-): string | undefined {
+): TransitionRefusal | undefined {
   const ref = resolve(run, event.step);
-  if (typeof ref === 'string') return ref;
+  if (isRefusal(ref)) return ref;
   if (isGate(run, ref) || run.ir(ref).kind !== 'agent')
-    return `${run.label(ref)} is not an agent step: only a read-only role is checked`;
-  if (!run.ir(ref).readOnly) return `${run.label(ref)} is not read-only: its role may change the worktree`;
+    return refuse(
+      'not-an-agent-step',
+      `${run.label(ref)} is not an agent step: only a read-only role is checked`,
+    );
+  if (!run.ir(ref).readOnly)
+    return refuse('not-read-only', `${run.label(ref)} is not read-only: its role may change the worktree`);
   const current = runningAttempt(run, ref, event.attempt);
   if (!current) return undefined;
   const name = run.name(ref);
@@ -448,12 +547,15 @@ function lose(run: WorkingRun, ref: Ref, why: string): void {
   run.retryOrFail(ref, `its agent was lost (${why})`, 'lost');
 }
 
-function nudge(run: WorkingRun, name: string, message: string): string | undefined {
+function nudge(run: WorkingRun, name: string, message: string): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
+  if (isRefusal(ref)) return ref;
   const current = runningAttempt(run, ref, undefined);
   if (!current)
-    return `${run.label(ref)} is not running (it is ${run.get(ref).status}); only a running step can be nudged`;
+    return refuse(
+      'not-running',
+      `${run.label(ref)} is not running (it is ${run.get(ref).status}); only a running step can be nudged`,
+    );
   const text = run.scrub(message);
   run.effects.push({ type: 'nudge-agent', step: run.name(ref), attempt: current.attempt, message: text });
   run.record('nudge', `${run.name(ref)} nudged: ${text}`, ref, current.attempt);
@@ -470,7 +572,7 @@ function nudge(run: WorkingRun, name: string, message: string): string | undefin
  */
 function note(run: WorkingRun, event: Extract<RunEvent, { type: 'note' }>): undefined {
   const ref = event.step === undefined ? undefined : resolve(run, event.step);
-  const known = typeof ref === 'object' ? ref : undefined;
+  const known = ref === undefined || isRefusal(ref) ? undefined : ref;
   const scrubbed = run.scrub(event.text);
   const cut = scrubbed.length > NOTE_LIMITS.text ? `${scrubbed.slice(0, NOTE_LIMITS.text)}… (cut)` : scrubbed;
   const text = known || event.step === undefined ? cut : `${event.step}: ${cut}`;
@@ -478,7 +580,11 @@ function note(run: WorkingRun, event: Extract<RunEvent, { type: 'note' }>): unde
   return undefined;
 }
 
-function timeout(run: WorkingRun, name: string | undefined, attempt: number | undefined): string | undefined {
+function timeout(
+  run: WorkingRun,
+  name: string | undefined,
+  attempt: number | undefined,
+): TransitionRefusal | undefined {
   if (name === undefined) {
     if (run.state.status !== 'running' && run.state.status !== 'paused') return undefined;
     const limit = run.state.ir.limits.timeoutMs;
@@ -486,7 +592,7 @@ function timeout(run: WorkingRun, name: string | undefined, attempt: number | un
     return undefined;
   }
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
+  if (isRefusal(ref)) return ref;
   const current = runningAttempt(run, ref, attempt);
   if (!current) return undefined;
   const limit = duration(run.ir(ref).timeoutMs);
@@ -512,15 +618,17 @@ function duration(ms: number): string {
   return `${ms}ms`;
 }
 
-function pause(run: WorkingRun): string | undefined {
-  if (run.state.status !== 'running') return `the run is not running (it is ${run.state.status})`;
+function pause(run: WorkingRun): TransitionRefusal | undefined {
+  if (run.state.status !== 'running')
+    return refuse('run-not-running', `the run is not running (it is ${run.state.status})`);
   run.state.status = 'paused';
   run.record('run-paused', 'run paused: running steps finish their turn, nothing new starts');
   return undefined;
 }
 
-function resume(run: WorkingRun): string | undefined {
-  if (run.state.status !== 'paused') return `the run is not paused (it is ${run.state.status})`;
+function resume(run: WorkingRun): TransitionRefusal | undefined {
+  if (run.state.status !== 'paused')
+    return refuse('run-not-paused', `the run is not paused (it is ${run.state.status})`);
   run.state.status = 'running';
   run.record('run-resumed', 'run resumed');
   const deferred = run.state.deferred;
@@ -538,7 +646,7 @@ function resume(run: WorkingRun): string | undefined {
   return undefined;
 }
 
-function cancel(run: WorkingRun, reason: string | undefined): string | undefined {
+function cancel(run: WorkingRun, reason: string | undefined): TransitionRefusal | undefined {
   const why = run.scrub(reason ?? 'canceled by request');
   if (!isEnded(run.state.status)) {
     run.cancelRun(why);
@@ -554,12 +662,16 @@ function cancel(run: WorkingRun, reason: string | undefined): string | undefined
     run.put(ref, { status: 'canceled', reason: why });
     any = true;
   });
-  if (!any) return `the run has already ended (${run.state.status}) and no after-task is running`;
+  if (!any)
+    return refuse(
+      'nothing-to-cancel',
+      `the run has already ended (${run.state.status}) and no after-task is running`,
+    );
   run.record('after-canceled', `after-tasks canceled: ${why}`);
   return undefined;
 }
 
-function managerLost(run: WorkingRun, reason: string | undefined): string | undefined {
+function managerLost(run: WorkingRun, reason: string | undefined): TransitionRefusal | undefined {
   const why = run.scrub(reason ?? 'its manager agent is gone');
   let stopped = false;
   run.state.ir.after.forEach((_, index) => {
@@ -574,21 +686,30 @@ function managerLost(run: WorkingRun, reason: string | undefined): string | unde
     run.failRun(why, 'run-ended', { afterTasks: false });
     return undefined;
   }
-  if (!stopped) return `the run has already ended (${run.state.status}) and no after-task is running`;
+  if (!stopped)
+    return refuse(
+      'nothing-to-cancel',
+      `the run has already ended (${run.state.status}) and no after-task is running`,
+    );
   run.record('after-canceled', `after-tasks canceled: ${why}`);
   return undefined;
 }
 
-function restartFrom(run: WorkingRun, name: string): string | undefined {
+function restartFrom(run: WorkingRun, name: string): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (typeof ref === 'string') return ref;
-  if (ref.after) return `${run.label(ref)} is an after-task: restart the run from a step`;
-  if (!isEnded(run.state.status)) return `the run is ${run.state.status}: only an ended run can be restarted`;
+  if (isRefusal(ref)) return ref;
+  if (ref.after)
+    return refuse('is-an-after-task', `${run.label(ref)} is an after-task: restart the run from a step`);
+  if (!isEnded(run.state.status))
+    return refuse('run-not-ended', `the run is ${run.state.status}: only an ended run can be restarted`);
   const needs = run.state.ir.steps[ref.index]!.needs;
   const open = needs.filter((n) => !isSettled(run.step(n).status));
   if (open.length) {
     const list = open.map((n) => `${run.state.ir.steps[n]!.name} is ${run.step(n).status}`).join(', ');
-    return `${run.label(ref)} cannot restart: its needs have not completed (${list})`;
+    return refuse(
+      'needs-not-completed',
+      `${run.label(ref)} cannot restart: its needs have not completed (${list})`,
+    );
   }
   // The step and everything after it run again; so does every step that had not completed (failed,
   // canceled, never started, or skipped: its `when` is evaluated again), and everything after those.

@@ -3,7 +3,7 @@ import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import type { RunState } from '../core/state.js';
 import { advance } from '../core/transition.js';
-import type { TransitionResult } from '../core/transition.js';
+import type { RefusalCode, TransitionRefusal, TransitionResult } from '../core/transition.js';
 import { stepRun } from '../core/view.js';
 
 export interface DriverOptions {
@@ -27,6 +27,8 @@ export interface DriverOptions {
 export interface Refusal {
   event: RunEvent;
   error: string;
+  /** the refusal's stable code (`TransitionRefusal`), for callers that branch on it */
+  code: RefusalCode;
 }
 
 /**
@@ -67,12 +69,17 @@ export class Driver {
    * event's refusal, if any; events that arrive while draining are queued and their refusals collected.
    */
   dispatch(event: RunEvent): string | undefined {
+    return this.send(event)?.message;
+  }
+
+  /** `dispatch` with the typed refusal (its code and sentence), for callers that branch on the code. */
+  send(event: RunEvent): TransitionRefusal | undefined {
     if (this.draining) {
       this.queue.push(event);
       return undefined;
     }
     this.draining = true;
-    let first: string | undefined;
+    let first: TransitionRefusal | undefined;
     try {
       first = this.apply(event);
       while (this.head < this.queue.length) {
@@ -95,10 +102,10 @@ export class Driver {
     return first;
   }
 
-  private apply(event: RunEvent): string | undefined {
+  private apply(event: RunEvent): TransitionRefusal | undefined {
     const before = this.current;
     const result = this.transition(before, event);
-    if (result.error !== undefined) {
+    if (result.refusal !== undefined) {
       // Autopilot decided on a report that a loop has since reset (parallel steps): the report is
       // gone with its attempt, so the decision is moot, not refused.
       if (
@@ -107,10 +114,10 @@ export class Driver {
         stepRun(before, event.step)?.status !== 'reported'
       )
         return undefined;
-      this.refusals.push({ event, error: result.error });
+      this.refusals.push({ event, error: result.refusal.message, code: result.refusal.code });
       if (this.fromBackend.has(event))
-        this.queue.push(refusalNote(event, result.error, this.options.backend.name));
-      return result.error;
+        this.queue.push(refusalNote(event, result.refusal.message, this.options.backend.name));
+      return result.refusal;
     }
     if (result.state === before) return undefined;
     this.current = result.state;

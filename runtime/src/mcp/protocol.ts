@@ -12,6 +12,7 @@ import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecSlice, vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
+import type { TransitionRefusal } from '../core/transition.js';
 import { Driver } from '../driver/driver.js';
 import { loadMaskKey } from '../host/mask-key.js';
 import { stepIr, stepRun } from '../core/view.js';
@@ -251,8 +252,8 @@ export class PlaybookProtocol {
       this.seen.set(id, 0);
       const backend = this.backendFor(created);
       const driver = this.driver(created, backend);
-      const refused = driver.dispatch({ type: 'start' });
-      if (refused !== undefined) throw new ToolError(inToolTerms(refused));
+      const refused = driver.send({ type: 'start' });
+      if (refused !== undefined) throw new ToolError(inToolTerms(refused.message), refused.code);
       this.store.save(driver.state);
       return this.report(driver.state, 0, { started: true, file: found.file, branch: driver.state.branch });
     });
@@ -272,10 +273,10 @@ export class PlaybookProtocol {
     return this.change(
       args.run,
       { type: 'complete-step', step: args.step, outcome: args.outcome },
-      (state, error) =>
-        /has not reported/.test(error)
+      (state, refusal) =>
+        refusal.code === 'not-reported'
           ? '; wait for its report (get_run shows it when it arrives)'
-          : /is a gate|has no outcome/.test(error)
+          : refusal.code === 'is-a-gate' || refusal.code === 'unknown-outcome'
             ? ''
             : `; ${reportedNow(state)}`,
     ).result;
@@ -376,10 +377,10 @@ export class PlaybookProtocol {
       if (isEnded(state.status)) this.checkRoom(state.ir, state.workspace ?? this.workspace, state.id);
       const backend = this.backendFor(state);
       const driver = this.driver(state, backend);
-      const error = this.within(driver, () => driver.dispatch({ type: 'restart-from', step: args.step }));
-      if (error !== undefined) {
+      const refusal = this.within(driver, () => driver.send({ type: 'restart-from', step: args.step }));
+      if (refusal !== undefined) {
         const from = isEnded(state.status) ? restartHint(state) : '';
-        throw new ToolError(`${inToolTerms(error)}${from}`);
+        throw new ToolError(`${inToolTerms(refusal.message)}${from}`, refusal.code);
       }
       const restarted: RunState = { ...driver.state, manager: this.caller() };
       delete restarted.archivedAt;
@@ -417,7 +418,7 @@ export class PlaybookProtocol {
       checked = { attempt, violation: this.readOnlyGuard.check(state.id, args.step, attempt) };
       return checked.violation ?? report;
     };
-    const change = this.change(args.run, event, (state, error) => reportHint(state, args.step, error));
+    const change = this.change(args.run, event, (state, refusal) => reportHint(state, args.step, refusal));
     if (!checked) return change.result;
     this.readOnlyGuard.forget(change.state.id, args.step, checked.attempt);
     if (!checked.violation) return change.result;
@@ -434,7 +435,7 @@ export class PlaybookProtocol {
   private change(
     runId: string,
     event: RunEvent | ((state: RunState) => RunEvent) | undefined,
-    hint: (state: RunState, error: string) => string,
+    hint: (state: RunState, refusal: TransitionRefusal) => string,
   ): Change {
     return withStoreLock(this.store.folder, () => {
       const loaded = this.load(runId);
@@ -454,8 +455,12 @@ export class PlaybookProtocol {
         for (const due of dueTimeouts(driver.state, this.clock())) driver.dispatch(due);
         const timeoutRefusals = driver.refusals.length;
         if (event) {
-          const error = driver.dispatch(typeof event === 'function' ? event(driver.state) : event);
-          if (error !== undefined) throw new ToolError(`${inToolTerms(error)}${hint(driver.state, error)}`);
+          const refusal = driver.send(typeof event === 'function' ? event(driver.state) : event);
+          if (refusal !== undefined)
+            throw new ToolError(
+              `${inToolTerms(refusal.message)}${hint(driver.state, refusal)}`,
+              refusal.code,
+            );
         }
         return timeoutRefusals;
       });
@@ -655,12 +660,12 @@ function restartHint(state: RunState): string {
   return `; it can restart from ${restartableSteps(state).join(', ') || 'no step'}`;
 }
 
-function reportHint(state: RunState, step: string, error: string): string {
+function reportHint(state: RunState, step: string, refusal: TransitionRefusal): string {
   const ir = stepIr(state, step);
-  if (/does not fit its outputs/.test(error) && ir) {
+  if (refusal.code === 'outputs-do-not-fit' && ir) {
     const outputs = ir.outputs.map((o) => `${o.name}: ${o.type}`).join(', ');
     return `. Report again with outputs that fit: ${outputs || 'none (report no outputs)'}`;
   }
-  if (/has no outcome/.test(error)) return '. Report again with one of them';
+  if (refusal.code === 'unknown-outcome') return '. Report again with one of them';
   return `; only the running attempt of a step can report (${runningNow(state)})`;
 }

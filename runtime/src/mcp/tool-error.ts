@@ -4,6 +4,17 @@
  */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+
+  /**
+   * `code`: the refusal's stable code when the transition function refused (`TransitionRefusal`),
+   * else a code of the protocol's own (`unknown-run`, `store-busy`, ...), or undefined.
+   */
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The core names events (`request-gate`); callers of the protocol know its tools (`request_gate`). */

@@ -174,6 +174,7 @@ gates:
       {
         event: { type: 'gate-decided', step: 'ship', choice: 'revise' },
         error: 'choice "revise" of gate "ship" needs a comment',
+        code: 'comment-required',
       },
     ]);
   });

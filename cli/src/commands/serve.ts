@@ -1,0 +1,128 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defaultHome, forTerminal } from '@kairoku-playbook/runtime';
+import { flag, oneOf, parseArgs } from '../args.js';
+import { UsageError, readScenarioFile } from '../io.js';
+import type { CommandIo } from '../main.js';
+import { simDelay } from './run.js';
+
+export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend sim]
+                              [--scenario FILE] [--sim-delay MS] [--panel-dir DIR]
+
+Serves the Playbooks panel and its HTTP API (docs/serve.md) for the workspace DIR (default: the
+current folder), and owns every active run of it: it drives them (autopilot), applies timeouts, keeps
+gates open until someone decides them in the panel or through the API, and is the only writer of
+their run files. Runs a killed serve left are taken up again when the next one starts.
+
+It prints a one-time URL (http://127.0.0.1:PORT/?token=…): opening it logs the browser in (an
+HttpOnly cookie); API clients send the token as Authorization: Bearer. The URL and token are also
+in $KAIROKU_PLAYBOOK_HOME/serve/ (mode 0600) while it runs, so \`run\`, \`runs\` and \`mcp\` find it.
+Ctrl-C stops it; the runs stay on disk.
+
+Options:
+  --listen HOST:PORT   where to listen (default 127.0.0.1:7420; port 0 picks a free one); loopback
+                       only: there is no TLS, so an address other machines can reach is refused
+  --backend sim        the backend runs are started on (sim: scripted agents, no model)
+  --scenario FILE      a scenario scripting the sim agents of runs started here (gates always wait
+                       for a decision)
+  --sim-delay MS       each sim agent and check takes MS milliseconds (runs stay active to watch)
+  --panel-dir DIR      the panel's built files (index.html and assets/); default: a placeholder page
+  -h, --help           this help`;
+
+export async function runServe(argv: readonly string[], io: CommandIo): Promise<number> {
+  const args = parseArgs(
+    argv,
+    {
+      listen: 'string',
+      backend: 'string',
+      scenario: 'string',
+      'sim-delay': 'string',
+      'panel-dir': 'string',
+      help: 'boolean',
+    },
+    { h: 'help' },
+  );
+  if (args.flags.has('help')) {
+    io.stdout(`${SERVE_HELP}\n`);
+    return 0;
+  }
+  if (args.positionals.length > 1)
+    throw new UsageError(`serve takes one workspace folder, not ${args.positionals.length}`);
+  const dir = resolve(io.cwd, args.positionals[0] ?? '.');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`serve: ${dir} is not a folder`);
+  const workspace = realpathSync(dir);
+  const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
+  if (backend !== 'sim')
+    throw new UsageError(
+      `serve drives sim runs in this version; run a playbook on ${backend} with kairoku-playbook run --backend ${backend}`,
+    );
+  const listen = flag(args, 'listen') ?? '127.0.0.1:7420';
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
+  if (!match || Number(match[2]) > 65535)
+    throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
+  const delayMs = simDelay(flag(args, 'sim-delay'));
+  const scenarioFile = flag(args, 'scenario');
+  const scenario = scenarioFile === undefined ? undefined : readScenarioFile(scenarioFile, io.cwd);
+  const panelDir = flag(args, 'panel-dir');
+  const home = defaultHome();
+
+  // Loaded only here: node:http and the server are for this command alone.
+  const serve = await import('@kairoku-playbook/runtime/serve');
+  const running = serve.findServe(home, workspace);
+  if (running)
+    throw new UsageError(
+      `a serve (process ${running.pid}) already serves ${workspace} at ${running.url}; stop it first`,
+    );
+  const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
+  const host = new serve.RunHost({
+    home,
+    workspace,
+    backend,
+    backendFor: serve.simBackendFor(scenario, delayMs ?? 0),
+  });
+  const recovered = host.recover();
+  for (const problem of recovered.problems) log(`warning: cannot read ${problem.file}: ${problem.message}`);
+  if (recovered.adopted.length)
+    log(`took up ${recovered.adopted.length} active run(s): ${recovered.adopted.join(', ')}`);
+  if (recovered.failed.length)
+    log(`failed ${recovered.failed.length} run(s) whose manager is gone: ${recovered.failed.join(', ')}`);
+  let server: Awaited<ReturnType<typeof serve.startServe>>;
+  try {
+    server = await serve.startServe({
+      host,
+      listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
+      ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : {}),
+      // Answers that went well are not worth a line each; refusals and failures are.
+      log: (line) => {
+        if (!/ [23]\d\d$/.test(line)) log(line);
+      },
+    });
+  } catch (error) {
+    host.close();
+    throw new UsageError((error as Error).message, { cause: error });
+  }
+  serve.writeServeInfo(home, {
+    pid: process.pid,
+    url: server.url,
+    port: server.port,
+    token: server.token,
+    workspace,
+  });
+  io.stdout(`kairoku-playbook serve: ${workspace}\nopen ${server.loginUrl}\n`);
+
+  return new Promise<number>((done) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      serve.removeServeInfo(home, workspace);
+      void server.close().then(() => {
+        host.close();
+        done(0);
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    process.once('exit', () => serve.removeServeInfo(home, workspace));
+  });
+}

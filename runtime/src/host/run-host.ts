@@ -1,0 +1,582 @@
+import { randomBytes } from 'node:crypto';
+import type { Ir } from '@kairoku-playbook/compiler';
+import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
+import { Driver } from '../driver/driver.js';
+import { createRun } from '../core/create-run.js';
+import type { RunEvent } from '../core/events.js';
+import { prepareInputs, splitSecrets } from '../core/inputs.js';
+import { vecToArray } from '../core/pvec.js';
+import { ACTIVE, AFTER_PREFIX, isEnded } from '../core/state.js';
+import type { RunState } from '../core/state.js';
+import { dueTimeouts } from '../core/timeouts.js';
+import { advance } from '../core/transition.js';
+import { lockStore, StoreBusyError } from '../store/lock.js';
+import { describeRoomConflict, findRoomConflict } from '../store/room.js';
+import { RunStore } from '../store/run-store.js';
+import { loadMaskKey } from './mask-key.js';
+
+/**
+ * Why the host did not do what was asked. `code` is stable (kebab-case): the transition function's
+ * codes (`not-waiting`, `comment-required`, ...) and the host's own (`unknown-run`, `invalid-input`,
+ * `workspace-busy`, `concurrency-limit`, ...). `kind` says what sort of refusal it is, so an edge can
+ * map it (HTTP: 404, 422, 409) without reading the code.
+ */
+export interface HostRefusal {
+  code: string;
+  message: string;
+  kind: 'not-found' | 'invalid' | 'conflict';
+  /** a JSON pointer into what was asked (`/inputs/repo`) */
+  field?: string;
+}
+
+export type HostResult<T> = { ok: true; value: T } | { ok: false; refusal: HostRefusal };
+
+/** What an operator can do to a run (the panel's buttons, `runs cancel`, the MCP server's tools). */
+export type Operation =
+  | { type: 'cancel'; reason?: string }
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'restart'; step: string }
+  | { type: 'decide'; step: string; choice: string; comment?: string }
+  | { type: 'nudge'; step: string; message: string }
+  | { type: 'retry'; step: string }
+  | { type: 'start-after'; name: string }
+  | { type: 'archive' };
+
+/** A run file was written: `version` increases with every write, across every run of the host. */
+export interface RunChange {
+  state: RunState;
+  version: number;
+}
+
+export interface RunHostOptions {
+  /** the run store's home */
+  home: string;
+  /** the workspace whose runs this host owns (its real path) */
+  workspace: string;
+  /** the backend new runs are started on, by name (`sim`, `paseo`, `kairoku`) */
+  backend: string;
+  /** the backend that runs a run's agents and checks; gates are the host's (they wait for a decision) */
+  backendFor: (state: RunState) => Backend;
+  /** recorded as the manager of runs started here */
+  manager?: string;
+  /**
+   * whether a run's recorded manager still exists (recovery, seed 000: a run whose manager is gone
+   * fails); default: every manager this host cannot judge is presumed alive
+   */
+  managerExists?: (manager: string) => boolean;
+  /**
+   * whether the agent behind a running attempt still exists, by the run's backend (recovery, the
+   * lost-agent rule); default: a run's own backend is asked (`Backend.agentExists`)
+   */
+  agentExists?: (state: RunState, agent: string | undefined) => boolean;
+  clock?: () => number;
+  /** how often timeouts and other processes' requests are looked for (default 1 s) */
+  tickMs?: number;
+  timers?: { setInterval: typeof setInterval; clearInterval: typeof clearInterval };
+}
+
+/** The manager name of runs a host drives itself (autopilot). */
+export const HOST_MANAGER = 'kairoku-playbook serve';
+
+interface Hosted {
+  driver: Driver;
+  backend: Backend;
+  secrets: Record<string, unknown>;
+}
+
+/**
+ * The one place runs are built and driven: it starts runs, takes up the ones a killed host left
+ * (`recover`), applies operators' decisions (`operate`), and tells subscribers each time a run file
+ * is written (`subscribe`). Each active run is driven by a `Driver` with autopilot; gates stay open
+ * until someone decides them; step and run timeouts come from one timer. The host is the only
+ * writer of the run files of the runs it drives (each is claimed in the store, so other processes
+ * ask it rather than write), and a write is on disk (fsync, rename) before `operate` returns.
+ */
+export class RunHost {
+  readonly store: RunStore;
+  private readonly hosted = new Map<string, Hosted>();
+  private readonly listeners = new Set<(change: RunChange) => void>();
+  private readonly versions = new Map<string, number>();
+  /** starts at the clock, so a later host's versions follow an earlier one's */
+  private sequence: number;
+  private readonly clock: () => number;
+  private readonly timers: NonNullable<RunHostOptions['timers']>;
+  private readonly ticker: ReturnType<typeof setInterval>;
+  private maskKeyOfHome: Uint8Array | undefined;
+  private closed = false;
+
+  constructor(private readonly options: RunHostOptions) {
+    this.store = new RunStore(options.home);
+    this.clock = options.clock ?? Date.now;
+    this.sequence = this.clock();
+    this.timers = options.timers ?? { setInterval, clearInterval };
+    this.ticker = this.timers.setInterval(() => this.tick(), options.tickMs ?? 1000);
+    this.ticker.unref?.();
+  }
+
+  get workspace(): string {
+    return this.options.workspace;
+  }
+
+  get backendName(): string {
+    return this.options.backend;
+  }
+
+  private get maskKey(): Uint8Array {
+    return (this.maskKeyOfHome ??= loadMaskKey(this.store.home));
+  }
+
+  /** Listens for run writes; returns the function that stops listening. */
+  subscribe(listener: (change: RunChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The version of a run's last write seen by this host (0 when it has not written it). */
+  version(id: string): number {
+    return this.versions.get(id) ?? 0;
+  }
+
+  /** The run as it is now: in memory when hosted, else from the store. */
+  get(id: string): HostResult<RunState> {
+    const hosted = this.hosted.get(id);
+    if (hosted) return { ok: true, value: hosted.driver.state };
+    return this.load(id);
+  }
+
+  /** Every run of the store (the hosted ones as they are in memory), and the files that do not read. */
+  list(): { runs: RunState[]; problems: { file: string; message: string }[] } {
+    const { runs, problems } = this.store.loadAll();
+    return { runs: runs.map((r) => this.hosted.get(r.id)?.driver.state ?? r), problems };
+  }
+
+  /**
+   * On start (seed 000): runs of this workspace left active by a host that died (or by a `run` process
+   * that did) are taken up again; runs a manager agent of their own manages are left to it, unless that
+   * manager is gone.
+   * Running steps whose agents are gone are lost (the lost-agent rule: a retry within `retries`, else
+   * the step is lost); open gates stay open and are shown again; a run whose manager is gone fails.
+   * What could not be read is returned, not fatal.
+   */
+  recover(): { adopted: string[]; failed: string[]; problems: { file: string; message: string }[] } {
+    const adopted: string[] = [];
+    const failed: string[] = [];
+    const problems = this.locked(() => {
+      const all = this.store.loadAll();
+      for (const stored of all.runs) {
+        if (stored.workspace !== this.workspace) continue;
+        const wrapping = stored.after.some((t) => ACTIVE.includes(t.status));
+        if (isEnded(stored.status) && !wrapping) continue;
+        const manager = stored.manager;
+        if (manager && manager !== this.manager && !(this.options.managerExists?.(manager) ?? true)) {
+          // Seed 000: on start, a run whose manager no longer exists is failed.
+          const result = advance(
+            stored,
+            { type: 'manager-lost', reason: `its manager (${manager}) no longer exists` },
+            this.clock(),
+          );
+          if (result.refusal === undefined) {
+            this.save(result.state);
+            failed.push(stored.id);
+          }
+          continue;
+        }
+        // A run another live process drives (`run --backend paseo`), or that a manager agent of its own
+        // manages (the MCP server's), is theirs: the host neither drives it with autopilot nor writes it.
+        if (this.store.owner(stored.id) !== undefined) continue;
+        if (manager && manager !== this.manager) continue;
+        const backend = this.options.backendFor(stored);
+        const exists =
+          this.options.agentExists ??
+          ((_state: RunState, agent: string | undefined) => backend.agentExists(agent));
+        const state = this.loseGoneAgents(stored, (agent) => exists(stored, agent));
+        if (state !== stored) this.save(state);
+        if (isEnded(state.status) && !state.after.some((t) => ACTIVE.includes(t.status))) continue;
+        this.host(state, {}, backend);
+        adopted.push(state.id);
+      }
+      return all.problems;
+    });
+    // A run taken up again goes on from where it stood (ready steps start, due timeouts fire).
+    for (const id of adopted) {
+      const hosted = this.hosted.get(id);
+      if (hosted) this.kick(hosted);
+    }
+    return { adopted, failed, problems };
+  }
+
+  /**
+   * Starts a run of `ir` with `inputs` (checked against its input schema). Refused past
+   * `limits.concurrency`, or while another run of the workspace is active; a warning when an active
+   * run of the playbook has the same inputs.
+   */
+  start(ir: Ir, inputs: Record<string, unknown>): HostResult<{ state: RunState; warnings: string[] }> {
+    const prepared = prepareInputs(ir, inputs);
+    if (!prepared.ok)
+      return refused(
+        'invalid-input',
+        prepared.errors.join('; '),
+        'invalid',
+        inputPointer(ir, prepared.errors),
+      );
+    return this.locked(() => {
+      const { runs } = this.store.loadAll();
+      const conflict = findRoomConflict(runs, ir, this.workspace);
+      if (conflict)
+        return refused(
+          conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
+          describeRoomConflict(conflict, ir, 'the panel or kairoku-playbook runs cancel'),
+          'conflict',
+        );
+      const { secrets, visible } = splitSecrets(ir, prepared.inputs);
+      const same = JSON.stringify(visible);
+      const warnings = runs
+        .filter(
+          (r) =>
+            r.playbook === ir.id &&
+            (r.status === 'running' || r.status === 'paused') &&
+            JSON.stringify(r.inputs) === same,
+        )
+        .map((r) => `run ${r.id} of playbook "${ir.id}" is already active with the same inputs`);
+      let id: string;
+      do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
+      while (this.store.exists(id));
+      const state: RunState = {
+        ...createRun(ir, {
+          id,
+          inputs: prepared.inputs,
+          now: this.clock(),
+          maskKey: this.maskKey,
+          backend: this.options.backend,
+          branch: ir.workspace === 'new-worktree' ? `playbooks/${ir.id}-${id.slice(-6)}` : '',
+        }),
+        workspace: this.workspace,
+        manager: this.manager,
+      };
+      this.save(state);
+      const hosted = this.host(state, secrets);
+      const refusal = hosted.driver.send({ type: 'start' });
+      if (refusal) return refused(refusal.code, refusal.message, 'conflict');
+      this.settle(hosted);
+      return { ok: true, value: { state: hosted.driver.state, warnings } };
+    });
+  }
+
+  /** An operator's decision on a run; the run as it is once the decision is on disk. */
+  operate(id: string, operation: Operation): HostResult<RunState> {
+    return this.locked(() => {
+      const loaded = this.get(id);
+      if (!loaded.ok) return loaded;
+      const state = loaded.value;
+      if (operation.type === 'archive') return this.archive(state);
+      const event = this.eventFor(state, operation);
+      if ('refusal' in event) return { ok: false, refusal: event.refusal };
+      if (operation.type === 'restart' || operation.type === 'retry') {
+        const conflict = findRoomConflict(this.store.loadAll().runs, state.ir, this.workspace, state.id);
+        if (conflict && isEnded(state.status))
+          return refused(
+            conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
+            describeRoomConflict(conflict, state.ir, 'the panel or kairoku-playbook runs cancel'),
+            'conflict',
+          );
+      }
+      const hosted = this.hosted.get(id) ?? this.host(state, {});
+      const refusal = hosted.driver.send(event.event);
+      if (refusal) {
+        this.settle(hosted);
+        return refused(refusal.code, refusal.message, 'conflict');
+      }
+      if (operation.type === 'restart' || operation.type === 'retry') {
+        const reopened = hosted.driver.state;
+        if (reopened.archivedAt !== undefined || reopened.manager !== this.manager) {
+          const { archivedAt: _archived, ...rest } = reopened;
+          this.save({ ...rest, manager: this.manager });
+          this.rehost(hosted, { ...rest, manager: this.manager });
+        }
+      }
+      this.settle(hosted);
+      return this.get(id);
+    });
+  }
+
+  /** Stops the timer and lets go of every hosted run (their files stay as they are: a new host takes them up). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.timers.clearInterval(this.ticker);
+    for (const [id, hosted] of this.hosted) {
+      this.store.release(id);
+      hosted.backend.close?.();
+    }
+    this.hosted.clear();
+    this.listeners.clear();
+  }
+
+  /** The runs this host drives now. */
+  get active(): string[] {
+    return [...this.hosted.keys()];
+  }
+
+  // ---- the machinery ------------------------------------------------------------------------------
+
+  private get manager(): string {
+    return this.options.manager ?? HOST_MANAGER;
+  }
+
+  private eventFor(state: RunState, operation: Operation): { event: RunEvent } | { refusal: HostRefusal } {
+    switch (operation.type) {
+      case 'cancel':
+        return { event: { type: 'cancel', reason: operation.reason ?? 'canceled from the panel' } };
+      case 'pause':
+      case 'resume':
+        return { event: { type: operation.type } };
+      case 'restart':
+        return { event: { type: 'restart-from', step: operation.step } };
+      case 'decide':
+        return {
+          event: {
+            type: 'gate-decided',
+            step: operation.step,
+            choice: operation.choice,
+            ...(operation.comment !== undefined ? { comment: operation.comment } : {}),
+          },
+        };
+      case 'nudge':
+        return { event: { type: 'nudge-step', step: operation.step, message: operation.message } };
+      case 'retry': {
+        const step = vecToArray(state.steps).find((s) => s.name === operation.step);
+        if (!step)
+          return {
+            refusal: refusedValue(
+              'unknown-step',
+              `run ${state.id} has no step "${operation.step}"`,
+              'not-found',
+            ),
+          };
+        if (step.status !== 'failed' && step.status !== 'lost')
+          return {
+            refusal: refusedValue(
+              'not-failed',
+              `step "${operation.step}" is ${step.status}: only a failed or lost step can be retried`,
+              'conflict',
+            ),
+          };
+        // A failed step has ended its run (its retries are spent): retrying it restarts the run there.
+        return { event: { type: 'restart-from', step: operation.step } };
+      }
+      case 'start-after': {
+        const task = state.ir.after.find((t) => t.name === operation.name);
+        if (!task)
+          return {
+            refusal: refusedValue(
+              'unknown-after-task',
+              `run ${state.id} has no after-task "${operation.name}"`,
+              'not-found',
+            ),
+          };
+        if (task.trigger !== 'manual')
+          return {
+            refusal: refusedValue(
+              'not-manual',
+              `after-task "${task.name}" starts by itself when the run ends; only manual ones have Start`,
+              'conflict',
+            ),
+          };
+        if (isEnded(state.status) && !task.on.includes(state.status as 'completed' | 'failed'))
+          return {
+            refusal: refusedValue(
+              'not-on',
+              `after-task "${task.name}" runs when the run ${task.on.join(' or ')}; this run ${state.status}`,
+              'conflict',
+            ),
+          };
+        return { event: { type: 'start-step', step: `${AFTER_PREFIX}${task.name}` } };
+      }
+      case 'archive':
+        return { refusal: refusedValue('bug', 'archive is not an event', 'conflict') };
+    }
+  }
+
+  private archive(state: RunState): HostResult<RunState> {
+    if (!isEnded(state.status))
+      return refused(
+        'run-not-ended',
+        `run ${state.id} is ${state.status}: only an ended run can be archived (cancel it first)`,
+        'conflict',
+      );
+    if (state.archivedAt) return { ok: true, value: state };
+    const archived = { ...state, archivedAt: new Date(this.clock()).toISOString() };
+    this.save(archived);
+    const hosted = this.hosted.get(state.id);
+    if (hosted) this.rehost(hosted, archived);
+    return { ok: true, value: archived };
+  }
+
+  /** Drives `state` from now on: its backend, autopilot, its gates held open for a decision. */
+  private host(state: RunState, secrets: Record<string, unknown>, backend?: Backend): Hosted {
+    const inner = backend ?? this.options.backendFor(state);
+    const routed: Backend = {
+      name: inner.name,
+      perform: (effect: BackendEffect, context: BackendContext) => {
+        // Gates are the host's: an open gate waits in the run file for someone to decide it.
+        if (effect.type === 'open-gate' || effect.type === 'close-gate') return;
+        inner.perform(effect, context);
+      },
+      agentExists: (agent) => inner.agentExists(agent),
+      ...(inner.close ? { close: () => inner.close?.() } : {}),
+    };
+    const hosted: Hosted = { driver: undefined as unknown as Driver, backend: routed, secrets };
+    hosted.driver = new Driver(state, {
+      backend: routed,
+      clock: this.clock,
+      secrets,
+      maskKey: this.maskKey,
+      persist: (next) => this.save(next),
+    });
+    this.hosted.set(state.id, hosted);
+    this.store.claim(state.id);
+    return hosted;
+  }
+
+  /** The same backend and secrets, driving a state the host changed outside the driver (archive, a new manager). */
+  private rehost(old: Hosted, state: RunState): void {
+    old.driver = new Driver(state, {
+      backend: old.backend,
+      clock: this.clock,
+      secrets: old.secrets,
+      maskKey: this.maskKey,
+      persist: (next) => this.save(next),
+    });
+  }
+
+  /**
+   * The lost-agent rule for every running attempt whose agent no longer exists (steps of an active
+   * run, after-tasks of any): the attempt is lost, and retries within `retries`. A Kairoku dispatch a
+   * dead host left non-terminal is failed this way, never relaunched (RF-013).
+   */
+  private loseGoneAgents(original: RunState, agentExists: (agent: string | undefined) => boolean): RunState {
+    let state = original;
+    const active = state.status === 'running' || state.status === 'paused';
+    const candidates = [
+      ...(active ? vecToArray(state.steps) : []),
+      ...state.after.map((t) => ({ ...t, name: `${AFTER_PREFIX}${t.name}` })),
+    ];
+    for (const run of candidates) {
+      const attempt = run.attempts.at(-1);
+      if (run.status !== 'running' || !attempt || agentExists(attempt.agent)) continue;
+      const reason =
+        state.backend === 'kairoku'
+          ? 'its dispatch was left non-terminal by a host that stopped: failed, never relaunched (RF-013)'
+          : 'its agent no longer exists after a restart';
+      const next = advance(
+        state,
+        { type: 'agent-lost', step: run.name, attempt: attempt.attempt, reason },
+        this.clock(),
+      );
+      if (next.refusal === undefined) state = next.state;
+    }
+    return state;
+  }
+
+  /** A run taken up again: what was ready starts (autopilot), due timeouts fire. */
+  private kick(hosted: Hosted): void {
+    const state = hosted.driver.state;
+    if (state.status === 'running')
+      for (const step of vecToArray(state.steps)) {
+        const ir = state.ir.steps.find((s) => s.name === step.name);
+        const outcome = step.attempts.at(-1)?.outcome;
+        // Autopilot applies a report as reported: one the dead host had not applied yet is applied now.
+        if (step.status === 'reported' && outcome !== undefined)
+          hosted.driver.send({ type: 'complete-step', step: step.name, outcome });
+        if (step.status !== 'ready' || !ir) continue;
+        hosted.driver.send(
+          ir.kind === 'gate'
+            ? { type: 'request-gate', step: step.name }
+            : { type: 'start-step', step: step.name },
+        );
+      }
+    for (const due of dueTimeouts(hosted.driver.state, this.clock())) hosted.driver.send(due);
+    this.settle(hosted);
+  }
+
+  /** A run that has ended, with no after-task going, is let go of. */
+  private settle(hosted: Hosted): void {
+    const state = hosted.driver.state;
+    if (!isEnded(state.status) || state.after.some((t) => ACTIVE.includes(t.status))) return;
+    if (this.hosted.get(state.id) !== hosted) return;
+    this.hosted.delete(state.id);
+    this.store.release(state.id);
+    hosted.backend.close?.();
+  }
+
+  private tick(): void {
+    if (this.closed) return;
+    for (const hosted of [...this.hosted.values()]) {
+      const id = hosted.driver.state.id;
+      try {
+        this.locked(() => {
+          for (const asked of this.store.takeRequests(id))
+            hosted.driver.send(
+              asked.type === 'cancel' && asked.reason === undefined
+                ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
+                : asked,
+            );
+          for (const due of dueTimeouts(hosted.driver.state, this.clock())) hosted.driver.send(due);
+          this.settle(hosted);
+        });
+      } catch (error) {
+        // A busy store is tried again at the next tick; anything else is a bug worth seeing.
+        if (!(error instanceof StoreBusyError)) throw error;
+      }
+    }
+  }
+
+  /** Writes a run file (whole, fsynced) and tells subscribers. */
+  private save(state: RunState): void {
+    this.store.save(state);
+    const version = ++this.sequence;
+    this.versions.set(state.id, version);
+    for (const listener of this.listeners) listener({ state, version });
+  }
+
+  private load(id: string): HostResult<RunState> {
+    let state: RunState | undefined;
+    try {
+      state = this.store.load(id);
+    } catch (error) {
+      return refused('unreadable-run', `run ${id} cannot be read: ${(error as Error).message}`, 'conflict');
+    }
+    if (!state) return refused('unknown-run', `there is no run "${id}"`, 'not-found');
+    return { ok: true, value: state };
+  }
+
+  /** The store's lock around a change (other processes write the store too); re-entrant. */
+  private depth = 0;
+  private locked<T>(action: () => T): T {
+    if (this.depth > 0) return action();
+    this.depth++;
+    try {
+      return lockStore(this.store.folder, action);
+    } finally {
+      this.depth--;
+    }
+  }
+}
+
+function refusedValue(code: string, message: string, kind: HostRefusal['kind'], field?: string): HostRefusal {
+  return { code, message, kind, ...(field !== undefined ? { field } : {}) };
+}
+
+function refused<T>(code: string, message: string, kind: HostRefusal['kind'], field?: string): HostResult<T> {
+  return { ok: false, refusal: refusedValue(code, message, kind, field) };
+}
+
+/** The input the first error names (`input "repo" ...`), as a JSON pointer into the request. */
+function inputPointer(ir: Ir, errors: readonly string[]): string | undefined {
+  for (const error of errors) {
+    const named = /input "([^"]+)"/.exec(error)?.[1];
+    if (named !== undefined && ir.inputs.some((i) => i.name === named)) return `/inputs/${named}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,12 @@
+/**
+ * `@kairoku-playbook/runtime/serve`: the host of a workspace's runs and its HTTP API (docs/serve.md).
+ * A separate entry, so commands that do not serve never load node:http.
+ */
+export { startServe, SESSION_COOKIE, CONTENT_SECURITY_POLICY } from './server.js';
+export type { ServeOptions, RunningServe } from './server.js';
+export { simBackendFor } from './backends.js';
+export { RunHost, HOST_MANAGER } from '../host/run-host.js';
+export type { HostRefusal, HostResult, Operation, RunChange, RunHostOptions } from '../host/run-host.js';
+export type * from './api-types.js';
+export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
+export type { ServeInfo } from './discovery.js';

@@ -1,0 +1,544 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, resolve, sep } from 'node:path';
+import { resolveBindAddress } from '../backends/bind-address.js';
+import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
+import type { RunState } from '../core/state.js';
+import type { HostRefusal, HostResult, Operation, RunHost } from '../host/run-host.js';
+import { discoverPlaybooks, readWorkspace } from '../mcp/workspace.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import type { PlaybookCard, Refusal, RunEventData } from './api-types.js';
+import { checkAnswer, checkRequest } from './schemas.js';
+import type { AnswerKind, RequestKind } from './schemas.js';
+import { playbookCard, runDetail, runListItem } from './views.js';
+
+export interface ServeOptions {
+  host: RunHost;
+  /** where to listen (default 127.0.0.1:7420; port 0 picks a free one); loopback only */
+  listen?: { host: string; port: number };
+  /** the session token (default: 32 random bytes); given by tests, never logged */
+  token?: string;
+  /** the panel's built files (`index.html`, `assets/`); without it, a placeholder page */
+  assetsDir?: string;
+  /** what the backend supports at start (the start form's options) */
+  startOptions?: PlaybookCard['startOptions'];
+  /** a line per request (method, path without query, status); never a token or a body */
+  log?: (line: string) => void;
+  /** events kept for clients that reconnect (default 1000) */
+  keepEvents?: number;
+  /** a comment on idle event streams, so proxies and clients see the stream alive (default 15 s) */
+  heartbeatMs?: number;
+  /** watch the workspace for playbook changes (default true), every `watchPlaybooksMs` (default 2 s) */
+  watchPlaybooks?: boolean;
+  watchPlaybooksMs?: number;
+}
+
+export interface RunningServe {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  port: number;
+  token: string;
+  /** the one-time URL that logs a browser in (`/?token=…`) */
+  loginUrl: string;
+  close(): Promise<void>;
+}
+
+export const SESSION_COOKIE = 'kairoku_session';
+/** Every answer carries it: no inline script or style, nothing from elsewhere. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'";
+const BODY_LIMIT = 256 * 1024;
+
+interface StreamEvent {
+  id: number;
+  event: 'run' | 'playbooks';
+  data: string;
+}
+
+/**
+ * `kairoku-playbook serve`'s HTTP side (docs/serve.md): the panel's files and the API under
+ * `/api/v1`, over a `RunHost`. Binds loopback only (there is no TLS, so an address other machines
+ * could reach is refused). Every request is checked for its Host (DNS rebinding) and Origin, and for
+ * the session (the cookie the one-time URL sets, or a bearer token); every answer has a strict CSP.
+ */
+export async function startServe(options: ServeOptions): Promise<RunningServe> {
+  const host = options.host;
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const listenHost = options.listen?.host ?? '127.0.0.1';
+  const address = await resolveBindAddress(listenHost, {
+    what: `serve --listen ${listenHost}`,
+    allowNonLoopback: false,
+    howToAllow: 'serve has no TLS: it binds loopback only (127.0.0.1 or ::1)',
+  });
+  const startOptions = options.startOptions ?? { newAgent: false, worktree: false };
+  const log = options.log ?? (() => undefined);
+  const keep = options.keepEvents ?? 1000;
+  const seen = new SeenRuns(join(host.store.home, 'serve', 'seen.json'));
+
+  // ---- events ---------------------------------------------------------------------------------
+  const events: StreamEvent[] = [];
+  let lastId = Date.now();
+  const streams = new Set<ServerResponse>();
+  const publish = (event: StreamEvent['event'], data: unknown) => {
+    const entry: StreamEvent = { id: ++lastId, event, data: JSON.stringify(data) };
+    events.push(entry);
+    if (events.length > keep) events.splice(0, events.length - keep);
+    for (const stream of streams) stream.write(frame(entry));
+  };
+  const unsubscribe = host.subscribe(({ state, version }) => {
+    const data: RunEventData = { ...runListItem(state, seen.has(state.id)), version };
+    publish('run', data);
+  });
+  const watcher =
+    options.watchPlaybooks === false
+      ? undefined
+      : watchPlaybooks(host.workspace, () => publish('playbooks', {}), options.watchPlaybooksMs ?? 2000);
+
+  // ---- the server -----------------------------------------------------------------------------
+  let port = 0;
+  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+
+  const server = createServer(LISTENER_OPTIONS, (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    res.on('finish', () => log(`${req.method} ${path} ${res.statusCode}`));
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    handle(req, res).catch((error: unknown) => {
+      log(`serve: ${(error as Error).message}`);
+      if (!res.headersSent)
+        send(res, 500, { refusal: { code: 'internal', message: 'the server failed; see its log' } });
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    if (!allowedHosts().has(req.headers.host ?? '')) {
+      discardBody(req, { maxBytes: 0 });
+      return refuse(res, 403, 'bad-host', `the Host header must name this server (http://127.0.0.1:${port})`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedHosts().has(origin.replace(/^http:\/\//, '')))
+      return refuse(res, 403, 'bad-origin', 'requests from other sites are refused');
+
+    // The one-time URL: a right token sets the session cookie and leaves the token out of the address bar.
+    if (method === 'GET' && url.pathname === '/' && url.searchParams.has('token')) {
+      if (!sameToken(url.searchParams.get('token') ?? '', token))
+        return refuse(
+          res,
+          401,
+          'bad-token',
+          'this token is not the one serve printed; open the URL it printed',
+        );
+      res.setHeader('Set-Cookie', `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+      res.writeHead(303, { Location: '/' });
+      res.end();
+      return;
+    }
+    if (!authorized(req, token)) {
+      discardBody(req, { maxBytes: 0 });
+      return refuse(
+        res,
+        401,
+        'unauthorized',
+        'open the URL kairoku-playbook serve printed (it logs this browser in), or send Authorization: Bearer TOKEN',
+      );
+    }
+    if (!url.pathname.startsWith('/api/')) {
+      if (method !== 'GET' && method !== 'HEAD')
+        return refuse(res, 405, 'method-not-allowed', 'the page takes GET');
+      return serveAsset(res, url.pathname, options.assetsDir);
+    }
+    return api(req, res, url, method);
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
+    const parts = url.pathname
+      .replace(/^\/api\/v1\/?/, '')
+      .split('/')
+      .filter(Boolean)
+      .map(decodeURIComponent);
+    if (!url.pathname.startsWith('/api/v1/') && url.pathname !== '/api/v1')
+      return refuse(res, 404, 'no-route', 'the API is under /api/v1');
+    const [head, id, sub, name, action] = parts;
+
+    if (method === 'GET') {
+      discardBody(req, { maxBytes: 0 });
+      if (head === 'playbooks' && parts.length === 1)
+        return answer(res, 200, 'playbooks', { playbooks: cards() });
+      if (head === 'events' && parts.length === 1) return openStream(req, res);
+      if (head === 'runs' && parts.length === 1) {
+        const archived = url.searchParams.get('archived') === '1';
+        const runs = host
+          .list()
+          .runs.filter((r) => r.workspace === host.workspace && (archived || r.archivedAt === undefined))
+          .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+          .map((r) => runListItem(r, seen.has(r.id)));
+        return answer(res, 200, 'runs', { runs });
+      }
+      if (head === 'runs' && id !== undefined && parts.length === 2) {
+        const got = host.get(id);
+        if (!got.ok) return refuseWith(res, got.refusal);
+        if (got.value.status === 'completed') seen.add(id);
+        return answer(res, 200, 'run', runDetail(got.value, host.version(id), seen.has(id)));
+      }
+      return refuse(res, 404, 'no-route', `no route GET ${url.pathname}`);
+    }
+    if (method !== 'POST') return refuse(res, 405, 'method-not-allowed', 'the API takes GET and POST');
+
+    if (head === 'runs' && parts.length === 1) {
+      const body = await bodyOf(req, res, 'start');
+      if (body === undefined) return;
+      return start(
+        res,
+        body as {
+          playbook: string;
+          inputs: Record<string, unknown>;
+          options?: { newAgent?: boolean; worktree?: boolean };
+        },
+      );
+    }
+    if (head !== 'runs' || id === undefined)
+      return refuse(res, 404, 'no-route', `no route POST ${url.pathname}`);
+    let operation: Operation;
+    let kind: RequestKind;
+    if (parts.length === 3 && ['cancel', 'pause', 'resume', 'archive', 'restart'].includes(sub!))
+      kind = sub === 'restart' ? 'restart' : sub === 'cancel' ? 'cancel' : 'empty';
+    else if (sub === 'gates' && name !== undefined && parts.length === 4) kind = 'decide';
+    else if (
+      sub === 'steps' &&
+      name !== undefined &&
+      (action === 'nudge' || action === 'retry') &&
+      parts.length === 5
+    )
+      kind = action === 'nudge' ? 'nudge' : 'empty';
+    else if (sub === 'after' && name !== undefined && action === 'start' && parts.length === 5)
+      kind = 'empty';
+    else {
+      discardBody(req, { maxBytes: 0 });
+      return refuse(res, 404, 'no-route', `no route POST ${url.pathname}`);
+    }
+    const body = (await bodyOf(req, res, kind)) as Record<string, string> | undefined;
+    if (body === undefined) return;
+    if (sub === 'cancel') operation = { type: 'cancel', reason: body.reason ?? 'canceled from the panel' };
+    else if (sub === 'pause' || sub === 'resume' || sub === 'archive') operation = { type: sub };
+    else if (sub === 'restart') operation = { type: 'restart', step: body.step! };
+    else if (sub === 'gates')
+      operation = {
+        type: 'decide',
+        step: name!,
+        choice: body.choice!,
+        ...(body.comment !== undefined ? { comment: body.comment } : {}),
+      };
+    else if (action === 'nudge') operation = { type: 'nudge', step: name!, message: body.message! };
+    else if (action === 'retry') operation = { type: 'retry', step: name! };
+    else operation = { type: 'start-after', name: name! };
+    const got = host.get(id);
+    if (!got.ok) return refuseWith(res, got.refusal);
+    if (got.value.workspace !== host.workspace)
+      return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
+    const result: HostResult<RunState> = host.operate(id, operation);
+    if (!result.ok) return refuseWith(res, result.refusal);
+    return answer(res, 200, 'run', runDetail(result.value, host.version(id), seen.has(id)));
+  }
+
+  function start(
+    res: ServerResponse,
+    body: {
+      playbook: string;
+      inputs: Record<string, unknown>;
+      options?: { newAgent?: boolean; worktree?: boolean };
+    },
+  ): void {
+    const snapshot = readWorkspace(host.workspace);
+    const found = snapshot.playbooks.find((p) => p.file === body.playbook);
+    if (!found)
+      return refuse(
+        res,
+        404,
+        'unknown-playbook',
+        `there is no playbook "${body.playbook}" in this workspace`,
+        '/playbook',
+      );
+    if (!found.ir)
+      return refuse(
+        res,
+        409,
+        'playbook-has-errors',
+        playbookCard(found, startOptions).why ?? 'the playbook has errors',
+        '/playbook',
+      );
+    for (const option of ['newAgent', 'worktree'] as const)
+      if (body.options?.[option] && !startOptions[option])
+        return refuse(
+          res,
+          422,
+          'option-unsupported',
+          `the ${host.backendName} backend has no "${option}" option`,
+          `/options/${option}`,
+        );
+    const started = host.start(found.ir, body.inputs);
+    if (!started.ok) return refuseWith(res, started.refusal);
+    answer(res, 201, 'started', {
+      run: runListItem(started.value.state, false),
+      warnings: started.value.warnings,
+    });
+  }
+
+  function cards(): PlaybookCard[] {
+    return readWorkspace(host.workspace).playbooks.map((p) => playbookCard(p, startOptions));
+  }
+
+  function openStream(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+    });
+    res.write('retry: 1000\n\n');
+    const last = Number(req.headers['last-event-id'] ?? NaN);
+    if (Number.isFinite(last)) {
+      const oldest = events[0]?.id ?? lastId + 1;
+      if (last < oldest - 1) res.write(`id: ${lastId}\nevent: reset\ndata: {}\n\n`);
+      else for (const entry of events) if (entry.id > last) res.write(frame(entry));
+    }
+    streams.add(res);
+    const heartbeat = setInterval(() => res.write(': alive\n\n'), options.heartbeatMs ?? 15_000);
+    heartbeat.unref();
+    // The response's close, not the request's: a request closes once its (empty) body is read.
+    res.on('close', () => {
+      clearInterval(heartbeat);
+      streams.delete(res);
+    });
+  }
+
+  async function bodyOf(req: IncomingMessage, res: ServerResponse, kind: RequestKind): Promise<unknown> {
+    const type = req.headers['content-type'] ?? '';
+    const read = await readBody(req, { maxBytes: BODY_LIMIT });
+    if (!read.ok) {
+      refuse(res, read.status, read.status === 413 ? 'too-large' : 'bad-body', read.reason);
+      return undefined;
+    }
+    if (read.text.trim() === '' && (kind === 'empty' || kind === 'cancel')) return {};
+    if (!/^application\/json\b/i.test(type)) {
+      refuse(res, 415, 'not-json', 'send the body as application/json');
+      return undefined;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(read.text);
+    } catch (error) {
+      refuse(res, 400, 'bad-json', `the body is not JSON: ${(error as Error).message}`);
+      return undefined;
+    }
+    const problem = checkRequest(kind, body);
+    if (problem) {
+      refuse(res, 400, 'bad-request', problem.message, problem.field);
+      return undefined;
+    }
+    return body;
+  }
+
+  function answer(res: ServerResponse, status: number, kind: AnswerKind, body: unknown): void {
+    const problem = checkAnswer(kind, body);
+    if (problem) {
+      log(`serve: BUG: the ${kind} answer does not fit its schema: ${problem}`);
+      return send(res, 500, {
+        refusal: { code: 'internal', message: 'the server built a wrong answer; see its log' },
+      });
+    }
+    send(res, status, body);
+  }
+
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.listen?.port ?? 7420, address, () => {
+      server.off('error', fail);
+      ready();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    port,
+    token,
+    loginUrl: `${url}/?token=${token}`,
+    close: async () => {
+      unsubscribe();
+      watcher?.close();
+      for (const stream of streams) stream.end();
+      streams.clear();
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  // The one-time URL holds the token: it never leaves in a Referer.
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+function frame(entry: StreamEvent): string {
+  return `id: ${entry.id}\nevent: ${entry.event}\ndata: ${entry.data}\n\n`;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function refuse(res: ServerResponse, status: number, code: string, message: string, field?: string): void {
+  const refusal: Refusal = { code, message, ...(field !== undefined ? { field } : {}) };
+  send(res, status, { refusal });
+}
+
+function refuseWith(res: ServerResponse, refusal: HostRefusal): void {
+  const status = refusal.kind === 'not-found' ? 404 : refusal.kind === 'invalid' ? 422 : 409;
+  refuse(res, status, refusal.code, refusal.message, refusal.field);
+}
+
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function authorized(req: IncomingMessage, token: string): boolean {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (bearer !== undefined) return sameToken(bearer, token);
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === SESSION_COOKIE && sameToken(value.join('='), token)) return true;
+  }
+  return false;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/** The panel's files: `/` is its index.html, `/assets/*` its bundle; nothing outside the folder. */
+function serveAsset(res: ServerResponse, path: string, assetsDir: string | undefined): void {
+  if (path === '/' || path === '/index.html') {
+    const index = assetsDir === undefined ? undefined : join(assetsDir, 'index.html');
+    if (index === undefined || !existsSync(index)) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(PLACEHOLDER);
+      return;
+    }
+    return file(res, index);
+  }
+  if (assetsDir === undefined || !path.startsWith('/assets/'))
+    return refuse(res, 404, 'not-found', `no page ${path}`);
+  let root: string;
+  let target: string;
+  try {
+    root = realpathSync(assetsDir);
+    target = realpathSync(resolve(root, `.${decodeURIComponent(path)}`));
+  } catch {
+    return refuse(res, 404, 'not-found', `no file ${path}`);
+  }
+  if (!target.startsWith(root + sep) || !statSync(target).isFile())
+    return refuse(res, 404, 'not-found', `no file ${path}`);
+  file(res, target);
+}
+
+function file(res: ServerResponse, path: string): void {
+  const body = readFileSync(path);
+  res.writeHead(200, {
+    'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream',
+    'Content-Length': body.length,
+    'Cache-Control': 'no-cache',
+  });
+  res.end(body);
+}
+
+const PLACEHOLDER = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Playbooks</title></head>
+<body><main><h1>Playbooks</h1>
+<p>kairoku-playbook serve is running. The panel is not bundled with this build; the API is at
+<code>/api/v1</code> (docs/serve.md).</p></main></body></html>
+`;
+
+/**
+ * Playbook files changed (created, edited, removed): looked for every `everyMs` by the discovery rule
+ * (the walk `check` makes, which leaves out node_modules and .git) and their sizes and times. Not a
+ * recursive fs.watch: on Linux that puts a watch on every folder of the tree, node_modules included.
+ */
+function watchPlaybooks(root: string, changed: () => void, everyMs: number): { close: () => void } {
+  const signature = (): string => {
+    try {
+      return discoverPlaybooks(root)
+        .map((file) => {
+          try {
+            const stat = statSync(file);
+            return `${file}:${stat.size}:${stat.mtimeMs}`;
+          } catch {
+            return `${file}:gone`;
+          }
+        })
+        .join('\n');
+    } catch {
+      return '';
+    }
+  };
+  let last = signature();
+  const timer = setInterval(() => {
+    const now = signature();
+    if (now === last) return;
+    last = now;
+    changed();
+  }, everyMs);
+  timer.unref();
+  return { close: () => clearInterval(timer) };
+}
+
+/** Completed runs whose tab was opened (a completed run stays green until then), kept across restarts. */
+class SeenRuns {
+  private readonly ids: Set<string>;
+
+  constructor(private readonly path: string) {
+    let ids: string[] = [];
+    try {
+      const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+      if (Array.isArray(parsed)) ids = parsed.filter((x): x is string => typeof x === 'string');
+    } catch {
+      // none yet
+    }
+    this.ids = new Set(ids);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  add(id: string): void {
+    if (this.ids.has(id)) return;
+    this.ids.add(id);
+    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+    writeFileAtomic(this.path, `${JSON.stringify([...this.ids])}\n`);
+  }
+}
