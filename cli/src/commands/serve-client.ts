@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { forTerminal } from '@kairoku-playbook/runtime';
 import type { ServeInfo } from '@kairoku-playbook/runtime';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 /**
  * How `run` and `runs` go through the `serve` of a workspace when one is up (docs/serve.md): its API,

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { defaultHome, forTerminal } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import { simDelay } from './run.js';
 
 export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend sim]
@@ -116,6 +116,7 @@ export async function runServe(argv: readonly string[], io: CommandIo): Promise<
       if (stopping) return;
       stopping = true;
       serve.removeServeInfo(home, workspace);
+      // A signal handler cannot wait; the process ends (done) only once the server has closed.
       void server.close().then(() => {
         host.close();
         done(0);

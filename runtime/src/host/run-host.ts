@@ -307,7 +307,9 @@ export class RunHost {
     this.timers.clearInterval(this.ticker);
     for (const [id, hosted] of this.hosted) {
       this.store.release(id);
-      hosted.backend.close?.();
+      // Not awaited: closing is the host letting go, nothing waits on it; a backend whose close fails
+      // leaves no state behind that the run file does not hold (the next host recovers from the file).
+      void hosted.backend.close?.();
     }
     this.hosted.clear();
     this.listeners.clear();
@@ -424,7 +426,7 @@ export class RunHost {
         inner.perform(effect, context);
       },
       agentExists: (agent) => inner.agentExists(agent),
-      ...(inner.close ? { close: () => inner.close?.() } : {}),
+      ...(inner.close ? { close: () => inner.close?.() ?? Promise.resolve() } : {}),
     };
     const hosted: Hosted = { driver: undefined as unknown as Driver, backend: routed, secrets };
     hosted.driver = new Driver(state, {
@@ -507,7 +509,8 @@ export class RunHost {
     if (this.hosted.get(state.id) !== hosted) return;
     this.hosted.delete(state.id);
     this.store.release(state.id);
-    hosted.backend.close?.();
+    // Not awaited: the run has ended and is written; a failed close of its backend changes nothing in it.
+    void hosted.backend.close?.();
   }
 
   private tick(): void {

@@ -54,9 +54,9 @@ class DelayedBackend implements Backend {
     this.inner.perform(effect, context);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
-    this.inner.close?.();
+    await this.inner.close?.();
   }
 }

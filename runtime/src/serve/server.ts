@@ -8,7 +8,7 @@ import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
 import type { RunState } from '../core/state.js';
 import type { HostRefusal, HostResult, Operation, RunHost } from '../host/run-host.js';
-import { discoverPlaybooks, readWorkspace } from '../mcp/workspace.js';
+import { readWorkspace, workspacePlaybooks } from '../mcp/workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PlaybookCard, Refusal, RunEventData } from './api-types.js';
 import { checkAnswer, checkRequest } from './schemas.js';
@@ -491,7 +491,7 @@ const PLACEHOLDER = `<!doctype html>
 function watchPlaybooks(root: string, changed: () => void, everyMs: number): { close: () => void } {
   const signature = (): string => {
     try {
-      return discoverPlaybooks(root)
+      return workspacePlaybooks(root)
         .map((file) => {
           try {
             const stat = statSync(file);
