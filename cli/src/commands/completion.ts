@@ -71,7 +71,7 @@ export function complete(words: readonly string[], runIds: () => string[] = save
     if (value !== undefined && value !== 'none') return valueCandidates(value, starting);
   }
   if (current.startsWith('-')) return starting(Object.keys(entry.flags).map((name) => `--${name}`));
-  return positionalCandidates(entry.positionals, positionalsBefore(rest, entry.flags), starting, runIds);
+  return positionalCandidates(entry.positionals, positionalsBefore(rest, entry.flags), current, runIds);
 }
 
 function valueCandidates(value: FlagValue, starting: (c: readonly string[]) => string[]): string[] {
@@ -98,16 +98,22 @@ function positionalsBefore(words: readonly string[], flags: Readonly<Record<stri
 function positionalCandidates(
   kind: Positionals,
   given: readonly string[],
-  starting: (c: readonly string[]) => string[],
+  current: string,
   runIds: () => string[],
 ): string[] {
+  const starting = (candidates: readonly string[]) => candidates.filter((c) => c.startsWith(current));
   switch (kind) {
     case 'playbooks':
       return [PLAYBOOK_FILES];
     case 'dir':
       return given.length ? [] : [FOLDERS];
     case 'codes':
-      return given.length ? [] : starting(Object.keys(CODES));
+      // explain takes pb205 and 205 too; the shell replaces the word with the code
+      return given.length
+        ? []
+        : Object.keys(CODES).filter(
+            (code) => code.startsWith(current.toUpperCase()) || code.slice(2).startsWith(current),
+          );
     case 'commands':
       return given.length ? [] : starting(Object.keys(COMMAND_TABLE));
     case 'shells':
@@ -186,8 +192,7 @@ function __kairoku_playbook_complete
     set -l answer ($words[1] __complete $words[2..-1] "$current" 2>/dev/null)
     switch "$answer[1]"
         case '${PLAYBOOK_FILES}'
-            __fish_complete_suffix .yml
-            __fish_complete_suffix .yaml
+            __fish_complete_path "$current" | string match -r '^[^\\t]*(?:/|\\.ya?ml)(?:\\t.*)?$'
         case '${FOLDERS}'
             __fish_complete_directories "$current"
         case '${ANY_FILE}'
