@@ -16,6 +16,8 @@ export interface FixResult {
   /** the files whose text changed: their text before the first fix */
   changed: Map<string, string>;
   applied: AppliedFix[];
+  /** fixes not applied because they would add a diagnostic (`added` says the first) */
+  skipped: (AppliedFix & { added: string })[];
 }
 
 /**
@@ -24,10 +26,15 @@ export interface FixResult {
  */
 const MAX_PASSES = 10;
 
+/** What a diagnostic says, wherever it is (a fix moves the characters after it). */
+const saying = (d: Diagnostic) => `${d.file}\u0000${d.code}\u0000${d.message}`;
+
 /**
  * `check --fix`: applies the quick fixes the compiler attaches to diagnostics (the editor's "Replace
  * with …": did-you-mean names of steps, outputs, inputs, roles, outcomes, functions and keys), again
- * on the fixed text until none is left, so a second `--fix` finds nothing more to do. A file with a
+ * on the fixed text until none is left, so a second `--fix` finds nothing more to do. Only safe ones:
+ * a fix is kept when the workspace then says nothing it did not say before (renaming `titel:` to
+ * `title:` beside a `title:` would add a duplicate key: that fix is skipped, and said). A file with a
  * YAML syntax error (PB100) is never changed: its tree, and so every fix's place, is a guess. Pure:
  * the caller writes the files.
  */
@@ -35,54 +42,61 @@ export function applyQuickFixes(files: readonly WorkspaceFile[]): FixResult {
   let current = [...files];
   const changed = new Map<string, string>();
   const applied: AppliedFix[] = [];
+  const skipped: FixResult['skipped'] = [];
+  const refused = new Set<string>();
+  const keyOf = (d: Diagnostic) => `${d.file}\u0000${JSON.stringify(d.fix!.edits)}`;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const { diagnostics } = validateWorkspace(current);
+    const said = new Set(diagnostics.map(saying));
     const unsafe = new Set(diagnostics.filter((d) => d.code === 'PB100').map((d) => d.file));
     const byFile = new Map<string, Diagnostic[]>();
     for (const diagnostic of diagnostics) {
-      if (!diagnostic.fix?.edits.length || unsafe.has(diagnostic.file)) continue;
+      if (!diagnostic.fix?.edits.length || unsafe.has(diagnostic.file) || refused.has(keyOf(diagnostic)))
+        continue;
       byFile.set(diagnostic.file, [...(byFile.get(diagnostic.file) ?? []), diagnostic]);
     }
+    /** the first thing the workspace would say, with `text` as the file's, that it does not say now */
+    const added = (file: string, text: string): Diagnostic | undefined =>
+      validateWorkspace(current.map((f) => (f.file === file ? { file, text } : f))).diagnostics.find(
+        (d) => !said.has(saying(d)),
+      );
     let progress = false;
-    current = current.map((file) => {
-      const fixable = byFile.get(file.file);
-      if (!fixable) return file;
-      const { text, used } = applyEdits(file.text, fixable);
-      if (text === file.text) return file;
-      const source = new SourceText(file.text);
-      for (const diagnostic of used) {
-        const { line, character } = source.positionAt(diagnostic.range.start);
-        applied.push({
-          file: file.file,
-          line: line + 1,
-          column: character + 1,
-          code: diagnostic.code,
-          title: diagnostic.fix!.title,
-        });
+    for (const [file, fixable] of byFile) {
+      const index = current.findIndex((f) => f.file === file);
+      const before = current[index]!.text;
+      const source = new SourceText(before);
+      const where = (d: Diagnostic): AppliedFix => {
+        const { line, character } = source.positionAt(d.range.start);
+        return { file, line: line + 1, column: character + 1, code: d.code, title: d.fix!.title };
+      };
+      const all = applyEdits(before, fixable);
+      let text = before;
+      let used: Diagnostic[] = [];
+      if (all.text !== before && added(file, all.text) === undefined) ({ text, used } = all);
+      else {
+        // one at a time, each on the text the fixes kept so far left (their edits do not overlap, so
+        // each one's place is found again by the length the kept ones before it changed)
+        for (const diagnostic of all.used) {
+          const one = applyEdits(before, [...used, diagnostic]);
+          const worse = added(file, one.text);
+          if (worse === undefined) {
+            text = one.text;
+            used = one.used;
+          } else {
+            refused.add(keyOf(diagnostic));
+            skipped.push({ ...where(diagnostic), added: `${worse.code} ${worse.message}` });
+          }
+        }
       }
-      if (!changed.has(file.file)) changed.set(file.file, file.text);
+      if (text === before) continue;
+      applied.push(...used.map(where));
+      if (!changed.has(file)) changed.set(file, before);
+      current = current.map((f, i) => (i === index ? { file, text } : f));
       progress = true;
-      return { file: file.file, text };
-    });
+    }
     if (!progress) break;
   }
-  // A fix that made its file unparseable (none should) is not kept: the file stays as it was.
-  const broken = new Set(
-    validateWorkspace(current)
-      .diagnostics.filter((d) => d.code === 'PB100' && changed.has(d.file))
-      .map((d) => d.file),
-  );
-  if (broken.size) {
-    current = current.map((file) =>
-      broken.has(file.file) ? { file: file.file, text: changed.get(file.file)! } : file,
-    );
-    for (const file of broken) changed.delete(file);
-  }
-  return {
-    files: current,
-    changed,
-    applied: applied.filter((fix) => !broken.has(fix.file)),
-  };
+  return { files: current, changed, applied, skipped };
 }
 
 /** The text with each diagnostic's edits applied, skipping a fix whose edits overlap one taken before. */

@@ -183,6 +183,10 @@ function fixFiles(
     say(
       `${dryRun ? 'would fix' : 'fixed'} ${fix.file}:${fix.line}:${fix.column}  ${fix.code}  ${fix.title}\n`,
     );
+  for (const fix of result.skipped)
+    say(
+      `not fixed ${fix.file}:${fix.line}:${fix.column}  ${fix.code}  ${fix.title}: it would add ${fix.added}\n`,
+    );
   for (const fixed of result.files) {
     const before = result.changed.get(fixed.file);
     if (before === undefined) continue;
