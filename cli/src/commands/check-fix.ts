@@ -131,8 +131,10 @@ function applyEdits(text: string, diagnostics: readonly Diagnostic[]): { text: s
  * when the counts agree, and by their longest common subsequence otherwise.
  */
 export function lineDiff(file: string, before: string, after: string): string {
-  const a = before.split('\n');
-  const b = after.split('\n');
+  // (the empty "line" after a file's last newline is no line)
+  const lines = (text: string) => (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
+  const a = lines(before);
+  const b = lines(after);
   const ops = diffLines(a, b);
   const out = [`--- ${file}`, `+++ ${file} (fixed)`];
   const CONTEXT = 2;
