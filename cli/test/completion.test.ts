@@ -7,11 +7,14 @@ import { complete } from '../src/commands/completion.js';
 import { COMMAND_TABLE } from '../src/commands/table.js';
 import { BIN, binFolder, hasTool, tempFolder, terminal } from './tools.js';
 
+/** An empty folder: whatever a command given here did, it would do it there, not in the repository. */
+const SCRATCH = tempFolder();
+
 function run(argv: string[]) {
   let stdout = '';
   let stderr = '';
   const code = main(argv, {
-    cwd: process.cwd(),
+    cwd: SCRATCH,
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
     color: false,
@@ -24,7 +27,7 @@ async function helpOf(command: string): Promise<string> {
   let stdout = '';
   let stderr = '';
   const code = await main([command, '--help'], {
-    cwd: process.cwd(),
+    cwd: SCRATCH,
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
     color: false,
