@@ -151,6 +151,20 @@ describe('kairoku-playbook check --fix', () => {
     expect(readFileSync(join(folder, 'a.playbook.yml'), 'utf8')).toBe(fixed);
   });
 
+  it('keeps a byte order mark and CRLF line ends', () => {
+    const folder = tempFolder({ 'a.playbook.yml': `\ufeff${MISTAKES.replace(/\n/g, '\r\n')}` });
+    expect(run(['check', '--fix'], folder).stdout).toContain('fixed 4 problems in 1 file\n');
+    const bytes = readFileSync(join(folder, 'a.playbook.yml'));
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.toString('utf8').slice(1)).toBe(
+      MISTAKES.replace('planer', 'planner')
+        .replace('tsk', 'task')
+        .replace('[plna]', '[plan]')
+        .replace('plna }}', 'plan }}')
+        .replace(/\n/g, '\r\n'),
+    );
+  });
+
   it('with --dry-run prints the diff and writes nothing', () => {
     const folder = tempFolder({ 'a.playbook.yml': MISTAKES });
     const result = run(['check', '--fix', '--dry-run'], folder);
@@ -158,7 +172,7 @@ describe('kairoku-playbook check --fix', () => {
       [
         '--- a.playbook.yml',
         '+++ a.playbook.yml (fixed)',
-        '@@ -5,10 +5,10 @@',
+        '@@ -5,9 +5,9 @@',
         ' steps:',
         '   plan:',
         '-    role: planer',

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SourceText, compilePlaybook, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
@@ -191,7 +191,7 @@ function fixFiles(
     const before = result.changed.get(fixed.file);
     if (before === undefined) continue;
     if (dryRun) say(lineDiff(fixed.file, before, fixed.text));
-    else writeUserFile(pathOf.get(fixed.file)!, fixed.text);
+    else writeUserFile(pathOf.get(fixed.file)!, keepByteOrderMark(pathOf.get(fixed.file)!, fixed.text));
   }
   const count = result.applied.length;
   const fileCount = result.changed.size;
@@ -202,6 +202,18 @@ function fixFiles(
   );
   // (after --dry-run, the diagnostics printed are those the fixes would leave)
   return result.files;
+}
+
+/** The text to write over `path`, with the byte order mark the file began with (reading drops it). */
+function keepByteOrderMark(path: string, text: string): string {
+  const start = Buffer.alloc(3);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, start, 0, 3, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return start.equals(Buffer.from([0xef, 0xbb, 0xbf])) ? `\ufeff${text}` : text;
 }
 
 /**
