@@ -29,9 +29,15 @@ describe('kairoku-playbook check --watch', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
+      // (standard error and standard output are two pipes: wait for each)
       await waitFor(
         () => stderr,
         (s) => s.includes('watching the current folder for changes'),
+        'the watch',
+      );
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('1 error in 1 file\n'),
         'the first check',
       );
       expect(stdout).toContain('error PB201 unknown role "planer"');
