@@ -11,6 +11,9 @@ import { runRuns } from './commands/runs.js';
 import { runSchema } from './commands/schema.js';
 import { runServe } from './commands/serve.js';
 import { runTest } from './commands/test.js';
+import { runComplete, runCompletion } from './commands/completion.js';
+import { runHelp, unknownCommand } from './commands/help.js';
+import { runInit } from './commands/init.js';
 import { assetText } from './assets.js';
 import { FileWriteError } from '@kairoku-playbook/runtime';
 import { UsageError } from './io.js';
@@ -31,14 +34,17 @@ Commands:
   runs [list|show|cancel|restart|archive]
                       list saved runs, show one, cancel, restart from a step, archive
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
+  init [DIR]          write a first playbook, its test and editor settings
   lsp --stdio         start the language server (LSP over stdin/stdout)
   mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
   serve [DIR]         serve the Playbooks panel and its HTTP API; owns the workspace's active runs
   runner --app URL    the reference Kairoku runner daemon: claims steps from run --backend kairoku
   explain [CODE]      print a diagnostic code's reference (what it means, an example, the fix)
   schema [--ir]       print the JSON Schema of playbooks (for editors), or of the IR
+  help [COMMAND]      this help, or a command's (as COMMAND --help)
+  completion SHELL    print the shell completion script for bash, zsh or fish
 
-Run kairoku-playbook COMMAND --help for a command's options; kairoku-playbook --version prints the
+Run kairoku-playbook help COMMAND for a command's options; kairoku-playbook --version prints the
 versions of the CLI, of the playbook language and of the IR.`;
 
 const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => number | Promise<number>> = {
@@ -55,12 +61,16 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   schema: runSchema,
   serve: runServe,
   runner: (argv) => import('@kairoku-playbook/runtime/runner').then((runner) => runner.runRunner(argv)),
+  init: runInit,
+  help: (argv, io) => runHelp(argv, io, main),
+  completion: runCompletion,
+  __complete: runComplete,
 };
 
 /** A command's exit code; a run on a live backend answers when the run ends. */
 export function main(argv: readonly string[], io: CommandIo): number | Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  if (command === undefined || command === '--help' || command === '-h') {
     io.stdout(`${HELP}\n`);
     return command === undefined ? 2 : 0;
   }
@@ -70,7 +80,7 @@ export function main(argv: readonly string[], io: CommandIo): number | Promise<n
   }
   const run = COMMANDS[command];
   try {
-    if (!run) throw new UsageError(`unknown command "${command}"; run kairoku-playbook --help`);
+    if (!run) throw new UsageError(unknownCommand(command, Object.keys(COMMANDS)));
     const code = run(rest, io);
     return typeof code === 'number' ? code : code.catch((error: unknown) => usageOrThrow(error, io));
   } catch (error) {

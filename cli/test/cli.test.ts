@@ -140,7 +140,7 @@ describe('kairoku-playbook check', () => {
     );
     expect(run(['check', '--max-warnings', 'many']).code).toBe(2);
     expect(run(['nope']).stderr).toBe(
-      'kairoku-playbook: unknown command "nope"; run kairoku-playbook --help\n',
+      'kairoku-playbook: unknown command "nope" (kairoku-playbook help lists them)\n',
     );
     expect(run(['compile']).code).toBe(2);
     expect(run(['compile', 'missing.yml']).stderr).toBe('kairoku-playbook: no such file: missing.yml\n');

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SourceText, compilePlaybook, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
@@ -12,7 +12,9 @@ import { CHECK_EXPLORE_SECONDS, budgetRanOut } from './explore.js';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { discoverFiles, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
-import { UsageError, readPlaybookFile } from '../io.js';
+import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
+import { applyQuickFixes, lineDiff } from './check-fix.js';
+import { watchCheck, watchTargets } from './check-watch.js';
 import { repositoryRoot } from '../repository-root.js';
 import type { CommandIo } from '../io.js';
 import { VERSION } from '../version.js';
@@ -32,12 +34,26 @@ Options:
   --explore                         also explore every run of each playbook without errors (up to
                                     ${DEFAULT_MAX_STATES} states or ${CHECK_EXPLORE_SECONDS} s each): PB310 (a step that can never run),
                                     PB311 (a run that can get stuck)
+  --fix                             apply the quick fixes diagnostics carry (did-you-mean names of
+                                    steps, outputs, inputs, roles, outcomes, functions and keys),
+                                    rewriting each file whole; says what it fixed, then checks again
+  --dry-run                         with --fix: print the changes as a diff and write nothing
+  --watch                           check again whenever a playbook changes, until Ctrl-C
   --no-color                        plain text even on a terminal
   -h, --help                        this help
 
 Exit codes: 0 no errors (and warnings within --max-warnings), 1 diagnostics over that, 2 usage or I/O errors.`;
 
-export function runCheck(argv: readonly string[], io: CommandIo): number {
+interface CheckOptions {
+  format: 'text' | 'json' | 'sarif' | 'github';
+  maxWarnings: number;
+  root: string;
+  explore: boolean;
+  color: boolean;
+  fix: 'no' | 'write' | 'dry-run';
+}
+
+export function runCheck(argv: readonly string[], io: CommandIo): number | Promise<number> {
   const args = parseArgs(
     argv,
     {
@@ -47,6 +63,9 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
       help: 'boolean',
       explore: 'boolean',
       root: 'string',
+      fix: 'boolean',
+      'dry-run': 'boolean',
+      watch: 'boolean',
     },
     { h: 'help' },
   );
@@ -63,18 +82,44 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
     maxWarnings = Number(maxWarningsText);
   }
 
-  const root = sourceRoot(flag(args, 'root'), io.cwd);
-  const { paths, limits } = collectPaths(args.positionals.length ? args.positionals : ['.'], io.cwd);
+  const fix = args.flags.has('fix');
+  if (args.flags.has('dry-run') && !fix)
+    throw new UsageError('--dry-run goes with --fix (check --fix --dry-run)');
+  if (fix && args.flags.has('watch'))
+    throw new UsageError(
+      '--fix and --watch do not go together: a file is not rewritten while it is being edited',
+    );
+  const options: CheckOptions = {
+    format,
+    maxWarnings,
+    root: sourceRoot(flag(args, 'root'), io.cwd),
+    explore: args.flags.has('explore'),
+    color: format === 'text' && !args.flags.has('no-color') && io.color,
+    fix: fix ? (args.flags.has('dry-run') ? 'dry-run' : 'write') : 'no',
+  };
+  const given = args.positionals.length ? args.positionals : ['.'];
+  if (args.flags.has('watch'))
+    return watchCheck(given, io, () => checkOnce(args.positionals, options, io), {
+      watched: () => watchTargets(given, io.cwd),
+    });
+  return checkOnce(args.positionals, options, io);
+}
+
+/** One check of the given paths (the current folder without any), printed; the exit code. */
+function checkOnce(positionals: readonly string[], options: CheckOptions, io: CommandIo): number {
+  const { format, maxWarnings, root } = options;
+  const { paths, limits } = collectPaths(positionals.length ? positionals : ['.'], io.cwd);
   // As ESLint does: checking nothing is more likely a wrong path than a clean workspace.
   if (paths.length === 0 && limits.length === 0) {
-    const where = args.positionals.length ? args.positionals.join(', ') : 'this folder';
+    const where = positionals.length ? positionals.join(', ') : 'this folder';
     throw new UsageError(
       `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)`,
     );
   }
-  const files: WorkspaceFile[] = [];
+  let files: WorkspaceFile[] = [];
   const refused: Diagnostic[] = [];
   const sources = new Map<string, SourceText>();
+  const pathOf = new Map<string, string>();
   for (const path of paths) {
     const shown = displayPath(path, io.cwd);
     const read = readPlaybookFile(path, shown);
@@ -84,10 +129,12 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
       continue;
     }
     files.push({ file: shown, text: read.text });
+    pathOf.set(shown, path);
   }
+  if (options.fix !== 'no') files = fixFiles(files, pathOf, options, io);
   const validation = validateWorkspace(files);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
-  const explored = args.flags.has('explore') ? exploreAll(files, validation.diagnostics, io) : undefined;
+  const explored = options.explore ? exploreAll(files, validation.diagnostics, io) : undefined;
   const diagnostics = sortDiagnostics([
     ...refused,
     ...(explored ? explored.keep(validation.diagnostics) : validation.diagnostics),
@@ -95,7 +142,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
   ]);
   const sourceOf = (file: string) => sources.get(file);
 
-  const color = format === 'text' && !args.flags.has('no-color') && io.color;
+  const color = options.color;
   switch (format) {
     case 'json':
       io.stdout(formatJson(diagnostics, sourceOf));
@@ -116,6 +163,57 @@ export function runCheck(argv: readonly string[], io: CommandIo): number {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   return errors > 0 || warnings > maxWarnings ? 1 : 0;
+}
+
+/**
+ * `--fix`: applies the diagnostics' quick fixes and writes each changed file whole (or, with --dry-run,
+ * prints the diff); says what it fixed on standard output in text format, on standard error otherwise
+ * (so JSON and SARIF stay parseable). Returns the files as fixed, to be checked.
+ */
+function fixFiles(
+  files: readonly WorkspaceFile[],
+  pathOf: ReadonlyMap<string, string>,
+  options: CheckOptions,
+  io: CommandIo,
+): WorkspaceFile[] {
+  const result = applyQuickFixes(files);
+  const say = options.format === 'text' ? io.stdout : io.stderr;
+  const dryRun = options.fix === 'dry-run';
+  for (const fix of result.applied)
+    say(
+      `${dryRun ? 'would fix' : 'fixed'} ${fix.file}:${fix.line}:${fix.column}  ${fix.code}  ${fix.title}\n`,
+    );
+  for (const fix of result.skipped)
+    say(
+      `not fixed ${fix.file}:${fix.line}:${fix.column}  ${fix.code}  ${fix.title}: it would add ${fix.added}\n`,
+    );
+  for (const fixed of result.files) {
+    const before = result.changed.get(fixed.file);
+    if (before === undefined) continue;
+    if (dryRun) say(lineDiff(fixed.file, before, fixed.text));
+    else writeUserFile(pathOf.get(fixed.file)!, keepByteOrderMark(pathOf.get(fixed.file)!, fixed.text));
+  }
+  const count = result.applied.length;
+  const fileCount = result.changed.size;
+  say(
+    count === 0
+      ? 'nothing to fix\n\n'
+      : `${dryRun ? 'would fix' : 'fixed'} ${count} ${count === 1 ? 'problem' : 'problems'} in ${fileCount} ${fileCount === 1 ? 'file' : 'files'}${dryRun ? ' (--dry-run: nothing written)' : ''}\n\n`,
+  );
+  // (after --dry-run, the diagnostics printed are those the fixes would leave)
+  return result.files;
+}
+
+/** The text to write over `path`, with the byte order mark the file began with (reading drops it). */
+function keepByteOrderMark(path: string, text: string): string {
+  const start = Buffer.alloc(3);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, start, 0, 3, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return start.equals(Buffer.from([0xef, 0xbb, 0xbf])) ? `\ufeff${text}` : text;
 }
 
 /**

@@ -1,0 +1,127 @@
+/**
+ * Every command's long flags and what its arguments are, for shell completion (`completion`) and
+ * `help`. The help texts are written by hand; cli/test/completion.test.ts holds this table equal to
+ * them (every `--flag` a help text names is here and the other way round) and to the parsers (each
+ * flag here is accepted, and takes a value exactly when the parser says it does).
+ */
+
+/** What follows a flag: nothing, a file, a folder, one of some words, or free text. */
+export type FlagValue = 'none' | 'file' | 'dir' | 'text' | readonly string[];
+
+/** What a command's positional arguments are. */
+export type Positionals = 'none' | 'playbooks' | 'dir' | 'codes' | 'commands' | 'shells' | 'runs';
+
+export interface CommandEntry {
+  flags: Readonly<Record<string, FlagValue>>;
+  positionals: Positionals;
+}
+
+const INPUT_FLAGS = { input: 'text', 'input-file': 'file', 'input-env': 'text' } as const;
+const LIVE_FLAGS = {
+  gate: 'text',
+  'paseo-host': 'text',
+  'parent-agent': 'text',
+  listen: 'text',
+  'allow-remote-runners': 'none',
+  'app-token-file': 'file',
+} as const;
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+/** The subcommands of `runs`; all but `list` take a run id. */
+export const RUNS_SUBCOMMANDS = ['list', 'show', 'cancel', 'pause', 'resume', 'restart', 'archive'] as const;
+
+export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
+  check: {
+    flags: {
+      format: ['text', 'json', 'sarif', 'github'],
+      'max-warnings': 'text',
+      root: 'dir',
+      explore: 'none',
+      watch: 'none',
+      fix: 'none',
+      'dry-run': 'none',
+      'no-color': 'none',
+      help: 'none',
+    },
+    positionals: 'playbooks',
+  },
+  compile: { flags: { output: 'file', help: 'none' }, positionals: 'playbooks' },
+  graph: { flags: { format: ['text', 'mermaid', 'dot'], help: 'none' }, positionals: 'playbooks' },
+  explore: {
+    flags: { 'max-states': 'text', 'max-seconds': 'text', 'no-color': 'none', help: 'none' },
+    positionals: 'playbooks',
+  },
+  run: {
+    flags: {
+      ...INPUT_FLAGS,
+      backend: ['sim', 'paseo', 'kairoku'],
+      json: 'none',
+      help: 'none',
+      scenario: 'file',
+      worktree: 'dir',
+      'sim-delay': 'text',
+      ...LIVE_FLAGS,
+    },
+    positionals: 'playbooks',
+  },
+  runs: {
+    flags: {
+      all: 'none',
+      json: 'none',
+      from: 'text',
+      scenario: 'file',
+      reason: 'text',
+      help: 'none',
+      'sim-delay': 'text',
+      ...INPUT_FLAGS,
+      ...LIVE_FLAGS,
+    },
+    positionals: 'runs',
+  },
+  test: { flags: { help: 'none' }, positionals: 'playbooks' },
+  init: { flags: { force: 'none', help: 'none' }, positionals: 'dir' },
+  lsp: { flags: { stdio: 'none', help: 'none' }, positionals: 'none' },
+  mcp: {
+    flags: {
+      workspace: 'dir',
+      agents: ['sim', 'external', 'paseo'],
+      scenario: 'file',
+      'with-step-tools': 'none',
+      'step-agent': 'none',
+      'paseo-host': 'text',
+      'manager-agent': 'text',
+      run: 'text',
+      step: 'text',
+      attempt: 'text',
+      token: 'text',
+      help: 'none',
+    },
+    positionals: 'none',
+  },
+  runner: {
+    flags: {
+      app: 'text',
+      'token-file': 'file',
+      repo: 'dir',
+      repository: 'text',
+      capacity: 'text',
+      listen: 'text',
+      'agent-command': 'text',
+      'work-dir': 'dir',
+      id: 'text',
+      machine: 'text',
+      'heartbeat-ms': 'text',
+      'claim-ms': 'text',
+      'flush-ms': 'text',
+      'grace-ms': 'text',
+      'keep-failed-worktrees': 'none',
+      help: 'none',
+    },
+    positionals: 'none',
+  },
+  explain: { flags: { help: 'none' }, positionals: 'codes' },
+  schema: { flags: { ir: 'none', help: 'none' }, positionals: 'none' },
+  help: { flags: {}, positionals: 'commands' },
+  completion: { flags: { help: 'none' }, positionals: 'shells' },
+};

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, tempFolder } from './tools.js';
+
+const BROKEN = 'version: 1\ntitle: Watch me\nsteps:\n  plan:\n    role: planer\n    prompt: Plan it.\n';
+const CLEAN = BROKEN.replace('planer', 'planner');
+
+/** Resolves once `read()` satisfies `until` (a guard of 60 s detects a hang, it measures nothing). */
+async function waitFor(read: () => string, until: (text: string) => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!until(read())) {
+    if (Date.now() > deadline) throw new Error(`never saw ${what}; got:\n${read()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('kairoku-playbook check --watch', () => {
+  it('checks again when a playbook changes or appears, and exits 0 on Ctrl-C', async () => {
+    const folder = tempFolder({ 'playbooks/first.yml': BROKEN });
+    const child = spawn(process.execPath, [BIN, 'check', '--watch', '--no-color'], {
+      cwd: folder,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      // (standard error and standard output are two pipes: wait for each)
+      await waitFor(
+        () => stderr,
+        (s) => s.includes('watching the current folder for changes'),
+        'the watch',
+      );
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('1 error in 1 file\n'),
+        'the first check',
+      );
+      expect(stdout).toContain('error PB201 unknown role "planer"');
+      expect(stdout).toContain('1 error in 1 file\n');
+
+      // the editor saves the fix: the new result is printed
+      writeFileSync(join(folder, 'playbooks/first.yml'), CLEAN);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('no problems in 1 file'),
+        'the check after the fix',
+      );
+      expect(stdout).toContain('--- first.yml changed: checking again ---\n');
+
+      // a new playbook in a new folder of playbooks is found (and that folder watched from then on)
+      mkdirSync(join(folder, '.kairoku/playbooks'), { recursive: true });
+      writeFileSync(join(folder, 'second.playbook.yml'), BROKEN);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('1 error in 2 files'),
+        'the new playbook checked',
+      );
+      writeFileSync(join(folder, '.kairoku/playbooks/third.yml'), CLEAN);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('1 error in 3 files'),
+        'the playbook in the new folder',
+      );
+
+      // a file that is not YAML changes nothing
+      const before = stdout;
+      writeFileSync(join(folder, 'notes.txt'), 'hello\n');
+      writeFileSync(join(folder, 'second.playbook.yml'), CLEAN);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('no problems in 3 files'),
+        'the last fix',
+      );
+      expect(stdout.slice(before.length)).not.toContain('notes.txt');
+
+      child.kill('SIGINT');
+      expect(await exit).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 120_000);
+});
