@@ -35,7 +35,7 @@ const show = (value: unknown) => (typeof value === 'string' ? `"${value}"` : JSO
 /** Problems of `value` under `schema`, the first one per place; `path` names where it is. */
 function check(value: unknown, schema: Schema, path: string): string[] {
   if (schema === true) return [];
-  if (schema === false) return [`${path || 'the value'} is not allowed`];
+  if (schema === false) return [path ? `${path}: is not allowed` : 'is not allowed'];
   const s = schema;
   const where = path ? `${path}: ` : '';
   if (s.type !== undefined) {
