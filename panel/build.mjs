@@ -1,5 +1,5 @@
-// Builds the panel's page into panel/dist/: index.html, panel.js (Preact and the app, one bundle) and
-// panel.css. No inline script or style, nothing from a CDN: the page works offline under the CSP
+// Builds the panel's page into panel/dist/: index.html, panel.js (Preact and the app, one bundle),
+// panel.css and favicon.svg. No inline script or style, nothing from a CDN: the page works offline under the CSP
 // `default-src 'self'` that `serve` sends.
 //
 //   node panel/build.mjs            dist/index.html, dist/panel.js, dist/panel.css
@@ -30,6 +30,7 @@ export async function buildPanel({ minify = true } = {}) {
   });
   copyFileSync(join(here, 'static', 'index.html'), join(dist, 'index.html'));
   copyFileSync(join(here, 'static', 'panel.css'), join(dist, 'panel.css'));
+  copyFileSync(join(here, 'static', 'favicon.svg'), join(dist, 'favicon.svg'));
   return result;
 }
 

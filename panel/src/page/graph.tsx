@@ -125,11 +125,12 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
               <button
                 type="button"
                 class="node-button"
+                data-step={node.name}
+                data-status={step?.status ?? 'pending'}
                 ref={(element) => {
                   buttons.current[i] = element;
                 }}
                 tabIndex={i === focused ? 0 : -1}
-                aria-label={`${node.name}, ${node.kind}, ${step?.status ?? 'pending'}`}
                 aria-pressed={selected === node.name}
                 onClick={() => {
                   setFocused(i);
@@ -137,7 +138,7 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
                 }}
                 onKeyDown={(event) => move(event, i)}
               >
-                <span class="label">{node.label}</span>
+                <span class="label">{node.label}</span>{' '}
                 <span class="detail">
                   {node.detail} · {step?.status ?? 'pending'}
                 </span>
@@ -150,7 +151,7 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
                       class="chip"
                       tabIndex={i === focused ? 0 : -1}
                       key={attempt.attempt}
-                      aria-label={`${node.name}: attempt ${attempt.attempt}`}
+                      aria-label={`#${attempt.attempt}, earlier attempt of ${node.name}`}
                       onClick={() => onOpen(node.name, attempt.attempt)}
                     >
                       #{attempt.attempt}

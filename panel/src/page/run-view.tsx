@@ -98,25 +98,32 @@ function StepSheet({
     const name = step.name;
     openStep.value = null;
     requestAnimationFrame(() =>
-      document.querySelector<HTMLButtonElement>(`.node-button[aria-label^="${CSS.escape(name)},"]`)?.focus(),
+      document.querySelector<HTMLButtonElement>(`.node-button[data-step="${CSS.escape(name)}"]`)?.focus(),
     );
   };
   const canRestart = detail.actions.restartFrom.includes(step.name);
+  // Escape closes the sheet wherever the focus is (an action may have removed the focused button).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') close();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+  /** After an action whose button may go away, the focus stays in the sheet. */
+  const keepFocus = (done: Promise<boolean>) =>
+    void done.then(() => {
+      if (!document.activeElement || document.activeElement === document.body) heading.current?.focus();
+    });
   return (
-    <aside
-      class="sheet"
-      aria-labelledby="sheet-title"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') close();
-      }}
-    >
+    <aside class="sheet" aria-labelledby="sheet-title">
       <header>
         <h3 id="sheet-title" tabIndex={-1} ref={heading}>
           {step.name}
           {shown ? ` · attempt #${shown.attempt}` : ''}
         </h3>
         <button type="button" onClick={close} aria-label={`Close the details of ${step.name}`}>
-          ✕
+          Close
         </button>
       </header>
       <p class={`state ${stepState(step.status)}`}>

@@ -1,5 +1,5 @@
 /** The start form of a playbook, built from its typed inputs and checked with its input schema. */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { InputField, PlaybookCard } from '../api/api-types.js';
 import { fieldOfPointer, initialValues, readForm } from '../form/fields.js';
 import type { RawValue } from '../form/fields.js';
@@ -104,6 +104,8 @@ export function StartForm({ card }: { card: PlaybookCard }) {
   const [options, setOptions] = useState({ newAgent: false, worktree: false });
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  // The form opens where its Start button was: focus moves into it, so the keyboard follows.
+  useEffect(() => form.current?.querySelector<HTMLElement>('input, textarea, select, button')?.focus(), []);
   const errorOf = (name: string) => errors.find((e) => e.field === name)?.message;
   const general = errors.filter((e) => !card.inputs.some((f) => f.name === e.field));
 
@@ -202,7 +204,17 @@ export function StartForm({ card }: { card: PlaybookCard }) {
         <button type="submit" class="primary" disabled={busy}>
           Start run
         </button>
-        <button type="button" onClick={() => (startingPlaybook.value = null)}>
+        <button
+          type="button"
+          onClick={() => {
+            startingPlaybook.value = null;
+            requestAnimationFrame(() =>
+              document
+                .querySelector<HTMLButtonElement>(`button[aria-label="Start ${CSS.escape(card.title)}"]`)
+                ?.focus(),
+            );
+          }}
+        >
           Close form
         </button>
       </div>
