@@ -31,11 +31,11 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  let data: unknown = undefined;
+  let data: unknown;
   try {
     data = text ? JSON.parse(text) : undefined;
   } catch {
-    data = undefined;
+    // not JSON (a proxy's error page): the status says enough
   }
   if (!response.ok) {
     const refusal = (data as { refusal?: Refusal } | undefined)?.refusal;

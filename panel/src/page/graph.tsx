@@ -2,7 +2,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { RunDetail, StepDetail } from '../api/api-types.js';
-import { graphGeometry, layoutGraph, needsByIndex } from '../layout/index.js';
+import { PANEL_METRICS, graphGeometry, layoutGraph, needsByIndex } from '../layout/index.js';
 import type { LayoutStep } from '../layout/index.js';
 import { stepState } from './status.js';
 
@@ -10,6 +10,52 @@ interface GraphProps {
   detail: RunDetail;
   onOpen: (step: string, attempt: number | null) => void;
   selected: string | null;
+}
+
+/**
+ * Above this many steps only the rows near the window are drawn (and the focused step): a 2,000-step
+ * graph drawn whole costs seconds of style and layout, and nobody sees more than a few dozen rows.
+ */
+const WINDOWED_ABOVE = 300;
+const MARGIN_ROWS = 6;
+
+/** The rows of the graph in or near the window, or null when every row is drawn. */
+function useVisibleRows(
+  frame: RefObject<HTMLDivElement | null>,
+  windowed: boolean,
+): { first: number; last: number } | null {
+  const [rows, setRows] = useState<{ first: number; last: number } | null>(
+    windowed ? { first: 0, last: 20 } : null,
+  );
+  useEffect(() => {
+    if (!windowed) {
+      setRows(null);
+      return;
+    }
+    const pitch = PANEL_METRICS.nodeHeight + PANEL_METRICS.rowGap;
+    let scheduled = 0;
+    const measure = () => {
+      scheduled = 0;
+      const element = frame.current;
+      if (!element) return;
+      const top = element.getBoundingClientRect().top;
+      const first = Math.max(0, Math.floor((-top - PANEL_METRICS.padding) / pitch) - MARGIN_ROWS);
+      const last = Math.ceil((window.innerHeight - top) / pitch) + MARGIN_ROWS;
+      setRows((old) => (old && old.first === first && old.last === last ? old : { first, last }));
+    };
+    const schedule = () => {
+      if (!scheduled) scheduled = requestAnimationFrame(measure);
+    };
+    measure();
+    window.addEventListener('scroll', schedule, { passive: true, capture: true });
+    window.addEventListener('resize', schedule);
+    return () => {
+      cancelAnimationFrame(scheduled);
+      window.removeEventListener('scroll', schedule, { capture: true });
+      window.removeEventListener('resize', schedule);
+    };
+  }, [windowed]);
+  return rows;
 }
 
 /** The container's width, kept up to date as the panel is resized. */
@@ -49,7 +95,26 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
   const geometry = useMemo(() => graphGeometry(layout, width || 600), [layout, width]);
   const byName = useMemo(() => new Map(detail.steps.map((s) => [s.name, s])), [detail.steps]);
   const [focused, setFocused] = useState(0);
+  const [focusPending, setFocusPending] = useState(false);
   const buttons = useRef<(HTMLButtonElement | null)[]>([]);
+  const rows = useVisibleRows(ref, layout.nodes.length > WINDOWED_ABOVE);
+  const rowOf = (index: number) => layout.nodes[index]?.row ?? 0;
+  const shown = (i: number) =>
+    rows === null || i === focused || (rowOf(i) >= rows.first && rowOf(i) <= rows.last);
+  const byIndex = useMemo(() => new Map(layout.nodes.map((n) => [n.index, n])), [layout]);
+  const edges =
+    rows === null
+      ? geometry.edges
+      : geometry.edges.filter(
+          (e) => (byIndex.get(e.from)?.row ?? 0) <= rows.last && (byIndex.get(e.to)?.row ?? 0) >= rows.first,
+        );
+  // A step reached with the arrow keys may not have been drawn yet: focus it once it is.
+  useEffect(() => {
+    if (!focusPending) return;
+    setFocusPending(false);
+    buttons.current[focused]?.focus();
+    buttons.current[focused]?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [focusPending, focused]);
 
   const move = (event: KeyboardEvent, at: number) => {
     const last = layout.nodes.length - 1;
@@ -66,7 +131,7 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
     if (to < 0) return;
     event.preventDefault();
     setFocused(to);
-    buttons.current[to]?.focus();
+    setFocusPending(true);
   };
 
   return (
@@ -91,7 +156,7 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
               <path d="M0 0 L8 4 L0 8 z" />
             </marker>
           </defs>
-          {geometry.edges.map((edge) => (
+          {edges.map((edge) => (
             <path key={`${edge.from}-${edge.to}`} class="need" d={edge.path} />
           ))}
           {geometry.loops.map((loop, i) => {
@@ -107,6 +172,7 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
           })}
         </svg>
         {layout.nodes.map((node, i) => {
+          if (!shown(i)) return null;
           const placed = geometry.nodes[i]!;
           const step = byName.get(node.name);
           const state = stepState(step?.status);

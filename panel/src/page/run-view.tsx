@@ -224,7 +224,9 @@ function StepSheet({
         {step.canRetry && (
           <button
             type="button"
-            onClick={() => void act(() => api.retry(detail.run.id, step.name), `Retrying ${step.name}.`)}
+            onClick={() =>
+              keepFocus(act(() => api.retry(detail.run.id, step.name), `Retrying ${step.name}.`))
+            }
           >
             Retry {step.name}
           </button>
@@ -233,7 +235,7 @@ function StepSheet({
           <button
             type="button"
             onClick={() =>
-              void act(() => api.restart(detail.run.id, step.name), `Restarted from ${step.name}.`)
+              keepFocus(act(() => api.restart(detail.run.id, step.name), `Restarted from ${step.name}.`))
             }
           >
             Restart run from here
@@ -291,7 +293,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
         </div>
       </header>
       {waiting.length > 0 && (
-        <section class="waiting" aria-label="Waiting for you">
+        <section class="waiting-gates" aria-label="Waiting for you">
           {waiting.map((step) => (
             <GateForm key={step.name} detail={detail} step={step} />
           ))}
