@@ -331,4 +331,28 @@ describe('the Playbooks panel in Chromium', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
+
+  it('draws only the rows near the window of a big graph, and the arrow keys still reach every step', async () => {
+    const nodes = Array.from({ length: 400 }, (_, i) => ({
+      name: `s${i}`,
+      kind: 'agent' as const,
+      needs: i === 0 ? [] : [`s${i - 1}`],
+    }));
+    const big = fake.addRun({ title: 'Four hundred steps', nodes, loops: [] });
+    const { page, problems } = await openPanel();
+    await page.locator(`#tab-${big}`).click();
+    await stepIs(page, 's0', 'running');
+    const drawn = await page.locator('.node').count();
+    expect(drawn).toBeGreaterThan(5);
+    expect(drawn).toBeLessThan(100);
+    await page.locator('.node-button[data-step="s0"]').focus();
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-step') === 's399');
+    await page.keyboard.press('ArrowUp');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-step') === 's398');
+    await page.keyboard.press('Enter');
+    await page.getByRole('complementary', { name: 's398' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
 });
