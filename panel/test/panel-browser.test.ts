@@ -145,6 +145,28 @@ describe('the Playbooks panel in Chromium', () => {
     await expect(page.locator('.node.running').count()).resolves.toBe(1);
     await expect(page.locator('.node.unreached').count()).resolves.toBe(4);
 
+    // A running step can be nudged from its sheet; the run can be paused and resumed.
+    await node(page, 'plan')
+      .getByRole('button', { name: /^plan agent/ })
+      .click();
+    const planSheet = page.getByRole('complementary', { name: 'plan' });
+    await planSheet.getByLabel('Nudge plan').fill('Keep the plan short.');
+    await planSheet.getByRole('button', { name: 'Send nudge' }).click();
+    await page.getByRole('status').getByText('Nudged plan.').waitFor();
+    expect(fake.bodies.get(`/api/v1/runs/${runId}/steps/plan/nudge`)).toEqual([
+      { message: 'Keep the plan short.' },
+    ]);
+    await planSheet.getByRole('button', { name: 'Close the details of plan' }).click();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('.badge.paused').waitFor();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.badge.running').waitFor();
+
+    // The event stream drops (a restarted server): EventSource reconnects and the page catches up.
+    fake.dropEventStreams();
+    fake.advance(runId);
+    await stepIs(page, 'implement', 'running');
+
     // Progress arrives over SSE: no reload, no polling.
     const gets = fake.requests.filter((r) => r === 'GET /api/v1/runs').length;
     await advanceUntil(page, runId, 'review', 'running');

@@ -153,6 +153,10 @@ export interface FakeApi {
     status?: RunListItem['status'];
   }): string;
   run(id: string): FakeRun | undefined;
+  /** ends every event stream, as a restarted server or a dropped network would */
+  dropEventStreams(): void;
+  /** every POST body the server received, by path */
+  bodies: Map<string, unknown[]>;
   close(): Promise<void>;
 }
 
@@ -161,6 +165,7 @@ export async function startFakeApi(): Promise<FakeApi> {
   const events: { id: number; event: string; data: string }[] = [];
   const clients = new Set<ServerResponse>();
   const requests: string[] = [];
+  const bodies = new Map<string, unknown[]>();
   const ajv = new Ajv({ allErrors: false, strict: false });
   const validatePr = ajv.compile(PR_SCHEMA);
   let counter = 0;
@@ -399,7 +404,8 @@ export async function startFakeApi(): Promise<FakeApi> {
         'cache-control': 'no-store',
         'content-security-policy': CSP,
       });
-      res.write(': hello\n\n');
+      // A short reconnection delay, so a test of the reconnect does not wait EventSource's default 3 s.
+      res.write('retry: 250\n: hello\n\n');
       const last = Number(req.headers['last-event-id'] ?? events.length);
       for (const event of events) if (event.id > last) send(res, event);
       clients.add(res);
@@ -458,6 +464,7 @@ export async function startFakeApi(): Promise<FakeApi> {
     }
     if (req.method !== 'POST') return refuse(res, 404, { code: 'not-found', message: 'No such route.' });
     const body = await readBody(req);
+    bodies.set(path, [...(bodies.get(path) ?? []), body]);
     const ended = run.item.status !== 'running' && run.item.status !== 'paused';
     const notNow = (message: string) => refuse(res, 409, { code: 'not-now', message });
     if (action === 'pause' || action === 'resume' || action === 'cancel') {
@@ -525,6 +532,11 @@ export async function startFakeApi(): Promise<FakeApi> {
     advance,
     addRun,
     run: (id) => runs.get(id),
+    bodies,
+    dropEventStreams: () => {
+      for (const client of clients) client.end();
+      clients.clear();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of clients) client.end();
