@@ -250,7 +250,7 @@ describe('the Playbooks panel in Chromium', () => {
 
     await tabTo(/Start Open a pull request/);
     await page.keyboard.press('Enter');
-    expect(await focused()).toMatch(/in-playbooks-pr-yml-task/); // the form took the focus
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/in-playbooks-pr-yml-task/); // the form took the focus
     await page.keyboard.type('Keyboard only');
     await tabTo(/in-playbooks-pr-yml-reviewers/);
     await page.keyboard.press('Control+A');
@@ -258,11 +258,11 @@ describe('the Playbooks panel in Chromium', () => {
     await tabTo(/Start run/);
     await page.keyboard.press('Enter');
     await page.getByText('reviewers must be a whole number').waitFor();
-    expect(await focused()).toMatch(/in-playbooks-pr-yml-reviewers/); // the focus goes to the first error
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/in-playbooks-pr-yml-reviewers/); // the focus goes to the first error
     await page.keyboard.press('Control+A');
     await page.keyboard.type('1');
     await page.keyboard.press('Shift+Tab'); // back on strict (a checkbox)
-    expect(await focused()).toMatch(/in-playbooks-pr-yml-strict/);
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/in-playbooks-pr-yml-strict/);
     await page.keyboard.press('Space');
     await tabTo(/Start run/);
     await page.keyboard.press('Enter');
@@ -282,16 +282,16 @@ describe('the Playbooks panel in Chromium', () => {
     await tabTo(/^button plan agent/);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    expect(await focused()).toMatch(/^button qa check/);
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button qa check/);
     await page.keyboard.press('Enter');
     await page.getByRole('complementary', { name: 'qa' }).waitFor();
-    expect(await focused()).toMatch(/^h3 /); // the sheet's heading
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^h3 /); // the sheet's heading
     await tabTo(/Restart run from here/);
     await page.keyboard.press('Enter');
     await stepIs(page, 'qa', 'running');
     await page.keyboard.press('Escape'); // Escape closes the sheet and returns to the step
     await page.getByRole('complementary', { name: 'qa' }).waitFor({ state: 'detached' });
-    expect(await focused()).toMatch(/^button qa check/);
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button qa check/);
     await page.keyboard.press('Shift+Tab');
     await tabTo(/^button Cancel run/, true);
     await page.keyboard.press('Enter');

@@ -181,13 +181,13 @@ function StepSheet({
           {step.attempts.length > 0 && (
             <>
               <h4>Attempts</h4>
-              <ol class="attempts">
+              <ul class="attempts">
                 {step.attempts.map((a) => (
                   <li key={a.attempt}>
-                    #{a.attempt} {a.outcome ?? '(no outcome yet)'} {a.summary ? `: ${a.summary}` : ''}
+                    {`#${a.attempt} ${a.outcome ?? '(no outcome yet)'}${a.summary ? `: ${a.summary}` : ''}`}
                   </li>
                 ))}
-              </ol>
+              </ul>
             </>
           )}
           {step.role && (
