@@ -79,7 +79,7 @@ function Tab({ run, index, list }: { run: RunListItem; index: number; list: RunL
       class={`tab ${state}${unseen ? ' unseen' : ''}${run.archived ? ' archived' : ''}`}
       aria-selected={active}
       aria-controls="run-panel"
-      tabIndex={active || (activeRunId.value === null && index === 0) ? 0 : -1}
+      tabIndex={active || (!list.some((r) => r.id === activeRunId.value) && index === 0) ? 0 : -1}
       onClick={() => openRun(run.id)}
       onKeyDown={(e) => {
         if (e.key === 'ArrowRight') focusTab(index + 1);
@@ -158,7 +158,8 @@ export function App() {
             ))}
           </div>
         )}
-        {activeRunId.value && (
+        {/* an archived run's tab goes when archived runs are hidden, and its panel with it */}
+        {list.some((r) => r.id === activeRunId.value) && (
           <div id="run-panel" role="tabpanel" aria-labelledby={`tab-${activeRunId.value}`}>
             {open && open.run.id === activeRunId.value ? <RunView detail={open} /> : <p>Loading the run…</p>}
           </div>
