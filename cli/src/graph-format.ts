@@ -1,4 +1,5 @@
 import type { Ir, IrStep } from '@kairoku-playbook/compiler';
+import { describeStep, loopLabel, rowsOf } from '@kairoku-playbook/panel/layout';
 
 /** Loops of a playbook as edges back up the graph: from the step whose outcome fires to the target. */
 function loops(ir: Ir): { from: IrStep; to: IrStep; label: string }[] {
@@ -7,26 +8,24 @@ function loops(ir: Ir): { from: IrStep; to: IrStep; label: string }[] {
     for (const outcome of step.outcomes) {
       const t = outcome.transition;
       if (t.kind === 'loop')
-        result.push({ from: step, to: ir.steps[t.target]!, label: `${outcome.name} ×${t.max}` });
+        result.push({
+          from: step,
+          to: ir.steps[t.target]!,
+          label: loopLabel({ outcome: outcome.name, max: t.max }),
+        });
     }
   }
   return result;
 }
 
-function describe(step: IrStep): string {
-  if (step.kind === 'agent') return `agent · ${step.role}`;
-  if (step.kind === 'check') return 'check';
-  return 'gate';
-}
+const describe = (step: IrStep): string => describeStep(step);
 
-/** Rows as the panel lays them out: each step one row below its deepest need. */
+/** Rows as the panel lays them out (the one layout): each step one row below its deepest need. */
 export function graphText(ir: Ir): string {
-  const rows = new Map<number, IrStep[]>();
-  for (const step of ir.steps) rows.set(step.layout.row, [...(rows.get(step.layout.row) ?? []), step]);
+  const rows = rowsOf(ir.steps.map((step) => ({ needs: step.needs, ...step.layout })));
   const lines = [`${ir.title} (${ir.id})`];
-  for (const row of [...rows.keys()].sort((a, b) => a - b)) {
-    const cells = rows.get(row)!.sort((a, b) => a.layout.column - b.layout.column);
-    for (const step of cells) {
+  for (const [row, members] of rows.entries()) {
+    for (const step of members.map((index) => ir.steps[index]!)) {
       const needs = step.needs.length ? ` ← ${step.needs.map((n) => ir.steps[n]!.name).join(', ')}` : '';
       const when = step.when ? ' (when …)' : '';
       lines.push(`${String(row).padStart(3)}  ${step.name} [${describe(step)}]${when}${needs}`);

@@ -2,16 +2,21 @@
  * The extension talks to the language server and knows nothing of playbooks itself: its sources import
  * none of the playbook packages (`@kairoku-playbook/*`) and nothing outside `vscode-extension/src`, so
  * the graph view, Check workspace and the diagnostics all come from the one compiler inside the server.
+ * The one exception is the panel's graph layout (`@kairoku-playbook/panel/layout`): pure geometry that
+ * imports nothing of ours, shared so the panel, the graph view and `graph` draw one layout.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ts from 'typescript';
+import { workspaceSources } from '../../scripts/build/bundling.mjs';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const src = join(root, 'vscode-extension', 'src');
+const SHARED_LAYOUT = '@kairoku-playbook/panel/layout';
+const layoutSrc = join(root, 'panel', 'src', 'layout');
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -37,10 +42,21 @@ describe('the extension imports', () => {
     for (const file of files) {
       for (const specifier of importsOf(file)) {
         const outside = specifier.startsWith('.') && !resolve(dirname(file), specifier).startsWith(src + sep);
-        if (specifier.startsWith('@kairoku-playbook/') || outside)
+        if ((specifier.startsWith('@kairoku-playbook/') && specifier !== SHARED_LAYOUT) || outside)
           found.push(`${relative(root, file)} imports ${specifier}`);
       }
     }
+    expect(found).toEqual([]);
+  });
+
+  it('a shared layout that itself imports nothing but its own files', () => {
+    const files = sources(layoutSrc);
+    expect(files.length).toBeGreaterThan(1);
+    const found = files.flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => !specifier.startsWith('./'))
+        .map((specifier) => `${relative(root, file)} imports ${specifier}`),
+    );
     expect(found).toEqual([]);
   });
 
@@ -55,11 +71,16 @@ describe('the extension imports', () => {
       logLevel: 'silent',
       absWorkingDir: root,
       external: ['vscode'],
+      plugins: [workspaceSources],
     });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs).toContain('vscode-extension/src/graph-panel.ts');
     const ours = inputs.filter((path) => !path.startsWith('node_modules/'));
-    expect(ours.filter((path) => !path.startsWith('vscode-extension/src/'))).toEqual([]);
+    expect(
+      ours.filter(
+        (path) => !path.startsWith('vscode-extension/src/') && !path.startsWith('panel/src/layout/'),
+      ),
+    ).toEqual([]);
     expect(inputs.filter((path) => path.startsWith('node_modules/@kairoku-playbook/'))).toEqual([]);
   }, 60_000);
 });

@@ -1,0 +1,350 @@
+/** One run: its actions, the gates waiting for a decision, the graph, End, After the run, a step's sheet. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { GateChoice, RunDetail, StepDetail } from '../api/api-types.js';
+import { api } from './api.js';
+import { Graph } from './graph.js';
+import { isEnded, runState, stepState } from './status.js';
+import { act, openStep } from './store.js';
+
+const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+
+function Values({ values, label }: { values: Record<string, unknown> | null | undefined; label: string }) {
+  const entries = Object.entries(values ?? {});
+  if (!entries.length) return null;
+  return (
+    <dl class="values" aria-label={label}>
+      {entries.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>
+            <pre>{show(value)}</pre>
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function GateForm({ detail, step }: { detail: RunDetail; step: StepDetail }) {
+  const gate = step.gate!;
+  const [comment, setComment] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const id = `gate-${step.name}`;
+  const takesComment = gate.choices.some((choice) => choice.comment !== 'none');
+  const decide = async (choice: GateChoice) => {
+    if (choice.comment === 'required' && !comment.trim()) {
+      setError(`${choice.label ?? choice.name} needs a comment.`);
+      document.getElementById(`${id}-comment`)?.focus();
+      return;
+    }
+    setError(null);
+    const text = choice.comment === 'none' ? undefined : comment.trim() || undefined;
+    if (
+      await act(
+        () => api.decide(detail.run.id, step.name, choice.name, text),
+        `${step.name}: ${choice.label ?? choice.name}.`,
+      )
+    )
+      setComment('');
+  };
+  return (
+    <section class="gate" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>{gate.title || step.name}</h3>
+      {gate.summary && <p class="gate-summary">{gate.summary}</p>}
+      {takesComment && (
+        <div class={`field${error ? ' invalid' : ''}`}>
+          <label for={`${id}-comment`}>Comment on {step.name}</label>
+          <textarea
+            id={`${id}-comment`}
+            rows={2}
+            value={comment}
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={error ? `${id}-error` : undefined}
+            onInput={(e) => setComment((e.currentTarget as HTMLTextAreaElement).value)}
+          />
+          {error && (
+            <p class="field-error" id={`${id}-error`}>
+              {error}
+            </p>
+          )}
+        </div>
+      )}
+      <div class="buttons">
+        {gate.choices.map((choice) => (
+          <button type="button" key={choice.name} class="choice" onClick={() => void decide(choice)}>
+            {choice.label ?? choice.name}
+            {choice.comment === 'required' ? ' (comment required)' : ''}
+          </button>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function StepSheet({
+  detail,
+  step,
+  attempt,
+}: {
+  detail: RunDetail;
+  step: StepDetail;
+  attempt: number | null;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [message, setMessage] = useState('');
+  useEffect(() => heading.current?.focus(), [step.name, attempt]);
+  const shown = attempt === null ? null : step.attempts.find((a) => a.attempt === attempt);
+  const close = () => {
+    const name = step.name;
+    openStep.value = null;
+    requestAnimationFrame(() =>
+      document.querySelector<HTMLButtonElement>(`.node-button[data-step="${CSS.escape(name)}"]`)?.focus(),
+    );
+  };
+  const canRestart = detail.actions.restartFrom.includes(step.name);
+  // Escape closes the sheet wherever the focus is (an action may have removed the focused button).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') close();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+  /** After an action whose button may go away, the focus stays in the sheet. */
+  const keepFocus = (done: Promise<boolean>) =>
+    void done.then(() => {
+      if (!document.activeElement || document.activeElement === document.body) heading.current?.focus();
+    });
+  return (
+    <aside class="sheet" aria-labelledby="sheet-title">
+      <header>
+        <h3 id="sheet-title" tabIndex={-1} ref={heading}>
+          {step.name}
+          {shown ? ` · attempt #${shown.attempt}` : ''}
+        </h3>
+        <button type="button" onClick={close} aria-label={`Close the details of ${step.name}`}>
+          Close
+        </button>
+      </header>
+      <p class={`state ${stepState(step.status)}`}>
+        {step.kind} · {step.status}
+        {step.outcome ? ` · ${step.outcome}` : ''}
+      </p>
+      {step.reason && <p class="reason">{step.reason}</p>}
+      {shown ? (
+        <>
+          <h4>Attempt #{shown.attempt}</h4>
+          {shown.outcome && <p>Outcome: {shown.outcome}</p>}
+          {shown.summary && <p>{shown.summary}</p>}
+          <Values values={shown.outputs} label="Outputs of this attempt" />
+        </>
+      ) : (
+        <>
+          {step.inputs && step.inputs.length > 0 && (
+            <>
+              <h4>Inputs</h4>
+              <table class="inputs">
+                <thead>
+                  <tr>
+                    <th scope="col">Input</th>
+                    <th scope="col">From</th>
+                    <th scope="col">Value</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {step.inputs.map((input) => (
+                    <tr key={input.name}>
+                      <td>{input.name}</td>
+                      <td>{input.source}</td>
+                      <td>
+                        <pre>{show(input.value)}</pre>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+          {step.brief && (
+            <>
+              <h4>Brief</h4>
+              <pre class="brief">{step.brief}</pre>
+            </>
+          )}
+          {(step.summary || step.outputs) && (
+            <>
+              <h4>Report</h4>
+              {step.summary && <p>{step.summary}</p>}
+              <Values values={step.outputs} label={`Outputs of ${step.name}`} />
+            </>
+          )}
+          {step.attempts.length > 0 && (
+            <>
+              <h4>Attempts</h4>
+              <ul class="attempts">
+                {step.attempts.map((a) => (
+                  <li key={a.attempt}>
+                    {`#${a.attempt} ${a.outcome ?? '(no outcome yet)'}${a.summary ? `: ${a.summary}` : ''}`}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {step.role && (
+            <>
+              <h4>Role: {step.role.name}</h4>
+              <pre class="instructions">{step.role.instructions}</pre>
+            </>
+          )}
+        </>
+      )}
+      <div class="sheet-actions">
+        {step.canNudge && (
+          <form
+            class="nudge"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              if (!message.trim()) return;
+              if (
+                await act(() => api.nudge(detail.run.id, step.name, message.trim()), `Nudged ${step.name}.`)
+              )
+                setMessage('');
+            }}
+          >
+            <label for="nudge-message">Nudge {step.name}</label>
+            <textarea
+              id="nudge-message"
+              rows={2}
+              value={message}
+              onInput={(e) => setMessage((e.currentTarget as HTMLTextAreaElement).value)}
+            />
+            <button type="submit">Send nudge</button>
+          </form>
+        )}
+        {step.canRetry && (
+          <button
+            type="button"
+            onClick={() =>
+              keepFocus(act(() => api.retry(detail.run.id, step.name), `Retrying ${step.name}.`))
+            }
+          >
+            Retry {step.name}
+          </button>
+        )}
+        {canRestart && (
+          <button
+            type="button"
+            onClick={() =>
+              keepFocus(act(() => api.restart(detail.run.id, step.name), `Restarted from ${step.name}.`))
+            }
+          >
+            Restart run from here
+          </button>
+        )}
+      </div>
+    </aside>
+  );
+}
+
+export function RunView({ detail }: { detail: RunDetail }) {
+  const run = detail.run;
+  const open = openStep.value;
+  const sheetStep = open
+    ? (detail.steps.find((s) => s.name === open.name) ?? detail.after.find((s) => s.name === open.name))
+    : undefined;
+  const waiting = detail.steps.filter((s) => s.status === 'waiting' && s.gate);
+  const ended = isEnded(run.status);
+  const { actions } = detail;
+  return (
+    <div class="run-view">
+      <header class="run-header">
+        <h2>
+          {run.title} <span class={`badge ${runState(run.status, run.waiting)}`}>{run.status}</span>
+        </h2>
+        <p class="run-facts">
+          {run.playbook} · started {new Date(run.startedAt).toLocaleString()}
+          {run.reason ? ` · ${run.reason}` : ''}
+        </p>
+        <div class="buttons run-actions">
+          {actions.pause && (
+            <button type="button" onClick={() => void act(() => api.act(run.id, 'pause'), 'Paused.')}>
+              Pause
+            </button>
+          )}
+          {actions.resume && (
+            <button type="button" onClick={() => void act(() => api.act(run.id, 'resume'), 'Resumed.')}>
+              Resume
+            </button>
+          )}
+          {actions.cancel && (
+            <button
+              type="button"
+              class="danger"
+              onClick={() => void act(() => api.act(run.id, 'cancel'), 'Cancelled.')}
+            >
+              Cancel run
+            </button>
+          )}
+          {actions.archive && (
+            <button type="button" onClick={() => void act(() => api.act(run.id, 'archive'), 'Archived.')}>
+              Archive run
+            </button>
+          )}
+        </div>
+      </header>
+      {waiting.length > 0 && (
+        <section class="waiting-gates" aria-label="Waiting for you">
+          {waiting.map((step) => (
+            <GateForm key={step.name} detail={detail} step={step} />
+          ))}
+        </section>
+      )}
+      <div class={`run-body${sheetStep ? ' with-sheet' : ''}`}>
+        <div class="run-graph">
+          <Graph
+            detail={detail}
+            selected={open?.name ?? null}
+            onOpen={(name, attempt) => (openStep.value = { name, attempt })}
+          />
+          <div class={`end ${ended ? runState(run.status, 0) : 'unreached'}`}>
+            <span class="end-pill">End</span>
+            <Values values={run.outputs ?? null} label="Outputs of the run" />
+          </div>
+          {detail.after.length > 0 && (
+            <section class="after" aria-labelledby="after-title">
+              <h3 id="after-title">After the run</h3>
+              <ul>
+                {detail.after.map((task) => (
+                  <li key={task.name} class={`after-task ${stepState(task.status)}`}>
+                    <button
+                      type="button"
+                      class="link"
+                      onClick={() => (openStep.value = { name: task.name, attempt: null })}
+                    >
+                      {task.name}
+                    </button>{' '}
+                    <span class="status">{task.status}</span>
+                    {task.on && task.on.length > 0 && <span class="on"> · on {task.on.join(', ')}</span>}
+                    {task.startable && (
+                      <button
+                        type="button"
+                        class="primary"
+                        aria-label={`Start ${task.name}`}
+                        onClick={() =>
+                          void act(() => api.startAfter(run.id, task.name), `Started ${task.name}.`)
+                        }
+                      >
+                        Start
+                      </button>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </div>
+        {sheetStep && <StepSheet detail={detail} step={sheetStep} attempt={open!.attempt} />}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,223 @@
+/** The start form of a playbook, built from its typed inputs and checked with its input schema. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { InputField, PlaybookCard } from '../api/api-types.js';
+import { fieldOfPointer, initialValues, readForm } from '../form/fields.js';
+import type { RawValue } from '../form/fields.js';
+import type { FieldError } from '../form/validate.js';
+import { RefusedError, api } from './api.js';
+import { loadRuns, openRun, refusalText, say, startingPlaybook } from './store.js';
+
+const idOf = (card: PlaybookCard, field: string) => `in-${card.id.replace(/[^A-Za-z0-9]/g, '-')}-${field}`;
+
+function Field(props: {
+  card: PlaybookCard;
+  field: InputField;
+  value: RawValue;
+  error: string | undefined;
+  onChange: (value: RawValue) => void;
+}) {
+  const { card, field, value, error } = props;
+  const id = idOf(card, field.name);
+  const common = {
+    id,
+    name: field.name,
+    'aria-invalid': error ? ('true' as const) : undefined,
+    'aria-required': field.required ? ('true' as const) : undefined,
+    'aria-describedby':
+      [error ? `${id}-error` : '', field.description ? `${id}-help` : ''].join(' ').trim() || undefined,
+  };
+  const text = typeof value === 'string' ? value : '';
+  const onText = (event: Event) => props.onChange((event.currentTarget as HTMLInputElement).value);
+  let control;
+  if (field.type === 'boolean')
+    control = (
+      <input
+        {...common}
+        type="checkbox"
+        checked={value === true}
+        onChange={(event) => props.onChange((event.currentTarget as HTMLInputElement).checked)}
+      />
+    );
+  else if (field.type === 'enum')
+    control = (
+      <select {...common} value={text} onChange={onText}>
+        {(!field.required || field.default === undefined) && <option value="">(none)</option>}
+        {(field.choices ?? []).map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}
+          </option>
+        ))}
+      </select>
+    );
+  else if (field.secret)
+    control = <input {...common} type="password" autocomplete="off" value={text} onInput={onText} />;
+  else if (field.type === 'list' || field.type === 'object' || field.type === 'any' || field.multiline)
+    control = <textarea {...common} rows={field.multiline ? 4 : 3} value={text} onInput={onText} />;
+  else
+    control = (
+      <input
+        {...common}
+        type="text"
+        inputMode={field.type === 'integer' ? 'numeric' : field.type === 'number' ? 'decimal' : undefined}
+        value={text}
+        onInput={onText}
+      />
+    );
+  const hint =
+    field.type === 'list'
+      ? 'one per line'
+      : field.type === 'object'
+        ? 'JSON'
+        : field.secret
+          ? 'secret: never shown again'
+          : '';
+  return (
+    <div class={`field type-${field.type}${error ? ' invalid' : ''}`}>
+      <label for={id}>
+        {field.title ?? field.name}
+        {field.required && (
+          <span class="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        )}
+        {hint && <span class="hint"> ({hint})</span>}
+      </label>
+      {control}
+      {field.description && (
+        <p class="help" id={`${id}-help`}>
+          {field.description}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {field.title ?? field.name} {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function StartForm({ card }: { card: PlaybookCard }) {
+  const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(card.inputs));
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [options, setOptions] = useState({ newAgent: false, worktree: false });
+  const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  // The form opens where its Start button was: focus moves into it, so the keyboard follows.
+  useEffect(() => form.current?.querySelector<HTMLElement>('input, textarea, select, button')?.focus(), []);
+  const errorOf = (name: string) => errors.find((e) => e.field === name)?.message;
+  const general = errors.filter((e) => !card.inputs.some((f) => f.name === e.field));
+
+  const focusFirstError = (found: FieldError[]) =>
+    requestAnimationFrame(() => {
+      const first = found.find((e) => card.inputs.some((f) => f.name === e.field));
+      if (first) document.getElementById(idOf(card, first.field))?.focus();
+    });
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const { inputs, errors: found } = readForm(card.inputs, values, card.inputSchema);
+    setErrors(found);
+    if (found.length) {
+      focusFirstError(found);
+      return;
+    }
+    setBusy(true);
+    try {
+      const chosen = Object.fromEntries(Object.entries(options).filter(([, on]) => on));
+      const answer = await api.start({
+        playbook: card.id,
+        inputs,
+        ...(Object.keys(chosen).length ? { options: chosen } : {}),
+      });
+      startingPlaybook.value = null;
+      say('info', [`Started ${answer.run.title}.`, ...answer.warnings].join(' '));
+      await loadRuns();
+      openRun(answer.run.id);
+    } catch (error) {
+      const field = error instanceof RefusedError ? fieldOfPointer(error.refusal.field) : undefined;
+      const refused = [{ field: field ?? '', message: refusalText(error) }];
+      setErrors(refused);
+      focusFirstError(refused);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const titleId = `start-${card.id.replace(/[^A-Za-z0-9]/g, '-')}`;
+  return (
+    <form class="start-form" ref={form} onSubmit={submit} noValidate aria-labelledby={titleId}>
+      <h3 id={titleId}>Start {card.title}</h3>
+      {card.inputs.length === 0 && <p>This playbook takes no inputs.</p>}
+      {card.inputs.map((field) => (
+        <Field
+          key={field.name}
+          card={card}
+          field={field}
+          value={values[field.name] ?? ''}
+          error={errorOf(field.name)}
+          onChange={(value) => setValues({ ...values, [field.name]: value })}
+        />
+      ))}
+      {(card.startOptions.newAgent || card.startOptions.worktree) && (
+        <fieldset class="options">
+          <legend>Start options</legend>
+          {card.startOptions.newAgent && (
+            <label>
+              <input
+                type="checkbox"
+                checked={options.newAgent}
+                onChange={(e) =>
+                  setOptions({ ...options, newAgent: (e.currentTarget as HTMLInputElement).checked })
+                }
+              />{' '}
+              New agent
+            </label>
+          )}
+          {card.startOptions.worktree && (
+            <label>
+              <input
+                type="checkbox"
+                checked={options.worktree}
+                onChange={(e) =>
+                  setOptions({ ...options, worktree: (e.currentTarget as HTMLInputElement).checked })
+                }
+              />{' '}
+              New worktree
+            </label>
+          )}
+        </fieldset>
+      )}
+      {general.map((e) => (
+        <p class="form-error" role="alert" key={e.message}>
+          {e.message}
+        </p>
+      ))}
+      {errors.length > 0 && general.length === 0 && (
+        <p class="form-error" role="alert">
+          {errors.length === 1 ? 'One field needs' : `${errors.length} fields need`} fixing before the run can
+          start.
+        </p>
+      )}
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          Start run
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            startingPlaybook.value = null;
+            requestAnimationFrame(() =>
+              document
+                .querySelector<HTMLButtonElement>(`button[aria-label="Start ${CSS.escape(card.title)}"]`)
+                ?.focus(),
+            );
+          }}
+        >
+          Close form
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,144 @@
+/**
+ * The page's state as signals: what the server said last, and what the person has open. Every change
+ * from the server arrives as an event (SSE `run`, `playbooks`, `reset`) and is refetched, so the state
+ * is the server's, never guessed.
+ */
+import { batch, computed, signal } from '@preact/signals';
+import type { PlaybookCard, RunDetail, RunEvent, RunListItem } from '../api/api-types.js';
+import { RefusedError, api } from './api.js';
+
+export const playbooks = signal<PlaybookCard[] | null>(null);
+export const runs = signal<RunListItem[]>([]);
+export const showArchived = signal(false);
+export const activeRunId = signal<string | null>(null);
+export const detail = signal<RunDetail | null>(null);
+/** the step whose detail sheet is open, and which attempt (null: the latest) */
+export const openStep = signal<{ name: string; attempt: number | null } | null>(null);
+/** the card whose start form is open */
+export const startingPlaybook = signal<string | null>(null);
+/** the last thing the server refused, or could not be reached for, shown in a live region */
+export const notice = signal<{ kind: 'error' | 'info'; text: string } | null>(null);
+export const connected = signal(false);
+
+export const visibleRuns = computed(() => runs.value.filter((r) => showArchived.value || !r.archived));
+
+export function say(kind: 'error' | 'info', text: string): void {
+  notice.value = { kind, text };
+}
+
+export function refusalText(error: unknown): string {
+  if (error instanceof RefusedError) return error.refusal.message;
+  return error instanceof Error ? `Could not reach the server: ${error.message}` : String(error);
+}
+
+export async function loadPlaybooks(): Promise<void> {
+  try {
+    playbooks.value = (await api.playbooks()).playbooks;
+  } catch (error) {
+    say('error', refusalText(error));
+  }
+}
+
+export async function loadRuns(): Promise<void> {
+  try {
+    runs.value = (await api.runs(showArchived.value)).runs;
+  } catch (error) {
+    say('error', refusalText(error));
+  }
+}
+
+/** Fetches the open run (which marks a completed run seen) unless what is shown is as new already. */
+export async function loadDetail(id: string, atLeast = 0): Promise<void> {
+  if (detail.value?.run.id === id && detail.value.version >= atLeast && atLeast > 0) return;
+  try {
+    const fetched = await api.run(id);
+    if (activeRunId.value !== id) return;
+    showDetail(fetched);
+  } catch (error) {
+    say('error', refusalText(error));
+  }
+}
+
+/** An answer that carries the run (every action's) replaces what is shown, and its tab. */
+export function showDetail(next: RunDetail): void {
+  batch(() => {
+    if (
+      activeRunId.value === next.run.id &&
+      (!detail.value || detail.value.version <= next.version || detail.value.run.id !== next.run.id)
+    )
+      detail.value = next;
+    const item: RunListItem = { ...next.run, seen: activeRunId.value === next.run.id ? true : next.run.seen };
+    upsertRun(item);
+  });
+}
+
+function upsertRun(item: RunListItem): void {
+  const list = runs.value;
+  const at = list.findIndex((r) => r.id === item.id);
+  const clean: RunListItem = {
+    id: item.id,
+    playbook: item.playbook,
+    title: item.title,
+    status: item.status,
+    startedAt: item.startedAt,
+    endedAt: item.endedAt,
+    archived: item.archived,
+    seen: item.seen,
+    waiting: item.waiting,
+  };
+  if (at < 0) runs.value = [clean, ...list];
+  else runs.value = list.map((r, i) => (i === at ? clean : r));
+}
+
+export function openRun(id: string): void {
+  batch(() => {
+    if (activeRunId.value !== id) openStep.value = null;
+    activeRunId.value = id;
+    const item = runs.value.find((r) => r.id === id);
+    if (item && !item.seen) upsertRun({ ...item, seen: true });
+  });
+  void loadDetail(id);
+}
+
+export function onRunEvent(event: RunEvent): void {
+  const { version, ...item } = event;
+  upsertRun(activeRunId.value === item.id ? { ...item, seen: true } : item);
+  if (activeRunId.value === item.id) void loadDetail(item.id, version);
+}
+
+/** Live updates: EventSource reconnects by itself and sends Last-Event-ID, so nothing is missed. */
+export function connectEvents(): EventSource {
+  const source = new EventSource(api.eventsUrl(), { withCredentials: true });
+  source.addEventListener('open', () => {
+    connected.value = true;
+  });
+  source.addEventListener('error', () => {
+    connected.value = false;
+  });
+  source.addEventListener('run', (event) => {
+    try {
+      onRunEvent(JSON.parse((event as MessageEvent<string>).data) as RunEvent);
+    } catch {
+      void loadRuns();
+    }
+  });
+  source.addEventListener('playbooks', () => void loadPlaybooks());
+  source.addEventListener('reset', () => {
+    void loadPlaybooks();
+    void loadRuns();
+    if (activeRunId.value) void loadDetail(activeRunId.value);
+  });
+  return source;
+}
+
+/** Runs an action that answers with the run; a refusal is said in the live region. */
+export async function act(action: () => Promise<RunDetail>, done?: string): Promise<boolean> {
+  try {
+    showDetail(await action());
+    if (done) say('info', done);
+    return true;
+  } catch (error) {
+    say('error', refusalText(error));
+    return false;
+  }
+}
