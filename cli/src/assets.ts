@@ -11,6 +11,11 @@ export const ASSETS = {
   playbookSchema: 'grammar/schema/playbook.schema.json',
   irSchema: 'compiler/schema/ir.schema.json',
   diagnosticsReference: 'docs/diagnostics.md',
+  // The Playbooks panel that `serve` serves (panel/build.mjs builds them before the CLI's bundle).
+  panelIndex: 'panel/dist/index.html',
+  panelScript: 'panel/dist/panel.js',
+  panelStyle: 'panel/dist/panel.css',
+  panelIcon: 'panel/dist/favicon.svg',
 } as const;
 
 export type AssetName = keyof typeof ASSETS;

@@ -3,7 +3,7 @@ import type { FSWatcher } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { discoverFiles } from '../discover.js';
 import { UsageError } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 /** Edits come in bursts (an editor's save writes, renames and touches): one check after the last. */
 const SETTLE_MS = 100;

@@ -3,7 +3,7 @@ import { CODES } from '@kairoku-playbook/compiler';
 import { RunStore, defaultHome } from '@kairoku-playbook/runtime';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 import { COMMAND_TABLE, RUNS_SUBCOMMANDS, SHELLS } from './table.js';
 import type { FlagValue, Positionals } from './table.js';
 

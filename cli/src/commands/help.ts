@@ -1,7 +1,7 @@
 import { closest } from '@kairoku-playbook/grammar';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 export const HELP_HELP = `Usage: kairoku-playbook help [COMMAND]
 

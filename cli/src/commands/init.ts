@@ -4,7 +4,7 @@ import { parseArgs } from '../args.js';
 import { assetText } from '../assets.js';
 import { displayPath } from '../discover.js';
 import { UsageError, writeUserFile } from '../io.js';
-import type { CommandIo } from '../main.js';
+import type { CommandIo } from '../io.js';
 
 export const INIT_HELP = `Usage: kairoku-playbook init [DIR] [--force]
 

@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultHome, forTerminal } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
+import { panelFiles } from '../panel-files.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { simDelay } from './run.js';
@@ -26,7 +27,8 @@ Options:
   --scenario FILE      a scenario scripting the sim agents of runs started here (gates always wait
                        for a decision)
   --sim-delay MS       each sim agent and check takes MS milliseconds (runs stay active to watch)
-  --panel-dir DIR      the panel's built files (index.html and assets/); default: a placeholder page
+  --panel-dir DIR      serve the panel's files from DIR (index.html, panel.js, panel.css) instead of
+                       the ones built into this program
   -h, --help           this help`;
 
 export async function runServe(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -91,7 +93,7 @@ export async function runServe(argv: readonly string[], io: CommandIo): Promise<
     server = await serve.startServe({
       host,
       listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
-      ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : {}),
+      ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : { panelFiles: panelFiles() }),
       // Answers that went well are not worth a line each; refusals and failures are.
       log: (line) => {
         if (!/ [23]\d\d$/.test(line)) log(line);

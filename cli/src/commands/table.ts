@@ -81,6 +81,17 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
   },
   test: { flags: { help: 'none' }, positionals: 'playbooks' },
   init: { flags: { force: 'none', help: 'none' }, positionals: 'dir' },
+  serve: {
+    flags: {
+      listen: 'text',
+      backend: ['sim'],
+      scenario: 'file',
+      'sim-delay': 'text',
+      'panel-dir': 'dir',
+      help: 'none',
+    },
+    positionals: 'dir',
+  },
   lsp: { flags: { stdio: 'none', help: 'none' }, positionals: 'none' },
   mcp: {
     flags: {

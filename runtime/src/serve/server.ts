@@ -21,8 +21,10 @@ export interface ServeOptions {
   listen?: { host: string; port: number };
   /** the session token (default: 32 random bytes); given by tests, never logged */
   token?: string;
-  /** the panel's built files (`index.html`, `assets/`); without it, a placeholder page */
+  /** the panel's built files (`index.html`, and what it loads as `assets/NAME`: `panel.js`, …) */
   assetsDir?: string;
+  /** the same files held in memory, name → text (the CLI's bundle embeds them); `assetsDir` wins */
+  panelFiles?: Readonly<Record<string, string>>;
   /** what the backend supports at start (the start form's options) */
   startOptions?: PlaybookCard['startOptions'];
   /** a line per request (method, path without query, status); never a token or a body */
@@ -151,7 +153,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (!url.pathname.startsWith('/api/')) {
       if (method !== 'GET' && method !== 'HEAD')
         return refuse(res, 405, 'method-not-allowed', 'the page takes GET');
-      return serveAsset(res, url.pathname, options.assetsDir);
+      return serveAsset(res, url.pathname, options.assetsDir, options.panelFiles);
     }
     return api(req, res, url, method);
   }
@@ -441,23 +443,35 @@ const TYPES: Record<string, string> = {
 };
 
 /** The panel's files: `/` is its index.html, `/assets/*` its bundle; nothing outside the folder. */
-function serveAsset(res: ServerResponse, path: string, assetsDir: string | undefined): void {
-  if (path === '/' || path === '/index.html') {
-    const index = assetsDir === undefined ? undefined : join(assetsDir, 'index.html');
-    if (index === undefined || !existsSync(index)) {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end(PLACEHOLDER);
-      return;
-    }
-    return file(res, index);
+/**
+ * The page: `/` is the panel's index.html; `/assets/NAME` is its file NAME (the page loads `assets/panel.js`
+ * relative to itself), from the folder or else from the files held in memory; a placeholder without either.
+ */
+function serveAsset(
+  res: ServerResponse,
+  path: string,
+  assetsDir: string | undefined,
+  panelFiles: Readonly<Record<string, string>> | undefined,
+): void {
+  const name =
+    path === '/' || path === '/index.html'
+      ? 'index.html'
+      : path.startsWith('/assets/')
+        ? path.slice(8)
+        : undefined;
+  if (name === undefined) return refuse(res, 404, 'not-found', `no page ${path}`);
+  if (assetsDir === undefined) {
+    const text = panelFiles && Object.hasOwn(panelFiles, name) ? panelFiles[name] : undefined;
+    if (text !== undefined) return sendFile(res, name, Buffer.from(text, 'utf8'));
+    if (name === 'index.html') return placeholder(res);
+    return refuse(res, 404, 'not-found', `no file ${path}`);
   }
-  if (assetsDir === undefined || !path.startsWith('/assets/'))
-    return refuse(res, 404, 'not-found', `no page ${path}`);
+  if (name === 'index.html' && !existsSync(join(assetsDir, 'index.html'))) return placeholder(res);
   let root: string;
   let target: string;
   try {
     root = realpathSync(assetsDir);
-    target = realpathSync(resolve(root, `.${decodeURIComponent(path)}`));
+    target = realpathSync(resolve(root, `./${decodeURIComponent(name)}`));
   } catch {
     return refuse(res, 404, 'not-found', `no file ${path}`);
   }
@@ -466,8 +480,16 @@ function serveAsset(res: ServerResponse, path: string, assetsDir: string | undef
   file(res, target);
 }
 
+function placeholder(res: ServerResponse): void {
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(PLACEHOLDER);
+}
+
 function file(res: ServerResponse, path: string): void {
-  const body = readFileSync(path);
+  sendFile(res, path, readFileSync(path));
+}
+
+function sendFile(res: ServerResponse, path: string, body: Buffer): void {
   res.writeHead(200, {
     'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream',
     'Content-Length': body.length,

@@ -1,0 +1,103 @@
+/**
+ * The newcomer's path of issue 9 against the real thing: the built CLI's `serve` (a real process, the
+ * panel embedded in the bundle, the real HTTP API and event stream) in a real Chromium (Debian's
+ * /usr/bin/chromium through playwright-core). Open the printed URL, start pr.yml on sim with its
+ * scenario, decide its gate, see the run complete. The panel's own browser test
+ * (panel/test/panel-browser.test.ts) covers every control against a stand-in server; this one proves
+ * the page and the server agree.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS } from '../../test/e2e/support/workbench.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
+const SHOTS = join(REPO, 'test-results', 'panel');
+
+let scratch: string;
+let serve: ChildProcess;
+let loginUrl: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  scratch = mkdtempSync(join(tmpdir(), 'serve-panel-'));
+  const workspace = join(scratch, 'workspace');
+  mkdirSync(join(workspace, '.paseo', 'playbooks'), { recursive: true });
+  copyFileSync(join(REPO, 'playbooks', 'pr.yml'), join(workspace, '.paseo', 'playbooks', 'pr.yml'));
+  serve = spawn(
+    process.execPath,
+    [CLI, 'serve', '--listen', '127.0.0.1:0', '--scenario', join(REPO, 'docs/examples/pr.scenario.yml')],
+    { cwd: workspace, env: { ...process.env, KAIROKU_PLAYBOOK_HOME: join(scratch, 'home') } },
+  );
+  loginUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    serve.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out)?.[1];
+      if (url) resolve(url);
+    });
+    serve.once('exit', (code) => reject(new Error(`serve exited with ${code} before printing its URL`)));
+  });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (serve && serve.exitCode === null) {
+    const exited = new Promise((resolve) => serve.once('exit', resolve));
+    serve.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('serve and its panel in Chromium', () => {
+  it('starts pr.yml on sim from the printed URL, decides its gate, and sees the run complete', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+
+    await page.goto(loginUrl);
+    expect(new URL(page.url()).search).toBe(''); // the token left the address bar (303 to /)
+    await page.getByRole('heading', { name: 'Implement, review and land a change' }).waitFor();
+    await page.locator('.connection.on').waitFor();
+
+    await page.getByRole('button', { name: 'Start Implement, review and land a change' }).click();
+    const form = page.getByRole('form', { name: 'Start Implement, review and land a change' });
+    await form.getByLabel('task').fill('Add a --json flag to the CLI');
+    await form.getByRole('button', { name: 'Start run' }).click();
+    await page.getByRole('tab', { name: /Implement, review and land a change/ }).waitFor();
+
+    // The scenario's agents run; the gate waits for a person (serve never decides one itself).
+    const ship = page.locator('.node-button[data-step="ship"][data-status="waiting"]');
+    await ship.waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(SHOTS, 'serve-1-gate.png'), fullPage: true });
+    await page.getByLabel('Comment on ship').fill('Ship it after the release notes');
+    await page.getByRole('button', { name: 'approve', exact: true }).click();
+    await page.locator('.node-button[data-step="ship"][data-status="completed"]').waitFor();
+    await page
+      .getByText(/completed/i)
+      .first()
+      .waitFor();
+    await page.screenshot({ path: join(SHOTS, 'serve-2-completed.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
