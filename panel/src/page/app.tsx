@@ -143,7 +143,7 @@ export function App() {
               checked={showArchived.value}
               onChange={(e) => {
                 showArchived.value = (e.currentTarget as HTMLInputElement).checked;
-                void loadRuns();
+                void loadRuns(); // (it catches its own failure and shows it in the status line)
               }}
             />{' '}
             Show archived runs

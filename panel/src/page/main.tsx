@@ -4,6 +4,6 @@ import { App } from './app.js';
 import { connectEvents, loadPlaybooks, loadRuns } from './store.js';
 
 render(<App />, document.getElementById('app')!);
-void loadPlaybooks();
-void loadRuns();
+void loadPlaybooks(); // (it catches its own failure and shows it in the status line)
+void loadRuns(); // (it catches its own failure and shows it in the status line)
 connectEvents();

@@ -4,7 +4,7 @@ import type { GateChoice, RunDetail, StepDetail } from '../api/api-types.js';
 import { api } from './api.js';
 import { Graph } from './graph.js';
 import { isEnded, runState, stepState } from './status.js';
-import { act, openStep } from './store.js';
+import { act, actOn, openStep } from './store.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -31,6 +31,11 @@ function GateForm({ detail, step }: { detail: RunDetail; step: StepDetail }) {
   const [error, setError] = useState<string | null>(null);
   const id = `gate-${step.name}`;
   const takesComment = gate.choices.some((choice) => choice.comment !== 'none');
+  /** An event handler: act shows a failure in the status line, so nothing waits on the decision. */
+  const decideOn = (choice: GateChoice) => () => {
+    // decide never rejects: its only await is act's, which shows its own failure
+    void decide(choice);
+  };
   const decide = async (choice: GateChoice) => {
     if (choice.comment === 'required' && !comment.trim()) {
       setError(`${choice.label ?? choice.name} needs a comment.`);
@@ -71,7 +76,7 @@ function GateForm({ detail, step }: { detail: RunDetail; step: StepDetail }) {
       )}
       <div class="buttons">
         {gate.choices.map((choice) => (
-          <button type="button" key={choice.name} class="choice" onClick={() => void decide(choice)}>
+          <button type="button" key={choice.name} class="choice" onClick={decideOn(choice)}>
             {choice.label ?? choice.name}
             {choice.comment === 'required' ? ' (comment required)' : ''}
           </button>
@@ -112,6 +117,7 @@ function StepSheet({
   });
   /** After an action whose button may go away, the focus stays in the sheet. */
   const keepFocus = (done: Promise<boolean>) =>
+    // `done` is act's, which never rejects (it shows its failure): nothing to wait for here
     void done.then(() => {
       if (!document.activeElement || document.activeElement === document.body) heading.current?.focus();
     });
@@ -267,12 +273,12 @@ export function RunView({ detail }: { detail: RunDetail }) {
         </p>
         <div class="buttons run-actions">
           {actions.pause && (
-            <button type="button" onClick={() => void act(() => api.act(run.id, 'pause'), 'Paused.')}>
+            <button type="button" onClick={actOn(() => api.act(run.id, 'pause'), 'Paused.')}>
               Pause
             </button>
           )}
           {actions.resume && (
-            <button type="button" onClick={() => void act(() => api.act(run.id, 'resume'), 'Resumed.')}>
+            <button type="button" onClick={actOn(() => api.act(run.id, 'resume'), 'Resumed.')}>
               Resume
             </button>
           )}
@@ -280,13 +286,13 @@ export function RunView({ detail }: { detail: RunDetail }) {
             <button
               type="button"
               class="danger"
-              onClick={() => void act(() => api.act(run.id, 'cancel'), 'Cancelled.')}
+              onClick={actOn(() => api.act(run.id, 'cancel'), 'Cancelled.')}
             >
               Cancel run
             </button>
           )}
           {actions.archive && (
-            <button type="button" onClick={() => void act(() => api.act(run.id, 'archive'), 'Archived.')}>
+            <button type="button" onClick={actOn(() => api.act(run.id, 'archive'), 'Archived.')}>
               Archive run
             </button>
           )}
@@ -330,9 +336,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
                         type="button"
                         class="primary"
                         aria-label={`Start ${task.name}`}
-                        onClick={() =>
-                          void act(() => api.startAfter(run.id, task.name), `Started ${task.name}.`)
-                        }
+                        onClick={actOn(() => api.startAfter(run.id, task.name), `Started ${task.name}.`)}
                       >
                         Start
                       </button>

@@ -97,13 +97,13 @@ export function openRun(id: string): void {
     const item = runs.value.find((r) => r.id === id);
     if (item && !item.seen) upsertRun({ ...item, seen: true });
   });
-  void loadDetail(id);
+  void loadDetail(id); // (it catches its own failure and shows it in the status line)
 }
 
 export function onRunEvent(event: RunEvent): void {
   const { version, ...item } = event;
   upsertRun(activeRunId.value === item.id ? { ...item, seen: true } : item);
-  if (activeRunId.value === item.id) void loadDetail(item.id, version);
+  if (activeRunId.value === item.id) void loadDetail(item.id, version); // (it catches its own failure and shows it in the status line)
 }
 
 /** Live updates: EventSource reconnects by itself and sends Last-Event-ID, so nothing is missed. */
@@ -119,19 +119,28 @@ export function connectEvents(): EventSource {
     try {
       onRunEvent(JSON.parse((event as MessageEvent<string>).data) as RunEvent);
     } catch {
-      void loadRuns();
+      void loadRuns(); // (it catches its own failure and shows it in the status line)
     }
   });
-  source.addEventListener('playbooks', () => void loadPlaybooks());
+  source.addEventListener('playbooks', () => void loadPlaybooks()); // (it catches its own failure and shows it in the status line)
   source.addEventListener('reset', () => {
+    // Each of these catches its own failure and shows it in the status line.
     void loadPlaybooks();
+    // (as above)
     void loadRuns();
+    // (as above)
     if (activeRunId.value) void loadDetail(activeRunId.value);
   });
   return source;
 }
 
 /** Runs an action that answers with the run; a refusal is said in the live region. */
+/** An event handler that performs `act(action, done)`: act shows its own failure, so nothing waits on it. */
+export function actOn(action: () => Promise<RunDetail>, done?: string): () => void {
+  // act never rejects: a failure is shown in the status line
+  return () => void act(action, done);
+}
+
 export async function act(action: () => Promise<RunDetail>, done?: string): Promise<boolean> {
   try {
     showDetail(await action());
