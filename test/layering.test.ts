@@ -203,15 +203,7 @@ function cycles(): string[][] {
  * Cycles left for a change another branch is making in the same files, each with why. The test fails on
  * any other cycle, and on one of these once it is gone (then delete it here): the list cannot go stale.
  */
-const WAITING_CYCLES: readonly { files: readonly string[]; why: string }[] = [
-  {
-    files: ['cli/src/commands/run-live.ts', 'cli/src/commands/run.ts'],
-    why:
-      'run.ts loads run-live.ts lazily (import()), and run-live.ts takes the room, gate and display helpers ' +
-      "from run.ts; they move to a module of their own with the panel issue's run host, which is rewriting " +
-      'both files (2026-12-01)',
-  },
-];
+const WAITING_CYCLES: readonly { files: readonly string[]; why: string }[] = [];
 
 // -------------------------------------------------------------------------------------------- tests
 

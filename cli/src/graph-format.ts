@@ -1,5 +1,5 @@
 import type { Ir, IrStep } from '@kairoku-playbook/compiler';
-import { describeStep, loopLabel, rowsOf } from '@kairoku-playbook/panel/layout';
+import { stepCaption, loopLabel, rowsOf } from '@kairoku-playbook/panel/layout';
 
 /** Loops of a playbook as edges back up the graph: from the step whose outcome fires to the target. */
 function loops(ir: Ir): { from: IrStep; to: IrStep; label: string }[] {
@@ -18,7 +18,7 @@ function loops(ir: Ir): { from: IrStep; to: IrStep; label: string }[] {
   return result;
 }
 
-const describe = (step: IrStep): string => describeStep(step);
+const describe = (step: IrStep): string => stepCaption(step);
 
 /** Rows as the panel lays them out (the one layout): each step one row below its deepest need. */
 export function graphText(ir: Ir): string {

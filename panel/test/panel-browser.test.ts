@@ -280,7 +280,9 @@ describe('the Playbooks panel in Chromium', () => {
 
     // Into the graph: one stop, then the arrow keys between steps; Enter opens the sheet.
     await tabTo(/^button plan agent/);
+    // One key at a time: each moves the focus after a render, which a second key must not outrun.
     await page.keyboard.press('ArrowRight');
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button implement agent/);
     await page.keyboard.press('ArrowRight');
     await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button qa check/);
     await page.keyboard.press('Enter');

@@ -4,7 +4,7 @@
  * (graph-protocol.ts). The panel package imports nothing of the playbook packages, so the extension still
  * knows nothing of playbooks but what its server tells it.
  */
-import { describeStep, layoutGraph as layoutSteps } from '@kairoku-playbook/panel/layout';
+import { stepCaption, layoutGraph as layoutSteps } from '@kairoku-playbook/panel/layout';
 import type {
   GraphLayout as SharedLayout,
   GraphLoop as SharedLoop,
@@ -14,11 +14,11 @@ import type {
 } from '@kairoku-playbook/panel/layout';
 import type { GraphLoop as ServerLoop, PlaybookGraph } from './graph-protocol.js';
 
-export { describeStep };
+export { stepCaption };
 export type { GraphAfterTask, GraphEdge, GraphNode };
 export type GraphLoop = SharedLoop<ServerLoop>;
 export type GraphLayout = SharedLayout<ServerLoop>;
 
-export function layoutGraph(graph: PlaybookGraph): GraphLayout {
+export function layoutPlaybookGraph(graph: PlaybookGraph): GraphLayout {
   return layoutSteps(graph);
 }

@@ -10,7 +10,7 @@
  * Strict Content-Security-Policy: nothing but this document's own nonce-tagged style and script, no
  * remote or local resources; every text from the playbook is escaped.
  */
-import { layoutGraph } from './graph-layout.js';
+import { layoutPlaybookGraph } from './graph-layout.js';
 import type { GraphLayout, GraphLoop, GraphNode } from './graph-layout.js';
 import type { GraphProblem, PlaybookGraph } from './graph-protocol.js';
 
@@ -279,7 +279,7 @@ function afterSection(layout: GraphLayout): string {
 
 /** The graph of a playbook that checks without errors. */
 export function renderGraphHtml(graph: PlaybookGraph, options: GraphViewOptions): string {
-  const layout = layoutGraph(graph);
+  const layout = layoutPlaybookGraph(graph);
   const facts = [
     graph.id,
     options.file ?? graph.file,

@@ -28,7 +28,7 @@ import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
-import { askGateAsync, openRoom, openRoomFor, printRunEnd, runDisplay } from './run.js';
+import { askGateAsync, openRoom, openRoomFor, printRunEnd, runDisplay } from './run-common.js';
 import { restartSecrets } from './run-inputs.js';
 import type { Terminal } from './terminal.js';
 

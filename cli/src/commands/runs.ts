@@ -18,17 +18,17 @@ import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
+import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
 import {
   LIVE_FLAGS,
   askGate,
   loadScenario,
   printRunEnd,
-  progressLine,
   refuseFlags,
   settleSimRun,
   simDelay,
-} from './run.js';
+} from './run-common.js';
 import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
 import type { RestartSecrets } from './run-inputs.js';
 import type { operateThroughServe as OperateThroughServe } from './serve-client.js';

@@ -25,7 +25,7 @@ export async function callServe(
 }
 
 /** The refusal's sentence of an answer that is one, or undefined. */
-export function refusalOf(answer: { body: Record<string, unknown> }): string | undefined {
+export function refusalInAnswer(answer: { body: Record<string, unknown> }): string | undefined {
   const refusal = answer.body.refusal as { message?: unknown } | undefined;
   return typeof refusal?.message === 'string' ? refusal.message : undefined;
 }
@@ -50,7 +50,7 @@ export async function operateThroughServe(
     );
     return 2;
   }
-  const refused = refusalOf(answer);
+  const refused = refusalInAnswer(answer);
   if (refused !== undefined) {
     io.stderr(`kairoku-playbook: run ${id}: ${forTerminal(refused)}\n`);
     return answer.status === 404 ? 2 : 1;
@@ -135,7 +135,7 @@ export async function runThroughServe(
     );
     return 2;
   }
-  const refused = refusalOf(answer);
+  const refused = refusalInAnswer(answer);
   if (refused !== undefined) {
     io.stderr(`kairoku-playbook: ${forTerminal(refused)}\n`);
     return answer.status === 422 || answer.status === 400 ? 2 : 1;

@@ -5,7 +5,7 @@ import { flag, oneOf, parseArgs } from '../args.js';
 import { panelFiles } from '../panel-files.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
-import { simDelay } from './run.js';
+import { simDelay } from './run-common.js';
 
 export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend sim]
                               [--scenario FILE] [--sim-delay MS] [--panel-dir DIR]
@@ -31,7 +31,8 @@ Options:
                        the ones built into this program
   -h, --help           this help`;
 
-export async function runServe(argv: readonly string[], io: CommandIo): Promise<number> {
+/** Parses and checks the arguments at once (so --help and mistakes answer synchronously), then serves. */
+export function runServe(argv: readonly string[], io: CommandIo): number | Promise<number> {
   const args = parseArgs(
     argv,
     {
@@ -68,6 +69,31 @@ export async function runServe(argv: readonly string[], io: CommandIo): Promise<
   const panelDir = flag(args, 'panel-dir');
   const home = defaultHome();
 
+  return serveUntilStopped(io, {
+    workspace,
+    backend,
+    listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
+    delayMs,
+    scenario,
+    panelDir,
+    home,
+  });
+}
+
+interface ServeSettings {
+  workspace: string;
+  backend: 'sim';
+  listen: { host: string; port: number };
+  delayMs: number | undefined;
+  scenario: ReturnType<typeof readScenarioFile> | undefined;
+  panelDir: string | undefined;
+  home: string;
+}
+
+async function serveUntilStopped(
+  io: CommandIo,
+  { workspace, backend, listen, delayMs, scenario, panelDir, home }: ServeSettings,
+): Promise<number> {
   // Loaded only here: node:http and the server are for this command alone.
   const serve = await import('@kairoku-playbook/runtime/serve');
   const running = serve.findServe(home, workspace);
@@ -92,7 +118,7 @@ export async function runServe(argv: readonly string[], io: CommandIo): Promise<
   try {
     server = await serve.startServe({
       host,
-      listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
+      listen,
       ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : { panelFiles: panelFiles() }),
       // Answers that went well are not worth a line each; refusals and failures are.
       log: (line) => {

@@ -4,7 +4,7 @@
  * the right of the graph, innermost the shortest. Geometry only, in abstract units: a row index, and
  * half-slots across the widest row (a node spans two half-slots). Pixels are geometry.ts's business.
  */
-import { describeStep, loopLabel, loopLanes, placeSteps } from './rows.js';
+import { stepCaption, loopLabel, loopLanes, placeSteps } from './rows.js';
 
 export type StepKind = 'agent' | 'check' | 'gate';
 
@@ -111,7 +111,7 @@ export interface GraphLayout<L extends LayoutLoopInput = LayoutLoopInput> {
 
 function tooltipOf(steps: readonly LayoutStep[], step: LayoutStep, label: string): string {
   const nameOf = (index: number) => steps[index]?.name ?? index;
-  const lines = [label === step.name ? step.name : `${label} (${step.name})`, describeStep(step)];
+  const lines = [label === step.name ? step.name : `${label} (${step.name})`, stepCaption(step)];
   if (step.when) lines.push(`when: ${step.when}`);
   if (step.needs.length) lines.push(`needs: ${step.needs.map(nameOf).join(', ')}`);
   for (const outcome of step.outcomes ?? []) {
@@ -144,7 +144,7 @@ export function layoutGraph<L extends LayoutLoopInput>(graph: LayoutInput<L>): G
         name: step.name,
         kind: step.kind,
         label,
-        detail: describeStep(step),
+        detail: stepCaption(step),
         when: step.when ?? null,
         row,
         column,
@@ -166,7 +166,7 @@ export function layoutGraph<L extends LayoutLoopInput>(graph: LayoutInput<L>): G
 
   const after: GraphAfterTask[] = (graph.after ?? []).map((task) => ({
     name: task.name,
-    detail: `${describeStep(task)} · ${task.trigger}${task.trigger === 'auto' ? ` on ${task.on.join(', ')}` : ''}`,
+    detail: `${stepCaption(task)} · ${task.trigger}${task.trigger === 'auto' ? ` on ${task.on.join(', ')}` : ''}`,
     line: task.line ?? 0,
     character: task.character ?? 0,
   }));

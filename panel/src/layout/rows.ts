@@ -57,7 +57,7 @@ export function needsByIndex(steps: readonly { name: string; needs: readonly str
 }
 
 /** `agent · role`, `check`, `gate`: a step's kind as `kairoku-playbook graph` prints it. */
-export function describeStep(step: { kind: string; role?: string | null }): string {
+export function stepCaption(step: { kind: string; role?: string | null }): string {
   if (step.kind === 'agent') return step.role ? `agent · ${step.role}` : 'agent';
   return step.kind;
 }

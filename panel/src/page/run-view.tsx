@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { GateChoice, RunDetail, StepDetail } from '../api/api-types.js';
 import { api } from './api.js';
 import { Graph } from './graph.js';
-import { isEnded, runState, stepState } from './status.js';
+import { runHasEnded, runState, stepState } from './status.js';
 import { act, actOn, openStep } from './store.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
@@ -259,7 +259,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
     ? (detail.steps.find((s) => s.name === open.name) ?? detail.after.find((s) => s.name === open.name))
     : undefined;
   const waiting = detail.steps.filter((s) => s.status === 'waiting' && s.gate);
-  const ended = isEnded(run.status);
+  const ended = runHasEnded(run.status);
   const { actions } = detail;
   return (
     <div class="run-view">

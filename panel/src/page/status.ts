@@ -27,4 +27,4 @@ export function runState(status: string, waiting: number): Shown {
   return 'unreached';
 }
 
-export const isEnded = (status: string) => status !== 'running' && status !== 'paused';
+export const runHasEnded = (status: string) => status !== 'running' && status !== 'paused';
