@@ -76,6 +76,8 @@ export class Runner {
   private claimTimer: ReturnType<typeof setTimeout> | undefined;
   private flushTimer: ReturnType<typeof setInterval> | undefined;
   private heartbeatFailures = 0;
+  private beating: Promise<void> | undefined;
+  private acknowledgingDrain = false;
   private claimFailures = 0;
   private registered = false;
   private draining = false;
@@ -143,14 +145,28 @@ export class Runner {
       this.flushAll();
       await sleep(50);
     }
+    // No beat may reach the app after the drain-ack: stop the timer and let the one in flight land first.
+    this.acknowledgingDrain = true;
+    clearTimeout(this.heartbeatTimer);
+    await this.beating;
     await this.drainAck();
     await this.stop(EXIT.ok);
   }
 
   // ---- the loop (RF-012) ------------------------------------------------------------------------
 
-  private async heartbeat(): Promise<void> {
-    if (this.stopped) return;
+  /**
+   * One heartbeat, remembered while it is in flight: the drain's acknowledgement waits for it, or a beat
+   * the app answers after the drain-ack would register the runner again (seen as a flaky RF-010 test).
+   */
+  private heartbeat(): Promise<void> {
+    const beat = this.beat();
+    this.beating = beat;
+    return beat;
+  }
+
+  private async beat(): Promise<void> {
+    if (this.stopped || this.acknowledgingDrain) return;
     this.flushAll();
     try {
       const answer = await this.client.post('heartbeat', {
