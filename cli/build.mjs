@@ -67,6 +67,10 @@ const common = {
 
 export async function buildCli() {
   mkdirSync(dist('schema'), { recursive: true });
+  // The Playbooks panel's page is embedded (serve serves it), so it is built first: a checkout built by
+  // the GitHub Action or the pre-commit hook runs only this script.
+  const { buildPanel } = await import('../panel/build.mjs');
+  await buildPanel();
 
   // The program: CommonJS, so the launcher can compile it with vm.Script and a code cache, and so it can
   // be a single executable's main script (Node 20 runs only CommonJS there).
