@@ -117,7 +117,7 @@ export function chainOf(expr: Expr): string[] | undefined {
 }
 
 /** The span of the last name of a chain: the property of `.name`, the literal of `['name']`. */
-export function nameSpanOf(expr: Expr): Span | undefined {
+function nameSpanOf(expr: Expr): Span | undefined {
   switch (expr.kind) {
     case 'identifier':
       return expr.span;
@@ -170,22 +170,3 @@ export function nameAt(expr: Expr | undefined, cursor: number): NameAtCursor | u
   return found;
 }
 
-/**
- * Every string literal compared with `==`/`!=` to a chain, with the chain: how outcomes and choices are
- * referred to (`steps.review.outcome == 'approved'`, `report.outcome != 'fail'`, `gate.choice == 'revise'`).
- */
-export function comparedStrings(expr: Expr | undefined): { value: string; span: Span; chain: string[] }[] {
-  const result: { value: string; span: Span; chain: string[] }[] = [];
-  for (const node of walkExpression(expr)) {
-    if (node.kind !== 'binary' || (node.operator !== '==' && node.operator !== '!=')) continue;
-    for (const [side, other] of [
-      [node.left, node.right],
-      [node.right, node.left],
-    ] as const) {
-      const chain = chainOf(other);
-      if (side.kind === 'literal' && typeof side.value === 'string' && chain)
-        result.push({ value: side.value, span: side.span, chain });
-    }
-  }
-  return result;
-}

@@ -7,8 +7,6 @@ import type { FileAnalysis, OffsetRange } from '@kairoku-playbook/compiler';
 
 export type CheckContext = NonNullable<FileAnalysis['context']>;
 export type TemplateInfo = CheckContext['templates'][number];
-export type Reference = TemplateInfo['references'][number];
-export type Place = TemplateInfo['place'];
 
 /** A text edit in offsets. */
 export interface OffsetEdit {
