@@ -6,10 +6,10 @@
 import { parseTemplate } from '@kairoku-playbook/grammar';
 import type { Expr, Span } from '@kairoku-playbook/grammar';
 import { scalarContains, valueOffsetAt } from './scalar-offsets.js';
-import type { CheckContext, FileAnalysis, TemplateInfo } from './types.js';
+import type { SemanticModel, FileAnalysis, TemplateInfo } from './types.js';
 
 export interface ExpressionSite {
-  context: CheckContext;
+  context: SemanticModel;
   info: TemplateInfo;
   /** the cursor, as an index into the scalar's value */
   cursor: number;
@@ -21,7 +21,7 @@ export interface ExpressionSite {
 
 /** The template or condition whose scalar holds `offset`. */
 export function templateAt(analysis: FileAnalysis, offset: number): TemplateInfo | undefined {
-  return analysis.context?.templates.find((info) => scalarContains(info.text, offset, analysis.text));
+  return analysis.semantic?.templates.find((info) => scalarContains(info.text, offset, analysis.text));
 }
 
 /** The expressions of a template or condition: their inner spans and trees. */
@@ -56,7 +56,7 @@ export function expressionIn(
   info: TemplateInfo,
   offset: number,
 ): ExpressionSite | undefined {
-  const context = analysis.context;
+  const context = analysis.semantic;
   if (!context) return undefined;
   const cursor = valueOffsetAt(context, info.text, offset);
   for (const { inner, expr } of expressionsOf(info)) {
@@ -169,4 +169,3 @@ export function nameAt(expr: Expr | undefined, cursor: number): NameAtCursor | u
   }
   return found;
 }
-
