@@ -350,7 +350,7 @@ const samples = { ours: [], compiler: [], incremental: [], yls: [] };
 for (const p of POSITIONS) samples[`completion:${p.id}`] = [];
 for (const p of POSITIONS) samples[`hover:${p.id}`] = [];
 for (const m of ['completion', 'hover']) for (const p of POSITIONS) samples[`again:${m}:${p.id}`] = [];
-const diagnosticsSeen = { ours: [], compiler: [], yls: [] };
+const diagnosticsSeen = { ours: [], compiler: [], incremental: [], yls: [] };
 const featureResults = {};
 
 async function measureServer(client, round) {
@@ -416,7 +416,7 @@ try {
     if (round > 0) {
       for (const kind of [...KINDS, 'incremental']) {
         samples[kind].push(results[kind].ms);
-        (diagnosticsSeen[kind] ??= []).push(results[kind].diagnostics.length);
+        diagnosticsSeen[kind].push(results[kind].diagnostics.length);
       }
     }
     process.stderr.write(

@@ -9,10 +9,22 @@
  *
  * Strict Content-Security-Policy: nothing but this document's own nonce-tagged style and script, no
  * remote or local resources; every text from the playbook is escaped.
+ *
+ * The layout is the one of `@kairoku-playbook/panel/layout` (the panel and `kairoku-playbook graph` draw
+ * it too): pure geometry that imports nothing of the playbook packages, so the extension still knows
+ * nothing of playbooks but what its server tells it.
  */
-import { layoutPlaybookGraph } from './graph-layout.js';
-import type { GraphLayout, GraphLoop, GraphNode } from './graph-layout.js';
-import type { GraphProblem, PlaybookGraph } from './graph-protocol.js';
+import { layoutGraph } from '@kairoku-playbook/panel/layout';
+import type {
+  GraphLayout as Layout,
+  GraphLoop as LaidOutLoop,
+  GraphNode,
+} from '@kairoku-playbook/panel/layout';
+import type { GraphLoop as ServerLoop, GraphProblem, PlaybookGraph } from './graph-protocol.js';
+
+/** The server's graph laid out; its loops keep what the server says of them (`exhausted`). */
+type GraphLayout = Layout<ServerLoop>;
+type GraphLoop = LaidOutLoop<ServerLoop>;
 
 export interface GraphViewOptions {
   /** a fresh random value per panel: the only style and script the page may run carry it */
@@ -279,7 +291,7 @@ function afterSection(layout: GraphLayout): string {
 
 /** The graph of a playbook that checks without errors. */
 export function renderGraphHtml(graph: PlaybookGraph, options: GraphViewOptions): string {
-  const layout = layoutPlaybookGraph(graph);
+  const layout = layoutGraph(graph);
   const facts = [
     graph.id,
     options.file ?? graph.file,

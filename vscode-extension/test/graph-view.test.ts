@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
 import { PlaybookLanguageService } from '@kairoku-playbook/lsp';
-import { layoutPlaybookGraph } from '../src/graph-layout.js';
+import { layoutGraph } from '@kairoku-playbook/panel/layout';
 import { renderGraphPage } from '../src/graph-page.js';
 import { isGraphAnswer } from '../src/graph-protocol.js';
 import type { GraphAnswer, PlaybookGraph } from '../src/graph-protocol.js';
@@ -64,7 +64,7 @@ describe('renderGraphHtml: playbooks/pr.yml', () => {
   it('puts each step one row below its deepest need', () => {
     expect(rowsOf(html)).toEqual([['plan'], ['implement'], ['qa'], ['review'], ['ship']]);
     const depth = depths(ir);
-    for (const node of layoutPlaybookGraph(ir).nodes) expect(node.row).toBe(depth[node.index]);
+    for (const node of layoutGraph(ir).nodes) expect(node.row).toBe(depth[node.index]);
   });
 
   it('draws a connector line from each need to its step', () => {
@@ -137,7 +137,7 @@ describe('renderGraphHtml: playbooks/research.yml', () => {
 
   it('puts parallel steps side by side in one row, centred under their need', () => {
     expect(rowsOf(html)).toEqual([['scope'], ['docs', 'ecosystem', 'codebase', 'prior-art'], ['synthesize']]);
-    const layout = layoutPlaybookGraph(ir);
+    const layout = layoutGraph(ir);
     expect(layout.width).toBe(4);
     const centres = Object.fromEntries(layout.nodes.map((n) => [n.name, n.center]));
     expect(centres).toEqual({

@@ -144,8 +144,9 @@ export class PlaybookServer {
     this.hierarchicalSymbols =
       capabilities.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport !== false;
     this.workspaceFolderEvents = capabilities.workspace?.workspaceFolders === true;
-    const options = (params.initializationOptions ?? {}) as ServerOptions;
-    const delay = (options as Record<string, unknown> | null)?.validationDelay;
+    // (the client may send anything: the type is checked below)
+    const delay: unknown = (params.initializationOptions as ServerOptions | null | undefined)
+      ?.validationDelay;
     if (typeof delay === 'number' && delay >= 0 && delay <= MAX_DELAY) this.delay = delay;
     else if (delay !== undefined)
       this.log(

@@ -6,27 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { SourceText, validateWorkspace } from '@kairoku-playbook/compiler';
 import { toLspDiagnostic } from '../../src/service/convert.js';
 import { PlaybookLanguageService, isRefusal } from '../../src/service/language-service.js';
-import type { PlaybookFileSystem } from '../../src/service/workspace/file-system.js';
 import { BASE, withCursor } from '../support/cursor.js';
-
-/** A disk in memory: path → text. */
-function memoryFs(files: Record<string, string>): PlaybookFileSystem {
-  return {
-    readFile: (path) => (path in files ? new TextEncoder().encode(files[path]) : undefined),
-    readDirectory: (path) => {
-      const prefix = path.endsWith('/') ? path : `${path}/`;
-      const names = new Map<string, boolean>();
-      for (const file of Object.keys(files)) {
-        if (!file.startsWith(prefix)) continue;
-        const [name, ...rest] = file.slice(prefix.length).split('/');
-        names.set(name!, rest.length > 0 || (names.get(name!) ?? false));
-      }
-      return [...names]
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([name, isDirectory]) => ({ name, isDirectory }));
-    },
-  };
-}
+import { memoryFs } from '../support/memory-fs.js';
 
 const URI = 'file:///ws/playbooks/pb.yml';
 

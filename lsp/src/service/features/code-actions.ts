@@ -71,7 +71,7 @@ function missingNeed(
   diagnostic: Diagnostic,
 ): { step: string; target: string; edits: OffsetEdit[] } | undefined {
   const model = analysis.model;
-  const context = analysis.context;
+  const context = analysis.semantic;
   const document = yamlDocument(analysis);
   if (!model || !context || !document) return undefined;
   for (const info of context.templates) {
@@ -102,7 +102,7 @@ function missingOutput(
   diagnostic: Diagnostic,
 ): { step: string; output: string; edits: OffsetEdit[] } | undefined {
   const model = analysis.model;
-  const context = analysis.context;
+  const context = analysis.semantic;
   const document = yamlDocument(analysis);
   if (!model || !context || !document) return undefined;
   for (const info of context.templates) {

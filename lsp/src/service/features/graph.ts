@@ -144,7 +144,7 @@ function outcomeOf(name: string, t: IrTransition): GraphOutcome {
     : { name, transition: t.kind };
 }
 
-export function graphOfIr(ir: Ir, file: string, warnings: number): PlaybookGraph {
+function graphOfIr(ir: Ir, file: string, warnings: number): PlaybookGraph {
   const steps = ir.steps.map((step): GraphStep => ({
     index: step.index,
     name: step.name,

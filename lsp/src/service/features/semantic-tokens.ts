@@ -29,7 +29,7 @@ export interface SemanticToken {
 }
 
 export function semanticTokens(analysis: FileAnalysis): SemanticToken[] {
-  const context = analysis.context;
+  const context = analysis.semantic;
   if (!context) return [];
   const result: SemanticToken[] = [];
   for (const info of context.templates) {

@@ -6,10 +6,10 @@
 import { parseTemplate } from '@kairoku-playbook/grammar';
 import type { Expr, Span } from '@kairoku-playbook/grammar';
 import { scalarContains, valueOffsetAt } from './scalar-offsets.js';
-import type { CheckContext, FileAnalysis, TemplateInfo } from './types.js';
+import type { SemanticModel, FileAnalysis, TemplateInfo } from './types.js';
 
 export interface ExpressionSite {
-  context: CheckContext;
+  context: SemanticModel;
   info: TemplateInfo;
   /** the cursor, as an index into the scalar's value */
   cursor: number;
@@ -21,7 +21,7 @@ export interface ExpressionSite {
 
 /** The template or condition whose scalar holds `offset`. */
 export function templateAt(analysis: FileAnalysis, offset: number): TemplateInfo | undefined {
-  return analysis.context?.templates.find((info) => scalarContains(info.text, offset, analysis.text));
+  return analysis.semantic?.templates.find((info) => scalarContains(info.text, offset, analysis.text));
 }
 
 /** The expressions of a template or condition: their inner spans and trees. */
@@ -56,7 +56,7 @@ export function expressionIn(
   info: TemplateInfo,
   offset: number,
 ): ExpressionSite | undefined {
-  const context = analysis.context;
+  const context = analysis.semantic;
   if (!context) return undefined;
   const cursor = valueOffsetAt(context, info.text, offset);
   for (const { inner, expr } of expressionsOf(info)) {
@@ -117,7 +117,7 @@ export function chainOf(expr: Expr): string[] | undefined {
 }
 
 /** The span of the last name of a chain: the property of `.name`, the literal of `['name']`. */
-export function nameSpanOf(expr: Expr): Span | undefined {
+function nameSpanOf(expr: Expr): Span | undefined {
   switch (expr.kind) {
     case 'identifier':
       return expr.span;
@@ -168,24 +168,4 @@ export function nameAt(expr: Expr | undefined, cursor: number): NameAtCursor | u
     }
   }
   return found;
-}
-
-/**
- * Every string literal compared with `==`/`!=` to a chain, with the chain: how outcomes and choices are
- * referred to (`steps.review.outcome == 'approved'`, `report.outcome != 'fail'`, `gate.choice == 'revise'`).
- */
-export function comparedStrings(expr: Expr | undefined): { value: string; span: Span; chain: string[] }[] {
-  const result: { value: string; span: Span; chain: string[] }[] = [];
-  for (const node of walkExpression(expr)) {
-    if (node.kind !== 'binary' || (node.operator !== '==' && node.operator !== '!=')) continue;
-    for (const [side, other] of [
-      [node.left, node.right],
-      [node.right, node.left],
-    ] as const) {
-      const chain = chainOf(other);
-      if (side.kind === 'literal' && typeof side.value === 'string' && chain)
-        result.push({ value: side.value, span: side.span, chain });
-    }
-  }
-  return result;
 }

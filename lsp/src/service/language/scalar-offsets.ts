@@ -4,10 +4,10 @@
  * over the value's start offsets (they never decrease).
  */
 import type { TextRef } from '@kairoku-playbook/compiler';
-import type { CheckContext } from './types.js';
+import type { SemanticModel } from './types.js';
 
 /** The index in the scalar's value where a cursor at file `offset` stands (clamped to the value). */
-export function valueOffsetAt(context: CheckContext, ref: TextRef, offset: number): number {
+export function valueOffsetAt(context: SemanticModel, ref: TextRef, offset: number): number {
   const length = ref.value.length;
   const startOf = (i: number) => context.rangeIn(ref, i, i).start;
   if (startOf(length) < offset) return length;

@@ -83,7 +83,7 @@ const SLICE = 64;
 function* buildIndex(analysis: FileAnalysis): Generator<void, SymbolIndex> {
   const index: SymbolIndex = { symbols: new Map(), occurrences: [] };
   const model = analysis.model;
-  const context = analysis.context;
+  const context = analysis.semantic;
   if (!model || !context) return index;
   let work = 0;
 

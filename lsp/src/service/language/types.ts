@@ -1,14 +1,11 @@
 /**
  * Names for the compiler's analysis types that the compiler exports only as parts of `FileAnalysis`, and
  * the offset-based shapes the features return. Offsets are UTF-16 offsets into the document's text; they
- * become LSP positions only at the edge (protocol/convert.ts).
+ * become LSP positions only at the edge (service/convert.ts).
  */
-import type { FileAnalysis, OffsetRange } from '@kairoku-playbook/compiler';
+import type { FileAnalysis, OffsetRange, SemanticModel } from '@kairoku-playbook/compiler';
 
-export type CheckContext = NonNullable<FileAnalysis['context']>;
-export type TemplateInfo = CheckContext['templates'][number];
-export type Reference = TemplateInfo['references'][number];
-export type Place = TemplateInfo['place'];
+export type TemplateInfo = SemanticModel['templates'][number];
 
 /** A text edit in offsets. */
 export interface OffsetEdit {
@@ -16,7 +13,7 @@ export interface OffsetEdit {
   newText: string;
 }
 
-export type { FileAnalysis, OffsetRange };
+export type { FileAnalysis, OffsetRange, SemanticModel };
 
 /** Whether `offset` lies in `range`, both ends included (a cursor right after a name is on it). */
 export function touches(range: OffsetRange, offset: number): boolean {

@@ -1,6 +1,6 @@
 /**
  * The YAML document of an analysis, and small queries over it: the chain of keys down to an offset, a pair by
- * its key path, the full range of a pair. The document is the compiler's own (`analysis.context.document`)
+ * its key path, the full range of a pair. The document is the compiler's own (`analysis.semantic.document`)
  * when it checked the file; otherwise (no mapping at the top, too many steps) it is parsed here once per
  * analysis with the compiler's options, which gives the same nodes and ranges. Parsing again would cost
  * about as much as the whole check (~0.5–0.9 s on a 2,000-step playbook) on the first hover after an edit.
@@ -19,7 +19,7 @@ export function parsedText(text: string): string {
 }
 
 export function yamlDocument(analysis: FileAnalysis): Document.Parsed | undefined {
-  const checked = analysis.context?.document;
+  const checked = analysis.semantic?.document;
   if (checked) return checked;
   let document = documents.get(analysis);
   if (document === undefined) {

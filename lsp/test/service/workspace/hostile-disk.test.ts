@@ -4,34 +4,12 @@
  * is walked in slices, so the server answers requests meanwhile; the walk's limits are logged.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { PlaybookFileSystem } from '../../../src/service/workspace/file-system.js';
 import { discover } from '../../../src/server/discovery.js';
 import { PlaybookWorkspace } from '../../../src/service/workspace/playbook-workspace.js';
+import { memoryFs } from '../../support/memory-fs.js';
 
 const playbook = (title: string) =>
   `version: 1\ntitle: ${title}\nsteps:\n  only:\n    role: implementer\n    prompt: Do it.\n`;
-
-/** A disk in memory: a string is a file, `{ refused }` a file the real disk would not read. */
-function memoryFs(files: Record<string, string | { refused: string } | Uint8Array>): PlaybookFileSystem {
-  return {
-    readFile: (path) => {
-      const file = files[path];
-      return typeof file === 'string' ? new TextEncoder().encode(file) : file;
-    },
-    readDirectory: (path) => {
-      const prefix = path.endsWith('/') ? path : `${path}/`;
-      const names = new Map<string, boolean>();
-      for (const file of Object.keys(files)) {
-        if (!file.startsWith(prefix)) continue;
-        const [name, ...rest] = file.slice(prefix.length).split('/');
-        names.set(name!, rest.length > 0 || (names.get(name!) ?? false));
-      }
-      return [...names]
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([name, isDirectory]) => ({ name, isDirectory }));
-    },
-  };
-}
 
 const FIFO =
   'this file is not read: it is a named pipe (FIFO), not a regular file; only regular files are read as a playbook';

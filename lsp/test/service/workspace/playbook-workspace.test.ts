@@ -1,28 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateWorkspace } from '@kairoku-playbook/compiler';
 import { discoverPlaybooks, isPlaybookPath } from '../../../src/service/workspace/discovery.js';
-import type { PlaybookFileSystem } from '../../../src/service/workspace/file-system.js';
 import { discover } from '../../../src/server/discovery.js';
 import { PlaybookWorkspace } from '../../../src/service/workspace/playbook-workspace.js';
-
-/** An in-memory file system: path → text. */
-function memoryFs(files: Record<string, string>): PlaybookFileSystem {
-  return {
-    readFile: (path) => (path in files ? new TextEncoder().encode(files[path]) : undefined),
-    readDirectory: (path) => {
-      const prefix = path.endsWith('/') ? path : `${path}/`;
-      const names = new Map<string, boolean>();
-      for (const file of Object.keys(files)) {
-        if (!file.startsWith(prefix)) continue;
-        const [name, ...rest] = file.slice(prefix.length).split('/');
-        names.set(name!, rest.length > 0 || (names.get(name!) ?? false));
-      }
-      return [...names]
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([name, isDirectory]) => ({ name, isDirectory }));
-    },
-  };
-}
+import { memoryFs } from '../../support/memory-fs.js';
 
 const playbook = (title: string, id?: string) =>
   `version: 1\n${id ? `id: ${id}\n` : ''}title: ${title}\nsteps:\n  only:\n    role: implementer\n    prompt: Do it.\n`;

@@ -1,0 +1,29 @@
+import type { PlaybookFileSystem } from '../../src/service/workspace/file-system.js';
+
+/**
+ * A disk in memory: path → contents. A string is a file's text, bytes are read as they are, and
+ * `{ refused }` is a file the real disk would not read (a FIFO, a device, one over the size limit).
+ * The record is read on every call, so a test changes the disk by changing it.
+ */
+export function memoryFs(
+  files: Record<string, string | Uint8Array | { refused: string }>,
+): PlaybookFileSystem {
+  return {
+    readFile: (path) => {
+      const file = files[path];
+      return typeof file === 'string' ? new TextEncoder().encode(file) : file;
+    },
+    readDirectory: (path) => {
+      const prefix = path.endsWith('/') ? path : `${path}/`;
+      const names = new Map<string, boolean>();
+      for (const file of Object.keys(files)) {
+        if (!file.startsWith(prefix)) continue;
+        const [name, ...rest] = file.slice(prefix.length).split('/');
+        names.set(name!, rest.length > 0 || (names.get(name!) ?? false));
+      }
+      return [...names]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([name, isDirectory]) => ({ name, isDirectory }));
+    },
+  };
+}
