@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SourceText, compilePlaybook, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
@@ -119,7 +119,7 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
   let files: WorkspaceFile[] = [];
   const refused: Diagnostic[] = [];
   const sources = new Map<string, SourceText>();
-  const pathOf = new Map<string, string>();
+  const onDisk = new Map<string, { path: string; byteOrderMark: boolean }>();
   for (const path of paths) {
     const shown = displayPath(path, io.cwd);
     const read = readPlaybookFile(path, shown);
@@ -129,9 +129,9 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
       continue;
     }
     files.push({ file: shown, text: read.text });
-    pathOf.set(shown, path);
+    onDisk.set(shown, { path, byteOrderMark: read.byteOrderMark });
   }
-  if (options.fix !== 'no') files = fixFiles(files, pathOf, options, io);
+  if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
   const validation = validateWorkspace(files);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
   const explored = options.explore ? exploreAll(files, validation.diagnostics, io) : undefined;
@@ -172,7 +172,7 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
  */
 function fixFiles(
   files: readonly WorkspaceFile[],
-  pathOf: ReadonlyMap<string, string>,
+  onDisk: ReadonlyMap<string, { path: string; byteOrderMark: boolean }>,
   options: CheckOptions,
   io: CommandIo,
 ): WorkspaceFile[] {
@@ -191,7 +191,11 @@ function fixFiles(
     const before = result.changed.get(fixed.file);
     if (before === undefined) continue;
     if (dryRun) say(lineDiff(fixed.file, before, fixed.text));
-    else writeUserFile(pathOf.get(fixed.file)!, keepByteOrderMark(pathOf.get(fixed.file)!, fixed.text));
+    else {
+      // with the byte order mark the file began with (reading dropped it)
+      const { path, byteOrderMark } = onDisk.get(fixed.file)!;
+      writeUserFile(path, byteOrderMark ? `\ufeff${fixed.text}` : fixed.text);
+    }
   }
   const count = result.applied.length;
   const fileCount = result.changed.size;
@@ -202,18 +206,6 @@ function fixFiles(
   );
   // (after --dry-run, the diagnostics printed are those the fixes would leave)
   return result.files;
-}
-
-/** The text to write over `path`, with the byte order mark the file began with (reading drops it). */
-function keepByteOrderMark(path: string, text: string): string {
-  const start = Buffer.alloc(3);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, start, 0, 3, 0);
-  } finally {
-    closeSync(fd);
-  }
-  return start.equals(Buffer.from([0xef, 0xbb, 0xbf])) ? `\ufeff${text}` : text;
 }
 
 /**
