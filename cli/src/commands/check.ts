@@ -14,7 +14,7 @@ import { discoverFiles, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
 import { applyQuickFixes, lineDiff } from './check-fix.js';
-import { watchCheck, watchTargets } from './check-watch.js';
+import { watchCheck } from './check-watch.js';
 import { repositoryRoot } from '../repository-root.js';
 import type { CommandIo } from '../io.js';
 import { VERSION } from '../version.js';
@@ -98,10 +98,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
     fix: fix ? (args.flags.has('dry-run') ? 'dry-run' : 'write') : 'no',
   };
   const given = args.positionals.length ? args.positionals : ['.'];
-  if (args.flags.has('watch'))
-    return watchCheck(given, io, () => checkOnce(args.positionals, options, io), {
-      watched: () => watchTargets(given, io.cwd),
-    });
+  if (args.flags.has('watch')) return watchCheck(given, io, () => checkOnce(args.positionals, options, io));
   return checkOnce(args.positionals, options, io);
 }
 
