@@ -26,19 +26,6 @@ const out = join(root, 'bench', 'out');
 const runsArg = process.argv.indexOf('--runs');
 const ROUNDS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
 
-// The same flags as the browser tests (test/e2e/support/workbench.ts).
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
-
 mkdirSync(out, { recursive: true });
 const fakeFile = join(out, 'fake-api.mjs');
 await build({
@@ -58,6 +45,18 @@ await build({
   },
 });
 const { startFakeApi, TOKEN } = await import(pathToFileURL(fakeFile).href);
+// The same Chromium flags as the browser tests: test/e2e/support/workbench.ts, bundled too (Node 20 reads
+// no TypeScript; it imports only playwright-core's types, so the bundle needs nothing beside it).
+const workbenchFile = join(out, 'workbench.mjs');
+await build({
+  entryPoints: [join(root, 'test', 'e2e', 'support', 'workbench.ts')],
+  outfile: workbenchFile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  logLevel: 'warning',
+});
+const { CHROMIUM_ARGS } = await import(pathToFileURL(workbenchFile).href);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const quantile = (xs, q) =>

@@ -18,8 +18,6 @@ function loops(ir: Ir): { from: IrStep; to: IrStep; label: string }[] {
   return result;
 }
 
-const describe = (step: IrStep): string => stepCaption(step);
-
 /** Rows as the panel lays them out (the one layout): each step one row below its deepest need. */
 export function graphText(ir: Ir): string {
   const rows = rowsOf(ir.steps.map((step) => ({ needs: step.needs, ...step.layout })));
@@ -28,7 +26,7 @@ export function graphText(ir: Ir): string {
     for (const step of members.map((index) => ir.steps[index]!)) {
       const needs = step.needs.length ? ` ← ${step.needs.map((n) => ir.steps[n]!.name).join(', ')}` : '';
       const when = step.when ? ' (when …)' : '';
-      lines.push(`${String(row).padStart(3)}  ${step.name} [${describe(step)}]${when}${needs}`);
+      lines.push(`${String(row).padStart(3)}  ${step.name} [${stepCaption(step)}]${when}${needs}`);
       for (const outcome of step.outcomes) {
         const t = outcome.transition;
         if (t.kind === 'loop')
@@ -56,7 +54,7 @@ export function graphMermaid(ir: Ir): string {
   const lines = ['flowchart TD'];
   for (const step of ir.steps) {
     // Mermaid takes <br> for a line break inside a label; a raw newline would end the statement.
-    const label = `${quote(step.name)}<br>${quote(describe(step))}`;
+    const label = `${quote(step.name)}<br>${quote(stepCaption(step))}`;
     lines.push(
       step.kind === 'gate'
         ? `  ${mermaidId(step.name)}{"${label}"}`
@@ -78,7 +76,9 @@ export function graphDot(ir: Ir): string {
   const lines = [`digraph ${dotString(ir.id)} {`, '  rankdir=TB;', '  node [shape=box, style=rounded];'];
   for (const step of ir.steps) {
     const shape = step.kind === 'gate' ? ', shape=diamond' : step.kind === 'check' ? ', shape=box' : '';
-    lines.push(`  ${dotString(step.name)} [label=${dotString(`${step.name}\n${describe(step)}`)}${shape}];`);
+    lines.push(
+      `  ${dotString(step.name)} [label=${dotString(`${step.name}\n${stepCaption(step)}`)}${shape}];`,
+    );
   }
   for (const step of ir.steps)
     for (const need of step.needs)

@@ -31,7 +31,7 @@ export function readPlaybookFile(
   path: string,
   shown: string,
   what = 'a playbook',
-): { text: string } | { diagnostic: Diagnostic; shownText: string } {
+): { text: string; byteOrderMark: boolean } | { diagnostic: Diagnostic; shownText: string } {
   const read = readFileBounded(path, FILE_LIMITS.playbook, what);
   if (read.problem === 'missing') throw new UsageError(`no such file: ${shown}`);
   if (read.problem === 'unreadable') throw new UsageError(`cannot read ${shown}: ${read.message}`);
@@ -51,7 +51,11 @@ export function readPlaybookFile(
   // (a refused file's diagnostic is placed in the text as far as it decodes: the line of the bad byte)
   return decoded.text === undefined
     ? { diagnostic: decoded.diagnostic, shownText: decoded.shownText }
-    : { text: decoded.text };
+    : {
+        text: decoded.text,
+        // (decoding drops a UTF-8 byte order mark; a rewrite of the file puts it back)
+        byteOrderMark: read.bytes[0] === 0xef && read.bytes[1] === 0xbb && read.bytes[2] === 0xbf,
+      };
 }
 
 /** The YAML of a `--scenario` file (undefined without one); a file that cannot be read or parsed is a usage error. */

@@ -3,22 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { main } from '../src/main.js';
+import { runMain as run } from './in-process.js';
 import { applyQuickFixes } from '../src/commands/check-fix.js';
 import { REPO, tempFolder } from './tools.js';
-
-function run(argv: string[], cwd: string) {
-  let stdout = '';
-  let stderr = '';
-  const code = main(argv, {
-    cwd,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    color: false,
-    colorStderr: false,
-  });
-  return { code, stdout, stderr };
-}
 
 const FIXTURES = join(REPO, 'test/fixtures');
 

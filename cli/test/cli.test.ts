@@ -3,22 +3,9 @@ import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { runMain as run } from './in-process.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
-
-function run(argv: string[], cwd = repo) {
-  let stdout = '';
-  let stderr = '';
-  const code = main(argv, {
-    cwd,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    color: false,
-    colorStderr: false,
-  });
-  return { code, stdout, stderr };
-}
 
 function workspace(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'kp-cli-'));

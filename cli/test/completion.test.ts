@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { runMain, runMainToEnd } from './in-process.js';
 import { complete } from '../src/commands/completion.js';
 import { COMMAND_TABLE } from '../src/commands/table.js';
 import { BIN, binFolder, hasTool, tempFolder, terminal } from './tools.js';
@@ -10,31 +10,11 @@ import { BIN, binFolder, hasTool, tempFolder, terminal } from './tools.js';
 /** An empty folder: whatever a command given here did, it would do it there, not in the repository. */
 const SCRATCH = tempFolder();
 
-function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = main(argv, {
-    cwd: SCRATCH,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    color: false,
-    colorStderr: false,
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runMain(argv, SCRATCH);
 
 async function helpOf(command: string): Promise<string> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main([command, '--help'], {
-    cwd: SCRATCH,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    color: false,
-    colorStderr: false,
-  });
+  const { code, stdout } = await runMainToEnd([command, '--help'], SCRATCH);
   expect(code).toBe(0);
-  // the runner's help is its own (the runtime prints it): capture what it writes
   return stdout;
 }
 

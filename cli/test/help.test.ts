@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { runMainToEnd } from './in-process.js';
 import { COMMAND_TABLE } from '../src/commands/table.js';
 
-async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    cwd: process.cwd(),
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    color: false,
-    colorStderr: false,
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runMainToEnd(argv, process.cwd());
 
 describe('kairoku-playbook help', () => {
   it('prints the same text as COMMAND --help, for every command', async () => {

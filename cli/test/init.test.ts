@@ -2,22 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { runMain as run } from './in-process.js';
 import { EXTENSION_ID, initFiles } from '../src/commands/init.js';
 import { BIN, REPO, tempFolder } from './tools.js';
-
-function run(argv: string[], cwd: string) {
-  let stdout = '';
-  let stderr = '';
-  const code = main(argv, {
-    cwd,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    color: false,
-    colorStderr: false,
-  });
-  return { code, stdout, stderr };
-}
 
 /** The built CLI as a process, in `cwd`, runs saved below it, without a terminal. */
 function cli(args: string[], cwd: string) {

@@ -17,26 +17,13 @@ import {
   referenceSection,
   type Code,
 } from '../src/diagnostics-reference.js';
-import { main } from '../src/main.js';
+import { runMain as run } from './in-process.js';
 import { REPOSITORY_URL, VERSION } from '../src/version.js';
 import type { SarifLog } from '../src/format/sarif.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 const codes = Object.keys(CODES) as Code[];
 const reference = readFileSync(join(repo, 'docs/diagnostics.md'), 'utf8');
-
-function run(argv: string[], cwd = repo) {
-  let stdout = '';
-  let stderr = '';
-  const code = main(argv, {
-    cwd,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    color: false,
-    colorStderr: false,
-  });
-  return { code, stdout, stderr };
-}
 
 /**
  * The anchors GitHub gives a Markdown file: one per heading (outside code blocks, inline code and

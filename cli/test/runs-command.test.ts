@@ -2,10 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
-import type { CommandIo } from '../src/io.js';
+import { runMain as run } from './in-process.js';
 
-const repo = new URL('../../', import.meta.url).pathname;
 let home: string;
 let previousHome: string | undefined;
 let scenarioDir: string;
@@ -28,19 +26,6 @@ afterAll(() => {
   if (previousHome === undefined) delete process.env.KAIROKU_PLAYBOOK_HOME;
   else process.env.KAIROKU_PLAYBOOK_HOME = previousHome;
 });
-
-function run(argv: string[], cwd = repo) {
-  const out = { stdout: '', stderr: '' };
-  const io: CommandIo = {
-    cwd,
-    stdout: (t) => (out.stdout += t),
-    stderr: (t) => (out.stderr += t),
-    color: false,
-    colorStderr: false,
-  };
-  const code = main(argv, io);
-  return { code, ...out };
-}
 
 /** Starts a sim run of pr.yml with a scenario and returns its id and final status. */
 function start(scenario: string): { id: string; status: string } {

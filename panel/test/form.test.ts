@@ -109,6 +109,13 @@ describe('validateInputs', () => {
     ]);
   });
 
+  it('says oneOf does not fit when more than one option matches, and the first option when none does', () => {
+    const s = { type: 'object', properties: { n: { oneOf: [{ type: 'integer' }, { type: 'number' }] } } };
+    expect(validateInputs({ n: 1 }, s)).toEqual([{ field: 'n', message: 'does not fit' }]);
+    expect(validateInputs({ n: 1.5 }, s)).toEqual([]);
+    expect(validateInputs({ n: 'x' }, s)).toEqual([{ field: 'n', message: 'must be a whole number' }]);
+  });
+
   it('accepts anything without a schema, and ignores keywords it does not know', () => {
     expect(validateInputs({ a: 1 }, undefined)).toEqual([]);
     expect(validateInputs({ a: 1 }, { type: 'object', properties: { a: { format: 'email' } } })).toEqual([]);

@@ -10,25 +10,13 @@ const SETTLE_MS = 100;
 
 const PLAYBOOK_FOLDERS = ['playbooks', '.kairoku/playbooks', '.paseo/playbooks'];
 
-export interface WatchOptions {
-  /** the folders to watch (non-recursively) and, for each, the file names that count (undefined: any YAML file) */
-  watched: () => Map<string, Set<string> | undefined>;
-  /** stops watching (the CLI: Ctrl-C) */
-  signal?: AbortSignal;
-}
-
 /**
  * `check --watch`: checks once, then again after each change to a YAML file in a watched folder,
  * printing each result whole; the folders are found again after every check, so a new folder of
  * playbooks is watched from then on. Ctrl-C (SIGINT) stops it with exit code 0: watching has no
  * verdict of its own. A check that is refused (no playbooks yet, a file gone) says so and waits.
  */
-export function watchCheck(
-  given: readonly string[],
-  io: CommandIo,
-  once: () => number,
-  options: WatchOptions,
-): Promise<number> {
+export function watchCheck(given: readonly string[], io: CommandIo, once: () => number): Promise<number> {
   return new Promise((resolveExit) => {
     const watchers = new Map<string, FSWatcher>();
     let timer: NodeJS.Timeout | undefined;
@@ -49,7 +37,7 @@ export function watchCheck(
     };
 
     const rewatch = () => {
-      const wanted = options.watched();
+      const wanted = watchTargets(given, io.cwd);
       for (const [folder, watcher] of watchers)
         if (!wanted.has(folder)) {
           watcher.close();
@@ -93,8 +81,7 @@ export function watchCheck(
       process.off('SIGINT', stop);
       resolveExit(0);
     };
-    if (options.signal) options.signal.addEventListener('abort', stop, { once: true });
-    else process.on('SIGINT', stop);
+    process.on('SIGINT', stop);
     check();
   });
 }
@@ -103,7 +90,7 @@ export function watchCheck(
  * What `check --watch PATH...` watches: each folder PATH, the folders of playbooks in it (SPEC §2)
  * and the folders its playbooks were found in; for a file PATH, its folder, for that file's name only.
  */
-export function watchTargets(given: readonly string[], cwd: string): Map<string, Set<string> | undefined> {
+function watchTargets(given: readonly string[], cwd: string): Map<string, Set<string> | undefined> {
   const targets = new Map<string, Set<string> | undefined>();
   for (const arg of given) {
     const path = resolve(cwd, arg);

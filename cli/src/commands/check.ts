@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SourceText, compilePlaybook, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
@@ -14,7 +14,7 @@ import { discoverFiles, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
 import { applyQuickFixes, lineDiff } from './check-fix.js';
-import { watchCheck, watchTargets } from './check-watch.js';
+import { watchCheck } from './check-watch.js';
 import { repositoryRoot } from '../repository-root.js';
 import type { CommandIo } from '../io.js';
 import { VERSION } from '../version.js';
@@ -98,10 +98,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
     fix: fix ? (args.flags.has('dry-run') ? 'dry-run' : 'write') : 'no',
   };
   const given = args.positionals.length ? args.positionals : ['.'];
-  if (args.flags.has('watch'))
-    return watchCheck(given, io, () => checkOnce(args.positionals, options, io), {
-      watched: () => watchTargets(given, io.cwd),
-    });
+  if (args.flags.has('watch')) return watchCheck(given, io, () => checkOnce(args.positionals, options, io));
   return checkOnce(args.positionals, options, io);
 }
 
@@ -119,7 +116,7 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
   let files: WorkspaceFile[] = [];
   const refused: Diagnostic[] = [];
   const sources = new Map<string, SourceText>();
-  const pathOf = new Map<string, string>();
+  const onDisk = new Map<string, { path: string; byteOrderMark: boolean }>();
   for (const path of paths) {
     const shown = displayPath(path, io.cwd);
     const read = readPlaybookFile(path, shown);
@@ -129,9 +126,9 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
       continue;
     }
     files.push({ file: shown, text: read.text });
-    pathOf.set(shown, path);
+    onDisk.set(shown, { path, byteOrderMark: read.byteOrderMark });
   }
-  if (options.fix !== 'no') files = fixFiles(files, pathOf, options, io);
+  if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
   const validation = validateWorkspace(files);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
   const explored = options.explore ? exploreAll(files, validation.diagnostics, io) : undefined;
@@ -172,7 +169,7 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
  */
 function fixFiles(
   files: readonly WorkspaceFile[],
-  pathOf: ReadonlyMap<string, string>,
+  onDisk: ReadonlyMap<string, { path: string; byteOrderMark: boolean }>,
   options: CheckOptions,
   io: CommandIo,
 ): WorkspaceFile[] {
@@ -191,7 +188,11 @@ function fixFiles(
     const before = result.changed.get(fixed.file);
     if (before === undefined) continue;
     if (dryRun) say(lineDiff(fixed.file, before, fixed.text));
-    else writeUserFile(pathOf.get(fixed.file)!, keepByteOrderMark(pathOf.get(fixed.file)!, fixed.text));
+    else {
+      // with the byte order mark the file began with (reading dropped it)
+      const { path, byteOrderMark } = onDisk.get(fixed.file)!;
+      writeUserFile(path, byteOrderMark ? `\ufeff${fixed.text}` : fixed.text);
+    }
   }
   const count = result.applied.length;
   const fileCount = result.changed.size;
@@ -202,18 +203,6 @@ function fixFiles(
   );
   // (after --dry-run, the diagnostics printed are those the fixes would leave)
   return result.files;
-}
-
-/** The text to write over `path`, with the byte order mark the file began with (reading drops it). */
-function keepByteOrderMark(path: string, text: string): string {
-  const start = Buffer.alloc(3);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, start, 0, 3, 0);
-  } finally {
-    closeSync(fd);
-  }
-  return start.equals(Buffer.from([0xef, 0xbb, 0xbf])) ? `\ufeff${text}` : text;
 }
 
 /**

@@ -244,7 +244,7 @@ export async function askGateAsync(
  * one; a wrong choice or a missing required comment is said and asked again. Each `answer` says what
  * to write and what comes next, so the synchronous (sim) and asynchronous (live) prompts share it.
  */
-export class GateDialogue {
+class GateDialogue {
   private chosen: OpenGate['choices'][number] | undefined;
 
   constructor(private readonly gate: OpenGate) {}

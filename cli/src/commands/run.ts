@@ -33,8 +33,6 @@ import {
 } from './run-common.js';
 import type { Terminal } from './terminal.js';
 
-export { progressLine };
-
 export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim|paseo|kairoku] [--json]
 
 Runs a playbook. Reported outcomes are applied as reported (autopilot).

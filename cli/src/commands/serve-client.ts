@@ -1,13 +1,13 @@
 import { request } from 'node:http';
-import { forTerminal } from '@kairoku-playbook/runtime';
-import type { ServeInfo } from '@kairoku-playbook/runtime';
+import { forTerminal, isEnded } from '@kairoku-playbook/runtime';
+import type { RunStatus, ServeInfo } from '@kairoku-playbook/runtime';
 import type { CommandIo } from '../io.js';
 
 /**
  * How `run` and `runs` go through the `serve` of a workspace when one is up (docs/serve.md): its API,
  * with the bearer token from its discovery file. A typed refusal is printed as its sentence.
  */
-export async function callServe(
+async function callServe(
   serve: ServeInfo,
   method: 'GET' | 'POST',
   path: string,
@@ -25,9 +25,17 @@ export async function callServe(
 }
 
 /** The refusal's sentence of an answer that is one, or undefined. */
-export function refusalInAnswer(answer: { body: Record<string, unknown> }): string | undefined {
+function refusalInAnswer(answer: { body: Record<string, unknown> }): string | undefined {
   const refusal = answer.body.refusal as { message?: unknown } | undefined;
   return typeof refusal?.message === 'string' ? refusal.message : undefined;
+}
+
+/** A serve that cannot be reached: said, and nothing is done (exit 2). */
+function unreachable(serve: ServeInfo, error: unknown, io: CommandIo): number {
+  io.stderr(
+    `kairoku-playbook: the serve of this workspace (process ${serve.pid}, ${serve.url}) does not answer: ${(error as Error).message}\n`,
+  );
+  return 2;
 }
 
 /**
@@ -45,10 +53,7 @@ export async function operateThroughServe(
   try {
     answer = await callServe(serve, 'POST', `/api/v1/runs/${encodeURIComponent(id)}/${action}`, body);
   } catch (error) {
-    io.stderr(
-      `kairoku-playbook: the serve of this workspace (process ${serve.pid}, ${serve.url}) does not answer: ${(error as Error).message}\n`,
-    );
-    return 2;
+    return unreachable(serve, error, io);
   }
   const refused = refusalInAnswer(answer);
   if (refused !== undefined) {
@@ -65,7 +70,7 @@ export async function operateThroughServe(
  * Follows one run through the serve's event stream until it ends; `onChange` sees each of its
  * writes (status, open gates). Resolves with the run's last status.
  */
-export function followRun(
+function followRun(
   serve: ServeInfo,
   id: string,
   onChange: (run: { status: string; waiting: number }) => void,
@@ -84,10 +89,10 @@ export function followRun(
       res.setEncoding('utf8');
       // The run may have ended before the stream opened: ask once, now that no write can be missed.
       void callServe(serve, 'GET', `/api/v1/runs/${encodeURIComponent(id)}`).then((answer) => {
-        const run = answer.body.run as { status: string; waiting: number } | undefined;
+        const run = answer.body.run as { status: RunStatus; waiting: number } | undefined;
         if (run) {
           onChange(run);
-          if (ENDED.includes(run.status)) finish(run.status);
+          if (isEnded(run.status)) finish(run.status);
         }
       }, reject);
       res.on('data', (chunk: string) => {
@@ -98,10 +103,10 @@ export function followRun(
           buffer = buffer.slice(end + 2);
           const data = /^data: (.*)$/m.exec(block)?.[1];
           if (!/^event: run$/m.test(block) || data === undefined) continue;
-          const run = JSON.parse(data) as { id: string; status: string; waiting: number };
+          const run = JSON.parse(data) as { id: string; status: RunStatus; waiting: number };
           if (run.id !== id) continue;
           onChange(run);
-          if (ENDED.includes(run.status)) finish(run.status);
+          if (isEnded(run.status)) finish(run.status);
         }
       });
       res.on('end', () => reject(new Error('the serve stopped before the run ended')));
@@ -110,8 +115,6 @@ export function followRun(
     req.end();
   });
 }
-
-const ENDED = ['completed', 'failed', 'canceled'];
 
 /**
  * `run FILE` while a serve owns the workspace: the run is started through it (it checks the inputs
@@ -130,10 +133,7 @@ export async function runThroughServe(
   try {
     answer = await callServe(serve, 'POST', '/api/v1/runs', { playbook, inputs });
   } catch (error) {
-    io.stderr(
-      `kairoku-playbook: the serve of this workspace (process ${serve.pid}, ${serve.url}) does not answer: ${(error as Error).message}\n`,
-    );
-    return 2;
+    return unreachable(serve, error, io);
   }
   const refused = refusalInAnswer(answer);
   if (refused !== undefined) {

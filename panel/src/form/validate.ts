@@ -106,10 +106,10 @@ function check(value: unknown, schema: Schema, path: string): string[] {
     const options = s[keyword];
     if (!Array.isArray(options)) continue;
     const passing = options.filter((option) => check(value, option as Schema, path).length === 0).length;
-    if (passing === 0 || (keyword === 'oneOf' && passing > 1))
-      return check(value, options[0] as Schema, path).length
-        ? check(value, options[0] as Schema, path)
-        : [`${where}does not fit`];
+    if (passing === 0 || (keyword === 'oneOf' && passing > 1)) {
+      const first = check(value, options[0] as Schema, path);
+      return first.length ? first : [`${where}does not fit`];
+    }
   }
   return [];
 }

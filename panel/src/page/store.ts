@@ -48,7 +48,7 @@ export async function loadRuns(): Promise<void> {
 }
 
 /** Fetches the open run (which marks a completed run seen) unless what is shown is as new already. */
-export async function loadDetail(id: string, atLeast = 0): Promise<void> {
+async function loadDetail(id: string, atLeast = 0): Promise<void> {
   if (detail.value?.run.id === id && detail.value.version >= atLeast && atLeast > 0) return;
   try {
     const fetched = await api.run(id);
@@ -60,7 +60,7 @@ export async function loadDetail(id: string, atLeast = 0): Promise<void> {
 }
 
 /** An answer that carries the run (every action's) replaces what is shown, and its tab. */
-export function showDetail(next: RunDetail): void {
+function showDetail(next: RunDetail): void {
   batch(() => {
     if (
       activeRunId.value === next.run.id &&
@@ -100,7 +100,7 @@ export function openRun(id: string): void {
   void loadDetail(id); // (it catches its own failure and shows it in the status line)
 }
 
-export function onRunEvent(event: RunEvent): void {
+function onRunEvent(event: RunEvent): void {
   const { version, ...item } = event;
   upsertRun(activeRunId.value === item.id ? { ...item, seen: true } : item);
   if (activeRunId.value === item.id) void loadDetail(item.id, version); // (it catches its own failure and shows it in the status line)
@@ -125,22 +125,22 @@ export function connectEvents(): EventSource {
   source.addEventListener('playbooks', () => void loadPlaybooks()); // (it catches its own failure and shows it in the status line)
   source.addEventListener('reset', () => {
     // Each of these catches its own failure and shows it in the status line.
-    void loadPlaybooks();
-    // (as above)
-    void loadRuns();
-    // (as above)
-    if (activeRunId.value) void loadDetail(activeRunId.value);
+    void Promise.all([
+      loadPlaybooks(),
+      loadRuns(),
+      activeRunId.value ? loadDetail(activeRunId.value) : undefined,
+    ]);
   });
   return source;
 }
 
-/** Runs an action that answers with the run; a refusal is said in the live region. */
 /** An event handler that performs `act(action, done)`: act shows its own failure, so nothing waits on it. */
 export function actOn(action: () => Promise<RunDetail>, done?: string): () => void {
   // act never rejects: a failure is shown in the status line
   return () => void act(action, done);
 }
 
+/** Runs an action that answers with the run; a refusal is said in the live region. Whether it went through. */
 export async function act(action: () => Promise<RunDetail>, done?: string): Promise<boolean> {
   try {
     showDetail(await action());

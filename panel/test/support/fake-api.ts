@@ -3,7 +3,7 @@
  * its benchmark: node:http on 127.0.0.1, the page from panel/dist, the API under /api/v1 with a small
  * in-memory run that moves one step when the test says so (`advance`), and server-sent events on every
  * change. Its answers follow the contract; its checks of the start request use ajv on the same input
- * schema the page uses. When the real `serve` exists, the browser test runs against it instead.
+ * schema the page uses. The page against the real `serve` is cli/test/serve-panel.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
