@@ -8,7 +8,7 @@ import type { ContextRoot } from '@kairoku-playbook/grammar';
 import type { OffsetRange } from '../diagnostic.js';
 import { shown } from '../diagnostic.js';
 import type { Graph } from '../graph/graph.js';
-import type { InputDecl, PlaybookModel, RoleDecl, StepDecl } from '../model/model.js';
+import type { InputDecl, PlaybookModel, StepDecl } from '../model/model.js';
 import { ANY, INTEGER, STRING, enumOf, nullable, typeToString } from '../types/type.js';
 import type { Type } from '../types/type.js';
 
@@ -194,10 +194,6 @@ export class ScopeProvider {
     return this.afterByName.get(name);
   }
 
-  role(name: string): RoleDecl | undefined {
-    return this.model.roles.get(name);
-  }
-
   /** The steps' names in file order: the candidates of a did-you-mean. */
   get stepNames(): readonly string[] {
     return (this.names ??= this.model.steps.map((s) => s.name));
@@ -279,7 +275,7 @@ export class ScopeProvider {
   private readonly meant = new Map<string, StepDecl | undefined>();
 
   /** The step a need that names no step was meant to name (its did-you-mean), asked once per need. */
-  meantStep(need: string, owner: string): StepDecl | undefined {
+  private meantStep(need: string, owner: string): StepDecl | undefined {
     const key = `${owner}\u0000${need}`;
     if (!this.meant.has(key)) {
       const suggestion = closest(need, this.stepNames, owner);
@@ -384,7 +380,7 @@ export class ScopeProvider {
       .map((root) => rootMember(root));
   }
 
-  inputMember(name: string): ScopeMember | undefined {
+  private inputMember(name: string): ScopeMember | undefined {
     const input = this.input(name);
     if (!input) return undefined;
     const optional = !input.required && !input.defaultValue;
@@ -403,10 +399,10 @@ export class ScopeProvider {
     };
   }
 
-  /** A step as a member of `steps.`; without a scope, as seen from everywhere. */
-  stepMember(scope: Scope | undefined, step: StepDecl): ScopeMember {
-    const absent = scope ? this.mayBeAbsent(step, scope) : false;
-    const visible = scope ? this.canSee(scope, step) : true;
+  /** A step as a member of `steps.`, as this scope sees it. */
+  private stepMember(scope: Scope, step: StepDecl): ScopeMember {
+    const absent = this.mayBeAbsent(step, scope);
+    const visible = this.canSee(scope, step);
     const parts = [
       `${stepKindText(step)}${step.role ? ` run by role \`${step.role.name}\`` : ''}.`,
       step.needs.length ? `Needs ${step.needs.map((n) => `\`${n.name}\``).join(', ')}.` : undefined,
@@ -423,7 +419,7 @@ export class ScopeProvider {
   }
 
   /** The outputs a step has: a check step's five counts, and those it declares. */
-  outputMembers(step: StepDecl, nullable: boolean): ScopeMember[] {
+  private outputMembers(step: StepDecl, nullable: boolean): ScopeMember[] {
     const members: ScopeMember[] = [];
     if (step.kind === 'check') {
       for (const name of CHECK_OUTPUTS) {
@@ -589,7 +585,7 @@ function enumText(members: readonly string[]): string {
   return `enum(${members.join(', ')})`;
 }
 
-export function objectType(fields: Record<string, Type>): Type {
+function objectType(fields: Record<string, Type>): Type {
   return {
     kind: 'object',
     fields: new Map(Object.entries(fields).map(([n, t]) => [n, { type: t, optional: false }])),
