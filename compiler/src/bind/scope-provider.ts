@@ -171,12 +171,7 @@ export class ScopeProvider {
 
   /** The input of that name (the first, as the plain value has it). */
   input(name: string): InputDecl | undefined {
-    if (!this.inputsByName) {
-      const byName = new Map<string, InputDecl>();
-      for (const input of this.model.inputs) if (!byName.has(input.name)) byName.set(input.name, input);
-      this.inputsByName = byName;
-    }
-    return this.inputsByName.get(name);
+    return (this.inputsByName ??= firstByName(this.model.inputs)).get(name);
   }
 
   /** The step of that name (not an after-task). */
@@ -186,12 +181,7 @@ export class ScopeProvider {
 
   /** The after-task of that name (the first). */
   afterTask(name: string): StepDecl | undefined {
-    if (!this.afterByName) {
-      const byName = new Map<string, StepDecl>();
-      for (const task of this.model.after) if (!byName.has(task.name)) byName.set(task.name, task);
-      this.afterByName = byName;
-    }
-    return this.afterByName.get(name);
+    return (this.afterByName ??= firstByName(this.model.after)).get(name);
   }
 
   /** The steps' names in file order: the candidates of a did-you-mean. */
@@ -564,6 +554,14 @@ export class ScopeProvider {
     const members = this.membersAfter(scope, chain.slice(0, -1));
     return members?.find((m) => m.name === chain[chain.length - 1]);
   }
+}
+
+/** Each name's first declaration, as the plain value keeps it (a later one of the same name is a duplicate key, PB101). */
+function firstByName<T extends { name: string }>(declarations: readonly T[]): ReadonlyMap<string, T> {
+  const byName = new Map<string, T>();
+  for (const declaration of declarations)
+    if (!byName.has(declaration.name)) byName.set(declaration.name, declaration);
+  return byName;
 }
 
 /** A context root as a member, with its doc. */
