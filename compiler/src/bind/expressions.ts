@@ -1,5 +1,5 @@
 import {
-  BUILTIN_FUNCTIONS,
+  BUILTIN_FUNCTION_NAMES,
   CONTEXT_ROOTS,
   closest,
   getBuiltinFunction,
@@ -412,10 +412,7 @@ export class ExpressionBinder {
     const type = fn ? resultOf(fn.name, args) : ANY;
     const suggestion = fn
       ? undefined
-      : (closest(
-          expr.callee,
-          BUILTIN_FUNCTIONS.map((f) => f.name),
-        ) ?? FUNCTION_ALIASES.get(expr.callee));
+      : (closest(expr.callee, BUILTIN_FUNCTION_NAMES) ?? FUNCTION_ALIASES.get(expr.callee));
     this.record(
       nameInExpression<FunctionReference>(this.locator, this.template, expr.calleeSpan, type, {
         kind: 'function',
