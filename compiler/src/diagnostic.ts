@@ -68,6 +68,13 @@ export function replaceFix(range: OffsetRange, suggestion: string | undefined): 
     : undefined;
 }
 
+/** The quick fix of a did-you-mean for a string literal (an outcome, a choice): writes `'suggestion'` over it. */
+export function replaceLiteralFix(range: OffsetRange, suggestion: string | undefined): QuickFix | undefined {
+  return suggestion
+    ? { title: `Replace with '${suggestion}'`, edits: [{ range, newText: `'${suggestion}'` }] }
+    : undefined;
+}
+
 /**
  * The most characters of the file's own text (a name, a key, a value, an expression) one message repeats:
  * a message says which thing, it does not copy it (an expression can be 100 KB long).

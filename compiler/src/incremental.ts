@@ -142,7 +142,9 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
       continue;
     }
     if (t.tagMistake) shift.range(t.tagMistake.range);
-    for (const reference of t.references) forget(reference, shift);
+    // (its names of expressions are in the reference index too, forgotten below: only the others move here)
+    for (const reference of t.references)
+      if (!(reference instanceof NameInExpression)) shift.range(reference.range);
     templates.push(t);
   }
   const references: SymbolReference[] = [];
@@ -310,9 +312,9 @@ function setPlainValue(value: unknown, contents: unknown, node: Scalar, next: un
 }
 
 /** A name in an expression works its range out again; any other reference's range moves. */
-function forget(reference: unknown, shift: Shift): void {
+function forget(reference: SymbolReference, shift: Shift): void {
   if (reference instanceof NameInExpression) reference.forgetRange();
-  else shift.range((reference as { range: OffsetRange }).range);
+  else shift.range(reference.range);
 }
 
 /**

@@ -1,5 +1,5 @@
 import {
-  BUILTIN_FUNCTIONS,
+  BUILTIN_FUNCTION_NAMES,
   CONTEXT_ROOTS,
   closest,
   getBuiltinFunction,
@@ -19,17 +19,19 @@ import {
   nullable,
 } from '../types/type.js';
 import type { Type } from '../types/type.js';
-import {
-  BoundContext,
-  BoundFunction,
-  BoundInput,
-  BoundName,
-  BoundOutcome,
-  BoundOutput,
-  BoundProperty,
-  BoundStep,
+import { nameInExpression } from './references.js';
+import type {
+  ContextReference,
+  ExpressionReference,
+  FunctionReference,
+  InputReference,
+  Locator,
+  NameReference,
+  OutcomeReference,
+  OutputReference,
+  PropertyReference,
+  StepReference,
 } from './references.js';
-import type { ExpressionReference, Locator } from './references.js';
 import { CHECK_OUTPUTS } from './scope-provider.js';
 import type { Scope, ScopeProvider } from './scope-provider.js';
 import type { BoundTemplate } from './template.js';
@@ -113,12 +115,26 @@ export class ExpressionBinder {
       if (visible && name === 'inputs') type = this.wholeInputs(expr);
       // A bare context root is an object; its members are checked in `member`.
       else if (visible && name !== 'steps') type = { kind: 'object', fields: new Map(), open: true };
-      this.record(new BoundContext(locator, template, expr.span, type, name, visible, true));
+      this.record(
+        nameInExpression<ContextReference>(locator, template, expr.span, type, {
+          kind: 'context',
+          name,
+          visible,
+          bare: true,
+        }),
+      );
       return type;
     }
     const input = this.scopes.input(name);
     const suggestion = input ? undefined : closest(name, CONTEXT_ROOTS);
-    this.record(new BoundName(locator, template, expr.span, name, input, suggestion));
+    this.record(
+      nameInExpression<NameReference>(locator, template, expr.span, ANY, {
+        kind: 'name',
+        name,
+        input,
+        suggestion,
+      }),
+    );
     return ANY;
   }
 
@@ -128,17 +144,14 @@ export class ExpressionBinder {
     for (const input of this.scopes.model.inputs) {
       const type = input.type ?? ANY;
       const reference = this.record(
-        new BoundInput(
-          this.locator,
-          this.template,
-          expr.span,
-          type,
-          input.name,
-          input,
-          undefined,
-          true,
-          expr.span,
-        ),
+        nameInExpression<InputReference>(this.locator, this.template, expr.span, type, {
+          kind: 'input',
+          name: input.name,
+          target: input,
+          suggestion: undefined,
+          whole: true,
+          exprSpan: expr.span,
+        }),
       );
       this.template.references.push(reference);
       fields.set(input.name, { type, optional: !(input.required || input.defaultValue) });
@@ -179,7 +192,14 @@ export class ExpressionBinder {
   ): void {
     // (a root that exists here, followed by a name, resolves nothing by itself: only what follows does)
     if (!visible)
-      this.record(new BoundContext(this.locator, this.template, object.span, ANY, name, visible, false));
+      this.record(
+        nameInExpression<ContextReference>(this.locator, this.template, object.span, ANY, {
+          kind: 'context',
+          name,
+          visible,
+          bare: false,
+        }),
+      );
   }
 
   private fieldOf(owner: Type, expr: Extract<Expr, { kind: 'member' }>, rootName: string | undefined): Type {
@@ -215,18 +235,15 @@ export class ExpressionBinder {
       suggestion = closest(expr.property, candidates);
     }
     this.record(
-      new BoundProperty(
-        this.locator,
-        this.template,
-        expr.propertySpan,
-        type,
-        expr.property,
+      nameInExpression<PropertyReference>(this.locator, this.template, expr.propertySpan, type, {
+        kind: 'property',
+        name: expr.property,
         ownerType,
         root,
         status,
         candidates,
         suggestion,
-      ),
+      }),
     );
   }
 
@@ -242,18 +259,15 @@ export class ExpressionBinder {
         declared?.outputs.find((o) => o.name === expr.property) ??
         CHECK_OUTPUTS.find((name) => name === expr.property);
       const reference = this.record(
-        new BoundOutput(
-          locator,
-          template,
-          expr.propertySpan,
-          field.type,
+        nameInExpression<OutputReference>(locator, template, expr.propertySpan, field.type, {
+          kind: 'output',
           step,
-          expr.property,
-          'found',
+          output: expr.property,
+          status: 'found',
           target,
-          NONE,
-          undefined,
-        ),
+          candidates: NONE,
+          suggestion: undefined,
+        }),
       );
       this.template.references.push(reference);
       return field.type;
@@ -270,18 +284,15 @@ export class ExpressionBinder {
         : (declared?.outputs.map((o) => o.name) ?? NONE);
     const suggestion = notYet ? undefined : closest(expr.property, candidates);
     this.record(
-      new BoundOutput(
-        locator,
-        template,
-        expr.propertySpan,
-        ANY,
+      nameInExpression<OutputReference>(locator, template, expr.propertySpan, ANY, {
+        kind: 'output',
         step,
-        expr.property,
-        notYet ? 'not-yet' : 'unknown',
-        undefined,
+        output: expr.property,
+        status: notYet ? 'not-yet' : 'unknown',
+        target: undefined,
         candidates,
         suggestion,
-      ),
+      }),
     );
     return ANY;
   }
@@ -296,17 +307,14 @@ export class ExpressionBinder {
           this.scopes.model.inputs.map((i) => i.name),
         );
     const reference = this.record(
-      new BoundInput(
-        this.locator,
-        this.template,
-        expr.propertySpan,
-        type,
-        expr.property,
-        input,
+      nameInExpression<InputReference>(this.locator, this.template, expr.propertySpan, type, {
+        kind: 'input',
+        name: expr.property,
+        target: input,
         suggestion,
-        false,
-        expr.span,
-      ),
+        whole: false,
+        exprSpan: expr.span,
+      }),
     );
     if (input) this.template.references.push(reference);
     return type;
@@ -320,24 +328,28 @@ export class ExpressionBinder {
       const visible = this.scopes.visibleSteps(this.scope).map((s) => s.name);
       const suggestion = closest(expr.property, visible) ?? closest(expr.property, this.scopes.stepNames);
       this.record(
-        new BoundStep(
-          locator,
-          template,
-          expr.propertySpan,
-          ANY,
-          expr.property,
-          undefined,
-          false,
+        nameInExpression<StepReference>(locator, template, expr.propertySpan, ANY, {
+          kind: 'step',
+          step: expr.property,
+          target: undefined,
+          visible: false,
           afterTask,
           suggestion,
-        ),
+        }),
       );
       return ANY;
     }
     const type = this.scopes.stepType(step, this.scope);
     const visible = this.scopes.canSee(this.scope, step);
     const reference = this.record(
-      new BoundStep(locator, template, expr.propertySpan, type, step.name, step, visible, false, undefined),
+      nameInExpression<StepReference>(locator, template, expr.propertySpan, type, {
+        kind: 'step',
+        step: step.name,
+        target: step,
+        visible,
+        afterTask: false,
+        suggestion: undefined,
+      }),
     );
     this.template.references.push(reference);
     return type;
@@ -381,18 +393,16 @@ export class ExpressionBinder {
     // The name inside the quotes, when no escape makes the source differ from the value.
     const inner = this.template.text.value.slice(start + 1, end - 1) === value;
     this.record(
-      new BoundOutcome(
-        this.locator,
-        this.template,
-        literal.span,
-        owner?.name ?? '',
-        value,
+      nameInExpression<OutcomeReference>(this.locator, this.template, literal.span, STRING, {
+        kind: 'outcome',
+        step: owner?.name ?? '',
+        outcome: value,
         owner,
-        found ? owner?.outcomes.find((o) => o.name === value) : undefined,
+        target: found ? owner?.outcomes.find((o) => o.name === value) : undefined,
         enumType,
-        found ? undefined : closest(value, enumType.members),
-        inner ? { start: start + 1, end: end - 1 } : literal.span,
-      ),
+        suggestion: found ? undefined : closest(value, enumType.members),
+        nameSpan: inner ? { start: start + 1, end: end - 1 } : literal.span,
+      }),
     );
   }
 
@@ -402,22 +412,16 @@ export class ExpressionBinder {
     const type = fn ? resultOf(fn.name, args) : ANY;
     const suggestion = fn
       ? undefined
-      : (closest(
-          expr.callee,
-          BUILTIN_FUNCTIONS.map((f) => f.name),
-        ) ?? FUNCTION_ALIASES.get(expr.callee));
+      : (closest(expr.callee, BUILTIN_FUNCTION_NAMES) ?? FUNCTION_ALIASES.get(expr.callee));
     this.record(
-      new BoundFunction(
-        this.locator,
-        this.template,
-        expr.calleeSpan,
-        type,
-        expr.callee,
-        fn,
+      nameInExpression<FunctionReference>(this.locator, this.template, expr.calleeSpan, type, {
+        kind: 'function',
+        name: expr.callee,
+        target: fn,
         suggestion,
-        expr.span,
-        args.length,
-      ),
+        callSpan: expr.span,
+        argumentCount: args.length,
+      }),
     );
     return type;
   }

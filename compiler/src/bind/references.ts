@@ -17,7 +17,6 @@ import type {
   StepDecl,
   TextRef,
 } from '../model/model.js';
-import { ANY, STRING } from '../types/type.js';
 import type { Type } from '../types/type.js';
 import type { CHECK_OUTPUTS } from './scope-provider.js';
 import type { BoundTemplate } from './template.js';
@@ -195,10 +194,10 @@ export interface Locator {
 }
 
 /**
- * What every name of an expression is built on: its range is worked out when first read. (One class per
- * kind below, fields set in the constructor: a file has tens of thousands of them.)
+ * What every name of an expression is built on: its range is worked out when first read (a file has tens
+ * of thousands of them, most never asked).
  */
-export abstract class NameInExpression {
+export class NameInExpression {
   private cached: OffsetRange | undefined;
 
   constructor(
@@ -218,144 +217,13 @@ export abstract class NameInExpression {
   }
 }
 
-export class BoundContext extends NameInExpression implements ContextReference {
-  readonly kind = 'context';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    type: Type,
-    readonly name: ContextRoot,
-    readonly visible: boolean,
-    readonly bare: boolean,
-  ) {
-    super(locator, template, span, type);
-  }
-}
-
-export class BoundName extends NameInExpression implements NameReference {
-  readonly kind = 'name';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    readonly name: string,
-    readonly input: InputDecl | undefined,
-    readonly suggestion: string | undefined,
-  ) {
-    super(locator, template, span, ANY);
-  }
-}
-
-export class BoundInput extends NameInExpression implements InputReference {
-  readonly kind = 'input';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    type: Type,
-    readonly name: string,
-    readonly target: InputDecl | undefined,
-    readonly suggestion: string | undefined,
-    readonly whole: boolean,
-    readonly exprSpan: Span,
-  ) {
-    super(locator, template, span, type);
-  }
-}
-
-export class BoundStep extends NameInExpression implements StepReference {
-  readonly kind = 'step';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    type: Type,
-    readonly step: string,
-    readonly target: StepDecl | undefined,
-    readonly visible: boolean,
-    readonly afterTask: boolean,
-    readonly suggestion: string | undefined,
-  ) {
-    super(locator, template, span, type);
-  }
-}
-
-export class BoundOutput extends NameInExpression implements OutputReference {
-  readonly kind = 'output';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    type: Type,
-    readonly step: string,
-    readonly output: string,
-    readonly status: OutputReference['status'],
-    readonly target: OutputReference['target'],
-    readonly candidates: readonly string[],
-    readonly suggestion: string | undefined,
-  ) {
-    super(locator, template, span, type);
-  }
-}
-
-export class BoundProperty extends NameInExpression implements PropertyReference {
-  readonly kind = 'property';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    type: Type,
-    readonly name: string,
-    readonly ownerType: Type,
-    readonly root: string | undefined,
-    readonly status: PropertyReference['status'],
-    readonly candidates: readonly string[],
-    readonly suggestion: string | undefined,
-  ) {
-    super(locator, template, span, type);
-  }
-}
-
-export class BoundOutcome extends NameInExpression implements OutcomeReference {
-  readonly kind = 'outcome';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    readonly step: string,
-    readonly outcome: string,
-    readonly owner: StepDecl | undefined,
-    readonly target: OutcomeDecl | undefined,
-    readonly enumType: Extract<Type, { kind: 'enum' }>,
-    readonly suggestion: string | undefined,
-    readonly nameSpan: Span,
-  ) {
-    super(locator, template, span, STRING);
-  }
-}
-
-export class BoundFunction extends NameInExpression implements FunctionReference {
-  readonly kind = 'function';
-
-  constructor(
-    locator: Locator,
-    template: BoundTemplate,
-    span: Span,
-    type: Type,
-    readonly name: string,
-    readonly target: BuiltinFunction | undefined,
-    readonly suggestion: string | undefined,
-    readonly callSpan: Span,
-    readonly argumentCount: number,
-  ) {
-    super(locator, template, span, type);
-  }
+/** A name of an expression of one kind: what every name has, and the fields of its kind. */
+export function nameInExpression<R extends ExpressionReference>(
+  locator: Locator,
+  template: BoundTemplate,
+  span: Span,
+  type: Type,
+  fields: Omit<R, keyof InExpression>,
+): NameInExpression & Omit<R, keyof InExpression> {
+  return Object.assign(new NameInExpression(locator, template, span, type), fields);
 }

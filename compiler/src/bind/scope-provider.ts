@@ -8,7 +8,7 @@ import type { ContextRoot } from '@kairoku-playbook/grammar';
 import type { OffsetRange } from '../diagnostic.js';
 import { shown } from '../diagnostic.js';
 import type { Graph } from '../graph/graph.js';
-import type { InputDecl, PlaybookModel, RoleDecl, StepDecl } from '../model/model.js';
+import type { InputDecl, PlaybookModel, StepDecl } from '../model/model.js';
 import { ANY, INTEGER, STRING, enumOf, nullable, typeToString } from '../types/type.js';
 import type { Type } from '../types/type.js';
 
@@ -171,12 +171,7 @@ export class ScopeProvider {
 
   /** The input of that name (the first, as the plain value has it). */
   input(name: string): InputDecl | undefined {
-    if (!this.inputsByName) {
-      const byName = new Map<string, InputDecl>();
-      for (const input of this.model.inputs) if (!byName.has(input.name)) byName.set(input.name, input);
-      this.inputsByName = byName;
-    }
-    return this.inputsByName.get(name);
+    return (this.inputsByName ??= firstByName(this.model.inputs)).get(name);
   }
 
   /** The step of that name (not an after-task). */
@@ -186,16 +181,7 @@ export class ScopeProvider {
 
   /** The after-task of that name (the first). */
   afterTask(name: string): StepDecl | undefined {
-    if (!this.afterByName) {
-      const byName = new Map<string, StepDecl>();
-      for (const task of this.model.after) if (!byName.has(task.name)) byName.set(task.name, task);
-      this.afterByName = byName;
-    }
-    return this.afterByName.get(name);
-  }
-
-  role(name: string): RoleDecl | undefined {
-    return this.model.roles.get(name);
+    return (this.afterByName ??= firstByName(this.model.after)).get(name);
   }
 
   /** The steps' names in file order: the candidates of a did-you-mean. */
@@ -279,7 +265,7 @@ export class ScopeProvider {
   private readonly meant = new Map<string, StepDecl | undefined>();
 
   /** The step a need that names no step was meant to name (its did-you-mean), asked once per need. */
-  meantStep(need: string, owner: string): StepDecl | undefined {
+  private meantStep(need: string, owner: string): StepDecl | undefined {
     const key = `${owner}\u0000${need}`;
     if (!this.meant.has(key)) {
       const suggestion = closest(need, this.stepNames, owner);
@@ -384,7 +370,7 @@ export class ScopeProvider {
       .map((root) => rootMember(root));
   }
 
-  inputMember(name: string): ScopeMember | undefined {
+  private inputMember(name: string): ScopeMember | undefined {
     const input = this.input(name);
     if (!input) return undefined;
     const optional = !input.required && !input.defaultValue;
@@ -403,10 +389,10 @@ export class ScopeProvider {
     };
   }
 
-  /** A step as a member of `steps.`; without a scope, as seen from everywhere. */
-  stepMember(scope: Scope | undefined, step: StepDecl): ScopeMember {
-    const absent = scope ? this.mayBeAbsent(step, scope) : false;
-    const visible = scope ? this.canSee(scope, step) : true;
+  /** A step as a member of `steps.`, as this scope sees it. */
+  private stepMember(scope: Scope, step: StepDecl): ScopeMember {
+    const absent = this.mayBeAbsent(step, scope);
+    const visible = this.canSee(scope, step);
     const parts = [
       `${stepKindText(step)}${step.role ? ` run by role \`${step.role.name}\`` : ''}.`,
       step.needs.length ? `Needs ${step.needs.map((n) => `\`${n.name}\``).join(', ')}.` : undefined,
@@ -423,7 +409,7 @@ export class ScopeProvider {
   }
 
   /** The outputs a step has: a check step's five counts, and those it declares. */
-  outputMembers(step: StepDecl, nullable: boolean): ScopeMember[] {
+  private outputMembers(step: StepDecl, nullable: boolean): ScopeMember[] {
     const members: ScopeMember[] = [];
     if (step.kind === 'check') {
       for (const name of CHECK_OUTPUTS) {
@@ -570,6 +556,14 @@ export class ScopeProvider {
   }
 }
 
+/** Each name's first declaration, as the plain value keeps it (a later one of the same name is a duplicate key, PB101). */
+function firstByName<T extends { name: string }>(declarations: readonly T[]): ReadonlyMap<string, T> {
+  const byName = new Map<string, T>();
+  for (const declaration of declarations)
+    if (!byName.has(declaration.name)) byName.set(declaration.name, declaration);
+  return byName;
+}
+
 /** A context root as a member, with its doc. */
 export function rootMember(root: ContextRoot): ScopeMember {
   return { name: root, kind: 'root', type: undefined, doc: ROOT_DOCS[root], declaredAt: undefined };
@@ -589,7 +583,7 @@ function enumText(members: readonly string[]): string {
   return `enum(${members.join(', ')})`;
 }
 
-export function objectType(fields: Record<string, Type>): Type {
+function objectType(fields: Record<string, Type>): Type {
   return {
     kind: 'object',
     fields: new Map(Object.entries(fields).map(([n, t]) => [n, { type: t, optional: false }])),

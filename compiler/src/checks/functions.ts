@@ -1,4 +1,4 @@
-import { BUILTIN_FUNCTIONS } from '@kairoku-playbook/grammar';
+import { BUILTIN_FUNCTION_NAMES } from '@kairoku-playbook/grammar';
 import type { Check } from '../check-context.js';
 import { replaceFix, shown } from '../diagnostic.js';
 
@@ -11,7 +11,7 @@ export const checkFunctions: Check = (context) => {
       context.report(
         'PB402',
         range,
-        `unknown function "${shown(reference.name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; the functions are ${BUILTIN_FUNCTIONS.map((f) => f.name).join(', ')}`}`,
+        `unknown function "${shown(reference.name)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; the functions are ${BUILTIN_FUNCTION_NAMES.join(', ')}`}`,
         { fix: replaceFix(range, suggestion) },
       );
       continue;

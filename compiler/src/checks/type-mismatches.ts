@@ -3,7 +3,7 @@ import type { Expr } from '@kairoku-playbook/grammar';
 import type { Check, CheckContext } from '../check-context.js';
 import { enumLiteralComparison, indexKey } from '../bind/expressions.js';
 import type { BoundTemplate } from '../bind/template.js';
-import { shown, shownList } from '../diagnostic.js';
+import { replaceLiteralFix, shown, shownList } from '../diagnostic.js';
 import { ANY, INTEGER, isAssignable, isNullable, nonNull, typeForMessage } from '../types/type.js';
 import type { Type } from '../types/type.js';
 
@@ -122,9 +122,7 @@ class TypeChecker {
         'PB401',
         range,
         `"${shown(literal.value as string)}" is not one of ${shownList(enumType.members)}, so this comparison is never true`,
-        suggestion
-          ? { fix: { title: `Replace with '${suggestion}'`, edits: [{ range, newText: `'${suggestion}'` }] } }
-          : {},
+        { fix: replaceLiteralFix(range, suggestion) },
       );
       return;
     }

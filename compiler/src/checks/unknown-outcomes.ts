@@ -1,5 +1,5 @@
 import type { Check } from '../check-context.js';
-import { shown, shownList } from '../diagnostic.js';
+import { replaceLiteralFix, shown, shownList } from '../diagnostic.js';
 
 /** PB206: a string compared with a step's outcome (or a gate's choice) that the step does not declare. */
 export const checkUnknownOutcomes: Check = (context) => {
@@ -11,9 +11,7 @@ export const checkUnknownOutcomes: Check = (context) => {
       'PB206',
       range,
       `${origin} has no ${origin.startsWith('gate') ? 'choice' : 'outcome'} "${shown(outcome)}"${suggestion ? `; did you mean "${shown(suggestion)}"?` : `; it has ${shownList(enumType.members)}`}`,
-      suggestion
-        ? { fix: { title: `Replace with '${suggestion}'`, edits: [{ range, newText: `'${suggestion}'` }] } }
-        : {},
+      { fix: replaceLiteralFix(range, suggestion) },
     );
   }
 };
