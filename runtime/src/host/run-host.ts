@@ -10,6 +10,7 @@ import { ACTIVE, AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { dueTimeouts } from '../core/timeouts.js';
 import { advance } from '../core/transition.js';
+import type { TransitionRefusal } from '../core/transition.js';
 import { lockStore, StoreBusyError } from '../store/lock.js';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
 import { RunStore } from '../store/run-store.js';
@@ -257,7 +258,7 @@ export class RunHost {
       this.save(state);
       const hosted = this.host(state, secrets);
       const refusal = hosted.driver.send({ type: 'start' });
-      if (refusal) return refused(refusal.code, refusal.message, 'conflict');
+      if (refusal) return fromTransition(refusal);
       this.settle(hosted);
       return { ok: true, value: { state: hosted.driver.state, warnings } };
     });
@@ -285,7 +286,7 @@ export class RunHost {
       const refusal = hosted.driver.send(event.event);
       if (refusal) {
         this.settle(hosted);
-        return refused(refusal.code, refusal.message, 'conflict');
+        return fromTransition(refusal);
       }
       if (operation.type === 'restart' || operation.type === 'retry') {
         const reopened = hosted.driver.state;
@@ -347,16 +348,9 @@ export class RunHost {
       case 'nudge':
         return { event: { type: 'nudge-step', step: operation.step, message: operation.message } };
       case 'retry': {
+        // A step the run does not have is the transition function's refusal (`unknown-step`, with a suggestion).
         const step = vecToArray(state.steps).find((s) => s.name === operation.step);
-        if (!step)
-          return {
-            refusal: refusedValue(
-              'unknown-step',
-              `run ${state.id} has no step "${operation.step}"`,
-              'not-found',
-            ),
-          };
-        if (step.status !== 'failed' && step.status !== 'lost')
+        if (step && step.status !== 'failed' && step.status !== 'lost')
           return {
             refusal: refusedValue(
               'not-failed',
@@ -368,15 +362,9 @@ export class RunHost {
         return { event: { type: 'restart-from', step: operation.step } };
       }
       case 'start-after': {
+        // An after-task the run does not have is the transition function's refusal (`unknown-after-task`).
         const task = state.ir.after.find((t) => t.name === operation.name);
-        if (!task)
-          return {
-            refusal: refusedValue(
-              'unknown-after-task',
-              `run ${state.id} has no after-task "${operation.name}"`,
-              'not-found',
-            ),
-          };
+        if (!task) return { event: { type: 'start-step', step: `${AFTER_PREFIX}${operation.name}` } };
         if (task.trigger !== 'manual')
           return {
             refusal: refusedValue(
@@ -565,6 +553,15 @@ export class RunHost {
       this.depth--;
     }
   }
+}
+
+/**
+ * A refusal of the transition function: a step or after-task it does not know is not found (404, as for
+ * an unknown run); every other code says "not now" (409).
+ */
+function fromTransition<T>(refusal: TransitionRefusal): HostResult<T> {
+  const notFound = refusal.code === 'unknown-step' || refusal.code === 'unknown-after-task';
+  return refused(refusal.code, refusal.message, notFound ? 'not-found' : 'conflict');
 }
 
 function refusedValue(code: string, message: string, kind: HostRefusal['kind'], field?: string): HostRefusal {
