@@ -12,6 +12,7 @@ import { dueTimeouts } from '../core/timeouts.js';
 import { advance } from '../core/transition.js';
 import type { TransitionRefusal } from '../core/transition.js';
 import { lockStore, StoreBusyError } from '../store/lock.js';
+import { loseGoneAgents } from '../store/recover.js';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
 import { RunStore } from '../store/run-store.js';
 import { loadMaskKey } from './mask-key.js';
@@ -191,7 +192,15 @@ export class RunHost {
         const exists =
           this.options.agentExists ??
           ((_state: RunState, agent: string | undefined) => backend.agentExists(agent));
-        const state = this.loseGoneAgents(stored, (agent) => exists(stored, agent));
+        // A Kairoku dispatch a dead host left non-terminal is failed this way, never relaunched (RF-013).
+        const { state } = loseGoneAgents(
+          stored,
+          (agent) => exists(stored, agent),
+          this.clock(),
+          stored.backend === 'kairoku'
+            ? 'its dispatch was left non-terminal by a host that stopped: failed, never relaunched (RF-013)'
+            : undefined,
+        );
         if (state !== stored) this.save(state);
         if (isEnded(state.status) && !state.after.some((t) => ACTIVE.includes(t.status))) continue;
         this.host(state, {}, backend);
@@ -438,35 +447,6 @@ export class RunHost {
       maskKey: this.maskKey,
       persist: (next) => this.save(next),
     });
-  }
-
-  /**
-   * The lost-agent rule for every running attempt whose agent no longer exists (steps of an active
-   * run, after-tasks of any): the attempt is lost, and retries within `retries`. A Kairoku dispatch a
-   * dead host left non-terminal is failed this way, never relaunched (RF-013).
-   */
-  private loseGoneAgents(original: RunState, agentExists: (agent: string | undefined) => boolean): RunState {
-    let state = original;
-    const active = state.status === 'running' || state.status === 'paused';
-    const candidates = [
-      ...(active ? vecToArray(state.steps) : []),
-      ...state.after.map((t) => ({ ...t, name: `${AFTER_PREFIX}${t.name}` })),
-    ];
-    for (const run of candidates) {
-      const attempt = run.attempts.at(-1);
-      if (run.status !== 'running' || !attempt || agentExists(attempt.agent)) continue;
-      const reason =
-        state.backend === 'kairoku'
-          ? 'its dispatch was left non-terminal by a host that stopped: failed, never relaunched (RF-013)'
-          : 'its agent no longer exists after a restart';
-      const next = advance(
-        state,
-        { type: 'agent-lost', step: run.name, attempt: attempt.attempt, reason },
-        this.clock(),
-      );
-      if (next.refusal === undefined) state = next.state;
-    }
-    return state;
   }
 
   /** A run taken up again: what was ready starts (autopilot), due timeouts fire. */
