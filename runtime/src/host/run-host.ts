@@ -6,7 +6,7 @@ import { createRun } from '../core/create-run.js';
 import type { RunEvent } from '../core/events.js';
 import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecToArray } from '../core/pvec.js';
-import { ACTIVE, AFTER_PREFIX, isEnded } from '../core/state.js';
+import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { dueTimeouts } from '../core/timeouts.js';
 import { advance } from '../core/transition.js';
@@ -168,8 +168,7 @@ export class RunHost {
       const all = this.store.loadAll();
       for (const stored of all.runs) {
         if (stored.workspace !== this.workspace) continue;
-        const wrapping = stored.after.some((t) => ACTIVE.includes(t.status));
-        if (isEnded(stored.status) && !wrapping) continue;
+        if (!hasWorkGoing(stored)) continue;
         const manager = stored.manager;
         if (manager && manager !== this.manager && !(this.options.managerExists?.(manager) ?? true)) {
           // Seed 000: on start, a run whose manager no longer exists is failed.
@@ -202,7 +201,7 @@ export class RunHost {
             : undefined,
         );
         if (state !== stored) this.save(state);
-        if (isEnded(state.status) && !state.after.some((t) => ACTIVE.includes(t.status))) continue;
+        if (!hasWorkGoing(state)) continue;
         this.host(state, {}, backend);
         adopted.push(state.id);
       }
@@ -473,7 +472,7 @@ export class RunHost {
   /** A run that has ended, with no after-task going, is let go of. */
   private settle(hosted: Hosted): void {
     const state = hosted.driver.state;
-    if (!isEnded(state.status) || state.after.some((t) => ACTIVE.includes(t.status))) return;
+    if (hasWorkGoing(state)) return;
     if (this.hosted.get(state.id) !== hosted) return;
     this.hosted.delete(state.id);
     this.store.release(state.id);
