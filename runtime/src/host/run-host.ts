@@ -14,6 +14,7 @@ import type { TransitionRefusal } from '../core/transition.js';
 import { lockStore, StoreBusyError } from '../store/lock.js';
 import { loseGoneAgents } from '../store/recover.js';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
+import type { RoomConflict } from '../store/room.js';
 import { RunStore } from '../store/run-store.js';
 import { loadMaskKey } from './mask-key.js';
 
@@ -232,12 +233,7 @@ export class RunHost {
     return this.locked(() => {
       const { runs } = this.store.loadAll();
       const conflict = findRoomConflict(runs, ir, this.workspace);
-      if (conflict)
-        return refused(
-          conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
-          describeRoomConflict(conflict, ir, 'the panel or kairoku-playbook runs cancel'),
-          'conflict',
-        );
+      if (conflict) return roomRefusal(conflict, ir);
       const { secrets, visible } = splitSecrets(ir, prepared.inputs);
       const same = JSON.stringify(visible);
       const warnings = runs
@@ -283,12 +279,7 @@ export class RunHost {
       if ('refusal' in event) return { ok: false, refusal: event.refusal };
       if (operation.type === 'restart' || operation.type === 'retry') {
         const conflict = findRoomConflict(this.store.loadAll().runs, state.ir, this.workspace, state.id);
-        if (conflict && isEnded(state.status))
-          return refused(
-            conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
-            describeRoomConflict(conflict, state.ir, 'the panel or kairoku-playbook runs cancel'),
-            'conflict',
-          );
+        if (conflict && isEnded(state.status)) return roomRefusal(conflict, state.ir);
       }
       const hosted = this.hosted.get(id) ?? this.host(state, {});
       const refusal = hosted.driver.send(event.event);
@@ -532,6 +523,15 @@ export class RunHost {
       this.depth--;
     }
   }
+}
+
+/** No room for another active run: the workspace has one, or the playbook is at `limits.concurrency`. */
+function roomRefusal<T>(conflict: RoomConflict, ir: Ir): HostResult<T> {
+  return refused(
+    conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
+    describeRoomConflict(conflict, ir, 'the panel or kairoku-playbook runs cancel'),
+    'conflict',
+  );
 }
 
 /**
