@@ -7,6 +7,7 @@ import { vecFromArray, vecToArray } from '../core/pvec.js';
 import { STATE_VERSION } from '../core/state.js';
 import type { HistoryEntry, RunState, StepRun } from '../core/state.js';
 import { FileWriteError, writeFileAtomic } from './atomic-write.js';
+import { processIsAlive } from './process-alive.js';
 
 /** `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`. */
 export function defaultHome(env: Record<string, string | undefined> = process.env): string {
@@ -229,14 +230,4 @@ function readRequest(text: string): OperatorRequest | undefined {
     // a broken request asks nothing
   }
   return undefined;
-}
-
-function processIsAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
