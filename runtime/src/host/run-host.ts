@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { Driver } from '../driver/driver.js';
@@ -244,9 +243,7 @@ export class RunHost {
             JSON.stringify(r.inputs) === same,
         )
         .map((r) => `run ${r.id} of playbook "${ir.id}" is already active with the same inputs`);
-      let id: string;
-      do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
-      while (this.store.exists(id));
+      const id = this.store.newId(ir.id);
       const state: RunState = {
         ...createRun(ir, {
           id,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -60,6 +61,14 @@ export class RunStore {
 
   exists(id: string): boolean {
     return existsSync(this.path(id));
+  }
+
+  /** A new run id for a playbook, `PLAYBOOK-xxxxxx`, that no run of the store has. */
+  newId(playbook: string): string {
+    let id: string;
+    do id = `${playbook}-${randomBytes(3).toString('hex')}`;
+    while (this.exists(id));
+    return id;
   }
 
   load(id: string): RunState | undefined {
