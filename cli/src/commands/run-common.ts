@@ -3,7 +3,6 @@
  * their errors, the run's room in the store, its display and end, scenarios, and asking a person at a gate.
  * Apart from run.ts so that run-live.ts, which run.ts loads lazily, imports no module that imports it.
  */
-import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { Ir } from '@kairoku-playbook/compiler';
 import {
@@ -102,10 +101,7 @@ export function openRoom(
   const workspace = realpathSync(io.cwd);
   const conflict = findRoomConflict(recovered.runs, ir, workspace);
   if (conflict) throw new UsageError(describeRoomConflict(conflict, ir, 'kairoku-playbook runs cancel'));
-  let id: string;
-  do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
-  while (store.exists(id));
-  return { store, id, workspace };
+  return { store, id: store.newId(ir.id), workspace };
 }
 
 /**

@@ -197,3 +197,8 @@ export function isEnded(status: RunStatus): boolean {
 
 /** Steps in these states have an agent working, a report waiting for a decision, or a gate open. */
 export const ACTIVE: readonly StepStatus[] = ['running', 'reported', 'waiting'];
+
+/** A run with work going: not ended, or ended with an after-task still at work (its host keeps it). */
+export function hasWorkGoing(state: RunState): boolean {
+  return !isEnded(state.status) || state.after.some((task) => ACTIVE.includes(task.status));
+}

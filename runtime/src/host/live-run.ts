@@ -1,7 +1,7 @@
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import type { OpenGate } from '../core/effects.js';
 import type { GateDecision, RunEvent } from '../core/events.js';
-import { ACTIVE, isEnded } from '../core/state.js';
+import { hasWorkGoing } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { Driver } from '../driver/driver.js';
 import type { Refusal } from '../driver/driver.js';
@@ -161,8 +161,7 @@ export class LiveRun {
   }
 
   private settleIfDone(state: RunState): void {
-    if (this.finished || !isEnded(state.status)) return;
-    if (state.after.some((task) => ACTIVE.includes(task.status))) return;
+    if (this.finished || hasWorkGoing(state)) return;
     this.finished = true;
     this.close();
     this.finish(state);

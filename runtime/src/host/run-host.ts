@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { Driver } from '../driver/driver.js';
@@ -6,12 +5,15 @@ import { createRun } from '../core/create-run.js';
 import type { RunEvent } from '../core/events.js';
 import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecToArray } from '../core/pvec.js';
-import { ACTIVE, AFTER_PREFIX, isEnded } from '../core/state.js';
+import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import { dueTimeouts } from '../core/timeouts.js';
 import { advance } from '../core/transition.js';
+import type { TransitionRefusal } from '../core/transition.js';
 import { lockStore, StoreBusyError } from '../store/lock.js';
+import { loseGoneAgents } from '../store/recover.js';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
+import type { RoomConflict } from '../store/room.js';
 import { RunStore } from '../store/run-store.js';
 import { loadMaskKey } from './mask-key.js';
 
@@ -166,8 +168,7 @@ export class RunHost {
       const all = this.store.loadAll();
       for (const stored of all.runs) {
         if (stored.workspace !== this.workspace) continue;
-        const wrapping = stored.after.some((t) => ACTIVE.includes(t.status));
-        if (isEnded(stored.status) && !wrapping) continue;
+        if (!hasWorkGoing(stored)) continue;
         const manager = stored.manager;
         if (manager && manager !== this.manager && !(this.options.managerExists?.(manager) ?? true)) {
           // Seed 000: on start, a run whose manager no longer exists is failed.
@@ -190,9 +191,17 @@ export class RunHost {
         const exists =
           this.options.agentExists ??
           ((_state: RunState, agent: string | undefined) => backend.agentExists(agent));
-        const state = this.loseGoneAgents(stored, (agent) => exists(stored, agent));
+        // A Kairoku dispatch a dead host left non-terminal is failed this way, never relaunched (RF-013).
+        const { state } = loseGoneAgents(
+          stored,
+          (agent) => exists(stored, agent),
+          this.clock(),
+          stored.backend === 'kairoku'
+            ? 'its dispatch was left non-terminal by a host that stopped: failed, never relaunched (RF-013)'
+            : undefined,
+        );
         if (state !== stored) this.save(state);
-        if (isEnded(state.status) && !state.after.some((t) => ACTIVE.includes(t.status))) continue;
+        if (!hasWorkGoing(state)) continue;
         this.host(state, {}, backend);
         adopted.push(state.id);
       }
@@ -223,12 +232,7 @@ export class RunHost {
     return this.locked(() => {
       const { runs } = this.store.loadAll();
       const conflict = findRoomConflict(runs, ir, this.workspace);
-      if (conflict)
-        return refused(
-          conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
-          describeRoomConflict(conflict, ir, 'the panel or kairoku-playbook runs cancel'),
-          'conflict',
-        );
+      if (conflict) return roomRefusal(conflict, ir);
       const { secrets, visible } = splitSecrets(ir, prepared.inputs);
       const same = JSON.stringify(visible);
       const warnings = runs
@@ -239,9 +243,7 @@ export class RunHost {
             JSON.stringify(r.inputs) === same,
         )
         .map((r) => `run ${r.id} of playbook "${ir.id}" is already active with the same inputs`);
-      let id: string;
-      do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
-      while (this.store.exists(id));
+      const id = this.store.newId(ir.id);
       const state: RunState = {
         ...createRun(ir, {
           id,
@@ -257,7 +259,7 @@ export class RunHost {
       this.save(state);
       const hosted = this.host(state, secrets);
       const refusal = hosted.driver.send({ type: 'start' });
-      if (refusal) return refused(refusal.code, refusal.message, 'conflict');
+      if (refusal) return fromTransition(refusal);
       this.settle(hosted);
       return { ok: true, value: { state: hosted.driver.state, warnings } };
     });
@@ -274,18 +276,13 @@ export class RunHost {
       if ('refusal' in event) return { ok: false, refusal: event.refusal };
       if (operation.type === 'restart' || operation.type === 'retry') {
         const conflict = findRoomConflict(this.store.loadAll().runs, state.ir, this.workspace, state.id);
-        if (conflict && isEnded(state.status))
-          return refused(
-            conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
-            describeRoomConflict(conflict, state.ir, 'the panel or kairoku-playbook runs cancel'),
-            'conflict',
-          );
+        if (conflict && isEnded(state.status)) return roomRefusal(conflict, state.ir);
       }
       const hosted = this.hosted.get(id) ?? this.host(state, {});
       const refusal = hosted.driver.send(event.event);
       if (refusal) {
         this.settle(hosted);
-        return refused(refusal.code, refusal.message, 'conflict');
+        return fromTransition(refusal);
       }
       if (operation.type === 'restart' || operation.type === 'retry') {
         const reopened = hosted.driver.state;
@@ -347,16 +344,9 @@ export class RunHost {
       case 'nudge':
         return { event: { type: 'nudge-step', step: operation.step, message: operation.message } };
       case 'retry': {
+        // A step the run does not have is the transition function's refusal (`unknown-step`, with a suggestion).
         const step = vecToArray(state.steps).find((s) => s.name === operation.step);
-        if (!step)
-          return {
-            refusal: refusedValue(
-              'unknown-step',
-              `run ${state.id} has no step "${operation.step}"`,
-              'not-found',
-            ),
-          };
-        if (step.status !== 'failed' && step.status !== 'lost')
+        if (step && step.status !== 'failed' && step.status !== 'lost')
           return {
             refusal: refusedValue(
               'not-failed',
@@ -368,15 +358,9 @@ export class RunHost {
         return { event: { type: 'restart-from', step: operation.step } };
       }
       case 'start-after': {
+        // An after-task the run does not have is the transition function's refusal (`unknown-after-task`).
         const task = state.ir.after.find((t) => t.name === operation.name);
-        if (!task)
-          return {
-            refusal: refusedValue(
-              'unknown-after-task',
-              `run ${state.id} has no after-task "${operation.name}"`,
-              'not-found',
-            ),
-          };
+        if (!task) return { event: { type: 'start-step', step: `${AFTER_PREFIX}${operation.name}` } };
         if (task.trigger !== 'manual')
           return {
             refusal: refusedValue(
@@ -452,35 +436,6 @@ export class RunHost {
     });
   }
 
-  /**
-   * The lost-agent rule for every running attempt whose agent no longer exists (steps of an active
-   * run, after-tasks of any): the attempt is lost, and retries within `retries`. A Kairoku dispatch a
-   * dead host left non-terminal is failed this way, never relaunched (RF-013).
-   */
-  private loseGoneAgents(original: RunState, agentExists: (agent: string | undefined) => boolean): RunState {
-    let state = original;
-    const active = state.status === 'running' || state.status === 'paused';
-    const candidates = [
-      ...(active ? vecToArray(state.steps) : []),
-      ...state.after.map((t) => ({ ...t, name: `${AFTER_PREFIX}${t.name}` })),
-    ];
-    for (const run of candidates) {
-      const attempt = run.attempts.at(-1);
-      if (run.status !== 'running' || !attempt || agentExists(attempt.agent)) continue;
-      const reason =
-        state.backend === 'kairoku'
-          ? 'its dispatch was left non-terminal by a host that stopped: failed, never relaunched (RF-013)'
-          : 'its agent no longer exists after a restart';
-      const next = advance(
-        state,
-        { type: 'agent-lost', step: run.name, attempt: attempt.attempt, reason },
-        this.clock(),
-      );
-      if (next.refusal === undefined) state = next.state;
-    }
-    return state;
-  }
-
   /** A run taken up again: what was ready starts (autopilot), due timeouts fire. */
   private kick(hosted: Hosted): void {
     const state = hosted.driver.state;
@@ -505,7 +460,7 @@ export class RunHost {
   /** A run that has ended, with no after-task going, is let go of. */
   private settle(hosted: Hosted): void {
     const state = hosted.driver.state;
-    if (!isEnded(state.status) || state.after.some((t) => ACTIVE.includes(t.status))) return;
+    if (hasWorkGoing(state)) return;
     if (this.hosted.get(state.id) !== hosted) return;
     this.hosted.delete(state.id);
     this.store.release(state.id);
@@ -565,6 +520,24 @@ export class RunHost {
       this.depth--;
     }
   }
+}
+
+/** No room for another active run: the workspace has one, or the playbook is at `limits.concurrency`. */
+function roomRefusal<T>(conflict: RoomConflict, ir: Ir): HostResult<T> {
+  return refused(
+    conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
+    describeRoomConflict(conflict, ir, 'the panel or kairoku-playbook runs cancel'),
+    'conflict',
+  );
+}
+
+/**
+ * A refusal of the transition function: a step or after-task it does not know is not found (404, as for
+ * an unknown run); every other code says "not now" (409).
+ */
+function fromTransition<T>(refusal: TransitionRefusal): HostResult<T> {
+  const notFound = refusal.code === 'unknown-step' || refusal.code === 'unknown-after-task';
+  return refused(refusal.code, refusal.message, notFound ? 'not-found' : 'conflict');
 }
 
 function refusedValue(code: string, message: string, kind: HostRefusal['kind'], field?: string): HostRefusal {

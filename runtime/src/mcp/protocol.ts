@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
@@ -228,9 +227,7 @@ export class PlaybookProtocol {
       );
     return withStoreLock(this.store.folder, () => {
       this.checkRoom(ir, this.workspace, undefined);
-      let id: string;
-      do id = `${ir.id}-${randomBytes(3).toString('hex')}`;
-      while (this.store.exists(id));
+      const id = this.store.newId(ir.id);
       const { secrets } = splitSecrets(ir, prepared.inputs);
       const now = this.clock();
       const created: RunState = {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { processIsAlive } from '../store/process-alive.js';
 
 /**
  * How other processes (`run`, `runs cancel`, the MCP server) find the `serve` of a workspace: a small
@@ -40,7 +41,7 @@ export function findServe(home: string, workspace: string): ServeInfo | undefine
   }
   if (typeof info?.pid !== 'number' || typeof info.url !== 'string' || typeof info.token !== 'string')
     return undefined;
-  if (info.workspace !== workspace || !alive(info.pid)) return undefined;
+  if (info.workspace !== workspace || !processIsAlive(info.pid)) return undefined;
   return info;
 }
 
@@ -49,19 +50,9 @@ export function removeServeInfo(home: string, workspace: string, pid = process.p
   const path = serveInfoPath(home, workspace);
   try {
     const info = JSON.parse(readFileSync(path, 'utf8')) as ServeInfo;
-    if (info.pid !== pid && alive(info.pid)) return;
+    if (info.pid !== pid && processIsAlive(info.pid)) return;
   } catch {
     // unreadable: ours to remove
   }
   rmSync(path, { force: true });
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -442,10 +442,10 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-/** The panel's files: `/` is its index.html, `/assets/*` its bundle; nothing outside the folder. */
 /**
  * The page: `/` is the panel's index.html; `/assets/NAME` is its file NAME (the page loads `assets/panel.js`
  * relative to itself), from the folder or else from the files held in memory; a placeholder without either.
+ * Nothing outside the folder is served (a path that resolves out of it, by `..` or a link, is not found).
  */
 function serveAsset(
   res: ServerResponse,
@@ -477,16 +477,12 @@ function serveAsset(
   }
   if (!target.startsWith(root + sep) || !statSync(target).isFile())
     return refuse(res, 404, 'not-found', `no file ${path}`);
-  file(res, target);
+  sendFile(res, target, readFileSync(target));
 }
 
 function placeholder(res: ServerResponse): void {
   res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
   res.end(PLACEHOLDER);
-}
-
-function file(res: ServerResponse, path: string): void {
-  sendFile(res, path, readFileSync(path));
 }
 
 function sendFile(res: ServerResponse, path: string, body: Buffer): void {

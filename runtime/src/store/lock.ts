@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { FileWriteError, writeFully } from './atomic-write.js';
+import { processIsAlive } from './process-alive.js';
 
 /** The store stayed locked by another live process for longer than the wait: try again later. */
 export class StoreBusyError extends Error {
@@ -82,17 +83,8 @@ function readHolder(path: string): { pid: number | undefined; stale: (staleMs: n
   }
   return {
     pid,
-    stale: (staleMs) => age > staleMs || (pid !== undefined && age > 1000 && !alive(pid)),
+    stale: (staleMs) => age > staleMs || (pid !== undefined && age > 1000 && !processIsAlive(pid)),
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const cell = new Int32Array(new SharedArrayBuffer(4));

@@ -1,5 +1,6 @@
 import type { Effect } from '../core/effects.js';
 import { vecGet } from '../core/pvec.js';
+import { AFTER_PREFIX } from '../core/state.js';
 import type { RunState, StepRun } from '../core/state.js';
 import { advance } from '../core/transition.js';
 import type { RunStore } from './run-store.js';
@@ -26,42 +27,49 @@ export function recoverRuns(
   for (const original of runs) {
     let state = original;
     if (state.backend === options.backend) {
-      const effects: Effect[] = [];
-      const lost: string[] = [];
-      const active = state.status === 'running' || state.status === 'paused';
-      // Steps of an active run, and after-tasks of any run (they run after it ended).
-      const candidates: { name: string; run: StepRun }[] = [];
-      if (active) {
-        for (let index = 0; index < state.steps.size; index++) {
-          const run = vecGet(state.steps, index);
-          candidates.push({ name: run.name, run });
-        }
-      }
-      for (const task of state.after) candidates.push({ name: `after.${task.name}`, run: task });
-      for (const { name, run } of candidates) {
-        const attempt = run.attempts[run.attempts.length - 1];
-        if (run.status !== 'running' || !attempt || options.agentExists(attempt.agent)) continue;
-        const next = advance(
-          state,
-          {
-            type: 'agent-lost',
-            step: name,
-            attempt: attempt.attempt,
-            reason: 'its agent no longer exists after a restart',
-          },
-          options.now,
-        );
-        if (next.error) continue;
-        state = next.state;
-        effects.push(...next.effects);
-        lost.push(name);
-      }
-      if (lost.length) {
+      const recovery = loseGoneAgents(state, options.agentExists, options.now);
+      if (recovery.lost.length) {
+        state = recovery.state;
         store.save(state);
-        recovered.push({ state, effects: effects.filter((e) => e.type !== 'persist'), lost });
+        recovered.push(recovery);
       }
     }
     result.push(state);
   }
   return { recovered, runs: result, problems };
+}
+
+/**
+ * The lost-agent rule for one run: every running attempt whose agent no longer exists (steps of an
+ * active run, after-tasks of any run: they run after it ended) is lost, and retries within `retries`.
+ * Nothing is saved; `lost` is empty (and `state` the same object) when every agent still exists.
+ */
+export function loseGoneAgents(
+  original: RunState,
+  agentExists: (agent: string | undefined) => boolean,
+  now: number,
+  reason = 'its agent no longer exists after a restart',
+): Recovery {
+  let state = original;
+  const effects: Effect[] = [];
+  const lost: string[] = [];
+  const active = state.status === 'running' || state.status === 'paused';
+  const candidates: { name: string; run: StepRun }[] = [];
+  if (active) {
+    for (let index = 0; index < state.steps.size; index++) {
+      const run = vecGet(state.steps, index);
+      candidates.push({ name: run.name, run });
+    }
+  }
+  for (const task of state.after) candidates.push({ name: `${AFTER_PREFIX}${task.name}`, run: task });
+  for (const { name, run } of candidates) {
+    const attempt = run.attempts[run.attempts.length - 1];
+    if (run.status !== 'running' || !attempt || agentExists(attempt.agent)) continue;
+    const next = advance(state, { type: 'agent-lost', step: name, attempt: attempt.attempt, reason }, now);
+    if (next.refusal !== undefined) continue;
+    state = next.state;
+    effects.push(...next.effects);
+    lost.push(name);
+  }
+  return { state, effects: effects.filter((e) => e.type !== 'persist'), lost };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -7,6 +8,7 @@ import { vecFromArray, vecToArray } from '../core/pvec.js';
 import { STATE_VERSION } from '../core/state.js';
 import type { HistoryEntry, RunState, StepRun } from '../core/state.js';
 import { FileWriteError, writeFileAtomic } from './atomic-write.js';
+import { processIsAlive } from './process-alive.js';
 
 /** `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`. */
 export function defaultHome(env: Record<string, string | undefined> = process.env): string {
@@ -59,6 +61,14 @@ export class RunStore {
 
   exists(id: string): boolean {
     return existsSync(this.path(id));
+  }
+
+  /** A new run id for a playbook, `PLAYBOOK-xxxxxx`, that no run of the store has. */
+  newId(playbook: string): string {
+    let id: string;
+    do id = `${playbook}-${randomBytes(3).toString('hex')}`;
+    while (this.exists(id));
+    return id;
   }
 
   load(id: string): RunState | undefined {
@@ -229,14 +239,4 @@ function readRequest(text: string): OperatorRequest | undefined {
     // a broken request asks nothing
   }
   return undefined;
-}
-
-function processIsAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

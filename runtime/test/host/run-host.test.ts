@@ -186,7 +186,11 @@ after:
     expect(started.value.state.status).toBe('failed');
     expect(host.operate(id, { type: 'retry', step: 'nope' })).toMatchObject({
       ok: false,
-      refusal: { code: 'unknown-step' },
+      refusal: { code: 'unknown-step', kind: 'not-found' },
+    });
+    expect(host.operate(id, { type: 'restart', step: 'buld' })).toMatchObject({
+      ok: false,
+      refusal: { code: 'unknown-step', kind: 'not-found', message: expect.stringContaining('"build"') },
     });
     expect(host.operate(id, { type: 'start-after', name: 'nope' })).toMatchObject({
       ok: false,

@@ -210,6 +210,13 @@ describe('serve: the API', () => {
     expect(wrongChoice.body.refusal.code).toBe('unknown-choice');
     const notGate = await api(`/api/v1/runs/${id}/gates/plan`, { body: { choice: 'approve' } });
     expect(notGate.body.refusal.code).toBe('not-a-gate');
+    // A gate the run does not have is not found (docs/serve.md: 404), like a run it does not have.
+    const noGate = await api(`/api/v1/runs/${id}/gates/shipp`, { body: { choice: 'approve' } });
+    expect(noGate.status).toBe(404);
+    expect(noGate.body.refusal).toMatchObject({
+      code: 'unknown-step',
+      message: expect.stringContaining('did you mean "ship"'),
+    });
     const noRun = await api(`/api/v1/runs/nope-000000/pause`, { body: {} });
     expect(noRun.status).toBe(404);
 

@@ -1,5 +1,5 @@
 import { vecToArray } from '../../core/pvec.js';
-import { ACTIVE, AFTER_PREFIX, isEnded } from '../../core/state.js';
+import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../../core/state.js';
 import type { RunState } from '../../core/state.js';
 import type { Driver } from '../../driver/driver.js';
 import type { RunStore } from '../../store/run-store.js';
@@ -146,7 +146,7 @@ export class PaseoHost {
     const runs = store
       .loadAll()
       .runs.filter(
-        (r) => r.backend === 'paseo' && r.workspace === workspace && hasWork(r) && !store.owner(r.id),
+        (r) => r.backend === 'paseo' && r.workspace === workspace && hasWorkGoing(r) && !store.owner(r.id),
       );
     await Promise.all(
       runs.map((r) =>
@@ -159,7 +159,7 @@ export class PaseoHost {
 
   /** Whether a run should be hosted for a tool call that does not need it (one with work going). */
   wants(state: RunState): boolean {
-    return hasWork(state);
+    return hasWorkGoing(state);
   }
 
   /**
@@ -358,7 +358,7 @@ export class PaseoHost {
         continue;
       }
       const state = entry.context.tick();
-      if (state && hasWork(state)) {
+      if (state && hasWorkGoing(state)) {
         entry.idleTicks = 0;
         continue;
       }
@@ -370,11 +370,6 @@ export class PaseoHost {
         );
     }
   }
-}
-
-/** A run with something to watch: active, or an after-task still at work. */
-function hasWork(state: RunState): boolean {
-  return !isEnded(state.status) || state.after.some((task) => ACTIVE.includes(task.status));
 }
 
 /** The running attempts of a run (steps while it is active, after-tasks whenever). */
