@@ -147,6 +147,8 @@ beforeAll(() => {
 });
 
 describe('the bash script', () => {
+  // Each line starts two node processes (the script, then its completer): at load 20 on two cores the
+  // eight lines took over a minute, so the guards below only catch a hang.
   /** The completions bash's function gives for a command line (cursor at its end). */
   function bash(line: string): string[] {
     const words = line.split(' ');
@@ -169,7 +171,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(bash('kairoku-playbook explain PB20')).toContain('PB205');
     expect(bash('kairoku-playbook runs show ')).toEqual(['pr-abc123', 'release-0f0f0f']);
     expect(bash('kairoku-playbook run --worktree d')).toEqual(['docs']);
-  });
+  }, 180_000);
 });
 
 describe.skipIf(!hasTool('fish'))('the fish script', () => {
@@ -194,7 +196,7 @@ describe.skipIf(!hasTool('fish'))('the fish script', () => {
     expect(fish('kairoku-playbook explain PB20')).toContain('PB205');
     expect(fish('kairoku-playbook runs show ')).toEqual(['pr-abc123', 'release-0f0f0f']);
     expect(fish('kairoku-playbook run --worktree d')).toEqual(['docs/']);
-  });
+  }, 180_000);
 });
 
 describe.skipIf(!hasTool('zsh') || !hasTool('script'))('the zsh script, typed at an interactive zsh', () => {
@@ -224,5 +226,5 @@ describe.skipIf(!hasTool('zsh') || !hasTool('script'))('the zsh script, typed at
     await tab('kairoku-playbook run playbooks/', /kairoku-playbook run playbooks\/pr\.yml /);
     await tab('kairoku-playbook explain PB20', /PB200\s+PB201\s+PB202/);
     await tab('kairoku-playbook runs show ', /pr-abc123\s+release-0f0f0f/);
-  }, 60_000);
+  }, 180_000);
 });
