@@ -36,6 +36,8 @@ export interface FakePaseoOptions {
   /** where worktrees are made (default: a temporary folder, removed by `close`) */
   home?: string;
   version?: string;
+  /** mark `checkout` worktrees for the first agent's branch auto-name too (the daemon does not) */
+  autoNameCheckouts?: boolean;
   /** answer create_agent_request only after the first turn's events went out (a slow answer) */
   answerCreateLate?: boolean;
 }
@@ -94,6 +96,10 @@ export class FakePaseoDaemon {
   readonly hellos: Record<string, unknown>[] = [];
   readonly reports: ReportCall[] = [];
   readonly worktrees: string[] = [];
+  /** branches the first agent of a branch-off worktree renamed, as the daemon does */
+  readonly autoRenamed: { worktree: string; branch: string }[] = [];
+  /** branch-off worktrees whose first agent will rename their branch */
+  private readonly autoNamePending = new Set<string>();
   scripts: Scripts;
   serverId = `srv_${randomUUID().slice(0, 8)}`;
   /** how many times the daemon was restarted */
@@ -499,7 +505,17 @@ export class FakePaseoDaemon {
       }
       case 'create_paseo_worktree_request': {
         try {
-          const path = this.makeWorktree(String(message.cwd), message.worktreeSlug, message.refName);
+          const path =
+            message.action === 'checkout'
+              ? this.checkoutWorktree(String(message.cwd), message.worktreeSlug, message.refName)
+              : this.makeWorktree(String(message.cwd), message.worktreeSlug, message.refName);
+          // As the daemon does (its "first agent branch auto-name"): a branch-off worktree made
+          // without a first agent's context gets its branch renamed by the first agent made in it.
+          if (
+            (message.action !== 'checkout' || this.options.autoNameCheckouts) &&
+            !isRecord(message.firstAgentContext)
+          )
+            this.autoNamePending.add(path);
           return reply('create_paseo_worktree_response', {
             workspace: { id: `wks_${randomUUID().slice(0, 8)}`, workspaceDirectory: path, kind: 'worktree' },
             error: null,
@@ -564,6 +580,12 @@ export class FakePaseoDaemon {
     const now = new Date().toISOString();
     const prompt =
       typeof message.initialPrompt === 'string' && message.initialPrompt ? message.initialPrompt : undefined;
+    try {
+      this.autoNameBranch(cwd, prompt);
+    } catch (error) {
+      const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+      return failed(stderr || (error as Error).message, 'branch_rename_failed');
+    }
     const agent: FakeAgent = {
       id: randomUUID(),
       provider: config.provider,
@@ -746,6 +768,36 @@ export class FakePaseoDaemon {
     });
   }
 
+  /**
+   * `action: "checkout"` of an existing branch (the daemon's `checkout-branch`): a worktree of that
+   * branch, not marked for the first agent's branch auto-name; the one of the same slug when it exists.
+   */
+  private checkoutWorktree(cwd: string, slug: unknown, refName: unknown): string {
+    if (typeof refName !== 'string' || !refName.trim())
+      throw new Error('action "checkout" requires refName or githubPrNumber');
+    const name = typeof slug === 'string' && slug ? slugify(slug) : slugify(refName);
+    const path = join(this.home, 'worktrees', name);
+    if (this.worktrees.includes(path) && existsSync(path)) return path;
+    mkdirSync(dirname(path), { recursive: true });
+    execFileSync('git', ['-C', cwd, 'worktree', 'add', path, refName.trim()], { stdio: 'pipe' });
+    this.worktrees.push(path);
+    return path;
+  }
+
+  /**
+   * The daemon's first-agent branch auto-name (paseo-worktree-service.ts): the first agent created in
+   * a pending worktree renames the branch checked out there after its first message
+   * (`git branch -m`), once; a rename git refuses (a branch of that name exists) fails the create.
+   */
+  private autoNameBranch(cwd: string, prompt: string | undefined): void {
+    if (!this.autoNamePending.has(cwd) || !prompt) return;
+    this.autoNamePending.delete(cwd);
+    const name = slugify(prompt);
+    if (!name) return;
+    execFileSync('git', ['-C', cwd, 'branch', '-m', name], { stdio: 'pipe' });
+    this.autoRenamed.push({ worktree: cwd, branch: name });
+  }
+
   private makeWorktree(cwd: string, slug: unknown, base: unknown, branch?: unknown): string {
     const name = typeof slug === 'string' && slug ? slug : `worktree-${randomUUID().slice(0, 6)}`;
     const path = join(this.home, 'worktrees', name);
@@ -815,6 +867,18 @@ function git(dir: string, args: string[]): string | null {
   } catch {
     return null;
   }
+}
+
+/** The daemon's slugify (utils/worktree.ts): lower case, runs of other characters to `-`, 50 at most. */
+function slugify(input: string): string {
+  const slug = input
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (slug.length <= 50) return slug;
+  const truncated = slug.slice(0, 50);
+  const lastHyphen = truncated.lastIndexOf('-');
+  return lastHyphen > 25 ? truncated.slice(0, lastHyphen) : truncated;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

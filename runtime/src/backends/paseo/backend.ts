@@ -11,7 +11,7 @@ import { PaseoClient, PaseoError, isObject } from './client.js';
 import type { Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
 import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
 import type { ReportContract, StartAgent } from './first-message.js';
-import { prepareWorktree, runBranch } from './worktree.js';
+import { keepRunBranch, prepareWorktree, runBranch } from './worktree.js';
 
 export type StartCheck = Extract<Effect, { type: 'start-check' }>;
 
@@ -330,6 +330,7 @@ export class PaseoBackend implements Backend {
     }
     tracked.agentId = agentId;
     tracked.turnEpoch = this.drops;
+    this.checkBranch();
     this.byAgent.set(agentId, tracked);
     this.known.set(agentId, { status: 'running', labels: request.labels, archived: false });
     if (this.closed) return;
@@ -353,6 +354,19 @@ export class PaseoBackend implements Backend {
     if (early) {
       this.early.delete(agentId);
       this.turnEnded(tracked, early);
+    }
+  }
+
+  /**
+   * The run's branch after an agent was made in its worktree: a daemon that renames a worktree's
+   * branch after its first agent's first message ("first agent branch auto-name") is undone, and said.
+   */
+  private checkBranch(): void {
+    if (this.branch === undefined || this.worktree === this.options.cwd) return;
+    try {
+      keepRunBranch(this.worktree, this.branch, this.log);
+    } catch (error) {
+      this.log('error', `paseo: ${(error as Error).message}`);
     }
   }
 

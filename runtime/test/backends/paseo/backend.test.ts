@@ -125,10 +125,12 @@ describe('a whole run of playbooks/pr.yml on the paseo backend', { timeout: 30_0
       expect.objectContaining({
         cwd: repo,
         worktreeSlug: 'pr-3a9c1f',
-        action: 'branch-off',
-        refName: 'main',
+        action: 'checkout',
+        refName: 'playbooks/pr-3a9c1f',
       }),
     ]);
+    // A checkout worktree is not renamed after its first agent's first message (a branch-off one is).
+    expect(fake.autoRenamed).toEqual([]);
     const branch = spawnSync('git', ['-C', worktree, 'rev-parse', '--abbrev-ref', 'HEAD'], {
       encoding: 'utf8',
     });
@@ -622,5 +624,49 @@ describe('the paseo backend when the daemon goes away', () => {
     const afterRestart = await PaseoBackend.connect({ ...options, runId: 't-000001' });
     cleanup.push(() => afterRestart.close());
     expect(afterRestart.agentExists(agent)).toBe(false);
+  });
+});
+
+describe('the run\u2019s branch and Paseo\u2019s first-agent branch auto-name', { timeout: 30_000 }, () => {
+  const WORKTREE = playbook(
+    `  work:
+    role: implementer
+    prompt: Do \${{ inputs.task }}.
+`,
+    'inputs:\n  task: { type: string }\nworkspace: new-worktree\n',
+  );
+  const branchOf = (dir: string) =>
+    spawnSync('git', ['-C', dir, 'rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+
+  it('keeps playbooks/<playbook>-<id> after the first agent, and a second run of the same task runs', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done')] } });
+    const first = await start({ ir: WORKTREE, daemon: fake, cwd: repo, inputs: { task: 'add a flag' } });
+    expect((await first.settled()).status).toBe('completed');
+    expect(branchOf(first.backend.worktree)).toBe('playbooks/t-3a9c1f');
+    const second = await start({
+      ir: WORKTREE,
+      daemon: fake,
+      cwd: repo,
+      inputs: { task: 'add a flag' },
+      runId: 't-77aa01',
+    });
+    expect((await second.settled()).status).toBe('completed');
+    expect(branchOf(second.backend.worktree)).toBe('playbooks/t-77aa01');
+    expect(fake.autoRenamed).toEqual([]);
+    expect(fake.received('create_agent_request')).toHaveLength(2);
+  });
+
+  it('names the branch back when the daemon renamed it after the first agent anyway', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done')] }, autoNameCheckouts: true });
+    const run = await start({ ir: WORKTREE, daemon: fake, cwd: repo, inputs: { task: 'add a flag' } });
+    expect((await run.settled()).status).toBe('completed');
+    expect(fake.autoRenamed).toEqual([
+      { worktree: run.backend.worktree, branch: expect.stringMatching(/^do-add-a-flag/) },
+    ]);
+    const renamed = fake.autoRenamed[0]!.branch;
+    expect(branchOf(run.backend.worktree)).toBe('playbooks/t-3a9c1f');
+    expect(run.logs.map((l) => l.message)).toContainEqual(
+      expect.stringContaining(`was on branch ${renamed}; it is on playbooks/t-3a9c1f again`),
+    );
   });
 });
