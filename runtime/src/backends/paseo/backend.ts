@@ -203,6 +203,16 @@ export class PaseoBackend implements Backend {
     }
   }
 
+  /**
+   * Why the agent behind a handle is gone (archived in Paseo, or not on the daemon), or undefined
+   * while it exists: the reason the lost-agent rule gives.
+   */
+  agentGone(agent: string | undefined): string | undefined {
+    if (agent === undefined) return 'its agent was never acknowledged by Paseo';
+    if (this.agentExists(agent)) return undefined;
+    return goneReason(agent, this.known.get(agent));
+  }
+
   /** Whether the agent behind a handle still exists on the daemon (not archived): the lost-agent rule. */
   agentExists(agent: string | undefined): boolean {
     if (agent === undefined) return false;
@@ -681,7 +691,7 @@ export class PaseoBackend implements Backend {
           type: 'agent-lost',
           step: tracked.step,
           attempt: tracked.attempt,
-          reason: `the Paseo daemon no longer has agent ${tracked.agentId} (it restarted, or the agent was archived)`,
+          reason: goneReason(tracked.agentId!, info),
         });
         continue;
       }
@@ -754,7 +764,17 @@ export class PaseoBackend implements Backend {
   }
 }
 
-/** The daemon's agents with these labels (archived ones included, marked), by id. */
+/** Why an agent is gone, from what the daemon lists (an archived agent is listed, marked). */
+function goneReason(agentId: string, info: AgentInfo | undefined): string {
+  return info?.archived
+    ? `Paseo agent ${agentId} was archived`
+    : `the Paseo daemon no longer has agent ${agentId} (it restarted without it)`;
+}
+
+/**
+ * The daemon's agents with these labels (archived ones included, marked), by id. The daemon leaves
+ * archived agents out of `fetch_agents_request` unless the filter asks for them (`includeArchived`).
+ */
 async function listAgents(
   client: PaseoClient,
   labels: Record<string, string>,
@@ -763,7 +783,7 @@ async function listAgents(
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
     const answer = await client.request('fetch_agents_request', {
-      filter: { labels },
+      filter: { labels, includeArchived: true },
       ...(cursor ? { page: { limit: 200, cursor } } : {}),
     });
     // Newer daemons answer `entries: [{agent, project}]`, older ones `agents: [agent]`.

@@ -324,7 +324,7 @@ export class PaseoHost {
         reason:
           agent === undefined
             ? 'its agent was not acknowledged before the previous server stopped'
-            : `its agent ${agent} no longer exists (found when the run was taken up again)`,
+            : `${backend.agentGone(agent) ?? `its agent ${agent} no longer exists`} (found when the run was taken up again)`,
       });
     }
   }

@@ -496,11 +496,31 @@ describe('the paseo backend when the daemon goes away', () => {
     const work = stepRun(state, 'work')!;
     expect(work.attempts.map((a) => a.ended ?? a.outcome)).toEqual(['lost', 'done']);
     expect(history(state, 'agent-lost')).toEqual([
-      `work lost: the Paseo daemon no longer has agent ${first} (it restarted, or the agent was archived)`,
+      `work lost: the Paseo daemon no longer has agent ${first} (it restarted without it)`,
     ]);
     expect(fake.hellos).toHaveLength(2);
     expect(run.backend.agentExists(first)).toBe(false);
     expect(run.backend.agentExists(work.attempts[1]!.agent)).toBe(true);
+  });
+
+  it('says an agent archived while the connection was down was archived (the daemon lists it only when asked)', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled(), reports('done', { count: 5 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const first = fake.agentOf('work', 1)!;
+    fake.setOffline(true);
+    first.archivedAt = new Date().toISOString();
+    fake.setOffline(false);
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(history(state, 'agent-lost')).toEqual([`work lost: Paseo agent ${first.id} was archived`]);
+    expect(
+      fake
+        .received('fetch_agents_request')
+        .every((r) => (r.filter as { includeArchived?: boolean }).includeArchived),
+    ).toBe(true);
+    expect(run.backend.agentExists(first.id)).toBe(false);
+    expect(run.backend.agentGone(first.id)).toBe(`Paseo agent ${first.id} was archived`);
   });
 
   it('finds on reconnection a turn that ended while the connection was down', async () => {

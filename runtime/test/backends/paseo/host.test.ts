@@ -417,7 +417,7 @@ describe('kairoku-playbook mcp --agents paseo: the manager is a Paseo agent', ()
     await until(() => manager.followUps.length === 2);
     const woken = manager.followUps[1]!;
     expect(woken).toContain('left lost (attempt 1)');
-    expect(woken).toContain(`its agent ${left.id} no longer exists`);
+    expect(woken).toContain(`Paseo agent ${left.id} was archived (found when the run was taken up again)`);
     expect(woken).toContain('right lost (attempt 1)');
     expect(woken.match(/Playbook run /g)).toHaveLength(1);
     const view = await after.call('get_run', { run });
