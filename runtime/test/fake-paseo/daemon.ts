@@ -414,6 +414,18 @@ export class FakePaseoDaemon {
           });
         const text = String(message.text ?? '');
         agent.followUps.push(text);
+        if (agent.status === 'error' && !agent.turn) {
+          // As the daemon does after a failed turn (session.ts, waitForAgentRunStart): the prompt is
+          // dispatched, the wait for its run to start sees the agent still in `error` and answers
+          // `accepted: false`, and the new turn starts all the same.
+          reply('send_agent_message_response', {
+            agentId: agent.id,
+            accepted: false,
+            error: `Agent ${agent.id} failed to start`,
+          });
+          this.startTurn(agent, text);
+          return;
+        }
         reply('send_agent_message_response', { agentId: agent.id, accepted: true, error: null });
         // A message to a running agent steers its turn; to an idle one it starts the next turn.
         if (!agent.turn) this.startTurn(agent, text);
@@ -667,6 +679,7 @@ export class FakePaseoDaemon {
     agent.status = 'idle';
     agent.updatedAt = new Date().toISOString();
     if (script.fail) {
+      agent.status = 'error';
       this.stream(agent, { type: 'turn_failed', error: script.fail });
       this.stream(agent, {
         type: 'attention_required',

@@ -44,6 +44,11 @@ export interface PaseoBackendOptions {
   parentAgentId?: string;
   /** the provider of roles and steps that name none (default `claude`) */
   defaultProvider?: string;
+  /**
+   * after `send_agent_message_response {accepted: false}`, how long to look for the turn it may have
+   * started all the same (default 15 s, the daemon's own wait for a run to start)
+   */
+  startConfirmMs?: number;
   /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
   endpoint?: { host?: string; port?: number };
   /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
@@ -94,6 +99,8 @@ interface Tracked {
   steered?: boolean;
   /** an agent of an earlier process of the runtime: its report token died with that process */
   orphan?: boolean;
+  /** `turn_started` events seen from its agent (whether a message started a turn after all) */
+  turnStarts?: number;
 }
 
 interface AgentInfo {
@@ -461,16 +468,28 @@ export class PaseoBackend implements Backend {
       tracked.turnEpoch = this.drops;
     }
     let refused: string | undefined;
+    const startsBefore = tracked.turnStarts ?? 0;
     try {
       const answer = await this.client.request('send_agent_message_request', {
         agentId: tracked.agentId,
         text: effect.message,
       });
-      if (answer.accepted === false) refused = String(answer.error ?? 'not accepted');
+      if (answer.accepted === false) {
+        refused = String(answer.error ?? 'not accepted');
+        // The daemon answers `accepted: false` ("Agent X failed to start") after a failed turn
+        // although it dispatched the message and starts the turn: believe the agent, not the answer.
+        if (await this.startedAnyway(tracked, startsBefore)) {
+          this.log(
+            'info',
+            `paseo: Paseo said the message to ${effect.step} was not accepted (${refused}), but its turn started`,
+          );
+          return;
+        }
+      }
     } catch (error) {
       refused = (error as Error).message;
     }
-    if (refused === undefined) return;
+    if (refused === undefined || this.closed) return;
     if (effect.type === 'nudge-agent') {
       // A nudge that does not arrive leaves the attempt as it was.
       this.log('warn', `paseo: the nudge to ${effect.step} did not arrive: ${refused}`);
@@ -486,6 +505,32 @@ export class PaseoBackend implements Backend {
       attempt: tracked.attempt,
       reason: `its reminder could not be delivered to Paseo agent ${tracked.agentId}: ${refused}`,
     });
+  }
+
+  /**
+   * After `accepted: false`: whether the agent's turn began all the same, as its stream (a
+   * `turn_started`, or the turn already over) or its status (`fetch_agent_request`) shows, within the
+   * daemon's own wait for a run to start (15 s). An agent that is gone, archived or idle throughout
+   * did not get the message.
+   */
+  private async startedAnyway(tracked: Tracked, startsBefore: number): Promise<boolean> {
+    const deadline = Date.now() + (this.options.startConfirmMs ?? 15_000);
+    for (;;) {
+      if (this.closed) return false;
+      if (tracked.phase !== 'turn' || (tracked.turnStarts ?? 0) > startsBefore) return true;
+      let answer: Payload;
+      try {
+        answer = await this.client.request('fetch_agent_request', { agentId: tracked.agentId });
+      } catch {
+        return false;
+      }
+      if (tracked.phase !== 'turn' || (tracked.turnStarts ?? 0) > startsBefore) return true;
+      const agent = isObject(answer.agent) ? answer.agent : undefined;
+      if (!agent || (typeof agent.archivedAt === 'string' && agent.archivedAt)) return false;
+      if (BUSY.has(String(agent.status))) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 
   private stop(step: string, attempt: number, reason: string): void {
@@ -585,6 +630,11 @@ export class PaseoBackend implements Backend {
 
   private onStream(stream: StreamEvent): void {
     if (this.closed) return;
+    if (stream.event.type === 'turn_started') {
+      const started = this.byAgent.get(stream.agentId);
+      if (started) started.turnStarts = (started.turnStarts ?? 0) + 1;
+      return;
+    }
     if (stream.event.type === 'permission_requested') {
       this.notePermission(stream);
       return;

@@ -363,6 +363,48 @@ describe('step agents on the paseo backend', () => {
     ]);
   });
 
+  it('takes the reminder after a failed turn as delivered when the daemon says accepted: false but starts the turn', async () => {
+    const fake = await daemon({
+      scripts: {
+        work: [
+          {
+            turns: [
+              { fail: 'the model is overloaded' },
+              { reports: [{ outcome: 'done', outputs: { count: 2 } }] },
+            ],
+          },
+          // A second attempt would make a second agent: there must be none.
+          reports('done', { count: 3 }),
+        ],
+      },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    const agent = fake.agentOf('work')!;
+    expect(agent.followUps).toEqual([REMINDER]);
+    expect(agent.turns).toBe(2);
+    expect(fake.agentOf('work', 2)).toBeUndefined();
+    expect(stepRun(state, 'work')!.attempts).toEqual([
+      expect.objectContaining({ reminded: true, outcome: 'done' }),
+    ]);
+    expect(history(state, 'agent-lost')).toEqual([]);
+  });
+
+  it('loses the attempt whose reminder the daemon refuses and whose agent did not start a turn', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled(), reports('done', { count: 3 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const agent = fake.agentOf('work')!;
+    agent.archivedAt = new Date().toISOString();
+    fake.release(agent.id);
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(history(state, 'agent-lost')).toEqual([
+      `work lost: its reminder could not be delivered to Paseo agent ${agent.id}: Agent not found`,
+    ]);
+  });
+
   it('takes a turn end that comes before the answer to create_agent_request', async () => {
     const fake = await daemon({
       answerCreateLate: true,
