@@ -38,6 +38,11 @@ export interface FakePaseoOptions {
   version?: string;
   /** mark `checkout` worktrees for the first agent's branch auto-name too (the daemon does not) */
   autoNameCheckouts?: boolean;
+  /**
+   * hold each create_agent_request until `releaseCreates()` (a slow create, as the daemon's 0.6 to
+   * 9.5 s): the agent is made, its first turn started and the answer sent only then
+   */
+  holdCreates?: boolean;
   /** answer create_agent_request only after the first turn's events went out (a slow answer) */
   answerCreateLate?: boolean;
 }
@@ -100,6 +105,8 @@ export class FakePaseoDaemon {
   readonly autoRenamed: { worktree: string; branch: string }[] = [];
   /** branch-off worktrees whose first agent will rename their branch */
   private readonly autoNamePending = new Set<string>();
+  /** create_agent_requests waiting for `releaseCreates` */
+  private readonly held: (() => void)[] = [];
   scripts: Scripts;
   serverId = `srv_${randomUUID().slice(0, 8)}`;
   /** how many times the daemon was restarted */
@@ -237,6 +244,16 @@ export class FakePaseoDaemon {
       if (!connection.hello) continue;
       for (const frame of frames) connection.ws.send(frame, { binary: typeof frame !== 'string' });
     }
+  }
+
+  /** create_agent_requests held (`holdCreates`) */
+  get heldCreates(): number {
+    return this.held.length;
+  }
+
+  /** Makes the agents of the held create_agent_requests and answers them. */
+  releaseCreates(): void {
+    for (const create of this.held.splice(0)) create();
   }
 
   /** Lets a held turn go on (to its reports, then its end). */
@@ -559,6 +576,14 @@ export class FakePaseoDaemon {
   }
 
   private createAgent(ws: WebSocket, message: Record<string, unknown>): void {
+    if (this.options.holdCreates) {
+      this.held.push(() => this.makeAgent(ws, message));
+      return;
+    }
+    this.makeAgent(ws, message);
+  }
+
+  private makeAgent(ws: WebSocket, message: Record<string, unknown>): void {
     const requestId = message.requestId;
     const config = isRecord(message.config) ? message.config : undefined;
     if (!config || typeof config.provider !== 'string' || typeof config.cwd !== 'string')

@@ -231,11 +231,15 @@ export class PaseoBackend implements Backend {
   perform(effect: BackendEffect, context: BackendContext): void {
     if (this.closed) return;
     switch (effect.type) {
-      case 'start-agent':
-        this.startAgent(effect, context).catch((error: unknown) =>
+      case 'start-agent': {
+        const starting = this.startAgent(effect, context).catch((error: unknown) =>
           this.fault(`starting ${effect.step}`, error),
         );
+        // close waits for creations under way, to stop the agents they make after it.
+        this.starting.add(starting);
+        void starting.finally(() => this.starting.delete(starting));
         return;
+      }
       case 'start-check':
         this.startCheck(effect, context);
         return;
@@ -292,6 +296,9 @@ export class PaseoBackend implements Backend {
     if (this.closed) return;
     this.closed = true;
     await this.checks?.stopAll('the runtime is stopping');
+    // A create_agent_request under way (the daemon can take seconds) makes an agent nobody will
+    // watch: it is stopped once its answer comes (startAgent), within the request's timeout.
+    await Promise.allSettled([...this.starting]);
     // A cancel sent just before (the run's own Ctrl-C, a timeout) still reaches the daemon.
     await Promise.allSettled([...this.cancels]);
     for (const tracked of this.attempts.values()) if (tracked.token) this.endpoint.revoke(tracked.token);
@@ -350,10 +357,12 @@ export class PaseoBackend implements Backend {
     this.checkBranch();
     this.byAgent.set(agentId, tracked);
     this.known.set(agentId, { status: 'running', labels: request.labels, archived: false });
-    if (this.closed) return;
-    if (tracked.phase === 'stopped') {
-      // Stopped while Paseo was making it: its first turn is already under way. Not awaited: cancel
-      // logs its own failure, and close waits for the cancels in flight.
+    if (this.closed || tracked.phase === 'stopped') {
+      // Stopped while Paseo was making it, or the runtime is stopping and nothing will watch it: its
+      // first turn is already under way. Not awaited: cancel logs its own failure, and close waits
+      // for the creations and then the cancels in flight.
+      this.log('info', `paseo: stopping agent ${agentId} of ${step}, made after the attempt was stopped`);
+      if (tracked.token) this.endpoint.revoke(tracked.token);
       void this.cancel(agentId);
       return;
     }
@@ -566,6 +575,8 @@ export class PaseoBackend implements Backend {
   }
 
   private readonly cancels = new Set<Promise<void>>();
+  /** startAgent calls under way (their create_agent_request may not be answered yet) */
+  private readonly starting = new Set<Promise<void>>();
 
   // ---- reports and turn ends --------------------------------------------------------------------
 

@@ -469,6 +469,33 @@ describe('step agents on the paseo backend', () => {
     expect(run.backend.endpoint.liveTokens()).toBe(0);
   });
 
+  it('stops an agent whose slow creation answers after the run was canceled and the backend closed', async () => {
+    const fake = await daemon({ holdCreates: true, scripts: { work: [runsUntilCanceled()] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await vi.waitFor(() => expect(fake.heldCreates).toBe(1), { interval: 5 });
+    expect(run.driver.dispatch({ type: 'cancel', reason: 'Ctrl-C' })).toBeUndefined();
+    // The run process exits: it closes the backend while the creation is still under way.
+    const closing = run.backend.close();
+    fake.releaseCreates();
+    await closing;
+    const agent = fake.agentOf('work')!;
+    expect(fake.received('cancel_agent_request')).toEqual([expect.objectContaining({ agentId: agent.id })]);
+    expect(agent.status).toBe('idle');
+    expect(agent.turn).toBeUndefined();
+  });
+
+  it('stops an agent whose slow creation answers after the backend closed, canceled or not', async () => {
+    const fake = await daemon({ holdCreates: true, scripts: { work: [runsUntilCanceled()] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await vi.waitFor(() => expect(fake.heldCreates).toBe(1), { interval: 5 });
+    const closing = run.backend.close();
+    fake.releaseCreates();
+    await closing;
+    const agent = fake.agentOf('work')!;
+    expect(fake.received('cancel_agent_request')).toEqual([expect.objectContaining({ agentId: agent.id })]);
+    expect(agent.status).toBe('idle');
+  });
+
   it('fails the attempt of a read-only role that changed the worktree, whatever it reports', async () => {
     const ir = playbook(
       `  review:
