@@ -60,6 +60,11 @@ export interface FakeAgent {
   createdAt: string;
   updatedAt: string;
   archivedAt: string | null;
+  /**
+   * the system prompt the provider was given: the config's for claude, codex, opencode and pi; none
+   * for the others, which speak ACP and ignore it (as the daemon's providers do)
+   */
+  systemPrompt: string | null;
   /** every message it was sent after its first (reminders, nudges) */
   followUps: string[];
   timeline: Record<string, unknown>[];
@@ -86,6 +91,8 @@ export interface ReceivedRequest {
 }
 
 const MCP_PROVIDERS = new Set(['claude', 'codex', 'opencode', 'copilot']);
+/** providers that pass config.systemPrompt on; ACP ones (copilot, custom `extends: "acp"`) do not */
+const SYSTEM_PROMPT_PROVIDERS = new Set(['claude', 'codex', 'opencode', 'pi']);
 const MAX_TITLE = 40;
 
 interface Connection {
@@ -632,6 +639,10 @@ export class FakePaseoDaemon {
       config,
       labels: isRecord(message.labels) ? { ...(message.labels as Record<string, string>) } : {},
       initialPrompt: prompt,
+      systemPrompt:
+        SYSTEM_PROMPT_PROVIDERS.has(config.provider) && typeof config.systemPrompt === 'string'
+          ? config.systemPrompt
+          : null,
       status: 'idle',
       createdAt: now,
       updatedAt: now,

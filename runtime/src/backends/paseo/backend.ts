@@ -44,6 +44,10 @@ export interface PaseoBackendOptions {
   parentAgentId?: string;
   /** the provider of roles and steps that name none (default `claude`) */
   defaultProvider?: string;
+  /** providers named by the playbook sent to another instead (`claude` → `codex`), as the CLI's `--paseo-provider FROM=TO` */
+  providerMap?: Readonly<Record<string, string>>;
+  /** the model of roles and steps that name none (default: the provider's own default) */
+  defaultModel?: string;
   /**
    * after `send_agent_message_response {accepted: false}`, how long to look for the turn it may have
    * started all the same (default 15 s, the daemon's own wait for a run to start)
@@ -66,6 +70,21 @@ export const LABELS = {
   attempt: 'kairoku.attempt',
   parent: 'paseo.parent-agent-id',
 } as const;
+
+/**
+ * Paseo's providers that pass `config.systemPrompt` to the model (claude, codex, opencode, pi; read
+ * off the daemon's providers). The others (copilot, and custom providers, which speak ACP) ignore it.
+ */
+export const SYSTEM_PROMPT_PROVIDERS: ReadonlySet<string> = new Set(['claude', 'codex', 'opencode', 'pi']);
+
+/** A step's provider on Paseo: the one it (or its role) names, as mapped, else the default. */
+export function providerOf(
+  named: string | null,
+  options: Pick<PaseoBackendOptions, 'defaultProvider' | 'providerMap'>,
+): string {
+  if (!named) return options.defaultProvider ?? 'claude';
+  return options.providerMap?.[named] ?? named;
+}
 
 /** Paseo's limit on an explicit agent title. */
 export const MAX_TITLE = 40;
@@ -409,11 +428,13 @@ export class PaseoBackend implements Backend {
     };
     if (this.options.parentAgentId) labels[LABELS.parent] = this.options.parentAgentId;
     const instructions = effect.role.instructions?.trim();
+    const provider = providerOf(effect.provider, this.options);
+    const model = effect.model ?? this.options.defaultModel;
     const config: Payload = {
-      provider: effect.provider ?? this.options.defaultProvider ?? 'claude',
+      provider,
       cwd: this.worktree,
       title: agentTitle(effect.title, effect.attempt),
-      ...(effect.model ? { model: effect.model } : {}),
+      ...(model ? { model } : {}),
       ...(effect.role.mode ? { modeId: effect.role.mode } : {}),
       ...(instructions ? { systemPrompt: instructions } : {}),
       mcpServers: {
@@ -424,7 +445,10 @@ export class PaseoBackend implements Backend {
         },
       },
     };
-    return { config, initialPrompt: firstMessage(effect, contract), labels };
+    // Providers spoken to over ACP (copilot, custom `extends: "acp"` ones) ignore systemPrompt: the
+    // role's instructions open their first message instead.
+    const inMessage = Boolean(instructions) && !SYSTEM_PROMPT_PROVIDERS.has(provider);
+    return { config, initialPrompt: firstMessage(effect, contract, { instructions: inMessage }), labels };
   }
 
   /**

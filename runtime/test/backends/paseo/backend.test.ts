@@ -288,6 +288,57 @@ describe('step agents on the paseo backend', () => {
     expect(stepRun(state, 'work')!.attempts[0]!.agent).toBe(fake.agentOf('work')!.id);
   });
 
+  it('gives the role instructions in the first message to a provider that ignores the system prompt (ACP)', async () => {
+    const ir = playbook(
+      `  plan:
+    role: planner2
+    prompt: Plan it.
+  work:
+    role: coder
+    needs: [plan]
+    prompt: Do it.
+`,
+      `roles:\n  planner2:\n    base: planner\n    instructions: Plan in three bullets.\n    provider: copilot\n  coder:\n    base: implementer\n    instructions: Keep the build green.\n`,
+    );
+    const fake = await daemon({ scripts: { plan: [reports('done')], work: [reports('done')] } });
+    const run = await start({ ir, daemon: fake, cwd: repo });
+    expect((await run.settled()).status).toBe('completed');
+    const plan = fake.agentOf('plan')!;
+    const work = fake.agentOf('work')!;
+    // copilot speaks ACP: the daemon drops systemPrompt, so the instructions open the first message.
+    expect(plan.provider).toBe('copilot');
+    expect(plan.systemPrompt).toBeNull();
+    expect(plan.initialPrompt).toMatch(/^## Your role: planner2\n\nPlan in three bullets\.\n\nPlan it\./);
+    // claude honours the system prompt: the instructions are there, and not repeated in the message.
+    expect(work.provider).toBe('claude');
+    expect(work.systemPrompt).toBe('Keep the build green.');
+    expect(work.initialPrompt).not.toContain('Keep the build green.');
+  });
+
+  it('sends steps that name no provider or model to the defaults, and maps a named provider', async () => {
+    const ir = playbook(
+      `  plan:
+    role: planner
+    prompt: Plan it.
+  work:
+    role: coder
+    needs: [plan]
+    prompt: Do it.
+`,
+      `roles:\n  coder:\n    base: implementer\n    provider: claude\n    model: sonnet\n`,
+    );
+    const fake = await daemon({ scripts: { plan: [reports('done')], work: [reports('done')] } });
+    const run = await start({
+      ir,
+      daemon: fake,
+      cwd: repo,
+      backend: { defaultProvider: 'opencode', defaultModel: 'big-model', providerMap: { claude: 'codex' } },
+    });
+    expect((await run.settled()).status).toBe('completed');
+    expect(fake.agentOf('plan')!).toMatchObject({ provider: 'opencode', model: 'big-model' });
+    expect(fake.agentOf('work')!).toMatchObject({ provider: 'codex', model: 'sonnet' });
+  });
+
   it('refuses a replayed report (its token was revoked) and writes the refusal into the run’s history', async () => {
     const fake = await daemon({ scripts: { work: [reports('done', { count: 3 })] } });
     const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
