@@ -344,7 +344,10 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
   });
 
   it('takes the password from --paseo-password-file (never argv), and the provider and model from flags', async () => {
-    const fake = await daemon({ password: 'right-horse', scripts: { work: [reports('done', { note: 'v' })] } });
+    const fake = await daemon({
+      password: 'right-horse',
+      scripts: { work: [reports('done', { note: 'v' })] },
+    });
     const file = join(root, 'paseo-password');
     writeFileSync(file, 'right-horse\n', { mode: 0o600 });
     const result = await cli(

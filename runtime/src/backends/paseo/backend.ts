@@ -256,6 +256,7 @@ export class PaseoBackend implements Backend {
         );
         // close waits for creations under way, to stop the agents they make after it.
         this.starting.add(starting);
+        // `starting` never rejects (its failure is logged above): this only forgets it once settled.
         void starting.finally(() => this.starting.delete(starting));
         return;
       }
@@ -382,6 +383,7 @@ export class PaseoBackend implements Backend {
       // for the creations and then the cancels in flight.
       this.log('info', `paseo: stopping agent ${agentId} of ${step}, made after the attempt was stopped`);
       if (tracked.token) this.endpoint.revoke(tracked.token);
+      // Not awaited: cancel logs its own failure, and close waits for it.
       void this.cancel(agentId);
       return;
     }
