@@ -112,6 +112,11 @@ export class FakePaseoDaemon {
   readonly autoRenamed: { worktree: string; branch: string }[] = [];
   /** branch-off worktrees whose first agent will rename their branch */
   private readonly autoNamePending = new Set<string>();
+  /**
+   * agents the daemon is still making (`fetch_agent_request` answers "Agent not found"), as when an
+   * ACP provider starts its MCP servers during `session/new`, before the daemon registers the agent
+   */
+  readonly registering = new Set<string>();
   /** create_agent_requests waiting for `releaseCreates` */
   private readonly held: (() => void)[] = [];
   scripts: Scripts;
@@ -422,10 +427,12 @@ export class FakePaseoDaemon {
         });
       }
       case 'fetch_agent_request': {
-        const agent = this.agents.get(String(message.agentId));
+        const id = String(message.agentId);
+        const agent = this.registering.has(id) ? undefined : this.agents.get(id);
         return reply('fetch_agent_response', {
           agent: agent ? snapshot(agent) : null,
-          error: agent ? null : 'Agent not found',
+          project: agent ? projectOf(agent) : null,
+          error: agent ? null : `Agent not found: ${id}`,
         });
       }
       case 'send_agent_message_request': {
