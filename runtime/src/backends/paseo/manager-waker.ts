@@ -210,8 +210,8 @@ export class ManagerWaker {
     // The message starts the manager's turn: busy until its end is seen.
     this.version++;
     this.current = 'running';
-    // Not awaited: push returns at once; the .catch below queues the batch again and logs why.
     const startsBefore = this.turnStarts;
+    // Not awaited: push returns at once; the .catch below queues the batch again and logs why.
     void this.options.client
       .request('send_agent_message_request', { agentId: this.options.agentId, text: wakeUpMessage(batch) })
       .then(async (answer) => {
