@@ -343,6 +343,50 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
     expect(readdirSync(home).includes('runs') ? readdirSync(join(home, 'runs')) : []).toEqual([]);
   });
 
+  it('takes the password from --paseo-password-file (never argv), and the provider and model from flags', async () => {
+    const fake = await daemon({
+      password: 'right-horse',
+      scripts: { work: [reports('done', { note: 'v' })] },
+    });
+    const file = join(root, 'paseo-password');
+    writeFileSync(file, 'right-horse\n', { mode: 0o600 });
+    const result = await cli(
+      [
+        ...LIVE_RUN,
+        '--paseo-password-file',
+        file,
+        '--paseo-provider',
+        'opencode',
+        '--paseo-model',
+        'big-model',
+        '--gate',
+        'ship=approve',
+        '--json',
+      ],
+      { PASEO_HOST: fake.host, PASEO_PASSWORD: 'wrong' },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect([...fake.agents.values()].map((a) => [a.provider, a.model])).toEqual([['opencode', 'big-model']]);
+
+    // The 4401 error names what exists: the variable and the file option.
+    const refused = await cli(LIVE_RUN, { PASEO_HOST: fake.host, PASEO_PASSWORD: 'wrong' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('set PASEO_PASSWORD');
+    expect(refused.stderr).toContain('--paseo-password-file FILE');
+    // A password on argv is no option; an empty file and a bad provider are usage errors.
+    const onArgv = await cli([...LIVE_RUN, '--paseo-password', 'right-horse']);
+    expect(onArgv.code).toBe(2);
+    expect(onArgv.stderr).toContain('unknown option --paseo-password');
+    writeFileSync(file, '\n');
+    const empty = await cli([...LIVE_RUN, '--paseo-password-file', file], { PASEO_HOST: fake.host });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('is empty: put the password on its first line');
+    const bad = await cli([...LIVE_RUN, '--paseo-provider', 'claude=', '--paseo-host', fake.host]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--paseo-provider takes NAME or FROM=TO');
+  });
+
   it('refuses sim-only flags and --gate choices the playbook does not have', async () => {
     const wrong = await cli(['run', 'playbooks/live.yml', '--backend', 'paseo', '--scenario', 'x.yml']);
     expect(wrong.code).toBe(2);

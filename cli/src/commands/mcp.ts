@@ -4,10 +4,12 @@ import { flag, oneOf, parseArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { selfCommand } from '../self-command.js';
+import { paseoOptions } from './paseo-options.js';
 import { VERSION } from '../version.js';
 
 export const MCP_HELP = `Usage: kairoku-playbook mcp [--workspace DIR] [--agents sim|external] [--scenario FILE] [--with-step-tools]
        kairoku-playbook mcp --agents paseo [--paseo-host HOST:PORT] [--manager-agent ID] [--workspace DIR]
+                            [--paseo-password-file F] [--paseo-provider NAME] [--paseo-model NAME]
        kairoku-playbook mcp --step-agent --run RUN --step STEP --attempt N   (the token in $KAIROKU_STEP_TOKEN)
 
 Serves the manager protocol over MCP on stdin and stdout, so any MCP-capable agent can be the
@@ -27,8 +29,13 @@ Options:
                        come, and the manager agent is woken with a message while it is idle
                        (docs/paseo.md)
   --paseo-host HOST:PORT
-                       the Paseo daemon (default: $PASEO_HOST, else 127.0.0.1:6767); its password
-                       comes from $PASEO_PASSWORD
+                       the Paseo daemon (default: $PASEO_HOST, else 127.0.0.1:6767)
+  --paseo-password-file F
+                       the daemon's password, on the first line of F (default: $PASEO_PASSWORD)
+  --paseo-provider NAME
+                       the Paseo provider of roles and steps that name none (default claude);
+                       NAME=OTHER sends those that name NAME to OTHER instead (repeatable)
+  --paseo-model NAME   the model of roles and steps that name none (default: the provider's)
   --manager-agent ID   the Paseo agent this server serves (default: $PASEO_AGENT_ID, which Paseo
                        sets in its agents' environment): step agents are labelled its children
                        (paseo.parent-agent-id) and it is sent the wake-ups; without one, wake-ups
@@ -54,6 +61,9 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       'with-step-tools': 'boolean',
       'step-agent': 'boolean',
       'paseo-host': 'string',
+      'paseo-password-file': 'string',
+      'paseo-provider': 'string',
+      'paseo-model': 'string',
       'manager-agent': 'string',
       run: 'string',
       step: 'string',
@@ -71,7 +81,13 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
   const workspace = resolve(io.cwd, flag(args, 'workspace') ?? '.');
   const agents = oneOf(flag(args, 'agents'), ['sim', 'external', 'paseo'] as const, 'agents', 'sim');
   if (agents !== 'paseo')
-    for (const only of ['paseo-host', 'manager-agent'])
+    for (const only of [
+      'paseo-host',
+      'paseo-password-file',
+      'paseo-provider',
+      'paseo-model',
+      'manager-agent',
+    ])
       if (args.flags.has(only)) throw new UsageError(`--${only} goes with --agents paseo`);
   if (agents === 'paseo' && args.flags.has('scenario'))
     throw new UsageError('--scenario scripts sim agents; it does not go with --agents paseo');
@@ -104,11 +120,7 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
   const managerAgent = flag(args, 'manager-agent') ?? (env.PASEO_AGENT_ID || undefined);
   const paseo =
     agents === 'paseo'
-      ? {
-          host: flag(args, 'paseo-host') ?? (env.PASEO_HOST || '127.0.0.1:6767'),
-          ...(env.PASEO_PASSWORD ? { password: env.PASEO_PASSWORD } : {}),
-          ...(managerAgent ? { managerAgent } : {}),
-        }
+      ? { ...paseoOptions(args, env, io.cwd), ...(managerAgent ? { managerAgent } : {}) }
       : undefined;
 
   // The MCP SDK loads only for this command; nothing may write to stdout but the server. Not awaited:

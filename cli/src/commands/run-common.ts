@@ -71,6 +71,9 @@ export function runDisplay(
 export const LIVE_FLAGS = {
   gate: 'string',
   'paseo-host': 'string',
+  'paseo-password-file': 'string',
+  'paseo-provider': 'string',
+  'paseo-model': 'string',
   'parent-agent': 'string',
   listen: 'string',
   'allow-remote-runners': 'boolean',

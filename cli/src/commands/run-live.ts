@@ -31,6 +31,7 @@ import type { CommandIo } from '../io.js';
 import { askGateAsync, openRoom, openRoomFor, printRunEnd, runDisplay } from './run-common.js';
 import { restartSecrets } from './run-inputs.js';
 import type { Terminal } from './terminal.js';
+import { paseoOptions } from './paseo-options.js';
 
 /** What a live backend needs from the command line, once the run's id and branch are known. */
 export interface LiveBackendRequest {
@@ -292,18 +293,20 @@ export function liveFactory(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): LiveBackendFactory {
-  return backend === 'paseo' ? paseoFactory(args, env) : kairokuFactory(args, env, cwd);
+  return backend === 'paseo' ? paseoFactory(args, env, cwd) : kairokuFactory(args, env, cwd);
 }
 
-/** The paseo backend for one run: the daemon from --paseo-host or PASEO_HOST, its password from PASEO_PASSWORD. */
-export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv): LiveBackendFactory {
-  const host = flag(args, 'paseo-host') ?? env.PASEO_HOST ?? '127.0.0.1:6767';
-  const password = env.PASEO_PASSWORD || undefined;
+/**
+ * The paseo backend for one run: the daemon, its password, the default provider and model
+ * (`paseoOptions`: --paseo-host, --paseo-password-file, --paseo-provider, --paseo-model, and the
+ * PASEO_HOST and PASEO_PASSWORD variables).
+ */
+export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
+  const daemon = paseoOptions(args, env, cwd);
   const parentAgentId = flag(args, 'parent-agent');
   return async (request) => {
     const backend = await paseo.PaseoBackend.connect({
-      host,
-      ...(password ? { password } : {}),
+      ...daemon,
       cwd: request.cwd,
       workspace: request.ir.workspace,
       runId: request.runId,

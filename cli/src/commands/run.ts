@@ -41,7 +41,8 @@ Runs a playbook. Reported outcomes are applied as reported (autopilot).
   does not decide are asked at the terminal, or take their first choice without one. Scenarios and
   the --json output: docs/reference.md, "Scenarios and playbook tests".
 - paseo runs each agent step as an agent of a Paseo daemon (PASEO_HOST, default 127.0.0.1:6767;
-  its password from PASEO_PASSWORD) and check steps' commands in the run's worktree. See docs/paseo.md.
+  its password from PASEO_PASSWORD or --paseo-password-file) and check steps' commands in the run's
+  worktree. See docs/paseo.md.
 - kairoku serves Kairoku runner daemons, which claim the run's steps (see docs/kairoku-protocol.md).
 With paseo and kairoku, gates are asked at the terminal (or decided by --gate), and Ctrl-C cancels
 the run, stopping its agents.
@@ -69,6 +70,13 @@ paseo and kairoku:
                        are asked at the terminal, and without one the run is canceled, saying why
   --paseo-host HOST:PORT
                        the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
+  --paseo-password-file F
+                       the daemon's password, on the first line of F (default $PASEO_PASSWORD);
+                       there is no option taking the password itself: argv is visible to all
+  --paseo-provider NAME
+                       the Paseo provider of roles and steps that name none (default claude);
+                       NAME=OTHER sends those that name NAME to OTHER instead (repeatable)
+  --paseo-model NAME   the model of roles and steps that name none (default: the provider's)
   --parent-agent ID    a Paseo agent managing this run (paseo): step agents are labelled its
                        children (paseo.parent-agent-id)
   --listen HOST:PORT   where runners dial in (kairoku; default 127.0.0.1:0, a free port, said on

@@ -72,7 +72,8 @@ Options:
                        terminal, those not given are asked for without echo. A value other than the
                        one the run started with is taken (both are masked), with a warning
   --gate NAME=CHOICE   restart (paseo, kairoku): decide a gate without asking
-  --paseo-host, --parent-agent, --listen, --app-token-file
+  --paseo-host, --paseo-password-file, --paseo-provider, --paseo-model,
+  --parent-agent, --listen, --app-token-file
                        restart: as for \`run\`
   --reason TEXT        cancel: why (recorded in the run's history)
   -h, --help           this help

@@ -36,6 +36,13 @@ export interface FakePaseoOptions {
   /** where worktrees are made (default: a temporary folder, removed by `close`) */
   home?: string;
   version?: string;
+  /** mark `checkout` worktrees for the first agent's branch auto-name too (the daemon does not) */
+  autoNameCheckouts?: boolean;
+  /**
+   * hold each create_agent_request until `releaseCreates()` (a slow create, as the daemon's 0.6 to
+   * 9.5 s): the agent is made, its first turn started and the answer sent only then
+   */
+  holdCreates?: boolean;
   /** answer create_agent_request only after the first turn's events went out (a slow answer) */
   answerCreateLate?: boolean;
 }
@@ -53,6 +60,11 @@ export interface FakeAgent {
   createdAt: string;
   updatedAt: string;
   archivedAt: string | null;
+  /**
+   * the system prompt the provider was given: the config's for claude, codex, opencode and pi; none
+   * for the others, which speak ACP and ignore it (as the daemon's providers do)
+   */
+  systemPrompt: string | null;
   /** every message it was sent after its first (reminders, nudges) */
   followUps: string[];
   timeline: Record<string, unknown>[];
@@ -79,6 +91,8 @@ export interface ReceivedRequest {
 }
 
 const MCP_PROVIDERS = new Set(['claude', 'codex', 'opencode', 'copilot']);
+/** providers that pass config.systemPrompt on; ACP ones (copilot, custom `extends: "acp"`) do not */
+const SYSTEM_PROMPT_PROVIDERS = new Set(['claude', 'codex', 'opencode', 'pi']);
 const MAX_TITLE = 40;
 
 interface Connection {
@@ -94,6 +108,17 @@ export class FakePaseoDaemon {
   readonly hellos: Record<string, unknown>[] = [];
   readonly reports: ReportCall[] = [];
   readonly worktrees: string[] = [];
+  /** branches the first agent of a branch-off worktree renamed, as the daemon does */
+  readonly autoRenamed: { worktree: string; branch: string }[] = [];
+  /** branch-off worktrees whose first agent will rename their branch */
+  private readonly autoNamePending = new Set<string>();
+  /**
+   * agents the daemon is still making (`fetch_agent_request` answers "Agent not found"), as when an
+   * ACP provider starts its MCP servers during `session/new`, before the daemon registers the agent
+   */
+  readonly registering = new Set<string>();
+  /** create_agent_requests waiting for `releaseCreates` */
+  private readonly held: (() => void)[] = [];
   scripts: Scripts;
   serverId = `srv_${randomUUID().slice(0, 8)}`;
   /** how many times the daemon was restarted */
@@ -231,6 +256,16 @@ export class FakePaseoDaemon {
       if (!connection.hello) continue;
       for (const frame of frames) connection.ws.send(frame, { binary: typeof frame !== 'string' });
     }
+  }
+
+  /** create_agent_requests held (`holdCreates`) */
+  get heldCreates(): number {
+    return this.held.length;
+  }
+
+  /** Makes the agents of the held create_agent_requests and answers them. */
+  releaseCreates(): void {
+    for (const create of this.held.splice(0)) create();
   }
 
   /** Lets a held turn go on (to its reports, then its end). */
@@ -392,10 +427,12 @@ export class FakePaseoDaemon {
         });
       }
       case 'fetch_agent_request': {
-        const agent = this.agents.get(String(message.agentId));
+        const id = String(message.agentId);
+        const agent = this.registering.has(id) ? undefined : this.agents.get(id);
         return reply('fetch_agent_response', {
           agent: agent ? snapshot(agent) : null,
-          error: agent ? null : 'Agent not found',
+          project: agent ? projectOf(agent) : null,
+          error: agent ? null : `Agent not found: ${id}`,
         });
       }
       case 'send_agent_message_request': {
@@ -408,6 +445,18 @@ export class FakePaseoDaemon {
           });
         const text = String(message.text ?? '');
         agent.followUps.push(text);
+        if (agent.status === 'error' && !agent.turn) {
+          // As the daemon does after a failed turn (session.ts, waitForAgentRunStart): the prompt is
+          // dispatched, the wait for its run to start sees the agent still in `error` and answers
+          // `accepted: false`, and the new turn starts all the same.
+          reply('send_agent_message_response', {
+            agentId: agent.id,
+            accepted: false,
+            error: `Agent ${agent.id} failed to start`,
+          });
+          this.startTurn(agent, text);
+          return;
+        }
         reply('send_agent_message_response', { agentId: agent.id, accepted: true, error: null });
         // A message to a running agent steers its turn; to an idle one it starts the next turn.
         if (!agent.turn) this.startTurn(agent, text);
@@ -499,7 +548,17 @@ export class FakePaseoDaemon {
       }
       case 'create_paseo_worktree_request': {
         try {
-          const path = this.makeWorktree(String(message.cwd), message.worktreeSlug, message.refName);
+          const path =
+            message.action === 'checkout'
+              ? this.checkoutWorktree(String(message.cwd), message.worktreeSlug, message.refName)
+              : this.makeWorktree(String(message.cwd), message.worktreeSlug, message.refName);
+          // As the daemon does (its "first agent branch auto-name"): a branch-off worktree made
+          // without a first agent's context gets its branch renamed by the first agent made in it.
+          if (
+            (message.action !== 'checkout' || this.options.autoNameCheckouts) &&
+            !isRecord(message.firstAgentContext)
+          )
+            this.autoNamePending.add(path);
           return reply('create_paseo_worktree_response', {
             workspace: { id: `wks_${randomUUID().slice(0, 8)}`, workspaceDirectory: path, kind: 'worktree' },
             error: null,
@@ -531,6 +590,14 @@ export class FakePaseoDaemon {
   }
 
   private createAgent(ws: WebSocket, message: Record<string, unknown>): void {
+    if (this.options.holdCreates) {
+      this.held.push(() => this.makeAgent(ws, message));
+      return;
+    }
+    this.makeAgent(ws, message);
+  }
+
+  private makeAgent(ws: WebSocket, message: Record<string, unknown>): void {
     const requestId = message.requestId;
     const config = isRecord(message.config) ? message.config : undefined;
     if (!config || typeof config.provider !== 'string' || typeof config.cwd !== 'string')
@@ -564,6 +631,12 @@ export class FakePaseoDaemon {
     const now = new Date().toISOString();
     const prompt =
       typeof message.initialPrompt === 'string' && message.initialPrompt ? message.initialPrompt : undefined;
+    try {
+      this.autoNameBranch(cwd, prompt);
+    } catch (error) {
+      const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+      return failed(stderr || (error as Error).message, 'branch_rename_failed');
+    }
     const agent: FakeAgent = {
       id: randomUUID(),
       provider: config.provider,
@@ -573,6 +646,10 @@ export class FakePaseoDaemon {
       config,
       labels: isRecord(message.labels) ? { ...(message.labels as Record<string, string>) } : {},
       initialPrompt: prompt,
+      systemPrompt:
+        SYSTEM_PROMPT_PROVIDERS.has(config.provider) && typeof config.systemPrompt === 'string'
+          ? config.systemPrompt
+          : null,
       status: 'idle',
       createdAt: now,
       updatedAt: now,
@@ -645,6 +722,7 @@ export class FakePaseoDaemon {
     agent.status = 'idle';
     agent.updatedAt = new Date().toISOString();
     if (script.fail) {
+      agent.status = 'error';
       this.stream(agent, { type: 'turn_failed', error: script.fail });
       this.stream(agent, {
         type: 'attention_required',
@@ -746,6 +824,36 @@ export class FakePaseoDaemon {
     });
   }
 
+  /**
+   * `action: "checkout"` of an existing branch (the daemon's `checkout-branch`): a worktree of that
+   * branch, not marked for the first agent's branch auto-name; the one of the same slug when it exists.
+   */
+  private checkoutWorktree(cwd: string, slug: unknown, refName: unknown): string {
+    if (typeof refName !== 'string' || !refName.trim())
+      throw new Error('action "checkout" requires refName or githubPrNumber');
+    const name = typeof slug === 'string' && slug ? slugify(slug) : slugify(refName);
+    const path = join(this.home, 'worktrees', name);
+    if (this.worktrees.includes(path) && existsSync(path)) return path;
+    mkdirSync(dirname(path), { recursive: true });
+    execFileSync('git', ['-C', cwd, 'worktree', 'add', path, refName.trim()], { stdio: 'pipe' });
+    this.worktrees.push(path);
+    return path;
+  }
+
+  /**
+   * The daemon's first-agent branch auto-name (paseo-worktree-service.ts): the first agent created in
+   * a pending worktree renames the branch checked out there after its first message
+   * (`git branch -m`), once; a rename git refuses (a branch of that name exists) fails the create.
+   */
+  private autoNameBranch(cwd: string, prompt: string | undefined): void {
+    if (!this.autoNamePending.has(cwd) || !prompt) return;
+    this.autoNamePending.delete(cwd);
+    const name = slugify(prompt);
+    if (!name) return;
+    execFileSync('git', ['-C', cwd, 'branch', '-m', name], { stdio: 'pipe' });
+    this.autoRenamed.push({ worktree: cwd, branch: name });
+  }
+
   private makeWorktree(cwd: string, slug: unknown, base: unknown, branch?: unknown): string {
     const name = typeof slug === 'string' && slug ? slug : `worktree-${randomUUID().slice(0, 6)}`;
     const path = join(this.home, 'worktrees', name);
@@ -815,6 +923,18 @@ function git(dir: string, args: string[]): string | null {
   } catch {
     return null;
   }
+}
+
+/** The daemon's slugify (utils/worktree.ts): lower case, runs of other characters to `-`, 50 at most. */
+function slugify(input: string): string {
+  const slug = input
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (slug.length <= 50) return slug;
+  const truncated = slug.slice(0, 50);
+  const lastHyphen = truncated.lastIndexOf('-');
+  return lastHyphen > 25 ? truncated.slice(0, lastHyphen) : truncated;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -11,7 +11,7 @@ import { PaseoClient, PaseoError, isObject } from './client.js';
 import type { Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
 import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
 import type { ReportContract, StartAgent } from './first-message.js';
-import { prepareWorktree, runBranch } from './worktree.js';
+import { keepRunBranch, prepareWorktree, runBranch } from './worktree.js';
 
 export type StartCheck = Extract<Effect, { type: 'start-check' }>;
 
@@ -44,6 +44,15 @@ export interface PaseoBackendOptions {
   parentAgentId?: string;
   /** the provider of roles and steps that name none (default `claude`) */
   defaultProvider?: string;
+  /** providers named by the playbook sent to another instead (`claude` → `codex`), as the CLI's `--paseo-provider FROM=TO` */
+  providerMap?: Readonly<Record<string, string>>;
+  /** the model of roles and steps that name none (default: the provider's own default) */
+  defaultModel?: string;
+  /**
+   * after `send_agent_message_response {accepted: false}`, how long to look for the turn it may have
+   * started all the same (default 15 s, the daemon's own wait for a run to start)
+   */
+  startConfirmMs?: number;
   /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
   endpoint?: { host?: string; port?: number };
   /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
@@ -61,6 +70,21 @@ export const LABELS = {
   attempt: 'kairoku.attempt',
   parent: 'paseo.parent-agent-id',
 } as const;
+
+/**
+ * Paseo's providers that pass `config.systemPrompt` to the model (claude, codex, opencode, pi; read
+ * off the daemon's providers). The others (copilot, and custom providers, which speak ACP) ignore it.
+ */
+export const SYSTEM_PROMPT_PROVIDERS: ReadonlySet<string> = new Set(['claude', 'codex', 'opencode', 'pi']);
+
+/** A step's provider on Paseo: the one it (or its role) names, as mapped, else the default. */
+export function providerOf(
+  named: string | null,
+  options: Pick<PaseoBackendOptions, 'defaultProvider' | 'providerMap'>,
+): string {
+  if (!named) return options.defaultProvider ?? 'claude';
+  return options.providerMap?.[named] ?? named;
+}
 
 /** Paseo's limit on an explicit agent title. */
 export const MAX_TITLE = 40;
@@ -94,6 +118,8 @@ interface Tracked {
   steered?: boolean;
   /** an agent of an earlier process of the runtime: its report token died with that process */
   orphan?: boolean;
+  /** `turn_started` events seen from its agent (whether a message started a turn after all) */
+  turnStarts?: number;
 }
 
 interface AgentInfo {
@@ -203,6 +229,16 @@ export class PaseoBackend implements Backend {
     }
   }
 
+  /**
+   * Why the agent behind a handle is gone (archived in Paseo, or not on the daemon), or undefined
+   * while it exists: the reason the lost-agent rule gives.
+   */
+  agentGone(agent: string | undefined): string | undefined {
+    if (agent === undefined) return 'its agent was never acknowledged by Paseo';
+    if (this.agentExists(agent)) return undefined;
+    return goneReason(agent, this.known.get(agent));
+  }
+
   /** Whether the agent behind a handle still exists on the daemon (not archived): the lost-agent rule. */
   agentExists(agent: string | undefined): boolean {
     if (agent === undefined) return false;
@@ -214,11 +250,16 @@ export class PaseoBackend implements Backend {
   perform(effect: BackendEffect, context: BackendContext): void {
     if (this.closed) return;
     switch (effect.type) {
-      case 'start-agent':
-        this.startAgent(effect, context).catch((error: unknown) =>
+      case 'start-agent': {
+        const starting = this.startAgent(effect, context).catch((error: unknown) =>
           this.fault(`starting ${effect.step}`, error),
         );
+        // close waits for creations under way, to stop the agents they make after it.
+        this.starting.add(starting);
+        // `starting` never rejects (its failure is logged above): this only forgets it once settled.
+        void starting.finally(() => this.starting.delete(starting));
         return;
+      }
       case 'start-check':
         this.startCheck(effect, context);
         return;
@@ -275,6 +316,9 @@ export class PaseoBackend implements Backend {
     if (this.closed) return;
     this.closed = true;
     await this.checks?.stopAll('the runtime is stopping');
+    // A create_agent_request under way (the daemon can take seconds) makes an agent nobody will
+    // watch: it is stopped once its answer comes (startAgent), within the request's timeout.
+    await Promise.allSettled([...this.starting]);
     // A cancel sent just before (the run's own Ctrl-C, a timeout) still reaches the daemon.
     await Promise.allSettled([...this.cancels]);
     for (const tracked of this.attempts.values()) if (tracked.token) this.endpoint.revoke(tracked.token);
@@ -330,12 +374,16 @@ export class PaseoBackend implements Backend {
     }
     tracked.agentId = agentId;
     tracked.turnEpoch = this.drops;
+    this.checkBranch();
     this.byAgent.set(agentId, tracked);
     this.known.set(agentId, { status: 'running', labels: request.labels, archived: false });
-    if (this.closed) return;
-    if (tracked.phase === 'stopped') {
-      // Stopped while Paseo was making it: its first turn is already under way. Not awaited: cancel
-      // logs its own failure, and close waits for the cancels in flight.
+    if (this.closed || tracked.phase === 'stopped') {
+      // Stopped while Paseo was making it, or the runtime is stopping and nothing will watch it: its
+      // first turn is already under way. Not awaited: cancel logs its own failure, and close waits
+      // for the creations and then the cancels in flight.
+      this.log('info', `paseo: stopping agent ${agentId} of ${step}, made after the attempt was stopped`);
+      if (tracked.token) this.endpoint.revoke(tracked.token);
+      // Not awaited: cancel logs its own failure, and close waits for it.
       void this.cancel(agentId);
       return;
     }
@@ -356,6 +404,19 @@ export class PaseoBackend implements Backend {
     }
   }
 
+  /**
+   * The run's branch after an agent was made in its worktree: a daemon that renames a worktree's
+   * branch after its first agent's first message ("first agent branch auto-name") is undone, and said.
+   */
+  private checkBranch(): void {
+    if (this.branch === undefined || this.worktree === this.options.cwd) return;
+    try {
+      keepRunBranch(this.worktree, this.branch, this.log);
+    } catch (error) {
+      this.log('error', `paseo: ${(error as Error).message}`);
+    }
+  }
+
   private createRequest(
     effect: StartAgent,
     token: string,
@@ -369,11 +430,13 @@ export class PaseoBackend implements Backend {
     };
     if (this.options.parentAgentId) labels[LABELS.parent] = this.options.parentAgentId;
     const instructions = effect.role.instructions?.trim();
+    const provider = providerOf(effect.provider, this.options);
+    const model = effect.model ?? this.options.defaultModel;
     const config: Payload = {
-      provider: effect.provider ?? this.options.defaultProvider ?? 'claude',
+      provider,
       cwd: this.worktree,
       title: agentTitle(effect.title, effect.attempt),
-      ...(effect.model ? { model: effect.model } : {}),
+      ...(model ? { model } : {}),
       ...(effect.role.mode ? { modeId: effect.role.mode } : {}),
       ...(instructions ? { systemPrompt: instructions } : {}),
       mcpServers: {
@@ -384,7 +447,10 @@ export class PaseoBackend implements Backend {
         },
       },
     };
-    return { config, initialPrompt: firstMessage(effect, contract), labels };
+    // Providers spoken to over ACP (copilot, custom `extends: "acp"` ones) ignore systemPrompt: the
+    // role's instructions open their first message instead.
+    const inMessage = Boolean(instructions) && !SYSTEM_PROMPT_PROVIDERS.has(provider);
+    return { config, initialPrompt: firstMessage(effect, contract, { instructions: inMessage }), labels };
   }
 
   /**
@@ -437,16 +503,28 @@ export class PaseoBackend implements Backend {
       tracked.turnEpoch = this.drops;
     }
     let refused: string | undefined;
+    const startsBefore = tracked.turnStarts ?? 0;
     try {
       const answer = await this.client.request('send_agent_message_request', {
         agentId: tracked.agentId,
         text: effect.message,
       });
-      if (answer.accepted === false) refused = String(answer.error ?? 'not accepted');
+      if (answer.accepted === false) {
+        refused = String(answer.error ?? 'not accepted');
+        // The daemon answers `accepted: false` ("Agent X failed to start") after a failed turn
+        // although it dispatched the message and starts the turn: believe the agent, not the answer.
+        if (await this.startedAnyway(tracked, startsBefore)) {
+          this.log(
+            'info',
+            `paseo: Paseo said the message to ${effect.step} was not accepted (${refused}), but its turn started`,
+          );
+          return;
+        }
+      }
     } catch (error) {
       refused = (error as Error).message;
     }
-    if (refused === undefined) return;
+    if (refused === undefined || this.closed) return;
     if (effect.type === 'nudge-agent') {
       // A nudge that does not arrive leaves the attempt as it was.
       this.log('warn', `paseo: the nudge to ${effect.step} did not arrive: ${refused}`);
@@ -462,6 +540,32 @@ export class PaseoBackend implements Backend {
       attempt: tracked.attempt,
       reason: `its reminder could not be delivered to Paseo agent ${tracked.agentId}: ${refused}`,
     });
+  }
+
+  /**
+   * After `accepted: false`: whether the agent's turn began all the same, as its stream (a
+   * `turn_started`, or the turn already over) or its status (`fetch_agent_request`) shows, within the
+   * daemon's own wait for a run to start (15 s). An agent that is gone, archived or idle throughout
+   * did not get the message.
+   */
+  private async startedAnyway(tracked: Tracked, startsBefore: number): Promise<boolean> {
+    const deadline = Date.now() + (this.options.startConfirmMs ?? 15_000);
+    for (;;) {
+      if (this.closed) return false;
+      if (tracked.phase !== 'turn' || (tracked.turnStarts ?? 0) > startsBefore) return true;
+      let answer: Payload;
+      try {
+        answer = await this.client.request('fetch_agent_request', { agentId: tracked.agentId });
+      } catch {
+        return false;
+      }
+      if (tracked.phase !== 'turn' || (tracked.turnStarts ?? 0) > startsBefore) return true;
+      const agent = isObject(answer.agent) ? answer.agent : undefined;
+      if (!agent || (typeof agent.archivedAt === 'string' && agent.archivedAt)) return false;
+      if (BUSY.has(String(agent.status))) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 
   private stop(step: string, attempt: number, reason: string): void {
@@ -497,6 +601,8 @@ export class PaseoBackend implements Backend {
   }
 
   private readonly cancels = new Set<Promise<void>>();
+  /** startAgent calls under way (their create_agent_request may not be answered yet) */
+  private readonly starting = new Set<Promise<void>>();
 
   // ---- reports and turn ends --------------------------------------------------------------------
 
@@ -561,6 +667,11 @@ export class PaseoBackend implements Backend {
 
   private onStream(stream: StreamEvent): void {
     if (this.closed) return;
+    if (stream.event.type === 'turn_started') {
+      const started = this.byAgent.get(stream.agentId);
+      if (started) started.turnStarts = (started.turnStarts ?? 0) + 1;
+      return;
+    }
     if (stream.event.type === 'permission_requested') {
       this.notePermission(stream);
       return;
@@ -667,7 +778,7 @@ export class PaseoBackend implements Backend {
           type: 'agent-lost',
           step: tracked.step,
           attempt: tracked.attempt,
-          reason: `the Paseo daemon no longer has agent ${tracked.agentId} (it restarted, or the agent was archived)`,
+          reason: goneReason(tracked.agentId!, info),
         });
         continue;
       }
@@ -740,7 +851,17 @@ export class PaseoBackend implements Backend {
   }
 }
 
-/** The daemon's agents with these labels (archived ones included, marked), by id. */
+/** Why an agent is gone, from what the daemon lists (an archived agent is listed, marked). */
+function goneReason(agentId: string, info: AgentInfo | undefined): string {
+  return info?.archived
+    ? `Paseo agent ${agentId} was archived`
+    : `the Paseo daemon no longer has agent ${agentId} (it restarted without it)`;
+}
+
+/**
+ * The daemon's agents with these labels (archived ones included, marked), by id. The daemon leaves
+ * archived agents out of `fetch_agents_request` unless the filter asks for them (`includeArchived`).
+ */
 async function listAgents(
   client: PaseoClient,
   labels: Record<string, string>,
@@ -749,7 +870,7 @@ async function listAgents(
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
     const answer = await client.request('fetch_agents_request', {
-      filter: { labels },
+      filter: { labels, includeArchived: true },
       ...(cursor ? { page: { limit: 200, cursor } } : {}),
     });
     // Newer daemons answer `entries: [{agent, project}]`, older ones `agents: [agent]`.

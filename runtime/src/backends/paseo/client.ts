@@ -93,7 +93,7 @@ export function describeClose(code: number, reason: string): { message: string; 
   switch (code) {
     case 4401:
       return {
-        message: `the Paseo daemon refused the password (close code 4401${said}): set PASEO_PASSWORD, or --paseo-password, to the daemon's password`,
+        message: `the Paseo daemon refused the password (close code 4401${said}): set PASEO_PASSWORD to the daemon's password, or give the CLI --paseo-password-file FILE`,
         fatal: true,
       };
     case 4001:

@@ -13,12 +13,20 @@ export interface ReportContract {
 export const MCP_SERVER_NAME = 'kairoku-playbook';
 
 /**
- * A step agent's first message (seed 000): the rendered step prompt, then the step's inputs with
+ * A step agent's first message (seed 000): with `instructions` (a provider that ignores the system
+ * prompt), the role's instructions first; the rendered step prompt, then the step's inputs with
  * their sources, the loop feedback of this attempt, the manager's brief, and how to report. Pure: the
  * same effect gives the same text. Sections that would be empty are left out.
  */
-export function firstMessage(effect: StartAgent, contract?: ReportContract): string {
+export function firstMessage(
+  effect: StartAgent,
+  contract?: ReportContract,
+  options: { instructions?: boolean } = {},
+): string {
   const sections: string[] = [];
+  const instructions = effect.role.instructions?.trim();
+  if (options.instructions && instructions)
+    sections.push(`## Your role: ${effect.role.name}\n\n${instructions}`);
   const prompt = effect.prompt.trim();
   if (prompt) sections.push(prompt);
   if (effect.inputs.length)

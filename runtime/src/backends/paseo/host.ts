@@ -24,6 +24,10 @@ export interface PaseoAgentsOptions {
   managerAgent?: string;
   /** the provider of roles and steps that name none (default `claude`) */
   defaultProvider?: string;
+  /** providers named by playbooks sent to another instead */
+  providerMap?: PaseoBackendOptions['providerMap'];
+  /** the model of roles and steps that name none */
+  defaultModel?: string;
   /** timeouts and reconnection of the daemon connections (tests shorten them) */
   connection?: PaseoBackendOptions['connection'];
   /** how often timeouts, cancel requests and the manager's status are looked at (default 1 s) */
@@ -271,6 +275,8 @@ export class PaseoHost {
         ...(state.ir.workspace === 'new-worktree' && state.branch ? { branch: state.branch } : {}),
         ...(this.options.managerAgent ? { parentAgentId: this.options.managerAgent } : {}),
         ...(this.options.defaultProvider ? { defaultProvider: this.options.defaultProvider } : {}),
+        ...(this.options.providerMap ? { providerMap: this.options.providerMap } : {}),
+        ...(this.options.defaultModel ? { defaultModel: this.options.defaultModel } : {}),
         ...(this.options.connection ? { connection: this.options.connection } : {}),
         ...(this.options.checks ? { checks: this.options.checks } : {}),
         log: paseoLog(this.options.log),
@@ -324,7 +330,7 @@ export class PaseoHost {
         reason:
           agent === undefined
             ? 'its agent was not acknowledged before the previous server stopped'
-            : `its agent ${agent} no longer exists (found when the run was taken up again)`,
+            : `${backend.agentGone(agent) ?? `its agent ${agent} no longer exists`} (found when the run was taken up again)`,
       });
     }
   }

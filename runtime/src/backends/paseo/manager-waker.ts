@@ -16,6 +16,11 @@ export interface ManagerWakerOptions {
   recheckMs?: number;
   /** how often the daemon is asked whether the manager still exists, wake-ups or not (10 s) */
   watchMs?: number;
+  /**
+   * how long a manager the daemon has never listed may stay unknown before it counts as missing
+   * (60 s): an ACP manager starts its MCP servers before the daemon registers it
+   */
+  unseenGraceMs?: number;
   /** the manager agent was archived or is missing (called once): seed 000 fails its runs */
   onGone?: (why: string) => void;
 }
@@ -41,6 +46,12 @@ export class ManagerWaker {
   private asking: Promise<void> | undefined;
   private askedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
+  /** the daemon has listed the manager at least once: missing from then on means gone */
+  private seen = false;
+  /** `turn_started` events seen from the manager */
+  private turnStarts = 0;
+  /** when the daemon first said it did not know the manager (never seen yet) */
+  private unseenSince: number | undefined;
   private readonly clock: () => number;
   private readonly unsubscribe: (() => void)[];
 
@@ -93,7 +104,7 @@ export class ManagerWaker {
     const since = this.clock() - this.askedAt;
     if (this.current === 'gone') return;
     if (
-      (this.queue.length && this.current !== 'idle' && since >= recheck) ||
+      ((this.queue.length || !this.seen) && this.current !== 'idle' && since >= recheck) ||
       since >= (this.options.watchMs ?? 10_000)
     )
       // The ticker does not wait for the answer; ask logs its own failures.
@@ -109,6 +120,7 @@ export class ManagerWaker {
     if (this.closed || stream.agentId !== this.options.agentId || this.current === 'gone') return;
     const type = stream.event.type;
     if (type === 'turn_started') {
+      this.turnStarts++;
       this.version++;
       this.current = 'running';
     } else if (TURN_ENDS.has(type)) {
@@ -128,10 +140,16 @@ export class ManagerWaker {
         });
         if (this.closed || version !== this.version) return;
         const agent = isObject(answer.agent) ? answer.agent : undefined;
-        if (!agent || (typeof agent.archivedAt === 'string' && agent.archivedAt.length > 0)) {
-          this.gone(typeof answer.error === 'string' ? answer.error : 'archived');
+        if (agent && typeof agent.archivedAt === 'string' && agent.archivedAt.length > 0) {
+          this.gone('archived');
           return;
         }
+        if (!agent) {
+          const why = typeof answer.error === 'string' ? answer.error : 'not found';
+          if (this.seen || this.unseenTooLong()) this.gone(why);
+          return;
+        }
+        this.seen = true;
         this.current = BUSY.has(String(agent.status)) ? 'running' : 'idle';
       } catch (error) {
         this.options.log(
@@ -143,6 +161,36 @@ export class ManagerWaker {
       this.flush();
     })();
     return this.asking;
+  }
+
+  /**
+   * A manager the daemon has never listed is not gone at once: an ACP provider starts the agent's MCP
+   * servers (this one) during `session/new`, before the daemon registers the agent, so the first
+   * answers say "Agent not found" (which made every wake-up of such a manager be dropped).
+   */
+  private unseenTooLong(): boolean {
+    const now = this.clock();
+    if (this.unseenSince === undefined) {
+      this.unseenSince = now;
+      this.options.log(
+        `the Paseo daemon does not know the manager agent ${this.options.agentId} yet; asking again until it does`,
+      );
+    }
+    return now - this.unseenSince >= (this.options.unseenGraceMs ?? 60_000);
+  }
+
+  /** After `accepted: false`: whether the manager's turn began all the same (its stream, or its status). */
+  private async startedAnyway(startsBefore: number): Promise<boolean> {
+    if (this.turnStarts > startsBefore) return true;
+    try {
+      const answer = await this.options.client.request('fetch_agent_request', {
+        agentId: this.options.agentId,
+      });
+      const agent = isObject(answer.agent) ? answer.agent : undefined;
+      return this.turnStarts > startsBefore || (agent !== undefined && BUSY.has(String(agent.status)));
+    } catch {
+      return this.turnStarts > startsBefore;
+    }
   }
 
   private gone(why: string): void {
@@ -162,11 +210,16 @@ export class ManagerWaker {
     // The message starts the manager's turn: busy until its end is seen.
     this.version++;
     this.current = 'running';
+    const startsBefore = this.turnStarts;
     // Not awaited: push returns at once; the .catch below queues the batch again and logs why.
     void this.options.client
       .request('send_agent_message_request', { agentId: this.options.agentId, text: wakeUpMessage(batch) })
-      .then((answer) => {
-        if (answer.accepted === false) throw new Error(String(answer.error ?? 'not accepted'));
+      .then(async (answer) => {
+        if (answer.accepted !== false) return;
+        // After a failed turn the daemon answers `accepted: false` ("Agent X failed to start") and
+        // starts the turn all the same: sent again, the wake-up would come twice.
+        if (await this.startedAnyway(startsBefore)) return;
+        throw new Error(String(answer.error ?? 'not accepted'));
       })
       .catch((error: unknown) => {
         if (this.closed) return;

@@ -22,11 +22,14 @@ export interface RunWorktree {
  * check of the run shares it). A worktree of the run that already exists (found by its branch with
  * `paseo_worktree_list_request`) is used again: a restarted runtime does not make a second one.
  *
- * The protocol does not say how Paseo names the branch of a worktree it branches off (it names it
- * after the slug), nor whether a slug may hold a `/`. So the slug is `<playbook>-<short id>`, a
- * valid folder and branch name on its own, and the branch Paseo made is then renamed to
- * `playbooks/<playbook>-<short id>` with git in the worktree (the runtime and the daemon share the
- * machine: agents, checks and the read-only check all work in that folder).
+ * The run's branch is made first, with git, from the workspace's current branch, and Paseo is asked
+ * for a worktree that checks it out (`action: "checkout"`). A `branch-off` worktree would not do:
+ * the daemon marks it for "first agent branch auto-name", and the first agent made in it renames
+ * whatever branch is checked out after that agent's first message (seen on getpaseo/paseo f3de5689),
+ * which undid the run's branch and made a second run of the same task fail on a taken name. A
+ * `checkout` worktree is not renamed. `keepRunBranch` checks it again once agents start.
+ * This assumes, as the read-only check and the check steps do, that the runtime and the daemon share
+ * the machine.
  */
 export async function prepareWorktree(
   client: PaseoClient,
@@ -43,10 +46,10 @@ export async function prepareWorktree(
     log('debug', `paseo: could not list the Paseo worktrees (${(error as Error).message}); making one`);
   }
   const slug = branch.slice(branch.lastIndexOf('/') + 1);
-  const base = currentBranch(cwd);
+  makeBranch(cwd, branch);
   const answer = await client.request(
     'create_paseo_worktree_request',
-    { cwd, worktreeSlug: slug, action: 'branch-off', ...(base ? { refName: base } : {}) },
+    { cwd, worktreeSlug: slug, action: 'checkout', refName: branch },
     timeout,
   );
   const refused = errorText(answer.error);
@@ -63,14 +66,34 @@ export async function prepareWorktree(
     );
     return { path, branch, created: true };
   }
-  const named = currentBranch(path);
-  if (named !== branch) {
-    const renamed = git(path, ['branch', '-m', branch]);
-    if (renamed.error)
-      throw new PaseoError(`cannot name the run's branch ${branch} in ${path}: ${renamed.error}`);
-    log('info', `paseo: the run's worktree ${path} is on branch ${branch} (Paseo named it ${named ?? '?'})`);
-  }
+  keepRunBranch(path, branch, log);
   return { path, branch, created: true };
+}
+
+/**
+ * The run's branch, from the workspace's current commit; one that exists already is kept (a run
+ * whose worktree was not made the first time, or a branch a person made for it).
+ */
+function makeBranch(cwd: string, branch: string): void {
+  if (!git(cwd, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).error) return;
+  const made = git(cwd, ['branch', '--no-track', branch, 'HEAD']);
+  if (made.error) throw new PaseoError(`cannot make the run's branch ${branch} in ${cwd}: ${made.error}`);
+}
+
+/**
+ * Puts the run's branch back when what is checked out in the worktree is another branch (a daemon
+ * that renamed it after an agent's first message, or ignored `action: "checkout"`). Returns what it
+ * found, or undefined when the branch was as it should be or the worktree is not on this machine.
+ */
+export function keepRunBranch(path: string, branch: string, log: Log): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const named = currentBranch(path);
+  if (named === branch || named === undefined) return undefined;
+  const renamed = git(path, ['branch', '-m', branch]);
+  if (renamed.error)
+    throw new PaseoError(`cannot name the run's branch ${branch} in ${path}: ${renamed.error}`);
+  log('warn', `paseo: the run's worktree ${path} was on branch ${named}; it is on ${branch} again`);
+  return named;
 }
 
 /** Where the worktree is, from the answer's known shapes (a workspace descriptor, or a worktree). */

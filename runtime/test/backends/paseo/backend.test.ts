@@ -125,10 +125,12 @@ describe('a whole run of playbooks/pr.yml on the paseo backend', { timeout: 30_0
       expect.objectContaining({
         cwd: repo,
         worktreeSlug: 'pr-3a9c1f',
-        action: 'branch-off',
-        refName: 'main',
+        action: 'checkout',
+        refName: 'playbooks/pr-3a9c1f',
       }),
     ]);
+    // A checkout worktree is not renamed after its first agent's first message (a branch-off one is).
+    expect(fake.autoRenamed).toEqual([]);
     const branch = spawnSync('git', ['-C', worktree, 'rev-parse', '--abbrev-ref', 'HEAD'], {
       encoding: 'utf8',
     });
@@ -286,6 +288,57 @@ describe('step agents on the paseo backend', () => {
     expect(stepRun(state, 'work')!.attempts[0]!.agent).toBe(fake.agentOf('work')!.id);
   });
 
+  it('gives the role instructions in the first message to a provider that ignores the system prompt (ACP)', async () => {
+    const ir = playbook(
+      `  plan:
+    role: planner2
+    prompt: Plan it.
+  work:
+    role: coder
+    needs: [plan]
+    prompt: Do it.
+`,
+      `roles:\n  planner2:\n    base: planner\n    instructions: Plan in three bullets.\n    provider: copilot\n  coder:\n    base: implementer\n    instructions: Keep the build green.\n`,
+    );
+    const fake = await daemon({ scripts: { plan: [reports('done')], work: [reports('done')] } });
+    const run = await start({ ir, daemon: fake, cwd: repo });
+    expect((await run.settled()).status).toBe('completed');
+    const plan = fake.agentOf('plan')!;
+    const work = fake.agentOf('work')!;
+    // copilot speaks ACP: the daemon drops systemPrompt, so the instructions open the first message.
+    expect(plan.provider).toBe('copilot');
+    expect(plan.systemPrompt).toBeNull();
+    expect(plan.initialPrompt).toMatch(/^## Your role: planner2\n\nPlan in three bullets\.\n\nPlan it\./);
+    // claude honours the system prompt: the instructions are there, and not repeated in the message.
+    expect(work.provider).toBe('claude');
+    expect(work.systemPrompt).toBe('Keep the build green.');
+    expect(work.initialPrompt).not.toContain('Keep the build green.');
+  });
+
+  it('sends steps that name no provider or model to the defaults, and maps a named provider', async () => {
+    const ir = playbook(
+      `  plan:
+    role: planner
+    prompt: Plan it.
+  work:
+    role: coder
+    needs: [plan]
+    prompt: Do it.
+`,
+      `roles:\n  coder:\n    base: implementer\n    provider: claude\n    model: sonnet\n`,
+    );
+    const fake = await daemon({ scripts: { plan: [reports('done')], work: [reports('done')] } });
+    const run = await start({
+      ir,
+      daemon: fake,
+      cwd: repo,
+      backend: { defaultProvider: 'opencode', defaultModel: 'big-model', providerMap: { claude: 'codex' } },
+    });
+    expect((await run.settled()).status).toBe('completed');
+    expect(fake.agentOf('plan')!).toMatchObject({ provider: 'opencode', model: 'big-model' });
+    expect(fake.agentOf('work')!).toMatchObject({ provider: 'codex', model: 'sonnet' });
+  });
+
   it('refuses a replayed report (its token was revoked) and writes the refusal into the run’s history', async () => {
     const fake = await daemon({ scripts: { work: [reports('done', { count: 3 })] } });
     const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
@@ -361,6 +414,48 @@ describe('step agents on the paseo backend', () => {
     ]);
   });
 
+  it('takes the reminder after a failed turn as delivered when the daemon says accepted: false but starts the turn', async () => {
+    const fake = await daemon({
+      scripts: {
+        work: [
+          {
+            turns: [
+              { fail: 'the model is overloaded' },
+              { reports: [{ outcome: 'done', outputs: { count: 2 } }] },
+            ],
+          },
+          // A second attempt would make a second agent: there must be none.
+          reports('done', { count: 3 }),
+        ],
+      },
+    });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    const agent = fake.agentOf('work')!;
+    expect(agent.followUps).toEqual([REMINDER]);
+    expect(agent.turns).toBe(2);
+    expect(fake.agentOf('work', 2)).toBeUndefined();
+    expect(stepRun(state, 'work')!.attempts).toEqual([
+      expect.objectContaining({ reminded: true, outcome: 'done' }),
+    ]);
+    expect(history(state, 'agent-lost')).toEqual([]);
+  });
+
+  it('loses the attempt whose reminder the daemon refuses and whose agent did not start a turn', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled(), reports('done', { count: 3 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const agent = fake.agentOf('work')!;
+    agent.archivedAt = new Date().toISOString();
+    fake.release(agent.id);
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(history(state, 'agent-lost')).toEqual([
+      `work lost: its reminder could not be delivered to Paseo agent ${agent.id}: Agent not found`,
+    ]);
+  });
+
   it('takes a turn end that comes before the answer to create_agent_request', async () => {
     const fake = await daemon({
       answerCreateLate: true,
@@ -423,6 +518,33 @@ describe('step agents on the paseo backend', () => {
     expect(agent.followUps).toEqual([]);
     expect(fake.agents.get(agent.id)!.archivedAt).toBeNull();
     expect(run.backend.endpoint.liveTokens()).toBe(0);
+  });
+
+  it('stops an agent whose slow creation answers after the run was canceled and the backend closed', async () => {
+    const fake = await daemon({ holdCreates: true, scripts: { work: [runsUntilCanceled()] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await vi.waitFor(() => expect(fake.heldCreates).toBe(1), { interval: 5 });
+    expect(run.driver.dispatch({ type: 'cancel', reason: 'Ctrl-C' })).toBeUndefined();
+    // The run process exits: it closes the backend while the creation is still under way.
+    const closing = run.backend.close();
+    fake.releaseCreates();
+    await closing;
+    const agent = fake.agentOf('work')!;
+    expect(fake.received('cancel_agent_request')).toEqual([expect.objectContaining({ agentId: agent.id })]);
+    expect(agent.status).toBe('idle');
+    expect(agent.turn).toBeUndefined();
+  });
+
+  it('stops an agent whose slow creation answers after the backend closed, canceled or not', async () => {
+    const fake = await daemon({ holdCreates: true, scripts: { work: [runsUntilCanceled()] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await vi.waitFor(() => expect(fake.heldCreates).toBe(1), { interval: 5 });
+    const closing = run.backend.close();
+    fake.releaseCreates();
+    await closing;
+    const agent = fake.agentOf('work')!;
+    expect(fake.received('cancel_agent_request')).toEqual([expect.objectContaining({ agentId: agent.id })]);
+    expect(agent.status).toBe('idle');
   });
 
   it('fails the attempt of a read-only role that changed the worktree, whatever it reports', async () => {
@@ -494,11 +616,31 @@ describe('the paseo backend when the daemon goes away', () => {
     const work = stepRun(state, 'work')!;
     expect(work.attempts.map((a) => a.ended ?? a.outcome)).toEqual(['lost', 'done']);
     expect(history(state, 'agent-lost')).toEqual([
-      `work lost: the Paseo daemon no longer has agent ${first} (it restarted, or the agent was archived)`,
+      `work lost: the Paseo daemon no longer has agent ${first} (it restarted without it)`,
     ]);
     expect(fake.hellos).toHaveLength(2);
     expect(run.backend.agentExists(first)).toBe(false);
     expect(run.backend.agentExists(work.attempts[1]!.agent)).toBe(true);
+  });
+
+  it('says an agent archived while the connection was down was archived (the daemon lists it only when asked)', async () => {
+    const fake = await daemon({ scripts: { work: [runsUntilCanceled(), reports('done', { count: 5 })] } });
+    const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const first = fake.agentOf('work', 1)!;
+    fake.setOffline(true);
+    first.archivedAt = new Date().toISOString();
+    fake.setOffline(false);
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(history(state, 'agent-lost')).toEqual([`work lost: Paseo agent ${first.id} was archived`]);
+    expect(
+      fake
+        .received('fetch_agents_request')
+        .every((r) => (r.filter as { includeArchived?: boolean }).includeArchived),
+    ).toBe(true);
+    expect(run.backend.agentExists(first.id)).toBe(false);
+    expect(run.backend.agentGone(first.id)).toBe(`Paseo agent ${first.id} was archived`);
   });
 
   it('finds on reconnection a turn that ended while the connection was down', async () => {
@@ -622,5 +764,49 @@ describe('the paseo backend when the daemon goes away', () => {
     const afterRestart = await PaseoBackend.connect({ ...options, runId: 't-000001' });
     cleanup.push(() => afterRestart.close());
     expect(afterRestart.agentExists(agent)).toBe(false);
+  });
+});
+
+describe('the run\u2019s branch and Paseo\u2019s first-agent branch auto-name', { timeout: 30_000 }, () => {
+  const WORKTREE = playbook(
+    `  work:
+    role: implementer
+    prompt: Do \${{ inputs.task }}.
+`,
+    'inputs:\n  task: { type: string }\nworkspace: new-worktree\n',
+  );
+  const branchOf = (dir: string) =>
+    spawnSync('git', ['-C', dir, 'rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+
+  it('keeps playbooks/<playbook>-<id> after the first agent, and a second run of the same task runs', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done')] } });
+    const first = await start({ ir: WORKTREE, daemon: fake, cwd: repo, inputs: { task: 'add a flag' } });
+    expect((await first.settled()).status).toBe('completed');
+    expect(branchOf(first.backend.worktree)).toBe('playbooks/t-3a9c1f');
+    const second = await start({
+      ir: WORKTREE,
+      daemon: fake,
+      cwd: repo,
+      inputs: { task: 'add a flag' },
+      runId: 't-77aa01',
+    });
+    expect((await second.settled()).status).toBe('completed');
+    expect(branchOf(second.backend.worktree)).toBe('playbooks/t-77aa01');
+    expect(fake.autoRenamed).toEqual([]);
+    expect(fake.received('create_agent_request')).toHaveLength(2);
+  });
+
+  it('names the branch back when the daemon renamed it after the first agent anyway', async () => {
+    const fake = await daemon({ scripts: { work: [reports('done')] }, autoNameCheckouts: true });
+    const run = await start({ ir: WORKTREE, daemon: fake, cwd: repo, inputs: { task: 'add a flag' } });
+    expect((await run.settled()).status).toBe('completed');
+    expect(fake.autoRenamed).toEqual([
+      { worktree: run.backend.worktree, branch: expect.stringMatching(/^do-add-a-flag/) },
+    ]);
+    const renamed = fake.autoRenamed[0]!.branch;
+    expect(branchOf(run.backend.worktree)).toBe('playbooks/t-3a9c1f');
+    expect(run.logs.map((l) => l.message)).toContainEqual(
+      expect.stringContaining(`was on branch ${renamed}; it is on playbooks/t-3a9c1f again`),
+    );
   });
 });

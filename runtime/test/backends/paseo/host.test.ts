@@ -417,7 +417,7 @@ describe('kairoku-playbook mcp --agents paseo: the manager is a Paseo agent', ()
     await until(() => manager.followUps.length === 2);
     const woken = manager.followUps[1]!;
     expect(woken).toContain('left lost (attempt 1)');
-    expect(woken).toContain(`its agent ${left.id} no longer exists`);
+    expect(woken).toContain(`Paseo agent ${left.id} was archived (found when the run was taken up again)`);
     expect(woken).toContain('right lost (attempt 1)');
     expect(woken.match(/Playbook run /g)).toHaveLength(1);
     const view = await after.call('get_run', { run });
@@ -512,6 +512,63 @@ describe('the store-backed context of a run', () => {
     expect(after.status).toBe('failed');
     expect(context.state().status).toBe('failed');
     expect(logs).toEqual([]);
+  });
+});
+
+describe('the manager woken on the daemon\u2019s real idle and busy signals (issue 12)', () => {
+  it('wakes a manager the daemon did not know yet when its server started', async () => {
+    // An ACP manager starts its MCP servers during session/new, before the daemon registers it: the
+    // server's first fetch_agent_request answers "Agent not found". That is not a manager gone.
+    writePlaybooks();
+    const fake = await daemon({
+      first: [reportsWhenReleased('done', { note: 'n1' }, 'the first part is done')],
+      '': [{ turns: [{}] }],
+    });
+    const manager = await managerAgent(fake);
+    fake.registering.add(manager.id);
+    const session = await serve(fake, manager.id, 200);
+    const waker = session.running.paseo!.waker!;
+    expect(waker.status).toBe('unknown');
+    fake.registering.delete(manager.id);
+    await until(() => waker.status === 'idle');
+
+    const { run } = await session.call('start_playbook', { playbook: 'duo', inputs: { task: 'x' } });
+    await session.call('start_step', { run, step: 'first' });
+    const agent = await until(() => fake.agentOf('first'));
+    fake.release(agent.id);
+    await until(() => manager.followUps.length === 1);
+    expect(manager.followUps[0]).toContain('first reported done: the first part is done');
+    expect(stored(run as string).status).toBe('running');
+    expect(session.warnings.splice(0)).toEqual([
+      `warning: the Paseo daemon does not know the manager agent ${manager.id} yet; asking again until it does`,
+    ]);
+  });
+
+  it('takes a wake-up answered accepted: false after the manager\u2019s failed turn as delivered, once', async () => {
+    writePlaybooks();
+    const fake = await daemon({
+      first: [reportsWhenReleased('done', { note: 'n1' }, 'the first part is done')],
+      // The manager's first turn (a person's message) fails; the wake-up's turn then holds.
+      '': [{ turns: [{ fail: 'the model is overloaded' }, { hold: true }] }],
+    });
+    const manager = await managerAgent(fake);
+    const session = await serve(fake, manager.id);
+    const waker = session.running.paseo!.waker!;
+    await say(fake, manager.id, 'Start the duo playbook.');
+    await until(() => manager.status === 'error' && waker.status === 'idle');
+
+    const { run } = await session.call('start_playbook', { playbook: 'duo', inputs: { task: 'x' } });
+    await session.call('start_step', { run, step: 'first' });
+    const agent = await until(() => fake.agentOf('first'));
+    fake.release(agent.id);
+    // The daemon says accepted: false ("failed to start") but starts the turn: sent once, not again.
+    await until(() => manager.followUps.length === 2 && waker.status === 'running');
+    expect(manager.followUps[1]).toContain('first reported done');
+    expect(waker.queued).toBe(0);
+    fake.release(manager.id);
+    await until(() => waker.status === 'idle');
+    expect(manager.followUps).toHaveLength(2);
+    expect(session.warnings.splice(0)).toEqual([]);
   });
 });
 
