@@ -30,7 +30,10 @@ export function playbooksPageCsp(cspSource: string): string {
 }
 
 export function renderPlaybooksPage(options: PlaybooksPageOptions): string {
-  if (/[;'"\s]/.test(options.cspSource)) throw new Error(`not a CSP source: ${options.cspSource}`);
+  // VS Code's sources ("https://*.vscode-cdn.net", or "'self' https://…" in a browser) and nothing that
+  // would end the directive or loosen it.
+  if (/[;,"<>\r\n]|unsafe-|nonce-|sha\d+-/i.test(options.cspSource))
+    throw new Error(`not a CSP source: ${options.cspSource}`);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

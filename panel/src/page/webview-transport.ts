@@ -19,6 +19,10 @@ export interface VsCodeApi {
   postMessage(message: unknown): void;
 }
 
+/** The message types each side sends (the extension's playbooks-protocol.ts has the same lists). */
+export const PAGE_MESSAGE_TYPES = ['ready', 'request'] as const;
+export const HOST_MESSAGE_TYPES = ['response', 'event', 'connection', 'start-playbook', 'open-run'] as const;
+
 export type HostCommand = { type: 'start-playbook'; playbook: string } | { type: 'open-run'; run: string };
 
 type HostMessage =
