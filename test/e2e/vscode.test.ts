@@ -261,6 +261,18 @@ async function frameWith(page: Page, selector: string): Promise<Frame> {
   return found!;
 }
 
+/** How many elements match `selector` in all the webviews' frames together. */
+async function countInFrames(page: Page, selector: string): Promise<number> {
+  let total = 0;
+  for (const frame of page.frames())
+    if (frame !== page.mainFrame())
+      total += await frame
+        .locator(selector)
+        .count()
+        .catch(() => 0);
+  return total;
+}
+
 describe('the Playbooks view in a real VS Code (code-server)', () => {
   const keepFailure = (name: string) =>
     onTestFailed(async () => {
@@ -325,7 +337,10 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
       .waitFor({ timeout: 60_000 });
     await panel.locator('.tab.completed', { hasText: TITLE }).waitFor();
     await screenshot('9-playbooks-completed');
-    // Once the run has ended, the graph view no longer offers it.
-    await expect.poll(() => link.count(), { timeout: 30_000 }).toBe(0);
+    // Once the run has ended, the graph view no longer offers it (it is redrawn: its frames are new).
+    await expect
+      .poll(() => countInFrames(page, 'button.run-link'), { timeout: 30_000, interval: 500 })
+      .toBe(0);
+    expect(await countInFrames(page, 'button.node[data-line]')).toBe(5);
   });
 });
