@@ -1,19 +1,24 @@
-// Builds the VS Code extension: two esbuild bundles and the grammars, all under dist/.
+// Builds the VS Code extension: three esbuild bundles, the Playbooks panel's page and the grammars, all
+// under dist/.
 //
-//   node vscode-extension/build.mjs             dist/extension.js, dist/server.js, dist/syntaxes/
+//   node vscode-extension/build.mjs             dist/extension.js, dist/server.js (the language server),
+//                                               dist/cli.js (the CLI, for the Playbooks view's `serve`),
+//                                               dist/panel/ (the panel's script and style), dist/syntaxes/
 //   node vscode-extension/build.mjs --package   the same, then dist/kairoku-playbook.vsix (offline), which
 //                                               must pass vsce without a warning and vsix-rules.mjs
 //
 // The workspace packages are bundled from their TypeScript sources (as the tests run them), so the
 // bundles never lag behind a stale `tsc -b` output. Only `vscode` stays external: the editor provides it.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVsix, vsixProblems } from './vsix-rules.mjs';
 import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
+import { assetPaths } from '../cli/build.mjs';
+import { buildPanel } from '../panel/build.mjs';
 
 export { workspaceSourceOf } from '../scripts/build/bundling.mjs';
 
@@ -38,6 +43,35 @@ const common = {
 };
 
 /**
+ * cli/src/assets.ts with the texts it reads from the repository written into it, as cli/build.mjs makes
+ * the CLI's own bundle (the schemas, the diagnostics reference, the panel `serve` serves): dist/cli.js
+ * needs no file of the repository beside it.
+ */
+const embeddedAssets = {
+  name: 'embedded-assets',
+  setup(builder) {
+    const source = join(root, 'cli', 'src', 'assets.ts');
+    builder.onLoad({ filter: /[\\/]cli[\\/]src[\\/]assets\.ts$/ }, (args) => {
+      if (args.path !== source) return undefined;
+      const assets = assetPaths();
+      const texts = Object.fromEntries(
+        Object.entries(assets).map(([name, path]) => [name, readFileSync(join(root, path), 'utf8')]),
+      );
+      return {
+        loader: 'js',
+        contents:
+          `export const ASSETS = ${JSON.stringify(assets)};\n` +
+          `const TEXTS = ${JSON.stringify(texts)};\n` +
+          'export function assetText(name) { return TEXTS[name]; }\n',
+      };
+    });
+  },
+};
+
+/** The files of the Playbooks panel's page the view loads (the HTML is the extension's own). */
+export const PANEL_FILES = ['panel.js', 'panel.css'];
+
+/**
  * The injection grammar of grammar/textmate, made to apply inside the playbook language too: its selector
  * names `source.yaml`, and the playbook grammar includes YAML without that scope, so the same selector is
  * added for `source.kairoku-playbook` (nothing changes when grammar/textmate already has it).
@@ -54,8 +88,14 @@ export function injectionForExtension(grammar) {
 export async function buildExtension() {
   rmSync(join(dist, 'extension.js'), { force: true });
   rmSync(join(dist, 'server.js'), { force: true });
+  rmSync(join(dist, 'cli.js'), { force: true });
   rmSync(join(dist, 'THIRD-PARTY-NOTICES.txt'), { force: true });
   rmSync(join(dist, 'syntaxes'), { recursive: true, force: true });
+  rmSync(join(dist, 'panel'), { recursive: true, force: true });
+  // The panel first: the CLI embeds it too (serve serves it to browsers).
+  await buildPanel();
+  mkdirSync(join(dist, 'panel'), { recursive: true });
+  for (const file of PANEL_FILES) copyFileSync(join(root, 'panel', 'dist', file), join(dist, 'panel', file));
   const extension = await build({
     ...common,
     entryPoints: [join(here, 'src', 'extension.ts')],
@@ -67,7 +107,15 @@ export async function buildExtension() {
     entryPoints: [join(root, 'lsp', 'src', 'stdio.ts')],
     outfile: join(dist, 'server.js'),
   });
-  const bundled = { inputs: { ...extension.metafile.inputs, ...server.metafile.inputs } };
+  const cli = await build({
+    ...common,
+    entryPoints: [join(root, 'cli', 'src', 'bin.ts')],
+    outfile: join(dist, 'cli.js'),
+    plugins: [workspaceSources, embeddedAssets],
+  });
+  const bundled = {
+    inputs: { ...extension.metafile.inputs, ...server.metafile.inputs, ...cli.metafile.inputs },
+  };
   writeFileSync(
     join(dist, 'THIRD-PARTY-NOTICES.txt'),
     thirdPartyNotices(bundled, 'Kairoku Playbooks for VS Code'),
@@ -83,7 +131,9 @@ export async function buildExtension() {
     `${JSON.stringify(injectionForExtension(injection), null, 2)}\n`,
   );
   // What went into the bundles, relative to the repository (tests check none of it is build output).
-  return { inputs: [...new Set([extension, server].flatMap((b) => Object.keys(b.metafile.inputs)))].sort() };
+  return {
+    inputs: [...new Set([extension, server, cli].flatMap((b) => Object.keys(b.metafile.inputs)))].sort(),
+  };
 }
 
 /** vsce's warnings, in the plain form it prints them (`WARNING` first, or a GitHub Actions `::warning::`). */

@@ -4,18 +4,30 @@
  * broken playbook. The test reads the Problems panel (exactly what `kairoku-playbook check --format json`
  * says of the file), two hovers (a key's documentation, an expression's type), and uses a completion that
  * replaces a misspelt step in `needs`, after which that problem goes away, in the editor and in `check`.
+ * Then the Playbooks view: Run playbook (the CodeLens) on pr.yml opens the view with its start form; the run
+ * starts on the `serve` the extension started (sim), waits at its gate, the graph view links to it, the gate
+ * is decided in the view, and the run completes.
  * Screenshots are kept in test-results/vscode-e2e/.
  *
  * Needs `node scripts/setup-vscode-e2e.mjs` (which `npm run test:e2e` runs first) and the CLI's bundle
  * (`npm run build`). Everything listens on 127.0.0.1, lives in one temporary folder, and is stopped after.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { CHROMIUM, notReady } from '../../scripts/setup-vscode-e2e.mjs';
 import { installExtension, makeSandbox, sandboxEnv, startCodeServer } from './support/code-server.js';
@@ -125,6 +137,7 @@ beforeAll(async () => {
     mkdirSync(join(workspace, 'playbooks'), { recursive: true });
     file = join(workspace, 'playbooks', 'broken.yml');
     writeFileSync(file, BROKEN);
+    copyFileSync(join(ROOT, 'playbooks', 'pr.yml'), join(workspace, 'playbooks', 'pr.yml'));
 
     expect(installExtension(sandbox, VSIX)).toMatch(/^kairoku\.kairoku-playbook-vscode@\d+\.\d+\.\d+$/m);
     server = await startCodeServer(sandbox, workspace);
@@ -220,5 +233,114 @@ describe('the extension in a real VS Code (code-server)', () => {
     expect(expected.map((p) => p.code)).toEqual(['PB900', 'PB202']);
     await expect.poll(() => readProblems(page), { timeout: 30_000, interval: 250 }).toEqual(expected);
     await screenshot('5-fixed');
+  });
+});
+
+/** The frame (of a webview: VS Code nests each in two iframes) whose page has `selector`. */
+async function frameWith(page: Page, selector: string): Promise<Frame> {
+  let found: Frame | undefined;
+  await expect
+    .poll(
+      async () => {
+        for (const frame of page.frames()) {
+          if (frame === page.mainFrame()) continue;
+          const has = await frame
+            .locator(selector)
+            .count()
+            .catch(() => 0);
+          if (has > 0) {
+            found = frame;
+            return true;
+          }
+        }
+        return false;
+      },
+      { timeout: 90_000, interval: 500 },
+    )
+    .toBe(true);
+  return found!;
+}
+
+/** How many elements match `selector` in all the webviews' frames together. */
+async function countInFrames(page: Page, selector: string): Promise<number> {
+  let total = 0;
+  for (const frame of page.frames())
+    if (frame !== page.mainFrame())
+      total += await frame
+        .locator(selector)
+        .count()
+        .catch(() => 0);
+  return total;
+}
+
+describe('the Playbooks view in a real VS Code (code-server)', () => {
+  const keepFailure = (name: string) =>
+    onTestFailed(async () => {
+      await screenshot(`failed-${name}`).catch(() => undefined);
+    });
+  const TITLE = 'Implement, review and land a change';
+
+  it('Run playbook on pr.yml opens the view with its start form; the run starts, waits at its gate, is decided and completes', async () => {
+    keepFailure('playbooks-view');
+    await page.keyboard.press('Escape');
+    await openFile(page, 'pr.yml');
+    // The CodeLens above the first line.
+    const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Run playbook' });
+    await lens.first().waitFor({ timeout: 90_000 });
+    await lens.first().click();
+
+    // The view, in the sidebar, with the panel's page: served by the serve the extension started.
+    const panel = await frameWith(page, '#app .connection');
+    await panel.locator('.connection.on').waitFor({ timeout: 60_000 });
+    const form = panel.getByRole('form', { name: `Start ${TITLE}` });
+    await form.waitFor();
+    // The form's first field has the focus (Run playbook put it there).
+    await expect
+      .poll(() => panel.evaluate(() => document.activeElement?.id ?? ''))
+      .toBe('in-playbooks-pr-yml-task');
+    await page.keyboard.type('Add a --json flag to the CLI');
+    await screenshot('6-playbooks-start-form');
+    await form.getByRole('button', { name: 'Start run' }).click();
+    await panel.getByRole('tab', { name: new RegExp(TITLE) }).waitFor();
+    const gate = panel.locator('.node-button[data-step="ship"][data-status="waiting"]');
+    await gate.waitFor({ timeout: 60_000 });
+
+    // serve runs for this workspace: its discovery file names it, in the sandbox's store.
+    const serveDir = join(sandbox!.home, '.kairoku-playbook', 'serve');
+    expect(readdirSync(serveDir).filter((name) => name.endsWith('.json'))).toHaveLength(1);
+    await screenshot('7-playbooks-gate');
+
+    // The graph view links to the active run; the link opens it in the Playbooks view.
+    await page.keyboard.press('Control+Shift+P');
+    await page.locator('.quick-input-widget input').waitFor();
+    await page.keyboard.type('Kairoku Playbooks: Show playbook graph');
+    await page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: 'Show playbook graph' })
+      .first()
+      .waitFor();
+    await page.keyboard.press('Enter');
+    const graph = await frameWith(page, 'button.run-link');
+    const link = graph.locator('button.run-link');
+    await expect.poll(() => link.textContent()).toMatch(/^Open run pr-\w+ in the Playbooks view$/);
+    await screenshot('8-graph-link');
+    // With the sidebar closed, the link opens it again on the run.
+    await page.keyboard.press('Control+B');
+    await page.locator('.part.sidebar').waitFor({ state: 'hidden' });
+    await link.click();
+    await page.locator('.part.sidebar').waitFor({ state: 'visible' });
+    await panel.locator('.tab[aria-selected="true"]', { hasText: TITLE }).waitFor();
+
+    await panel.getByLabel('Comment on ship').fill('Ship it after the release notes');
+    await panel.getByRole('button', { name: 'approve', exact: true }).click();
+    await panel
+      .locator('.node-button[data-step="ship"][data-status="completed"]')
+      .waitFor({ timeout: 60_000 });
+    await panel.locator('.tab.completed', { hasText: TITLE }).waitFor();
+    await screenshot('9-playbooks-completed');
+    // Once the run has ended, the graph view no longer offers it (it is redrawn: its frames are new).
+    await expect
+      .poll(() => countInFrames(page, 'button.run-link'), { timeout: 30_000, interval: 500 })
+      .toBe(0);
+    expect(await countInFrames(page, 'button.node[data-line]')).toBe(5);
   });
 });

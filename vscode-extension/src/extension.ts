@@ -1,17 +1,20 @@
 /**
  * The Kairoku Playbooks extension: the playbook language server for `kairoku-playbook` documents
  * (diagnostics exactly those of `kairoku-playbook check`, completion, hover, navigation, rename, outline,
- * semantic highlighting, quick fixes), "Check workspace", and the playbook graph.
+ * semantic highlighting, quick fixes), "Check workspace", the playbook graph, and the Playbooks view
+ * (the panel of `kairoku-playbook serve`, with "Run playbook" on an open playbook).
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { CLIENT_NAME, createClient, validationDelay } from './client.js';
 import { WorkspaceCheck } from './check-workspace.js';
-import { COMMANDS, SETTINGS } from './manifest.js';
+import { COMMANDS, LANGUAGE_ID, PLAYBOOKS_VIEW_ID, SETTINGS } from './manifest.js';
 import { GraphPanel } from './graph-panel.js';
+import { PlaybooksView, RunPlaybookLens } from './playbooks-view.js';
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
+let playbooks: PlaybooksView | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
@@ -48,10 +51,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   const check = new WorkspaceCheck(ensureClient);
-  const graph = new GraphPanel(ensureClient, validationDelay);
+  const view = new PlaybooksView(context.extensionUri, output);
+  playbooks = view;
+  const graph = new GraphPanel(ensureClient, validationDelay, view);
   context.subscriptions.push(
     check,
     graph,
+    view,
+    vscode.window.registerWebviewViewProvider(PLAYBOOKS_VIEW_ID, view, {
+      // The open run, a half-filled start form and the tabs survive the view being hidden.
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
+    vscode.languages.registerCodeLensProvider(
+      { language: LANGUAGE_ID, scheme: 'file' },
+      new RunPlaybookLens(),
+    ),
+    vscode.commands.registerCommand(COMMANDS.runPlaybook, (uri?: unknown) =>
+      view.runPlaybook(uri instanceof vscode.Uri ? uri : undefined),
+    ),
+    vscode.commands.registerCommand(COMMANDS.openRun, (run?: unknown) => view.openRun(run)),
     vscode.commands.registerCommand(COMMANDS.checkWorkspace, () => check.run()),
     vscode.commands.registerCommand(COMMANDS.showGraph, (uri?: vscode.Uri) => {
       const document =
@@ -91,5 +109,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 export async function deactivate(): Promise<void> {
   const previous = client;
   client = undefined;
-  await previous?.dispose();
+  const view = playbooks;
+  playbooks = undefined;
+  // The serve this window started stops with it; its runs stay on disk for the next one.
+  await Promise.all([previous?.dispose(), view?.stop()]);
 }

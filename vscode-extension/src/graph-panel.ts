@@ -3,17 +3,19 @@
  * graph, as the language server gives it (`kairoku-playbook/graph`: the same compiler and analysis as
  * the diagnostics), drawn by graph-page.ts (pure). It follows the active playbook editor, redraws on
  * change (after the validation delay) and on save, and a click on a step reveals it in the playbook.
+ * While the workspace's `serve` drives a run of the playbook, the view links to it in the Playbooks view.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { ErrorCodes, ResponseError } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { LANGUAGE_ID } from './manifest.js';
+import { COMMANDS, LANGUAGE_ID } from './manifest.js';
 import { renderGraphPage } from './graph-page.js';
 import type { PlaybookPage } from './graph-page.js';
 import { GRAPH_REQUEST, isGraphAnswer } from './graph-protocol.js';
 import type { GraphAnswer } from './graph-protocol.js';
 import { renderMessageHtml } from './graph-view.js';
+import type { ActiveRuns } from './playbooks-view.js';
 
 export const GRAPH_VIEW_TYPE = 'kairokuPlaybook.graph';
 
@@ -21,6 +23,11 @@ interface RevealMessage {
   type: 'reveal';
   line: number;
   column: number;
+}
+
+function isOpenRunMessage(message: unknown): message is { type: 'open-run'; run: string } {
+  const m = message as { type?: unknown; run?: unknown } | null;
+  return typeof m === 'object' && m !== null && m.type === 'open-run' && typeof m.run === 'string';
 }
 
 function isRevealMessage(message: unknown): message is RevealMessage {
@@ -52,7 +59,13 @@ export class GraphPanel implements vscode.Disposable {
   constructor(
     private readonly client: () => Promise<LanguageClient>,
     private readonly delay: () => number,
+    private readonly runs?: ActiveRuns,
   ) {
+    if (runs)
+      this.subscriptions.push(
+        // render shows its own failures in the panel
+        runs.onDidChangeRuns(() => void (this.panel && this.render())),
+      );
     this.subscriptions.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (!this.panel || !editor || !isPlaybookDocument(editor.document)) return;
@@ -95,10 +108,14 @@ export class GraphPanel implements vscode.Disposable {
       this.panel.webview.onDidReceiveMessage((message: unknown) => {
         // A listener cannot wait; a failure to reveal leaves the editor as it was, not worth a message.
         if (isRevealMessage(message)) void this.reveal(message.line, message.column).catch(() => undefined);
+        // The command says its own failures.
+        else if (isOpenRunMessage(message))
+          void vscode.commands.executeCommand(COMMANDS.openRun, message.run);
       });
     } else {
       this.panel.reveal(undefined, true);
     }
+    this.runs?.watchRunningServe();
     // Not awaited: the command returns once the panel is open; render shows its own failures in it.
     void this.render();
   }
@@ -128,7 +145,9 @@ export class GraphPanel implements vscode.Disposable {
         : vscode.workspace.asRelativePath(document.uri, false);
       let page: PlaybookPage | string;
       try {
-        page = renderGraphPage(await this.graphOf(document), { nonce: this.nonce, file });
+        const answer = await this.graphOf(document);
+        const runs = answer.kind === 'graph' ? this.runs?.activeRunsOf(answer.id) : undefined;
+        page = renderGraphPage(answer, { nonce: this.nonce, file, ...(runs ? { runs } : {}) });
       } catch (error) {
         page = `The graph could not be drawn: ${error instanceof Error ? error.message : String(error)}`;
       }

@@ -33,6 +33,18 @@ export interface GraphViewOptions {
   file?: string;
   /** click a node to reveal its step (a small script posting `{ type: 'reveal', line, column }`); default true */
   interactive?: boolean;
+  /**
+   * the playbook's active runs (from the workspace's serve): each gets a button that posts
+   * `{ type: 'open-run', run }`, and the extension opens it in the Playbooks view
+   */
+  runs?: GraphRunLink[];
+}
+
+export interface GraphRunLink {
+  id: string;
+  status: string;
+  /** open gates and permission requests */
+  waiting: number;
 }
 
 /** A problem as the page lists it (1-based line and UTF-16 column). */
@@ -120,6 +132,8 @@ section ul { margin: 0; padding: 0; list-style: none; display: flex; flex-direct
 section li button { font: inherit; color: inherit; background: none; border: none; padding: 0; cursor: pointer;
   text-align: left; }
 section li button:hover { text-decoration: underline; }
+.runs { margin: 0 0 16px; }
+.runs button.run-link { color: var(--vscode-textLink-foreground, #006ab1); text-decoration: underline; }
 .after li { border: 1px solid var(--vscode-panel-border, #ccc); border-radius: 6px; padding: 6px 10px; max-width: 480px; }
 .muted { color: var(--vscode-descriptionForeground, #777); }
 .problems .error { color: var(--vscode-errorForeground, #e51400); }
@@ -131,6 +145,11 @@ section li button:hover { text-decoration: underline; }
 const SCRIPT = `
 const vscode = acquireVsCodeApi();
 document.addEventListener('click', (event) => {
+  const run = event.target instanceof Element ? event.target.closest('[data-run]') : null;
+  if (run) {
+    vscode.postMessage({ type: 'open-run', run: run.dataset.run });
+    return;
+  }
   const target = event.target instanceof Element ? event.target.closest('[data-line]') : null;
   if (!target) return;
   vscode.postMessage({ type: 'reveal', line: Number(target.dataset.line), column: Number(target.dataset.column) });
@@ -289,6 +308,19 @@ function afterSection(layout: GraphLayout): string {
   return `<section class="after"><h2>After the run</h2><ul>${items.join('')}</ul></section>`;
 }
 
+/** The playbook's active runs, each a button to open it in the Playbooks view. */
+function runsSection(runs: GraphRunLink[] | undefined): string {
+  if (!runs?.length) return '';
+  const items = runs.map((run) => {
+    const state = `${run.status}${run.waiting ? ` · ${run.waiting} waiting` : ''}`;
+    return (
+      `<li><button type="button" class="run-link" data-run="${escapeHtml(run.id)}">` +
+      `Open run ${escapeHtml(run.id)} in the Playbooks view</button> <span class="muted">${escapeHtml(state)}</span></li>`
+    );
+  });
+  return `<section class="runs" aria-label="Active runs"><h2>Active runs</h2><ul>${items.join('')}</ul></section>`;
+}
+
 /** The graph of a playbook that checks without errors. */
 export function renderGraphHtml(graph: PlaybookGraph, options: GraphViewOptions): string {
   const layout = layoutGraph(graph);
@@ -305,7 +337,13 @@ export function renderGraphHtml(graph: PlaybookGraph, options: GraphViewOptions)
       layout.nodes.map(nodeHtml).join('') +
       `</div></main>`
     : `<p class="muted">This playbook has no steps.</p>`;
-  const body = [header(graph.title, facts), graphHtml, loopsSection(layout), afterSection(layout)].join('\n');
+  const body = [
+    header(graph.title, facts),
+    runsSection(options.runs),
+    graphHtml,
+    loopsSection(layout),
+    afterSection(layout),
+  ].join('\n');
   return page(`${graph.title}: graph`, body, options, placementStyle(layout));
 }
 

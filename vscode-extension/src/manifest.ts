@@ -15,6 +15,12 @@ export const COMMANDS = {
   checkWorkspace: 'kairokuPlaybook.checkWorkspace',
   showGraph: 'kairokuPlaybook.showGraph',
   restartServer: 'kairokuPlaybook.restartServer',
+  runPlaybook: 'kairokuPlaybook.runPlaybook',
+  openRun: 'kairokuPlaybook.openRun',
 } as const;
+
+/** The Playbooks view (a webview view) and the activity bar container that holds it. */
+export const PLAYBOOKS_CONTAINER_ID = 'kairokuPlaybooks';
+export const PLAYBOOKS_VIEW_ID = 'kairokuPlaybook.playbooks';
 
 export const DEFAULT_VALIDATION_DELAY = 150;

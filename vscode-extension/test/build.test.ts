@@ -217,17 +217,21 @@ describe('the grammars', () => {
 });
 
 describe('the .vsix', () => {
-  it('holds the manifest, both bundles and their notices, the grammars, the language configuration, the icon and the documents', () => {
+  it('holds the manifest, the bundles and their notices, the panel, the grammars, the language configuration, the icons and the documents', () => {
     expect(existsSync(VSIX)).toBe(true);
     const vsix = readVsix(readFileSync(VSIX));
     expect([...vsix.files.keys()].filter((n) => n.startsWith('extension/')).sort()).toEqual([
       'extension/LICENSE.txt',
       'extension/changelog.md',
       'extension/dist/THIRD-PARTY-NOTICES.txt',
+      'extension/dist/cli.js',
       'extension/dist/extension.js',
+      'extension/dist/panel/panel.css',
+      'extension/dist/panel/panel.js',
       'extension/dist/server.js',
       'extension/dist/syntaxes/playbook.injection.tmLanguage.json',
       'extension/images/icon.png',
+      'extension/images/playbooks.svg',
       'extension/language-configuration.json',
       'extension/package.json',
       'extension/readme.md',
@@ -239,6 +243,13 @@ describe('the .vsix', () => {
     expect(manifest.main).toBe('./dist/extension.js');
     expect(manifest.contributes).toEqual(source.contributes);
     expect(vsix.files.get('extension/dist/server.js')!.equals(readFileSync(dist('server.js')))).toBe(true);
+    // The Playbooks view's page is the panel's build, as serve serves it.
+    for (const file of ['panel.js', 'panel.css'])
+      expect(
+        vsix.files
+          .get(`extension/dist/panel/${file}`)!
+          .equals(readFileSync(join(EXTENSION, '..', 'panel', 'dist', file))),
+      ).toBe(true);
     // The bundles hold chevrotain, yaml and vscode-languageclient: their licences travel with them.
     const notices = vsix.files.get('extension/dist/THIRD-PARTY-NOTICES.txt')!.toString('utf8');
     for (const bundled of ['chevrotain', 'yaml', 'vscode-languageclient']) {
@@ -258,12 +269,16 @@ describe('the .vsix', () => {
   it('is built from sources only: no workspace package has to be built first (a fresh clone after npm ci)', async () => {
     const { inputs } = await buildExtension();
     expect(inputs.length).toBeGreaterThan(50);
-    const workspace = inputs.filter((path) => !path.startsWith('node_modules/'));
+    // (third-party packages may sit in a workspace package's own node_modules: runtime/node_modules/ajv)
+    const workspace = inputs.filter((path) => !/(^|\/)node_modules\//.test(path));
     expect(workspace.filter((path) => /(^|\/)dist\//.test(path))).toEqual([]);
     expect(workspace.filter((path) => !/\.(ts|json)$/.test(path))).toEqual([]);
     // The server's sub-path entry (compiler/disk) and the discovery it shares with check: from their sources.
     expect(workspace).toContain('compiler/src/workspace/discovery.ts');
     expect(workspace).toContain('compiler/src/workspace/disk-lister.ts');
+    // The CLI the Playbooks view runs `serve` from, with its serve and the embedded panel.
+    expect(workspace).toContain('cli/src/commands/serve.ts');
+    expect(workspace).toContain('runtime/src/serve/server.ts');
   }, 120_000);
 });
 

@@ -278,3 +278,32 @@ describe('an answer from the server', () => {
       expect(isGraphAnswer(broken)).toBe(false);
   });
 });
+
+describe('the link to an active run', () => {
+  const pr = graphOf('playbooks/pr.yml');
+
+  it('lists each active run with a button that posts its id (the extension opens it in the Playbooks view)', () => {
+    const html = renderGraphHtml(pr, {
+      nonce: NONCE,
+      runs: [
+        { id: 'pr-1a2b3c', status: 'running', waiting: 1 },
+        { id: 'pr-"><b>', status: 'paused', waiting: 0 },
+      ],
+    });
+    expect(elements(html, 'button', 'run-link').map((b) => b['data-run'])).toEqual([
+      'pr-1a2b3c',
+      'pr-&quot;&gt;&lt;b&gt;',
+    ]);
+    expect(html).toContain(
+      'Open run pr-1a2b3c in the Playbooks view</button> <span class="muted">running · 1 waiting</span>',
+    );
+    expect(html).not.toContain('<b>');
+    // The page's one script posts { type: 'open-run', run } for such a button, before the reveal of a step.
+    expect(html).toMatch(/closest\('\[data-run\]'\)[\s\S]*type: 'open-run', run: run\.dataset\.run/);
+  });
+
+  it('is not there without active runs', () => {
+    expect(renderGraphHtml(pr, { nonce: NONCE })).not.toContain('class="run-link"');
+    expect(renderGraphHtml(pr, { nonce: NONCE, runs: [] })).not.toContain('Active runs');
+  });
+});

@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PlaybookLanguageService, TOKEN_TYPES } from '@kairoku-playbook/lsp';
-import { COMMANDS, DEFAULT_VALIDATION_DELAY, LANGUAGE_ID, SETTINGS } from '../src/manifest.js';
+import {
+  COMMANDS,
+  DEFAULT_VALIDATION_DELAY,
+  LANGUAGE_ID,
+  PLAYBOOKS_CONTAINER_ID,
+  PLAYBOOKS_VIEW_ID,
+  SETTINGS,
+} from '../src/manifest.js';
 import { PLAYBOOK_FILENAME_PATTERNS } from '../src/playbook-files.js';
 import { impliedActivationEvents, markdownLinks, minimumEngine, pngSize } from '../vsix-rules.mjs';
 
@@ -113,6 +120,8 @@ describe('package.json', () => {
       [COMMANDS.checkWorkspace]: 'Kairoku Playbooks: Check workspace',
       [COMMANDS.showGraph]: 'Kairoku Playbooks: Show playbook graph',
       [COMMANDS.restartServer]: 'Kairoku Playbooks: Restart language server',
+      [COMMANDS.runPlaybook]: 'Kairoku Playbooks: Run playbook',
+      [COMMANDS.openRun]: 'Kairoku Playbooks: Open run in the Playbooks view',
     });
     // VS Code ≥ 1.74 generates these from `contributes` (a language with a configuration, every command);
     // declaring them again is noise, so none are declared.
@@ -127,6 +136,24 @@ describe('package.json', () => {
     );
     const title = contributes.menus['editor/title'][0];
     expect(title).toMatchObject({ command: COMMANDS.showGraph, when: `editorLangId == ${LANGUAGE_ID}` });
+    expect(contributes.menus['editor/title'][1]).toMatchObject({
+      command: COMMANDS.runPlaybook,
+      when: `editorLangId == ${LANGUAGE_ID} && resourceScheme == file`,
+    });
+    // Open run takes a run's id: only the graph view's link runs it.
+    expect(contributes.menus.commandPalette).toContainEqual({ command: COMMANDS.openRun, when: 'false' });
+  });
+
+  it('contributes the Playbooks view: a webview view in its own activity bar container', () => {
+    expect(contributes.viewsContainers.activitybar).toEqual([
+      { id: PLAYBOOKS_CONTAINER_ID, title: 'Playbooks', icon: 'images/playbooks.svg' },
+    ]);
+    expect(contributes.views[PLAYBOOKS_CONTAINER_ID]).toEqual([
+      { type: 'webview', id: PLAYBOOKS_VIEW_ID, name: 'Playbooks', contextualTitle: 'Kairoku Playbooks' },
+    ]);
+    expect(readFileSync(extension('images/playbooks.svg'), 'utf8')).toMatch(/^<svg [^>]*viewBox="0 0 24 24"/);
+    // VS Code ≥ 1.74 activates on a contributed view by itself (onView), so nothing is declared.
+    expect(manifest.activationEvents).toBeUndefined();
   });
 
   it('runs no workspace-chosen server in Restricted Mode', () => {
@@ -150,15 +177,19 @@ describe('package.json', () => {
     expect(contributes.configurationDefaults[`[${LANGUAGE_ID}]`]['editor.wordBasedSuggestions']).toBe('off');
   });
 
-  it('packages only the bundles and their notices, the grammars, the language configuration, the icon and the documents', () => {
+  it('packages only the bundles and their notices, the panel, the grammars, the language configuration, the icons and the documents', () => {
     expect(manifest.files).toEqual([
       'dist/extension.js',
       'dist/server.js',
+      'dist/cli.js',
+      'dist/panel/panel.js',
+      'dist/panel/panel.css',
       'dist/THIRD-PARTY-NOTICES.txt',
       'dist/syntaxes/*.json',
       'syntaxes/*.json',
       'language-configuration.json',
       'images/icon.png',
+      'images/playbooks.svg',
       'README.md',
       'CHANGELOG.md',
       'LICENSE',

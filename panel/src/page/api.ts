@@ -1,4 +1,4 @@
-/** The serve API over fetch, same origin (the cookie travels by itself; no token in the page). */
+/** The serve API, over the page's transport (transport.ts: fetch in a browser, the extension host in VS Code). */
 import type {
   PlaybookCard,
   Refusal,
@@ -7,6 +7,7 @@ import type {
   StartAnswer,
   StartRequest,
 } from '../api/api-types.js';
+import { transport } from './transport.js';
 
 export class RefusedError extends Error {
   constructor(
@@ -17,31 +18,19 @@ export class RefusedError extends Error {
   }
 }
 
-/** Where the API lives: the page's own origin, or what the host page names (a VS Code webview). */
-function apiBase(): string {
-  const meta = document.querySelector<HTMLMetaElement>('meta[name="kairoku-api"]');
-  return (meta?.content ?? '').replace(/\/$/, '') + '/api/v1';
-}
-
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const response = await fetch(apiBase() + path, {
-    method,
-    credentials: 'same-origin',
-    headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
+  const { status, text } = await transport().request(method, path, body);
   let data: unknown;
   try {
     data = text ? JSON.parse(text) : undefined;
   } catch {
     // not JSON (a proxy's error page): the status says enough
   }
-  if (!response.ok) {
+  if (status < 200 || status > 299) {
     const refusal = (data as { refusal?: Refusal } | undefined)?.refusal;
     throw new RefusedError(
-      response.status,
-      refusal ?? { code: `http-${response.status}`, message: `The server answered ${response.status}.` },
+      status,
+      refusal ?? { code: `http-${status}`, message: `The server answered ${status}.` },
     );
   }
   return data as T;
@@ -69,5 +58,4 @@ export const api = {
     call<RunDetail>('POST', `${run(id)}/steps/${encodeURIComponent(step)}/retry`, {}),
   startAfter: (id: string, name: string) =>
     call<RunDetail>('POST', `${run(id)}/after/${encodeURIComponent(name)}/start`, {}),
-  eventsUrl: () => `${apiBase()}/events`,
 };

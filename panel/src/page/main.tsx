@@ -1,7 +1,18 @@
 /** The page's entry: draws the panel, loads what the server has, and listens for changes. */
 import { render } from 'preact';
 import { App } from './app.js';
+import { hostCommand } from './host-commands.js';
 import { connectEvents, loadPlaybooks, loadRuns } from './store.js';
+import { useTransport } from './transport.js';
+import { webviewTransport } from './webview-transport.js';
+import type { VsCodeApi } from './webview-transport.js';
+
+// In VS Code's Playbooks view the API goes through the extension host (webview-transport.ts).
+declare const acquireVsCodeApi: (() => VsCodeApi) | undefined;
+if (typeof acquireVsCodeApi === 'function') {
+  document.documentElement.classList.add('in-vscode');
+  useTransport(webviewTransport(acquireVsCodeApi(), hostCommand));
+}
 
 render(<App />, document.getElementById('app')!);
 void loadPlaybooks(); // (it catches its own failure and shows it in the status line)

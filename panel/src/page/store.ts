@@ -6,6 +6,8 @@
 import { batch, computed, signal } from '@preact/signals';
 import type { PlaybookCard, RunDetail, RunEvent, RunListItem } from '../api/api-types.js';
 import { RefusedError, api } from './api.js';
+import { transport } from './transport.js';
+import type { LiveEvents } from './transport.js';
 
 export const playbooks = signal<PlaybookCard[] | null>(null);
 export const runs = signal<RunListItem[]>([]);
@@ -106,9 +108,9 @@ function onRunEvent(event: RunEvent): void {
   if (activeRunId.value === item.id) void loadDetail(item.id, version); // (it catches its own failure and shows it in the status line)
 }
 
-/** Live updates: EventSource reconnects by itself and sends Last-Event-ID, so nothing is missed. */
-export function connectEvents(): EventSource {
-  const source = new EventSource(api.eventsUrl(), { withCredentials: true });
+/** Live updates: the transport reconnects by itself and catches up (Last-Event-ID), so nothing is missed. */
+export function connectEvents(): LiveEvents {
+  const source = transport().events();
   source.addEventListener('open', () => {
     connected.value = true;
   });

@@ -1,0 +1,58 @@
+/**
+ * What the page's host asks of it (VS Code: "Run playbook" on an open playbook, the graph view's link to
+ * a run): open a playbook's start form, or a run's tab. A request that arrives before the cards or the
+ * runs are loaded waits for them.
+ */
+import { effect, signal } from '@preact/signals';
+import type { HostCommand } from './webview-transport.js';
+import { openRun, playbooks, runs, say, startingPlaybook } from './store.js';
+
+const wanted = signal<HostCommand | null>(null);
+
+export function hostCommand(command: HostCommand): void {
+  wanted.value = command;
+}
+
+const cardTitleId = (id: string) => `card-${id.replace(/[^A-Za-z0-9]/g, '-')}`;
+
+function focusSoon(find: () => HTMLElement | null | undefined): void {
+  requestAnimationFrame(() => {
+    const element = find();
+    element?.scrollIntoView({ block: 'start' });
+    element?.focus();
+  });
+}
+
+effect(() => {
+  const command = wanted.value;
+  if (!command) return;
+  if (command.type === 'start-playbook') {
+    const cards = playbooks.value;
+    if (cards === null) return; // not loaded yet: this runs again when they are
+    wanted.value = null;
+    const card = cards.find((c) => c.id === command.playbook);
+    if (!card) {
+      say('error', `${command.playbook} is not one of this workspace's playbooks.`);
+      return;
+    }
+    if (!card.canStart) {
+      startingPlaybook.value = null;
+      say('error', `${card.title} cannot start: ${card.why ?? 'it has errors to fix first.'}`);
+      focusSoon(() => document.getElementById(cardTitleId(card.id))?.closest('li'));
+      return;
+    }
+    startingPlaybook.value = card.id;
+    // The form's first field, once it is drawn.
+    focusSoon(() =>
+      document
+        .getElementById(cardTitleId(card.id))
+        ?.closest('li')
+        ?.querySelector<HTMLElement>('form input, form textarea, form select'),
+    );
+    return;
+  }
+  if (!runs.value.some((r) => r.id === command.run) && runs.value.length === 0) return; // runs not loaded yet
+  wanted.value = null;
+  openRun(command.run);
+  focusSoon(() => document.getElementById(`tab-${command.run}`));
+});
