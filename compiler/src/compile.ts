@@ -28,8 +28,6 @@ export interface FileAnalysis {
   model: PlaybookModel | undefined;
   /** the bound model the checks read: references resolved, templates typed (see compiler/README.md) */
   semantic: SemanticModel | undefined;
-  /** @deprecated the same object as `semantic`, under its former name; use `semantic` */
-  context: SemanticModel | undefined;
 }
 
 export interface AnalyzeOptions {
@@ -51,7 +49,6 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
     diagnostics: [],
     model: undefined,
     semantic: undefined,
-    context: undefined,
   };
   const yaml = readYaml(file, text);
   const diagnostics = [...yaml.diagnostics];
@@ -91,7 +88,6 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
     for (const diagnostic of runChecks(semantic, options)) diagnostics.push(diagnostic);
     analysis.model = model;
     analysis.semantic = semantic;
-    analysis.context = semantic;
     bound.set(analysis, yaml);
   }
   analysis.diagnostics = dropDamageFallout(
@@ -137,7 +133,6 @@ export function finishBound(
     ),
     model,
     semantic,
-    context: semantic,
   };
   bound.set(analysis, yaml);
   return analysis;

@@ -24,7 +24,7 @@ export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';
 export { typeToString } from './types/type.js';
-export { compilePlaybook, serializeIr } from './compile-ir.js';
+export { compileAnalysis, compilePlaybook, serializeIr } from './compile-ir.js';
 export type { Compilation } from './compile-ir.js';
 export type * from './ir/ir.js';
 export { IR_VERSION } from './ir/ir.js';

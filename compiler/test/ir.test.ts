@@ -1,6 +1,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkIr, compilePlaybook, regionSteps, serializeIr } from '../src/index.js';
+import {
+  analyzeFile,
+  checkIr,
+  compileAnalysis,
+  compilePlaybook,
+  regionSteps,
+  serializeIr,
+  validateWorkspace,
+} from '../src/index.js';
 import { toRanges } from '../src/ir/ranges.js';
 import { MAX_IR_NESTING } from '../src/ir/check-ir.js';
 import type { Ir } from '../src/index.js';
@@ -26,6 +34,24 @@ describe('the IR', () => {
       expect(checked.ok ? [] : checked.errors).toEqual([]);
     });
   }
+
+  it('compileAnalysis emits from an analysis at hand what compilePlaybook gives, an edited one included', () => {
+    for (const name of samples) {
+      const file = `playbooks/${name}`;
+      const text = readFileSync(playbooks + name, 'utf8');
+      expect(compileAnalysis(analyzeFile(file, text)), name).toEqual(compilePlaybook(file, text));
+      // an edit inside a prompt is analysed incrementally from the previous analysis
+      const at = text.indexOf('prompt: ') + 'prompt: '.length;
+      if (at < 'prompt: '.length) continue;
+      const edited = `${text.slice(0, at)}Now. ${text.slice(at)}`;
+      const previous = validateWorkspace([{ file, text }]).analyses;
+      const analysis = validateWorkspace([{ file, text: edited }], previous).analyses.get(file)!;
+      expect(compileAnalysis(analysis), `${name}, edited`).toEqual(compilePlaybook(file, edited));
+    }
+    const broken = compileAnalysis(analyzeFile('broken.yml', 'version: 1\ntitle: x\nsteps: {}\n'));
+    expect(broken.ir).toBeUndefined();
+    expect(broken.diagnostics.length).toBeGreaterThan(0);
+  });
 
   it('orders steps topologically with index-based needs and lays out rows by deepest need', () => {
     const ir = compile('pr.yml');

@@ -20,6 +20,8 @@ export type Expr =
   | { kind: 'unary'; operator: '!'; operand: Expr; span: Span }
   | { kind: 'binary'; operator: BinaryOperator; left: Expr; right: Expr; operatorSpan: Span; span: Span }
   | { kind: 'call'; callee: string; calleeSpan: Span; args: Expr[]; span: Span }
+  /** A list literal, `[a, b]` or `[]` (an extension of SPEC §3.6: docs/reference.md, "List literals"). */
+  | { kind: 'list'; items: Expr[]; span: Span }
   /** Stands where error recovery found no expression; it is never reported again by later stages. */
   | { kind: 'error'; span: Span };
 

@@ -1,6 +1,7 @@
 /**
  * The expression language of `${{ }}` and `when:` (SPEC §3.6): literals, context names, `.name`, `[index]`,
- * calls of built-in functions, `!`, comparisons, `==`/`!=`, `&&`, `||` and parentheses.
+ * calls of built-in functions, `!`, comparisons, `==`/`!=`, `&&`, `||` and parentheses; and list literals
+ * `[a, b]`, `[]` (our extension, so that `default(x, [])` guards a nullable list).
  *
  * Precedence, loosest first: `||`, `&&`, `==` `!=`, `<` `<=` `>` `>=`, `!`, postfix (`.name`, `[i]`).
  *
@@ -127,7 +128,7 @@ function createLexer(validations: boolean): Lexer {
 const lexer = createLexer(VALIDATIONS_IN_PRODUCTION);
 
 /** Tokens that can start an operand: anything else where a value is expected is a "missing value". */
-const VALUE_STARTS: readonly TokenType[] = [Literal, Identifier, LParen, Bang];
+const VALUE_STARTS: readonly TokenType[] = [Literal, Identifier, LParen, LBracket, Bang];
 /** Tokens after which "after X" makes a message clearer. */
 const OPERATOR_LIKE: readonly TokenType[] = [
   OrOr,
@@ -446,6 +447,37 @@ class ExpressionParser extends EmbeddedActionsParser {
             return this.ACTION(
               (): Expr => call ?? { kind: 'identifier', name: name.image, span: this.span(name) },
             );
+          },
+        },
+        {
+          ALT: () => {
+            const open = this.CONSUME2(LBracket);
+            const items: Expr[] = [];
+            this.ACTION(() => this.enter(open));
+            // `[]` is the empty list; after `[` anything that cannot start a value is a missing `]`.
+            const empty = this.ACTION(() => !matchesAny(this.LA(1), VALUE_STARTS));
+            if (empty !== true) {
+              this.nested(() => {
+                items.push(this.SUBRULE4(this.expression));
+                this.MANY2(() => {
+                  this.CONSUME2(Comma);
+                  items.push(this.SUBRULE5(this.expression));
+                });
+              });
+            }
+            const closed = this.ACTION(() => this.expectClose(RBracket, '['));
+            const close = closed === false ? undefined : this.CONSUME2(RBracket);
+            return this.ACTION(() => {
+              const last = items[items.length - 1];
+              const end = close
+                ? this.end(close)
+                : Math.max(this.end(open), last ? this.outerSpan(last).end : 0);
+              return this.limited(
+                { kind: 'list', items, span: { start: this.start(open), end } },
+                open,
+                items,
+              );
+            });
           },
         },
         {

@@ -111,6 +111,36 @@ describe('parseExpression: names, members, indexes, calls', () => {
   });
 });
 
+describe('parseExpression: list literals', () => {
+  it('parses the empty list, items, nested lists, and a list indexed or passed', () => {
+    expect(ok('[]')).toEqual({ kind: 'list', items: [], span: { start: 0, end: 2 } });
+    expect(ok('[ ]')).toEqual({ kind: 'list', items: [], span: { start: 0, end: 3 } });
+    expect(tree("[1, 'a', inputs.x]")).toBe('[1, "a", inputs.x]');
+    expect(tree('[[1], []]')).toBe('[[1], []]');
+    expect(tree('[a, b][0]')).toBe('[a, b][0]');
+    expect(tree('default(inputs.tags, [])')).toBe('default(inputs.tags, [])');
+    expect(tree('!contains([a], b) && [] == x')).toBe('((!contains([a], b)) && ([] == x))');
+  });
+
+  it('reports one error for a list not closed, a missing item, or a missing comma', () => {
+    const cases: [string, string][] = [
+      ['[1, 2', 'expected "]" to close "[" but found the end of the expression'],
+      ['[1,', 'expected a value after "," but found the end of the expression'],
+      ['[1,]', 'unexpected "]"; expected a value after ","'],
+      ['[1 2]', 'expected "]" to close "[" but found the number 2'],
+      ['[,]', 'expected "]" to close "[" but found ","'],
+    ];
+    for (const [text, message] of cases) {
+      const result = parseExpression(text);
+      expect(
+        result.errors.map((e) => e.message),
+        text,
+      ).toEqual([message]);
+      expect(result.value?.kind, text).toBe('list');
+    }
+  });
+});
+
 describe('parseExpression: operators and precedence', () => {
   it('binds ! tighter than comparison, comparison than equality, equality than &&, && than ||', () => {
     expect(tree('a || b && c')).toBe('(a || (b && c))');

@@ -18,6 +18,8 @@ export function show(expr: Expr | undefined): string {
       return `(${show(expr.left)} ${expr.operator} ${show(expr.right)})`;
     case 'call':
       return `${expr.callee}(${expr.args.map(show).join(', ')})`;
+    case 'list':
+      return `[${expr.items.map(show).join(', ')}]`;
     case 'error':
       return '<error>';
   }
@@ -45,6 +47,9 @@ export function spansOf(expr: Expr): Span[] {
       break;
     case 'call':
       spans.push(expr.calleeSpan, ...expr.args.flatMap(spansOf));
+      break;
+    case 'list':
+      spans.push(...expr.items.flatMap(spansOf));
       break;
     default:
       break;
@@ -81,7 +86,8 @@ export function heightOf(root: Expr | TypeExpr | undefined): number {
         children.push(...node.args);
         break;
       case 'list':
-        children.push(node.element);
+        // (a list literal of an expression, or a list<T> of a type expression)
+        children.push(...('items' in node ? node.items : [node.element]));
         break;
       case 'object':
         children.push(...node.fields.map((field) => field.type));

@@ -1,8 +1,9 @@
 /**
  * The language client: the bundled server (or the CLI the user points `kairokuPlaybook.server.path` at)
  * over stdio, for documents in the `kairoku-playbook` language. The server's diagnostics are pulled
- * (VS Code's model); `kairokuPlaybook.validationDelay` debounces the pulls while typing, and the server
- * gets it too for its own background validation.
+ * (VS Code's model). Unless the user sets `kairokuPlaybook.validationDelay`, the server decides when to
+ * validate (its adaptive delay: at once while the analysis is cheap); set, it debounces the pulls while
+ * typing, and the server gets it too for its own background validation.
  */
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
@@ -20,6 +21,13 @@ export function validationDelay(): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0
     ? Math.min(value, 5000)
     : DEFAULT_VALIDATION_DELAY;
+}
+
+/** The delay the user set (in any scope), or undefined: the server's adaptive delay applies. */
+export function explicitValidationDelay(): number | undefined {
+  const set = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<number>('validationDelay');
+  const explicit = set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
+  return explicit === undefined ? undefined : validationDelay();
 }
 
 function delay(ms: number, token: vscode.CancellationToken): Promise<void> {
@@ -69,15 +77,20 @@ export function createClient(
       { scheme: 'untitled', language: LANGUAGE_ID },
     ],
     outputChannel: output,
-    initializationOptions: () => ({ validationDelay: validationDelay() }),
+    initializationOptions: () => {
+      const fixed = explicitValidationDelay();
+      return fixed === undefined ? {} : { validationDelay: fixed };
+    },
     synchronize: { fileEvents: watcher },
     diagnosticPullOptions: { onChange: true, onSave: true },
     // Check workspace opens playbooks without showing them: they must reach the server.
     textSynchronization: { delayOpenNotifications: false },
     middleware: {
-      // Debounce while typing: each change cancels the waiting pull (the client then asks again).
+      // A delay the user set debounces while typing: each change cancels the waiting pull (the client
+      // then asks again). Without one the server waits as long as it must (lsp: validation-delay.ts).
       provideDiagnostics: async (document, previousResultId, token, next) => {
-        await delay(validationDelay(), token);
+        const fixed = explicitValidationDelay();
+        if (fixed !== undefined) await delay(fixed, token);
         if (token.isCancellationRequested) throw new vscode.CancellationError();
         return next(document, previousResultId, token);
       },

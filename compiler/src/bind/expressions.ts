@@ -103,6 +103,8 @@ export class ExpressionBinder {
         return this.binary(expr);
       case 'call':
         return this.call(expr);
+      case 'list':
+        return listType(expr.items.map((item) => this.typed(item)));
     }
   }
 
@@ -240,6 +242,7 @@ export class ExpressionBinder {
         name: expr.property,
         ownerType,
         root,
+        ownerText: this.template.text.value.slice(expr.object.span.start, expr.object.span.end),
         status,
         candidates,
         suggestion,
@@ -463,6 +466,29 @@ export function enumLiteralComparison(
       return { enumType: enumSide, literal: otherExpr };
   }
   return undefined;
+}
+
+/**
+ * The type of a list literal from its items' types: a list of the widest of them (`[1, 2.5]` is a
+ * list<number>, `[]` a list of anything), of `any` when they have no common type (PB401 says so).
+ */
+export function listType(items: readonly Type[]): Type {
+  let element: Type | undefined;
+  for (const item of items) element = element === undefined ? item : commonType(element, item);
+  return { kind: 'list', element: element ?? ANY };
+}
+
+/** The type both are assignable to, when one of them is (else `any`). */
+export function commonType(a: Type, b: Type): Type {
+  if (a.kind === 'any' || b.kind === 'any') return ANY;
+  if (isAssignable(a, b)) return b;
+  if (isAssignable(b, a)) return a;
+  // (null and a value: the value's type, nullable)
+  if (a.kind === 'null') return nullable(b);
+  if (b.kind === 'null') return nullable(a);
+  if (isAssignable(nonNull(a), nonNull(b))) return nullable(nonNull(b));
+  if (isAssignable(nonNull(b), nonNull(a))) return nullable(nonNull(a));
+  return ANY;
 }
 
 /** The type of a call of a built-in function with arguments of these types. */

@@ -157,6 +157,8 @@ export interface PropertyReference extends InExpression {
   ownerType: Type;
   /** the context root read, when the property is a root's (`run.id`) */
   root: string | undefined;
+  /** the expression the property is read from, as written (`steps.plan.outputs.report`) */
+  ownerText: string;
   /** `unknown`: the value has no such property; `not-an-object`: the value has no properties at all */
   status: 'unknown' | 'not-an-object';
   candidates: readonly string[];

@@ -1,8 +1,9 @@
 import { isScalar } from 'yaml';
 import type { Check } from '../check-context.js';
 import { rangeOf } from '../yaml/read-yaml.js';
-import { typeForMessage, valueFits } from '../types/type.js';
-import { shown, shownValue } from '../diagnostic.js';
+import { closest } from '@kairoku-playbook/grammar';
+import { nonNull, typeForMessage, valueFits } from '../types/type.js';
+import { replaceFix, shown, shownValue } from '../diagnostic.js';
 
 /** PB404: an input's default must fit its type, its min/max and its pattern. */
 export const checkInputDefaults: Check = (context) => {
@@ -16,10 +17,17 @@ export const checkInputDefaults: Check = (context) => {
       const written =
         typeof value === 'number' && isScalar(node) && node.source ? shown(node.source) : shownValue(value);
       const inexact = typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
+      // (a misspelt member of an enum: the member meant, written over it)
+      const members =
+        nonNull(input.type).kind === 'enum'
+          ? (nonNull(input.type) as { members: readonly string[] }).members
+          : [];
+      const suggestion = typeof value === 'string' ? closest(value, members) : undefined;
       context.report(
         'PB404',
         range,
-        `default ${written} of input "${shown(input.name)}" does not fit its type ${typeForMessage(input.type)}${inexact ? ': integers are exact only up to 9007199254740991 (2^53 − 1)' : ''}`,
+        `default ${written} of input "${shown(input.name)}" does not fit its type ${typeForMessage(input.type)}${inexact ? ': integers are exact only up to 9007199254740991 (2^53 − 1)' : ''}${suggestion ? `; did you mean "${shown(suggestion)}"?` : ''}`,
+        { fix: replaceFix(range, suggestion && yamlText(suggestion)) },
       );
       continue;
     }
@@ -55,3 +63,10 @@ export const checkInputDefaults: Check = (context) => {
     }
   }
 };
+
+/** A string as a YAML value that reads back as that string: plain when it can be, else quoted. */
+function yamlText(value: string): string {
+  return /^[A-Za-z_][\w-]*$/.test(value) && !/^(true|false|null|yes|no|on|off|y|n)$/i.test(value)
+    ? value
+    : JSON.stringify(value);
+}

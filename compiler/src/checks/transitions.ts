@@ -1,8 +1,12 @@
 import type { Check } from '../check-context.js';
-import { createDiagnostic, shown } from '../diagnostic.js';
+import { closest } from '@kairoku-playbook/grammar';
+import { createDiagnostic, replaceFix, shown } from '../diagnostic.js';
 import type { Diagnostic } from '../diagnostic.js';
 import { describeValue, enumMessage, schemaMessage } from '../schema/validate-surface.js';
 import type { SchemaProblem } from '../schema/validate-surface.js';
+
+/** The outcomes of a check step. */
+const CHECK_OUTCOMES = ['pass', 'fail'];
 
 /**
  * PB605 invalid transition: an outcome a check step can never produce (it only passes or fails), an
@@ -14,10 +18,15 @@ export const checkTransitions: Check = (context) => {
     if (step.kind !== 'check') continue;
     for (const outcome of step.outcomes) {
       if (outcome.keyRange && outcome.name !== 'pass' && outcome.name !== 'fail') {
+        // (`failed:` for `fail:`: the did-you-mean, unless the step has that outcome already)
+        const near = closest(outcome.name, CHECK_OUTCOMES);
+        const suggestion =
+          near && !step.outcomes.some((o) => o.keyRange && o.name === near) ? near : undefined;
         context.report(
           'PB605',
           outcome.keyRange,
-          `check step "${shown(step.name)}" can only pass or fail; outcome "${shown(outcome.name)}" can never happen`,
+          `check step "${shown(step.name)}" can only pass or fail; outcome "${shown(outcome.name)}" can never happen${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          { fix: replaceFix(outcome.keyRange, suggestion) },
         );
       }
     }

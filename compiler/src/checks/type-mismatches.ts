@@ -1,7 +1,7 @@
 import { closest, getBuiltinFunction, isContextRoot } from '@kairoku-playbook/grammar';
 import type { Expr } from '@kairoku-playbook/grammar';
 import type { Check, CheckContext } from '../check-context.js';
-import { enumLiteralComparison, indexKey } from '../bind/expressions.js';
+import { commonType, enumLiteralComparison, indexKey } from '../bind/expressions.js';
 import type { BoundTemplate } from '../bind/template.js';
 import { replaceLiteralFix, shown, shownList } from '../diagnostic.js';
 import { ANY, INTEGER, isAssignable, isNullable, nonNull, typeForMessage } from '../types/type.js';
@@ -74,6 +74,9 @@ class TypeChecker {
       case 'call':
         this.call(expr);
         return;
+      case 'list':
+        this.list(expr);
+        return;
       default:
         return;
     }
@@ -121,7 +124,7 @@ class TypeChecker {
       this.context.report(
         'PB401',
         range,
-        `"${shown(literal.value as string)}" is not one of ${shownList(enumType.members)}, so this comparison is never true`,
+        `"${shown(literal.value as string)}" is not one of ${shownList(enumType.members)}, so this comparison is never true${suggestion ? `; did you mean '${shown(suggestion)}'?` : ''}`,
         { fix: replaceLiteralFix(range, suggestion) },
       );
       return;
@@ -150,7 +153,7 @@ class TypeChecker {
       if (type.kind === 'nullable') {
         this.mismatch(
           side.span,
-          `"${shown(expr.operator)}" needs a value, but this may be null; guard it with default(…)`,
+          `"${shown(expr.operator)}" needs a value, but this may be null; guard it with ${guard(type)}`,
         );
         return;
       }
@@ -180,6 +183,28 @@ class TypeChecker {
     this.mismatch(expr.object.span, `cannot index a value of type ${typeForMessage(owner)}`);
   }
 
+  /** The items of a list literal must have one type (integers and numbers, enums and strings mix). */
+  private list(expr: Extract<Expr, { kind: 'list' }>): void {
+    let element: Type | undefined;
+    for (const item of expr.items) {
+      const type = this.typeOf(item);
+      if (type.kind === 'any') return;
+      if (element === undefined) {
+        element = type;
+        continue;
+      }
+      const common = commonType(element, type);
+      if (common.kind === 'any') {
+        this.mismatch(
+          item.span,
+          `the items of a list must have one type: this one is ${typeForMessage(type)}, those before it ${typeForMessage(element)}`,
+        );
+        return;
+      }
+      element = common;
+    }
+  }
+
   private call(expr: Extract<Expr, { kind: 'call' }>): void {
     const fn = getBuiltinFunction(expr.callee);
     // (an unknown function, or a call with the wrong number of arguments, is PB402)
@@ -190,7 +215,7 @@ class TypeChecker {
       const arg = expr.args[i];
       if (!type || !arg || type.kind === 'any') return;
       if (isNullable(type) && fn.name !== 'default' && fn.name !== 'toJSON') {
-        this.mismatch(arg.span, `argument ${i + 1} of ${fn.name} may be null; guard it with default(…)`);
+        this.mismatch(arg.span, `argument ${i + 1} of ${fn.name} may be null; guard it with ${guard(type)}`);
         return;
       }
       if (!accepts(nonNull(type)))
@@ -267,7 +292,28 @@ function walk(context: CheckContext, template: BoundTemplate, root: Expr): void 
       case 'call':
         for (const arg of expr.args) stack.push(arg);
         break;
+      case 'list':
+        for (const item of expr.items) stack.push(item);
+        break;
     }
+  }
+}
+
+/** The guard of a nullable value, with a fallback of its type the author can write as it stands. */
+function guard(type: Type): string {
+  switch (nonNull(type).kind) {
+    case 'string':
+    case 'enum':
+      return "default(…, '')";
+    case 'number':
+    case 'integer':
+      return 'default(…, 0)';
+    case 'boolean':
+      return 'default(…, false)';
+    case 'list':
+      return 'default(…, [])';
+    default:
+      return 'default(…)';
   }
 }
 

@@ -2,7 +2,6 @@ import { CONTEXT_ROOTS } from '@kairoku-playbook/grammar';
 import type { Check, CheckContext } from '../check-context.js';
 import { replaceFix, shown, shownList } from '../diagnostic.js';
 import type { ContextReference } from '../bind/references.js';
-import { typeForMessage } from '../types/type.js';
 
 /**
  * PB209: a name an expression cannot start with (an unknown one, an input without `inputs.`), a context
@@ -30,7 +29,8 @@ export const checkUnknownNames: Check = (context) => {
   for (const reference of context.semantic.referencesOf('property')) {
     if (reference.status !== 'unknown') continue;
     const { root, name, candidates, suggestion, range } = reference;
-    const what = root ? `"${shown(root)}"` : `a value of type ${typeForMessage(reference.ownerType)}`;
+    // (the value as written, not its type: an object type can be hundreds of characters long)
+    const what = `"${shown(root ?? reference.ownerText)}"`;
     context.report(
       'PB209',
       range,

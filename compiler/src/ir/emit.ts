@@ -395,6 +395,8 @@ export function expression(expr: Expr): IrExpr {
       };
     case 'call':
       return { kind: 'call', function: expr.callee, args: expr.args.map(expression) };
+    case 'list':
+      return { kind: 'list', items: expr.items.map(expression) };
     case 'error':
       return { kind: 'literal', value: null };
   }

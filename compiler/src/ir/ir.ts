@@ -17,7 +17,9 @@ export type IrExpr =
       left: IrExpr;
       right: IrExpr;
     }
-  | { kind: 'call'; function: string; args: IrExpr[] };
+  | { kind: 'call'; function: string; args: IrExpr[] }
+  /** a list literal (`[a, b]`): a list of the items' values */
+  | { kind: 'list'; items: IrExpr[] };
 
 export type IrTemplatePart = { text: string } | { expr: IrExpr; at: SourceLocation };
 

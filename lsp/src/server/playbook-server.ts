@@ -1,6 +1,7 @@
 /**
  * The server around the language service: it keeps the client's documents in sync, schedules validation
- * (debounced after typing, at once after an open, a close or a change on disk), pushes the diagnostics or
+ * (after typing, when the adaptive delay of validation-delay.ts says or the client's fixed one; at once
+ * after an open or a close), pushes the diagnostics or
  * answers pull requests (a document's, or the whole workspace's), drives the discovery of the workspace
  * folders and the warm-up of symbol indexes in slices between requests, and routes every feature request
  * to the service (feature-requests.ts). A handler that throws gives an empty result and a log line; the
@@ -28,25 +29,38 @@ import type { ServerStats } from './custom-requests.js';
 import { Debouncer } from './debouncer.js';
 import { DiagnosticReports } from './diagnostic-reports.js';
 import { discover } from './discovery.js';
+import { adaptiveValidationDelay } from './validation-delay.js';
 import { routeFeatureRequests } from './feature-requests.js';
 import { warmUpInSlices } from './warm-up.js';
 
 /** Settings a client may pass as `initializationOptions`. */
 export interface ServerOptions {
-  /** milliseconds between the last change and validation (default 150) */
+  /**
+   * Milliseconds between the last change and validation, fixed. Absent (the default), the delay adapts:
+   * none while the analysis is cheap, coalescing under a burst of edits or while a costly one is typed in
+   * (validation-delay.ts).
+   */
   validationDelay?: number;
 }
 
-const DEFAULT_DELAY = 150;
 /** a validation delay past this is a mistake (and past 2^31 ms, setTimeout fires at once) */
 const MAX_DELAY = 60_000;
+/** the key under which changes of files on disk are timed (no document has it: keys are URIs) */
+const WATCHED_FILES = ' watched files';
 
 export class PlaybookServer {
   private readonly documents = new TextDocuments(TextDocument);
   private readonly service: PlaybookLanguageService;
   private readonly reports = new DiagnosticReports();
   private readonly validation = new Debouncer(() => this.safely('validation', () => this.validateNow()));
-  private delay = DEFAULT_DELAY;
+  /** the client's fixed delay (`validationDelay`); undefined: adaptive */
+  private fixedDelay: number | undefined;
+  /** how long the last validation took (ms), for the adaptive delay */
+  private lastValidationMs: number | undefined;
+  /** when each document (or, under WATCHED_FILES, the files on disk) last changed (performance.now()) */
+  private readonly lastEditAt = new Map<string, number>();
+  /** pulls waiting for the scheduled validation */
+  private validationWaiters: (() => void)[] = [];
   private pullDiagnostics = false;
   private refreshSupport = false;
   private hierarchicalSymbols = true;
@@ -83,6 +97,9 @@ export class PlaybookServer {
     connection.onShutdown(() => {
       this.shutdownReceived = true;
       this.validation.cancel();
+      const waiters = this.validationWaiters;
+      this.validationWaiters = [];
+      for (const resume of waiters) resume();
     });
   }
 
@@ -100,14 +117,16 @@ export class PlaybookServer {
       this.safely('change', () => {
         // (the open event already has the text of a document just opened)
         if (!service.changeDocument(document.uri, document.getText(), document.version)) return;
-        this.edited.add(service.keyOf(document.uri));
-        this.validation.schedule(this.delay);
+        const key = service.keyOf(document.uri);
+        this.edited.add(key);
+        this.validation.schedule(this.delayAfterEdit(key));
       }),
     );
     documents.onDidClose(({ document }) =>
       this.safely('close', () => {
         service.closeDocument(document.uri);
         this.reports.forget(service.keyOf(document.uri));
+        this.lastEditAt.delete(service.keyOf(document.uri));
         if (!this.pullDiagnostics)
           this.settle(
             'publishing diagnostics',
@@ -119,16 +138,17 @@ export class PlaybookServer {
     documents.listen(connection);
     connection.onDidChangeWatchedFiles(({ changes }) =>
       this.safely('watched files', () => {
-        if (service.watchedFilesChanged(changes)) this.validation.schedule(this.delay);
+        if (service.watchedFilesChanged(changes))
+          this.validation.schedule(this.delayAfterEdit(WATCHED_FILES));
       }),
     );
   }
 
   private listenToDiagnosticRequests(): void {
     const { connection } = this;
-    connection.languages.diagnostics.on((params, token) => {
+    connection.languages.diagnostics.on(async (params, token) => {
       try {
-        return this.documentDiagnostics(params, token);
+        return await this.documentDiagnostics(params, token);
       } catch (error) {
         this.fail(`diagnostics of ${params.textDocument.uri}`, error);
         return { kind: 'full', items: [] } satisfies DocumentDiagnosticReport;
@@ -147,10 +167,10 @@ export class PlaybookServer {
     // (the client may send anything: the type is checked below)
     const delay: unknown = (params.initializationOptions as ServerOptions | null | undefined)
       ?.validationDelay;
-    if (typeof delay === 'number' && delay >= 0 && delay <= MAX_DELAY) this.delay = delay;
-    else if (delay !== undefined)
+    if (typeof delay === 'number' && delay >= 0 && delay <= MAX_DELAY) this.fixedDelay = delay;
+    else if (delay !== undefined && delay !== null)
       this.log(
-        `initializationOptions.validationDelay must be milliseconds from 0 to ${MAX_DELAY}; using ${this.delay}`,
+        `initializationOptions.validationDelay must be milliseconds from 0 to ${MAX_DELAY}; the delay adapts instead`,
       );
     const folders: WorkspaceFolder[] =
       params.workspaceFolders ??
@@ -198,10 +218,47 @@ export class PlaybookServer {
     return this.documents.get(this.service.clientUriOf(key) ?? key)?.version;
   }
 
+  /** The delay before validating after a change of `key`: the client's fixed one, or the adaptive one. */
+  private delayAfterEdit(key: string): number {
+    const now = performance.now();
+    const previous = this.lastEditAt.get(key);
+    this.lastEditAt.set(key, now);
+    if (this.fixedDelay !== undefined) return this.fixedDelay;
+    return adaptiveValidationDelay({
+      lastValidationMs: this.lastValidationMs,
+      sinceLastEditMs: previous === undefined ? undefined : now - previous,
+    });
+  }
+
+  /** Resolves when the scheduled validation has run (or at once when none is scheduled), or on cancellation. */
+  private scheduledValidation(token: CancellationToken): Promise<void> {
+    if (!this.validation.pending) return Promise.resolve();
+    return new Promise((resolve) => {
+      const subscription = token.onCancellationRequested(done);
+      this.validationWaiters.push(done);
+      function done(): void {
+        subscription.dispose();
+        resolve();
+      }
+    });
+  }
+
   /** Validates the workspace now and publishes what changed. */
   private validateNow(): void {
     this.validation.cancel();
     this.validations++;
+    const started = performance.now();
+    try {
+      this.validateAndPublish();
+    } finally {
+      this.lastValidationMs = performance.now() - started;
+      const waiters = this.validationWaiters;
+      this.validationWaiters = [];
+      for (const resume of waiters) resume();
+    }
+  }
+
+  private validateAndPublish(): void {
     const validation = this.service.validate();
     for (const [key, crash] of validation.crashes) this.log(`the checker failed on ${key}: ${crash}`);
     const { changed, changedElsewhere } = this.reports.record(
@@ -236,10 +293,14 @@ export class PlaybookServer {
   }
 
   /** `textDocument/diagnostic`: the document's latest report (validated now when out of date). */
-  private documentDiagnostics(
+  private async documentDiagnostics(
     params: DocumentDiagnosticParams,
     token: CancellationToken,
-  ): DocumentDiagnosticReport | ResponseError<DiagnosticServerCancellationData> {
+  ): Promise<DocumentDiagnosticReport | ResponseError<DiagnosticServerCancellationData>> {
+    // With the adaptive delay the pull waits for the validation it scheduled (at once when the analysis is
+    // cheap): under a burst, or while a costly document is typed in, the client's next change cancels this
+    // pull and one validation serves the last. A fixed delay is the client's to wait (it pulls after it).
+    if (this.fixedDelay === undefined) await this.scheduledValidation(token);
     if (token.isCancellationRequested)
       return new ResponseError(LSPErrorCodes.ServerCancelled, 'cancelled', { retriggerRequest: true });
     const key = this.service.keyOf(params.textDocument.uri);

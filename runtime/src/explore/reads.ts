@@ -179,6 +179,9 @@ function collect(expr: IrExpr, paths: Path[], literals: unknown[]): void {
     case 'call':
       for (const arg of expr.args) collect(arg, paths, literals);
       return;
+    case 'list':
+      for (const item of expr.items) collect(item, paths, literals);
+      return;
     case 'context':
       return;
   }

@@ -49,6 +49,8 @@ export function evaluate(expr: IrExpr, scope: Scope): unknown {
         expr.function,
         expr.args.map((arg) => evaluate(arg, scope)),
       );
+    case 'list':
+      return expr.items.map((item) => evaluate(item, scope));
   }
 }
 

@@ -69,6 +69,13 @@ const cases: [string, unknown][] = [
   ["${{ format('{0} of {1} {{ok}}', inputs.n, inputs.task) }}", '2 of add a flag {ok}'],
   ['files: ${{ inputs.tags }}', 'files: ["a","b"]'],
   ['$${{ literal }}', '${{ literal }}'],
+  // list literals (docs/reference.md, "List literals")
+  ['${{ [] }}', []],
+  ["${{ ['a', inputs.task] == null }}", false],
+  ["${{ join(default(steps.plan.outputs.files, []), ', ') }}", 'x.ts, y.ts'],
+  ["${{ contains(['a', 'b'], inputs.tags[0]) }} ${{ len([1, 2, 3]) }}", 'true 3'],
+  ['${{ toJSON([[inputs.task], []]) }}', '[["add a flag"],[]]'],
+  ["${{ ['x', 'y'][1] }}", 'y'],
 ];
 
 describe('expressions and templates (SPEC §3.6)', () => {

@@ -2,11 +2,11 @@
  * The step graph of a playbook, for a graph view (the VS Code extension's, through the server's
  * `kairoku-playbook/graph` request): the compiler's IR of the document's current text reduced to what a
  * view draws (steps with their rows, needs, loops, after-tasks, labels written back as source), or, while
- * the playbook has errors, their count and the first of them. The one compile function the CLI's
- * `compile` and `graph` use, in the same process as the diagnostics, so the view never disagrees with
- * `kairoku-playbook check` or with the Problems panel.
+ * the playbook has errors, their count and the first of them. The IR is emitted from the analysis the
+ * diagnostics come from (`compileAnalysis`, what the CLI's `compile` and `graph` run after analysing), so
+ * the view never disagrees with `kairoku-playbook check` or with the Problems panel.
  */
-import { compilePlaybook } from '@kairoku-playbook/compiler';
+import { compileAnalysis } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis, Ir, IrStep, IrTransition } from '@kairoku-playbook/compiler';
 import { expressionText, templateText } from '../language/template-text.js';
 
@@ -115,8 +115,9 @@ export function playbookGraph(analysis: FileAnalysis): PlaybookGraph | PlaybookP
 }
 
 function graphOf(analysis: FileAnalysis): PlaybookGraph | PlaybookProblems {
-  const { file, text, source } = analysis;
-  const { diagnostics, ir } = compilePlaybook(file, text);
+  const { file, source } = analysis;
+  // (the analysis the diagnostics come from: emitted, not analysed again)
+  const { diagnostics, ir } = compileAnalysis(analysis);
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   if (ir) return graphOfIr(ir, file, warnings);

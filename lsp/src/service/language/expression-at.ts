@@ -88,6 +88,9 @@ export function walkExpression(expr: Expr | undefined): Expr[] {
       case 'call':
         for (const arg of node.args) visit(arg);
         break;
+      case 'list':
+        for (const item of node.items) visit(item);
+        break;
       default:
         break;
     }

@@ -53,6 +53,8 @@ export function expressionText(expr: IrExpr): string {
     }
     case 'call':
       return `${expr.function}(${expr.args.map(expressionText).join(', ')})`;
+    case 'list':
+      return `[${expr.items.map(expressionText).join(', ')}]`;
   }
 }
 

@@ -120,11 +120,25 @@ function accepted(
   return names.filter((_, i) => !probed.diagnostics.some((d) => inside(d.range, i)));
 }
 
-describe('completion offers exactly what the compiler accepts', () => {
-  const files = playbooks();
+/**
+ * The playbooks with a place to probe: a file without any `${{` has none, and a test over it would pass
+ * having checked nothing; every file that has one must yield a probe (see the assertions below).
+ */
+function probedPlaybooks(): { file: string; text: string; probes: number }[] {
+  return playbooks()
+    .filter((f) => f.text.includes('${{'))
+    .map((f) => ({ ...f, probes: probedTemplates(analyzeFile(f.file, f.text)).length }));
+}
 
-  it('has playbooks to probe', () => {
-    expect(files.length).toBeGreaterThan(50);
+/** The fewest probed places over all the playbooks (177 when this was written): a drop means the probes stopped finding templates. */
+const MIN_TOTAL_PROBES = 150;
+
+describe('completion offers exactly what the compiler accepts', () => {
+  const files = probedPlaybooks();
+
+  it('has playbooks to probe, and places to probe in them', () => {
+    expect(files.length).toBeGreaterThan(40);
+    expect(files.reduce((sum, f) => sum + f.probes, 0)).toBeGreaterThanOrEqual(MIN_TOTAL_PROBES);
   });
 
   it.each(files.map((f) => [f.file, f.text] as const))(
@@ -132,7 +146,11 @@ describe('completion offers exactly what the compiler accepts', () => {
     (file, text) => {
       const analysis = analyzeFile(file, text);
       const mismatches: string[] = [];
-      for (const template of probedTemplates(analysis)) {
+      const templates = probedTemplates(analysis);
+      // (a file with a template but no probe would pass vacuously)
+      expect(templates.length, `no place to probe in ${file}`).toBeGreaterThan(0);
+      let compared = 0;
+      for (const template of templates) {
         const at = probeOffset(analysis, template)!;
         for (const chain of chains(analysis.model!)) {
           const prefix = chain.length ? `${chain.join('.')}.` : '';
@@ -143,6 +161,7 @@ describe('completion offers exactly what the compiler accepts', () => {
           const acceptedSet = new Set(accepts);
           const where = `${template.scope.place} of ${template.scope.owner?.name ?? 'the playbook'}${template.outcome ? ` (transition ${template.outcome})` : ''}, after "${prefix}"`;
           for (const name of names) {
+            compared++;
             if (offeredSet.has(name) !== acceptedSet.has(name))
               mismatches.push(
                 `${where}: ${name} ${offeredSet.has(name) ? 'offered but rejected' : 'accepted but not offered'}`,
@@ -152,6 +171,7 @@ describe('completion offers exactly what the compiler accepts', () => {
             if (!names.includes(name)) mismatches.push(`${where}: ${name} offered, outside the probed names`);
         }
       }
+      expect(compared, `no name compared in ${file}`).toBeGreaterThan(0);
       expect(mismatches).toEqual([]);
     },
     60_000,
