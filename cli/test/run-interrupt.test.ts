@@ -4,7 +4,8 @@
  * pseudo-terminal (util-linux `script`) the gate is asked and Ctrl-C at the prompt cancels.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { vecToArray } from '@kairoku-playbook/runtime';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -104,6 +105,35 @@ describe('a gate without a terminal', () => {
     expect(decide.stdout).toContain('! ship decided: revise (rename it)');
     const approve = child(['runs', 'decide', waiting.id, 'ship', 'approve'], cwd, env);
     expect(await approve.exited).toBe(0);
+    expect(runFile().status).toBe('completed');
+  }, 60_000);
+
+  it('a serve started later takes the waiting run up, the gate open again, and decides it', async () => {
+    const { cwd, home, env, runFile } = setup();
+    const run = child(['run', 'playbooks/pr.yml', '--input', 'task=x'], cwd, env);
+    expect(await run.exited).toBe(3);
+    const { id } = runFile();
+    const { RunHost, simBackendFor } = await import('@kairoku-playbook/runtime/serve');
+    const host = new RunHost({
+      home,
+      workspace: realpathSync(cwd),
+      backend: 'sim',
+      backendFor: simBackendFor(undefined),
+    });
+    try {
+      expect(host.recover().adopted).toEqual([id]);
+      const adopted = host.get(id);
+      if (!adopted.ok) throw new Error(adopted.refusal.message);
+      expect(adopted.value.status).toBe('running');
+      expect(vecToArray(adopted.value.steps).find((s: { name: string }) => s.name === 'ship')!.status).toBe(
+        'waiting',
+      );
+      const decided = host.operate(id, { type: 'decide', step: 'ship', choice: 'approve' });
+      if (!decided.ok) throw new Error(decided.refusal.message);
+      expect(decided.value.status).toBe('completed');
+    } finally {
+      host.close();
+    }
     expect(runFile().status).toBe('completed');
   }, 60_000);
 
