@@ -191,34 +191,11 @@ function openGates(state: RunState): string[] {
     .map(([name]) => name);
 }
 
-/** A gate asked below the live view, which stops drawing while the prompt is open. */
-export function askGateLive(
-  gate: OpenGate,
-  terminal: Terminal,
-  view: LiveView | undefined,
-): ScriptedDecision | undefined {
-  view?.pause();
-  try {
-    return askGate(gate, terminal);
-  } finally {
-    view?.resume();
-  }
-}
-
-/** Asks a gate at the terminal: its choices, then a comment when the choice takes one. */
-export function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefined {
-  const dialogue = new GateDialogue(gate);
-  terminal.write(dialogue.intro());
-  for (;;) {
-    const answer = terminal.ask(dialogue.prompt());
-    if (answer === undefined) return endOfInput(terminal);
-    const step = dialogue.answer(answer);
-    if ('decision' in step) return step.decision;
-    if (step.say) terminal.write(step.say);
-  }
-}
-
-/** The same dialogue without blocking the event loop, for runs whose agents answer meanwhile. */
+/**
+ * Asks a gate at the terminal (its choices, then a comment when the choice takes one) without blocking
+ * the event loop: agents report and Ctrl-C is heard while a person reads the gate. Undefined at end of
+ * input, or when `signal` aborts (the gate closed meanwhile).
+ */
 export async function askGateAsync(
   gate: OpenGate,
   terminal: Terminal,

@@ -53,6 +53,7 @@ export function simBackend(options: {
   return {
     backend,
     branch: '',
+    // Not awaited: the sim backend's close only clears its timers, done before it returns; it cannot fail.
     close: () => void backend.close(),
     decideGate: (gate) => backend.scripted(gate),
   };
