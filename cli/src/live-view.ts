@@ -1,5 +1,7 @@
 import type { IrStep } from '@kairoku-playbook/compiler';
-import { forTerminal, vecGet, vecToArray } from '@kairoku-playbook/runtime';
+import { lowerExpression } from '@kairoku-playbook/compiler';
+import { parseTemplate } from '@kairoku-playbook/grammar';
+import { evaluate, forTerminal, toText, vecGet, vecToArray } from '@kairoku-playbook/runtime';
 import type { HistoryEntry, RunState, StepRun, StepStatus } from '@kairoku-playbook/runtime';
 import { processTerminal } from './commands/terminal.js';
 import { graphemeWidth, graphemes, textWidth } from './format/layout.js';
@@ -174,13 +176,31 @@ function stepCell(run: StepRun, loops: string, frame: number): Segment {
   return style ? { text, style } : { text };
 }
 
-function cells(runs: { run: StepRun; loops: string }[], frame: number): Line {
-  const line: Line = [{ text: '  ' }];
-  runs.forEach(({ run, loops }, i) => {
-    if (i) line.push({ text: GAP });
-    line.push(stepCell(run, loops, frame));
-  });
-  return line;
+/**
+ * A row of steps side by side, wrapped onto as many lines as `width` needs (a row of four parallel
+ * steps on 80 columns): every step shows, none is cut for its neighbours.
+ */
+function cells(runs: { run: StepRun; loops: string }[], frame: number, width: number): Line[] {
+  const lines: Line[] = [];
+  let line: Line = [{ text: '  ' }];
+  let used = 2;
+  for (const { run, loops } of runs) {
+    const cell = stepCell(run, loops, frame);
+    const cellWidth = textWidth(forTerminal(cell.text, { oneLine: true }));
+    if (line.length > 1 && used + GAP.length + cellWidth > width) {
+      lines.push(line);
+      line = [{ text: '  ' }];
+      used = 2;
+    }
+    if (line.length > 1) {
+      line.push({ text: GAP });
+      used += GAP.length;
+    }
+    line.push(cell);
+    used += cellWidth;
+  }
+  lines.push(line);
+  return lines;
 }
 
 export function formatElapsed(ms: number): string {
@@ -200,6 +220,31 @@ function elapsed(state: RunState, now: number | undefined): string | undefined {
 }
 
 /**
+ * The playbook's title with its `${{ }}` parts rendered from the run's inputs (`Fix issue ${{
+ * inputs.issue }}` → `Fix issue 42`). The run holds secret inputs masked, so a secret never shows;
+ * a title that does not parse, or an expression that fails, shows as written.
+ */
+export function runTitle(state: RunState): string {
+  const title = state.title || state.playbook;
+  if (!title.includes('${{')) return title;
+  const parsed = parseTemplate(title);
+  if (parsed.errors.length || !parsed.value) return title;
+  try {
+    return parsed.value.parts
+      .map((part) =>
+        part.kind === 'text'
+          ? part.value
+          : part.expr
+            ? toText(evaluate(lowerExpression(part.expr), { inputs: state.inputs }))
+            : '',
+      )
+      .join('');
+  } catch {
+    return title;
+  }
+}
+
+/**
  * The run as lines for a terminal: a header (title, run id, status, elapsed), one line per graph
  * row (its steps side by side), the after-tasks under "after the run", and the last history entry.
  * Pure: no I/O, no clock (pass `now`).
@@ -210,7 +255,7 @@ export function renderRunView(state: RunState, options: RenderOptions): string[]
 
   const time = elapsed(state, options.now);
   const header: Line = [
-    { text: state.title || state.playbook, style: 'bold' },
+    { text: runTitle(state), style: 'bold' },
     { text: ` · ${state.id} · ` },
     { text: state.status, style: RUN_STYLE[state.status] },
     ...(time ? [{ text: ` · ${time}`, style: 'dim' as const }] : []),
@@ -230,7 +275,7 @@ export function renderRunView(state: RunState, options: RenderOptions): string[]
   }
   const graph: { line: Line; active: boolean }[] = [...rows.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, steps]) => {
+    .flatMap(([, steps]) => {
       const runs = steps
         .sort((a, b) => a.layout.column - b.layout.column)
         .map((s) => {
@@ -242,15 +287,16 @@ export function renderRunView(state: RunState, options: RenderOptions): string[]
           return { run, loops };
         });
       const active = runs.some(({ run }) => run.status !== 'completed' && run.status !== 'skipped');
-      return { line: cells(runs, frame), active };
+      return cells(runs, frame, width).map((line) => ({ line, active }));
     });
 
   const after: Line[] = state.after.length
     ? [
         [{ text: '  after the run', style: 'dim' }],
-        cells(
+        ...cells(
           state.after.map((run) => ({ run, loops: '' })),
           frame,
+          width,
         ),
       ]
     : [];
@@ -263,6 +309,7 @@ export function renderRunView(state: RunState, options: RenderOptions): string[]
     options.height === undefined
       ? Infinity
       : options.height - 1 - reason.length - after.length - footer.length;
+  // A row wrapped onto several lines counts each of them (the fold's "more rows" count lines).
   if (graphLines.length > budget) graphLines = fold(graph, Math.max(3, budget));
 
   return [header, ...reason, ...graphLines, ...after, ...footer].map((line) =>
@@ -329,6 +376,9 @@ export class LiveView {
   private paused = false;
   private closed = false;
   private timer: ReturnType<typeof setInterval> | undefined;
+  /** while paused: the frame's line count, the terminal rows written below it, the header shown */
+  private held: { lines: number; below: number; header: string } | undefined;
+  private headerTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly out: { write(text: string): void },
@@ -344,41 +394,123 @@ export class LiveView {
     this.tick();
   }
 
-  /** Before a prompt: the frame stays on screen as it is, and nothing is drawn until `resume`. */
+  /**
+   * Before a prompt: the frame stays on screen as it is and is not redrawn until `resume`, but for its
+   * header, whose elapsed time keeps ticking (rewritten in place above the prompt, while the header is
+   * still on the screen). What the prompt writes goes through `below`, which counts its rows.
+   */
   pause(): void {
     if (this.paused || this.closed) return;
     this.draw();
     this.paused = true;
+    this.held = { lines: this.drawn, below: 0, header: this.lastLines[0] ?? '' };
     this.drawn = 0;
     this.stopTimer();
+    if (this.options.now && !this.headerTimer) {
+      this.headerTimer = setInterval(() => this.tickHeader(), 1000);
+      this.headerTimer.unref?.();
+    }
   }
 
   /** After a prompt: a new frame, below it. */
   resume(): void {
     if (!this.paused || this.closed) return;
     this.paused = false;
+    this.stopHeader();
     this.draw();
     this.tick();
+  }
+
+  /**
+   * The terminal as a prompt below the paused frame uses it: what it writes, asks and is answered is
+   * counted in terminal rows, so the header above can be found and rewritten.
+   */
+  below<T extends { write(text: string): void; ask(question: string): string | undefined }>(terminal: T): T {
+    const count = (text: string) => this.wrote(text);
+    return {
+      ...terminal,
+      write: (text: string) => {
+        terminal.write(text);
+        count(text);
+      },
+      ask: (question: string) => {
+        const answer = terminal.ask(question);
+        count(`${question}${answer ?? ''}\n`);
+        return answer;
+      },
+      ...('askAsync' in terminal && typeof terminal.askAsync === 'function'
+        ? {
+            askAsync: async (question: string, signal: AbortSignal) => {
+              const answer = await (
+                terminal.askAsync as (q: string, s: AbortSignal) => Promise<string | undefined>
+              )(question, signal);
+              count(`${question}${answer ?? ''}\n`);
+              return answer;
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** Rows written below the paused frame (a prompt's text, a typed answer and its line break). */
+  wrote(text: string): void {
+    if (!this.held) return;
+    const columns = Math.max(20, this.options.columns?.() ?? 80);
+    const lines = text.split('\n');
+    // Each finished line takes its width in rows (at least one); the unfinished last one takes none yet.
+    for (const line of lines.slice(0, -1))
+      this.held.below += Math.max(1, Math.ceil(textWidth(forTerminal(line, { oneLine: true })) / columns));
+  }
+
+  /**
+   * The paused frame's header with the elapsed time now, written over the old one (cursor saved,
+   * moved up, restored), so the timer ticks while a gate waits; nothing when it has scrolled away.
+   */
+  tickHeader(): void {
+    const held = this.held;
+    if (!held || !this.state || this.closed) return;
+    const header = this.render()[0] ?? '';
+    if (header === held.header) return;
+    const up = held.lines + held.below;
+    const rows = this.options.rows?.() ?? 24;
+    if (up >= rows) return;
+    held.header = header;
+    this.out.write(`\x1b7${cursorUp(up)}${CLEAR_LINE}${header}\x1b8`);
+  }
+
+  private stopHeader(): void {
+    if (this.headerTimer) clearInterval(this.headerTimer);
+    this.headerTimer = undefined;
+    this.held = undefined;
   }
 
   /** The last frame, and no more drawing; the cursor is left on the line after it. */
   close(): void {
     if (this.closed) return;
     this.paused = false;
+    this.stopHeader();
     this.draw();
     this.closed = true;
     this.stopTimer();
   }
 
-  private draw(): void {
-    if (!this.state || this.paused) return;
-    const lines = renderRunView(this.state, {
+  /** the frame last drawn */
+  private lastLines: string[] = [];
+
+  private render(): string[] {
+    return renderRunView(this.state!, {
       frame: this.frame,
       width: Math.max(20, this.options.columns?.() ?? 80),
       color: this.options.color,
       ...(this.options.rows ? { height: Math.max(8, this.options.rows() - 1) } : {}),
       ...(this.options.now ? { now: this.options.now() } : {}),
     });
+  }
+
+  private draw(): void {
+    if (!this.state || this.paused) return;
+    const lines = this.render();
+    this.lastLines = lines;
     const up = this.drawn ? cursorUp(this.drawn) : '';
     this.out.write(`${up}${lines.map((line) => `${CLEAR_LINE}${line}\n`).join('')}${CLEAR_BELOW}`);
     this.drawn = lines.length;

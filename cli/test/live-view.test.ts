@@ -117,7 +117,76 @@ describe('renderRunView', () => {
     const mid = seen.find((s) => status(s, 'ui') === 'running')!;
     const lines = renderRunView(mid, opts);
     expect(lines.slice(1, -1)).toEqual(['  ✓ plan', '  ⠋ api   ⠋ ui   · docs', '  · land']);
-    expect(renderRunView(mid, { ...opts, width: 18 })[2]).toBe('  ⠋ api   ⠋ ui   …');
+    // Narrower than the row: it wraps, and every step shows.
+    expect(renderRunView(mid, { ...opts, width: 18 }).slice(1, -1)).toEqual([
+      '  ✓ plan',
+      '  ⠋ api   ⠋ ui',
+      '  · docs',
+      '  · land',
+    ]);
+  });
+
+  it('wraps a row of four parallel steps at 80 columns rather than cut the fourth', () => {
+    const names = ['backend_service', 'frontend_widgets', 'documentation_pages', 'integration_tests'];
+    const { ir } = compilePlaybook(
+      'wide.playbook.yml',
+      [
+        'version: 1',
+        'id: wide',
+        'title: Wide',
+        'steps:',
+        '  plan: { role: planner, prompt: P }',
+        ...names.map((n) => `  ${n}: { needs: [plan], role: implementer, prompt: X }`),
+      ].join('\n'),
+    );
+    const seen: RunState[] = [];
+    runSim({
+      ir: ir!,
+      scenario: readScenario({}, ir!).scenario,
+      id: 'wide-000001',
+      clock: () => 0,
+      onTransition: (_b, after) => void seen.push(after),
+    });
+    const lines = renderRunView(seen[0]!, opts);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    const graph = lines.slice(1, -1).join('\n');
+    for (const name of names) expect(graph).toContain(`· ${name}`);
+    expect(graph).not.toContain('…');
+    expect(lines.slice(1, -1)).toEqual([
+      '  · plan',
+      '  · backend_service   · frontend_widgets   · documentation_pages',
+      '  · integration_tests',
+    ]);
+  });
+
+  it('renders the title from the inputs; a secret input shows masked', () => {
+    const { ir } = compilePlaybook(
+      'fix.playbook.yml',
+      [
+        'version: 1',
+        'id: fix',
+        'title: Fix issue ${{ inputs.issue }}',
+        'inputs:',
+        '  issue: { type: integer }',
+        '  token: { type: string, secret: true }',
+        'steps:',
+        '  fix: { role: implementer, prompt: "fix ${{ inputs.issue }}" }',
+      ].join('\n'),
+    );
+    const result = runSim({
+      ir: ir!,
+      scenario: readScenario({}, ir!).scenario,
+      inputs: { issue: 42, token: 'sk-title-secret-991' },
+      id: 'fix-000001',
+      clock: () => 0,
+    });
+    if (!result.ok) throw new Error(result.inputErrors.join('; '));
+    expect(renderRunView(result.state, opts)[0]).toMatch(/^Fix issue 42 · fix-000001 · completed/);
+    // The checker refuses a secret in a title (PB407); were one there, the run holds it masked only.
+    const header = renderRunView({ ...result.state, title: 'Key ${{ inputs.token }}' }, opts)[0]!;
+    expect(header).not.toContain('sk-title-secret-991');
+    expect(header).toMatch(/^Key \S+ · fix-000001/);
+    expect(header).not.toContain('${{');
   });
 
   it('says why a run failed or was canceled, under the header', () => {
@@ -184,6 +253,32 @@ describe('LiveView', () => {
     expect(writes[3]).toContain(renderRunView(run[3]!, { frame: 3, width: 80, color: false }).at(-1));
     view.update(run[4]!);
     expect(ups(writes[4]!)).toEqual([lineCount(writes[3]!)]);
+    view.close();
+  });
+
+  it('keeps the header’s elapsed time ticking above a prompt, rewriting it in place', () => {
+    const { writes, out } = fake();
+    let now = Date.parse(run[1]!.startedAt!);
+    const view = new LiveView(out, { color: false, columns: () => 80, rows: () => 40, now: () => now });
+    view.update(run[1]!);
+    view.pause();
+    const frame = lineCount(writes.at(-1)!);
+    const prompt = view.below({ write: (t: string) => void writes.push(t), ask: () => 'approve' });
+    prompt.write('\n? ship: Ship it?\n  choices:\n');
+    prompt.ask('choice> ');
+    const before = writes.length;
+    view.tickHeader();
+    expect(writes).toHaveLength(before); // the same second: nothing to redraw
+    now += 65_000;
+    view.tickHeader();
+    expect(writes).toHaveLength(before + 1);
+    const tick = writes.at(-1)!;
+    // saved cursor, up over the frame and the four rows the prompt took, the header, cursor restored
+    expect(tick.startsWith(`${ESC}7`)).toBe(true);
+    expect(tick.endsWith(`${ESC}8`)).toBe(true);
+    expect(ups(tick)).toEqual([frame + 4]);
+    expect(tick).toContain('1m 05s');
+    view.resume();
     view.close();
   });
 

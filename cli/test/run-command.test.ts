@@ -152,20 +152,46 @@ describe('kairoku-playbook run', () => {
     });
   });
 
-  // Without a terminal, an unscripted gate takes its first choice (with one, it would be asked).
+  // Without a terminal, an unscripted gate is decided by nobody: the run waits at it (exit 3), whole
+  // on disk, until `runs decide` decides it and drives the run on.
   it.skipIf(process.stdin.isTTY && process.stdout.isTTY)(
-    'prints progress lines as steps change when it does not print JSON',
+    'prints progress lines as steps change; without a terminal a gate waits for runs decide',
     () => {
-      const result = run(['run', 'playbooks/pr.yml', '--input', 'task=x']);
-      expect(result.code).toBe(0);
+      const root = workspace({ 'playbooks/pr.yml': readFileSync(join(repo, 'playbooks/pr.yml'), 'utf8') });
+      const result = run(['run', 'playbooks/pr.yml', '--input', 'task=x'], root);
+      expect(result.code).toBe(3);
       const lines = result.stdout.split('\n');
       expect(lines[0]).toMatch(/^▶ run pr-[0-9a-f]{6} of pr started$/);
       expect(lines).toContain('▸ plan started (attempt 1)');
       expect(lines).toContain('✓ plan completed with done');
       expect(lines).toContain('– review skipped: its when condition is false');
       expect(lines).toContain('? ship is waiting for a decision: Ship implement.branch?');
-      expect(lines).toContain('! ship decided: approve');
-      expect(result.stdout).toMatch(
+      expect(result.stdout).not.toContain('ship decided');
+      const id = /run (pr-[0-9a-f]{6})/.exec(result.stdout)![1]!;
+      expect(result.stderr).toBe(
+        `kairoku-playbook: run ${id} waits at gate "ship" (Ship implement.branch?): no terminal to ask at and no --gate ship=CHOICE, so nothing decided it.\n` +
+          `  decide it with: kairoku-playbook runs decide ${id} ship CHOICE [--comment TEXT]   (choices: approve, reject, revise)\n` +
+          '  or in the panel of kairoku-playbook serve; the run goes on from there.\n',
+      );
+      const stored = JSON.parse(readFileSync(join(home, 'runs', `${id}.json`), 'utf8'));
+      expect(stored.status).toBe('running');
+      expect(stored.steps.find((s: { name: string }) => s.name === 'ship').status).toBe('waiting');
+
+      // Another run is refused, naming the run in the way and the exact commands.
+      const refused = run(['run', 'playbooks/pr.yml', '--input', 'task=y'], root);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        `run "${id}" of playbook "pr" is already active in this workspace (running, waiting at gate "ship"); one run may be active per workspace: finish it (decide its gate "ship" with kairoku-playbook runs decide ${id} ship CHOICE, or cancel it with kairoku-playbook runs cancel ${id}) before starting another`,
+      );
+
+      expect(run(['runs', 'decide', id, 'ship', 'maybe'], root)).toMatchObject({
+        code: 1,
+        stderr: `kairoku-playbook: run ${id}: gate "ship" has no choice "maybe"; its choices are approve, reject, revise\n`,
+      });
+      const decided = run(['runs', 'decide', id, 'ship', 'approve'], root);
+      expect(decided.code).toBe(0);
+      expect(decided.stdout).toContain('! ship decided: approve');
+      expect(decided.stdout).toMatch(
         /run pr-[0-9a-f]{6} completed\noutputs:\n {2}branch: implement\.branch\n$/,
       );
     },
@@ -180,6 +206,8 @@ describe('kairoku-playbook run', () => {
       'task=x',
       '--input',
       `api_key=${secret}`,
+      '--gate',
+      'ship=approve',
       '--json',
     ]);
     expect(result.code).toBe(0);
@@ -188,8 +216,8 @@ describe('kairoku-playbook run', () => {
       expect(readFileSync(join(home, 'runs', name), 'utf8')).not.toContain(secret);
   });
 
-  it('asks gates at the terminal: the choices, then a comment where one is required', () => {
-    const answers = ['ship it', 'revise', '', 'mention the flag in the README', 'approve'];
+  it('asks gates at the terminal: the choices by number, name or label, then a comment where one is required', async () => {
+    const answers = ['ship it', '3', '', 'mention the flag in the README', 'APPROVE'];
     const written: string[] = [];
     const terminal: Terminal = {
       write: (t) => void written.push(t),
@@ -199,14 +227,17 @@ describe('kairoku-playbook run', () => {
       },
     };
     const { out, commandIo } = io(repo);
-    const code = runRun(['playbooks/pr.yml', '--input', 'task=x'], commandIo, terminal);
+    const code = await runRun(['playbooks/pr.yml', '--input', 'task=x'], commandIo, terminal);
     expect(code).toBe(0);
     expect(out.stdout).toBe('');
     const text = written.join('');
     expect(text).toContain(
-      '? ship: Ship implement.branch?\n  Review verdict: not reviewed\n  choices: approve, reject, revise [comment required]\n',
+      '? ship: Ship implement.branch?\n  Review verdict: not reviewed\n  choices (a number or a name):\n' +
+        '    1. approve\n    2. reject\n    3. revise [comment required]\n',
     );
-    expect(text).toContain('  "ship it" is not a choice; type one of approve, reject, revise\n');
+    expect(text).toContain(
+      '  "ship it" is not a choice; type its number (1 to 3) or one of approve, reject, revise\n',
+    );
     expect(text).toContain('comment> ');
     expect(text).toContain('  choice "revise" needs a comment\n');
     expect(text).toContain('! ship decided: revise (mention the flag in the README)');

@@ -15,11 +15,11 @@ beforeAll(() => {
   scenarioDir = mkdtempSync(join(tmpdir(), 'kp-runs-'));
   writeFileSync(
     join(scenarioDir, 'fails.yml'),
-    `inputs: { task: t }\nsteps:\n  implement: [{ outcome: done, outputs: { branch: feat/x } }]\n  qa: [{ outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: pass }]\n`,
+    `inputs: { task: t }\nsteps:\n  implement: [{ outcome: done, outputs: { branch: feat/x } }]\n  qa: [{ outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: pass }]\ngates:\n  ship: [{ choice: approve }]\n`,
   );
   writeFileSync(
     join(scenarioDir, 'passes.yml'),
-    `inputs: { task: t }\nsteps:\n  implement: [{ outcome: done, outputs: { branch: feat/x } }]\n  qa: [{ outcome: pass }]\n`,
+    `inputs: { task: t }\nsteps:\n  implement: [{ outcome: done, outputs: { branch: feat/x } }]\n  qa: [{ outcome: pass }]\ngates:\n  ship: [{ choice: approve }]\n`,
   );
 });
 afterAll(() => {
@@ -42,7 +42,7 @@ describe('kairoku-playbook runs', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: kairoku-playbook runs \[list\] \[--all\] \[--json\]/);
     expect(help.stdout).toContain('runs restart ID --from STEP');
-    expect(run(['--help']).stdout).toContain('runs [list|show|cancel|restart|archive]');
+    expect(run(['--help']).stdout).toContain('runs [list|show|cancel|restart|decide|archive]');
   });
 
   it('refuses unknown subcommands, options and runs as usage errors (exit 2)', () => {
@@ -139,7 +139,8 @@ describe('kairoku-playbook runs', () => {
       outputs: { branch: 'feat/x' },
     });
     expect(file(failed.id).status).toBe('completed');
-    expect(run(['runs', 'restart', failed.id, '--from', 'plan']).code).toBe(0);
+    // Without a scenario, --gate decides the gate (a sim run takes --gate too).
+    expect(run(['runs', 'restart', failed.id, '--from', 'plan', '--gate', 'ship=approve']).code).toBe(0);
   });
 
   it('cancel applies the core cancel and persists; refused on an ended run with nothing running', () => {
@@ -183,7 +184,7 @@ describe('kairoku-playbook runs', () => {
       stderr: expect.stringMatching(/is running: only an ended run can be archived/),
     });
     // A restart clears archiving.
-    expect(run(['runs', 'restart', done.id, '--from', 'qa']).code).toBe(0);
+    expect(run(['runs', 'restart', done.id, '--from', 'qa', '--gate', 'ship=approve']).code).toBe(0);
     expect(file(done.id).archivedAt).toBeUndefined();
   });
 });

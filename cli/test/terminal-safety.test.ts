@@ -125,11 +125,11 @@ function runFiles(): string[] {
 describe('terminal paths', () => {
   let runId: string;
 
-  it('run: progress lines, the gate prompt and the end carry no control sequences', () => {
+  it('run: progress lines, the gate prompt and the end carry no control sequences', async () => {
     const before = new Set(runFiles());
     const { out, commandIo } = io();
     const { terminal, written } = person(false);
-    const code = runRun(['playbooks/hostile.yml', '--scenario', 'scenario.yml'], commandIo, terminal);
+    const code = await runRun(['playbooks/hostile.yml', '--scenario', 'scenario.yml'], commandIo, terminal);
     expect(code).toBe(0);
     const text = written() + out.stdout + out.stderr;
     expect(text).toContain(`? ship: Ship ${SHOWN}?\n  ${SHOWN}\n`);
@@ -147,10 +147,12 @@ describe('terminal paths', () => {
     expect(saved.steps[0]!.attempts[0]!.summary).toBe(HOSTILE);
   });
 
-  it('run on a live terminal: the frames hold only the view’s own sequences', () => {
+  it('run on a live terminal: the frames hold only the view’s own sequences', async () => {
     const { commandIo } = io();
     const { terminal, written } = person(true);
-    expect(runRun(['playbooks/hostile.yml', '--scenario', 'scenario.yml'], commandIo, terminal)).toBe(0);
+    expect(await runRun(['playbooks/hostile.yml', '--scenario', 'scenario.yml'], commandIo, terminal)).toBe(
+      0,
+    );
     const text = written();
     expect(text).toContain(`Ship ${SHOWN}?`);
     expect(text).not.toMatch(ACTED_ON);

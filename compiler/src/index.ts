@@ -25,6 +25,7 @@ export type * from './model/model.js';
 export type { Type } from './types/type.js';
 export { typeToString } from './types/type.js';
 export { compileAnalysis, compilePlaybook, serializeIr } from './compile-ir.js';
+export { expression as lowerExpression } from './ir/emit.js';
 export type { Compilation } from './compile-ir.js';
 export type * from './ir/ir.js';
 export { IR_VERSION } from './ir/ir.js';

@@ -60,7 +60,18 @@ function cli(...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const run = () => cli('run', 'playbooks/pr.yml', '--backend', 'sim', '--input', 'task=Add a flag', '--json');
+const run = () =>
+  cli(
+    'run',
+    'playbooks/pr.yml',
+    '--backend',
+    'sim',
+    '--input',
+    'task=Add a flag',
+    '--gate',
+    'ship=approve',
+    '--json',
+  );
 
 /** Fills the disk so that `free` bytes are left (tmpfs counts whole pages). */
 function fillLeaving(free: number): void {

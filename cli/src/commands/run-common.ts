@@ -103,9 +103,13 @@ export function openRoom(
     io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
   const workspace = realpathSync(io.cwd);
   const conflict = findRoomConflict(recovered.runs, ir, workspace);
-  if (conflict) throw new UsageError(describeRoomConflict(conflict, ir, 'kairoku-playbook runs cancel'));
+  if (conflict) throw new UsageError(describeRoomConflict(conflict, ir, cancelCommand, decideCommand));
   return { store, id: store.newId(ir.id), workspace };
 }
+
+/** The commands a refusal for want of room names, for the run in the way. */
+const cancelCommand = (id: string) => `kairoku-playbook runs cancel ${id}`;
+const decideCommand = (id: string, gate: string) => `kairoku-playbook runs decide ${id} ${gate} CHOICE`;
 
 /**
  * The store and room for reopening `state` (a restart): the same checks as a new run's, with the run
@@ -116,8 +120,7 @@ export function openRoomFor(state: RunState, io: CommandIo): { store: RunStore; 
   const { runs } = store.loadAll();
   const workspace = state.workspace ?? realpathSync(io.cwd);
   const conflict = findRoomConflict(runs, state.ir, workspace, state.id);
-  if (conflict)
-    throw new UsageError(describeRoomConflict(conflict, state.ir, 'kairoku-playbook runs cancel'));
+  if (conflict) throw new UsageError(describeRoomConflict(conflict, state.ir, cancelCommand, decideCommand));
   return { store, workspace };
 }
 
@@ -191,34 +194,11 @@ function openGates(state: RunState): string[] {
     .map(([name]) => name);
 }
 
-/** A gate asked below the live view, which stops drawing while the prompt is open. */
-export function askGateLive(
-  gate: OpenGate,
-  terminal: Terminal,
-  view: LiveView | undefined,
-): ScriptedDecision | undefined {
-  view?.pause();
-  try {
-    return askGate(gate, terminal);
-  } finally {
-    view?.resume();
-  }
-}
-
-/** Asks a gate at the terminal: its choices, then a comment when the choice takes one. */
-export function askGate(gate: OpenGate, terminal: Terminal): ScriptedDecision | undefined {
-  const dialogue = new GateDialogue(gate);
-  terminal.write(dialogue.intro());
-  for (;;) {
-    const answer = terminal.ask(dialogue.prompt());
-    if (answer === undefined) return endOfInput(terminal);
-    const step = dialogue.answer(answer);
-    if ('decision' in step) return step.decision;
-    if (step.say) terminal.write(step.say);
-  }
-}
-
-/** The same dialogue without blocking the event loop, for runs whose agents answer meanwhile. */
+/**
+ * Asks a gate at the terminal (its choices, then a comment when the choice takes one) without blocking
+ * the event loop: agents report and Ctrl-C is heard while a person reads the gate. Undefined at end of
+ * input, or when `signal` aborts (the gate closed meanwhile).
+ */
 export async function askGateAsync(
   gate: OpenGate,
   terminal: Terminal,
@@ -248,16 +228,26 @@ class GateDialogue {
 
   constructor(private readonly gate: OpenGate) {}
 
-  /** The gate as the terminal shows it; its title and summary may be rendered from agents' outputs. */
+  /**
+   * The gate as the terminal shows it: its title, its summary (every line indented under it), and its
+   * choices numbered; title and summary may be rendered from agents' outputs.
+   */
   intro(): string {
     const listed = this.gate.choices
       .map(
-        (c) =>
-          `${c.name}${c.label ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}`,
+        (c, i) =>
+          `    ${i + 1}. ${c.name}${c.label && c.label !== c.name ? ` (${c.label})` : ''}${c.comment === 'required' ? ' [comment required]' : ''}\n`,
       )
-      .join(', ');
+      .join('');
+    const summary = this.gate.summary
+      ? forTerminal(this.gate.summary)
+          .replace(/\s+$/, '')
+          .split('\n')
+          .map((line) => `  ${line}\n`)
+          .join('')
+      : '';
     return forTerminal(
-      `\n? ${this.gate.step}: ${forTerminal(this.gate.title, { oneLine: true })}\n${this.gate.summary ? `  ${this.gate.summary}\n` : ''}  choices: ${listed}\n`,
+      `\n? ${this.gate.step}: ${forTerminal(this.gate.title, { oneLine: true })}\n${summary}  choices (a number or a name):\n${listed}`,
     );
   }
 
@@ -269,10 +259,10 @@ class GateDialogue {
   answer(text: string): { decision: ScriptedDecision } | { say?: string } {
     const typed = text.trim();
     if (!this.chosen) {
-      const choice = this.gate.choices.find((c) => c.name === typed);
+      const choice = this.choiceFor(typed);
       if (!choice)
         return {
-          say: `  "${forTerminal(typed, { oneLine: true })}" is not a choice; type one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
+          say: `  "${forTerminal(typed, { oneLine: true })}" is not a choice; type its number (1 to ${this.gate.choices.length}) or one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
         };
       if (choice.comment === 'none') return { decision: { choice: choice.name } };
       this.chosen = choice;
@@ -281,6 +271,17 @@ class GateDialogue {
     if (typed || this.chosen.comment === 'optional')
       return { decision: { choice: this.chosen.name, comment: typed } };
     return { say: `  choice "${this.chosen.name}" needs a comment\n` };
+  }
+
+  /** The choice typed: its number as listed (1..n), its name or its label, in any case. */
+  private choiceFor(typed: string): OpenGate['choices'][number] | undefined {
+    const choices = this.gate.choices;
+    if (/^\d+$/.test(typed)) return choices[Number(typed) - 1];
+    const folded = typed.toLowerCase();
+    return (
+      choices.find((c) => c.name.toLowerCase() === folded) ??
+      choices.find((c) => c.label?.toLowerCase() === folded)
+    );
   }
 }
 

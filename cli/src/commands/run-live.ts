@@ -4,31 +4,22 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { join, resolve } from 'node:path';
 import {
-  LiveRun,
   createRun,
   defaultHome,
   forTerminal,
   loadMaskKey,
   splitSecrets,
-  vecSlice,
   writeFileAtomic,
 } from '@kairoku-playbook/runtime';
 import { kairoku, paseo, resolveBindAddress } from '@kairoku-playbook/runtime/backends';
-import type {
-  Backend,
-  GateAsker,
-  OpenGate,
-  RunEvent,
-  RunState,
-  RunStore,
-  ScriptedDecision,
-} from '@kairoku-playbook/runtime';
+import type { RunEvent, RunState } from '@kairoku-playbook/runtime';
 import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
-import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
-import { askGateAsync, openRoom, openRoomFor, printRunEnd, runDisplay } from './run-common.js';
+import { openRoom, openRoomFor } from './run-common.js';
+import { driveRun, gateFlags } from './run-drive.js';
+import type { LiveBackend } from './run-drive.js';
 import { restartSecrets } from './run-inputs.js';
 import type { Terminal } from './terminal.js';
 import { paseoOptions } from './paseo-options.js';
@@ -42,13 +33,8 @@ export interface LiveBackendRequest {
   log: (line: string) => void;
 }
 
-/** A backend whose agents answer later, connected; `close` lets go of its daemon or runners. */
-export interface LiveBackend {
-  backend: Backend;
-  /** the run's branch as the backend names it (a new worktree's) */
-  branch: string;
-  close(): Promise<void>;
-}
+export type { LiveBackend } from './run-drive.js';
+export { gateFlags } from './run-drive.js';
 
 export type LiveBackendFactory = (request: LiveBackendRequest) => Promise<LiveBackend>;
 
@@ -97,7 +83,7 @@ export async function runLive(
     workspace,
   };
   store.save(state);
-  return driveLive({
+  return driveRun({
     state,
     event: { type: 'start' },
     secrets,
@@ -113,14 +99,14 @@ export async function runLive(
 }
 
 /**
- * `runs restart ID --from STEP` of a run on a live backend: the ended run reopened from STEP on a
- * backend connected again for it (its branch, and with Paseo its worktree, found again), driven as
- * `run` drives a new one. Secret inputs are never stored, so they are given again (`restartSecrets`).
+ * `runs restart ID --from STEP` (event `restart-from`) or `runs decide ID GATE CHOICE` (event
+ * `gate-decided`) of a run on a live backend: the stored run taken up again on a backend connected
+ * again for it (its branch, and with Paseo its worktree, found again), driven as `run` drives a new one. Secret inputs are never stored, so they are given again (`restartSecrets`).
  */
 export async function restartLive(
   args: ParsedArgs,
   stored: RunState,
-  from: string,
+  event: RunEvent,
   io: CommandIo,
   terminal: Terminal | undefined,
   connect: LiveBackendFactory,
@@ -153,9 +139,9 @@ export async function restartLive(
     return error instanceof UsageError ? 2 : 1;
   }
   const { archivedAt: _archived, ...state } = loaded;
-  return driveLive({
+  return driveRun({
     state,
-    event: { type: 'restart-from', step: from },
+    event,
     secrets: given.secrets,
     maskKey,
     gates,
@@ -166,124 +152,6 @@ export async function restartLive(
     json,
     now,
   });
-}
-
-interface LiveDrive {
-  state: RunState;
-  /** what sets the run going: `start`, or `restart-from` */
-  event: RunEvent;
-  secrets: Record<string, unknown>;
-  maskKey: Uint8Array;
-  gates: Map<string, ScriptedDecision>;
-  store: RunStore;
-  live: LiveBackend;
-  io: CommandIo;
-  terminal: Terminal | undefined;
-  json: boolean;
-  now: () => number;
-}
-
-/** Drives a run on a connected live backend to its end; the exit code (0 when it completed). */
-async function driveLive(drive: LiveDrive): Promise<number> {
-  const { state, secrets, gates, store, live, io, json, now } = drive;
-  const id = state.id;
-  const { interactive, progress, view } = runDisplay(json, drive.terminal, io, now);
-  const askGate: GateAsker | undefined =
-    gates.size || interactive
-      ? async (
-          gate: OpenGate,
-          _state: RunState,
-          signal: AbortSignal,
-        ): Promise<ScriptedDecision | undefined> => {
-          const decided = gates.get(gate.step);
-          if (decided) return decided;
-          if (!interactive) return undefined;
-          view?.pause();
-          try {
-            return await askGateAsync(gate, interactive, signal);
-          } finally {
-            view?.resume();
-          }
-        }
-      : undefined;
-
-  const run = new LiveRun({
-    backend: live.backend,
-    state,
-    secrets,
-    maskKey: drive.maskKey,
-    clock: now,
-    persist: (next) => store.save(next),
-    requests: () =>
-      store
-        .takeRequests(id)
-        .map((asked) =>
-          asked.type === 'cancel' && asked.reason === undefined
-            ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
-            : asked,
-        ),
-    ...(askGate ? { askGate } : {}),
-    onTransition: (before, after) => {
-      if (view) view.update(after);
-      else if (progress)
-        for (const entry of vecSlice(after.history, before.history.size))
-          progress(`${progressLine(entry)}\n`);
-    },
-  });
-  store.claim(id);
-  let interrupts = 0;
-  const onInterrupt = () => {
-    if (++interrupts > 1) process.exit(130);
-    io.stderr('\nkairoku-playbook: canceling the run (Ctrl-C again to leave at once)\n');
-    run.cancel('canceled at the terminal (Ctrl-C)');
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
-  try {
-    const refusal = run.begin(drive.event);
-    if (refusal !== undefined) {
-      io.stderr(`kairoku-playbook: run ${id}: ${forTerminal(refusal)}\n`);
-      return 1;
-    }
-    const end = await run.done;
-    view?.update(end);
-    view?.close();
-    printRunEnd(end, json, io, interactive);
-    return end.status === 'completed' ? 0 : 1;
-  } finally {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onInterrupt);
-    run.close();
-    store.release(id);
-    await live.close();
-  }
-}
-
-/** `--gate NAME=CHOICE[:COMMENT]`: how a gate is decided each time it opens, without asking anyone. */
-export function gateFlags(pairs: readonly string[], ir: Ir): Map<string, ScriptedDecision> {
-  const gates = new Map<string, ScriptedDecision>();
-  for (const pair of pairs) {
-    const match = /^([^=]+)=([^:]+)(?::(.*))?$/s.exec(pair);
-    if (!match) throw new UsageError(`--gate takes NAME=CHOICE or NAME=CHOICE:COMMENT, not "${pair}"`);
-    const [, name, choice, comment] = match as unknown as [string, string, string, string | undefined];
-    const gate = ir.steps.find((s) => s.name === name && s.kind === 'gate');
-    if (!gate)
-      throw new UsageError(
-        `--gate ${name}: the playbook has no gate "${name}" (its gates: ${ir.steps
-          .filter((s) => s.kind === 'gate')
-          .map((s) => s.name)
-          .join(', ')})`,
-      );
-    const declared = gate.outcomes.find((o) => o.name === choice);
-    if (!declared)
-      throw new UsageError(
-        `--gate ${name}: "${choice}" is not a choice of the gate (its choices: ${gate.outcomes.map((o) => o.name).join(', ')})`,
-      );
-    if (declared.comment === 'required' && !comment)
-      throw new UsageError(`--gate ${name}=${choice} needs a comment: ${name}=${choice}:COMMENT`);
-    gates.set(name, comment ? { choice, comment } : { choice });
-  }
-  return gates;
 }
 
 /** The factory of the live backend a run names. */

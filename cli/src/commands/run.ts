@@ -2,50 +2,51 @@ import { realpathSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import {
+  createRun,
   findServe,
   RunStore,
   defaultHome,
   loadMaskKey,
   prepareInputs,
-  runSim,
-  vecSlice,
+  splitSecrets,
 } from '@kairoku-playbook/runtime';
-import type { OpenGate, RunState, ServeInfo } from '@kairoku-playbook/runtime';
+import type { RunState, ServeInfo } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
-import { processLiveTerminal, progressLine } from '../live-view.js';
+import { processLiveTerminal } from '../live-view.js';
 import type { CommandIo } from '../io.js';
 import { compileFile } from './compile.js';
 import { INPUT_FLAGS, INPUT_HELP, askSecrets, givenInputs, missingSecrets } from './run-inputs.js';
 import {
   LIVE_FLAGS,
-  askGateLive,
   inputErrors,
   loadScenario,
   openRoom,
   printRunEnd,
   refuseFlags,
-  runDisplay,
-  settleSimRun,
   simDelay,
   warnSecretsOnCommandLine,
 } from './run-common.js';
+import { driveRun, gateFlags, simBackend } from './run-drive.js';
 import type { Terminal } from './terminal.js';
 
 export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim|paseo|kairoku] [--json]
 
 Runs a playbook. Reported outcomes are applied as reported (autopilot).
 - sim (the default) runs it without a model: step agents and checks report what the scenario
-  scripts, or their first declared outcome with outputs made from their types. Gates the scenario
-  does not decide are asked at the terminal, or take their first choice without one. Scenarios and
-  the --json output: docs/reference.md, "Scenarios and playbook tests".
+  scripts, or their first declared outcome with outputs made from their types. Scenarios and the
+  --json output: docs/reference.md, "Scenarios and playbook tests".
 - paseo runs each agent step as an agent of a Paseo daemon (PASEO_HOST, default 127.0.0.1:6767;
   its password from PASEO_PASSWORD or --paseo-password-file) and check steps' commands in the run's
   worktree. See docs/paseo.md.
 - kairoku serves Kairoku runner daemons, which claim the run's steps (see docs/kairoku-protocol.md).
-With paseo and kairoku, gates are asked at the terminal (or decided by --gate), and Ctrl-C cancels
-the run, stopping its agents.
+Gates are decided by the scenario (sim) or --gate, else asked at the terminal (a number or a name).
+The tool never decides a human gate itself: with no terminal (or --json) the run waits at the gate,
+its file whole, and the command says how to decide it (kairoku-playbook runs decide ID GATE CHOICE,
+which drives the run on, or the panel of kairoku-playbook serve) and exits 3.
+Ctrl-C cancels the run on every backend, stopping its agents (exit 130); a second Ctrl-C leaves at
+once, the run's file already saying canceled.
 On a terminal the run is drawn live, as the rows of its graph; otherwise (a pipe, a log, --json)
 it prints one progress line per event.
 The run is saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs); secret
@@ -57,6 +58,9 @@ ${INPUT_HELP}
   --backend NAME       sim (default), paseo or kairoku
   --json               print the final run state as JSON and ask nothing
   -h, --help           this help
+  --gate NAME=CHOICE[:COMMENT]
+                       decide gate NAME with CHOICE each time it opens (repeatable); other gates
+                       are asked at the terminal, and without one the run waits at them
 sim:
   --scenario FILE      a scenario that scripts the sim backend
   --worktree DIR       the run's git worktree: each read-only role's turn (base reviewer, planner or
@@ -65,9 +69,6 @@ sim:
   --sim-delay MS       each sim agent and check takes MS milliseconds, and the run is saved after
                        every event (for tests that need a run to last)
 paseo and kairoku:
-  --gate NAME=CHOICE[:COMMENT]
-                       decide gate NAME with CHOICE each time it opens (repeatable); other gates
-                       are asked at the terminal, and without one the run is canceled, saying why
   --paseo-host HOST:PORT
                        the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
   --paseo-password-file F
@@ -88,7 +89,8 @@ paseo and kairoku:
                        $KAIROKU_PLAYBOOK_HOME/kairoku/token.env, made on first use)
 
 Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, was canceled or
-could not go on; 2 usage errors and inputs that do not fit.`;
+could not go on; 2 usage errors and inputs that do not fit; 3 the run waits at a gate nobody here
+could decide; 130 Ctrl-C (or SIGTERM) canceled the run.`;
 
 export function runRun(
   argv: readonly string[],
@@ -142,7 +144,11 @@ export function runRun(
       );
     });
   }
-  refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for the paseo and kairoku backends');
+  refuseFlags(
+    args,
+    Object.keys(LIVE_FLAGS).filter((name) => name !== 'gate'),
+    'is for the paseo and kairoku backends',
+  );
   const json = args.flags.has('json');
   const serve = findServe(defaultHome(env), realpathSync(io.cwd));
   if (serve) return throughServe(serve, args, io, env, json);
@@ -153,49 +159,41 @@ export function runRun(
   if (!ir) return 1;
 
   const scenario = loadScenario(flag(args, 'scenario'), ir, io.cwd);
+  const gates = gateFlags(args.flags.get('gate') ?? [], ir);
   const given = givenInputs(args, ir, io.cwd, env);
   warnSecretsOnCommandLine(args, ir, io);
   return withSecretsAsked(ir, { ...scenario.inputs, ...given }, asking, (inputs) => {
+    const prepared = prepareInputs(ir, inputs);
+    if (!prepared.ok) return inputErrors(ir, prepared.errors, io);
     const now = Date.now;
     // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
     const { store, id, workspace } = openRoom(ir, io, 'sim', () => false, now);
-
-    const { interactive, progress, view } = runDisplay(json, terminal, io, now);
-    const result = runSim({
-      ir,
-      scenario,
-      inputs,
-      id,
+    const maskKey = loadMaskKey(store.home);
+    const state: RunState = {
+      ...createRun(ir, {
+        id,
+        inputs: prepared.inputs,
+        now: now(),
+        backend: 'sim',
+        branch: ir.workspace === 'new-worktree' ? `playbooks/${ir.id}-${id.slice(-6)}` : '',
+        maskKey,
+      }),
       workspace,
-      clock: now,
-      persist: (state) => store.save(state),
-      maskKey: loadMaskKey(store.home),
-      ...(delayMs ? { delayMs } : {}),
-      ...(worktree !== undefined ? { worktree } : {}),
-      ...(view
-        ? { onTransition: (_before: RunState, after: RunState) => view.update(after) }
-        : progress
-          ? {
-              onTransition: (before: RunState, after: RunState) => {
-                for (const entry of vecSlice(after.history, before.history.size))
-                  progress(`${progressLine(entry)}\n`);
-              },
-            }
-          : {}),
-      ...(interactive ? { askGate: (gate: OpenGate) => askGateLive(gate, interactive, view) } : {}),
+    };
+    store.save(state);
+    return driveRun({
+      state,
+      event: { type: 'start' },
+      secrets: splitSecrets(ir, prepared.inputs).secrets,
+      maskKey,
+      gates,
+      store,
+      live: simBackend({ scenario, delayMs, worktree }),
+      io,
+      terminal: asking,
+      json,
+      now,
     });
-    if (!result.ok) {
-      view?.close();
-      return inputErrors(ir, result.inputErrors, io);
-    }
-
-    const state = settleSimRun(result.state, result.refusals, store, io, now);
-    if (view) {
-      view.update(state);
-      view.close();
-    }
-    printRunEnd(state, json, io, interactive);
-    return state.status === 'completed' ? 0 : 1;
   });
 }
 
@@ -213,7 +211,7 @@ function throughServe(
 ): number | Promise<number> {
   refuseFlags(
     args,
-    ['scenario', 'sim-delay', 'worktree'],
+    ['scenario', 'sim-delay', 'worktree', 'gate'],
     `does not apply while kairoku-playbook serve (process ${serve.pid}) drives this workspace's runs`,
   );
   const ir = compileFile(args.positionals, io, 'run');

@@ -1,7 +1,6 @@
 import {
   RunStore,
   allSteps,
-  continueSim,
   defaultHome,
   findServe,
   forTerminal,
@@ -13,22 +12,15 @@ import {
   toText,
   vecSlice,
 } from '@kairoku-playbook/runtime';
-import type { OpenGate, OperatorRequest, RunState, ServeInfo, StepRun } from '@kairoku-playbook/runtime';
+import type { OperatorRequest, RunEvent, RunState, ServeInfo, StepRun } from '@kairoku-playbook/runtime';
 import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
-import {
-  LIVE_FLAGS,
-  askGate,
-  loadScenario,
-  printRunEnd,
-  refuseFlags,
-  settleSimRun,
-  simDelay,
-} from './run-common.js';
+import { LIVE_FLAGS, loadScenario, refuseFlags, simDelay } from './run-common.js';
+import { driveRun, gateFlags, simBackend } from './run-drive.js';
 import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
 import type { RestartSecrets } from './run-inputs.js';
 import type { operateThroughServe as OperateThroughServe } from './serve-client.js';
@@ -41,6 +33,7 @@ export const RUNS_HELP = `Usage: kairoku-playbook runs [list] [--all] [--json]
        kairoku-playbook runs pause ID | runs resume ID
        kairoku-playbook runs restart ID --from STEP [--input-env NAME=VAR | --input-file FILE ...]
                                      [--scenario FILE] [--json]
+       kairoku-playbook runs decide ID GATE CHOICE [--comment TEXT]
        kairoku-playbook runs archive ID
 
 The runs saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs).
@@ -59,29 +52,35 @@ Commands:
                        runs it on its own backend as \`run\` does: sim (--scenario scripts its
                        agents), paseo (the daemon from --paseo-host or $PASEO_HOST) or kairoku
                        (runners dial in at --listen)
+  decide ID GATE CHOICE
+                       decides a gate the run waits at (one \`run\` left open: no terminal, no
+                       --gate), then drives the run on from there as \`run\` does, to its end or its
+                       next gate; through \`serve\` when one owns the run's workspace (it drives on)
   archive ID           hides an ended run from \`list\` (\`list --all\` still shows it)
 
 Options:
   --all                list: include archived runs
-  --json               list, show, restart: JSON
+  --json               list, show, restart, decide: JSON
   --from STEP          restart: the step to restart from
-  --scenario FILE      restart: a scenario that scripts the sim backend
-  --sim-delay MS       restart: each sim agent and check takes MS milliseconds
+  --comment TEXT       decide: the decision's comment (a choice may require one)
+  --scenario FILE      restart, decide: a scenario that scripts the sim backend
+  --sim-delay MS       restart, decide: each sim agent and check takes MS milliseconds
   --input-env NAME=VAR, --input-file FILE, --input NAME=VALUE
-                       restart: the run's secret inputs, given again (they are never stored); on a
+                       restart, decide: the run's secret inputs, given again (they are never stored); on a
                        terminal, those not given are asked for without echo. A value other than the
                        one the run started with is taken (both are masked), with a warning
-  --gate NAME=CHOICE   restart (paseo, kairoku): decide a gate without asking
+  --gate NAME=CHOICE   restart, decide: decide a gate without asking, each time it opens
   --paseo-host, --paseo-password-file, --paseo-provider, --paseo-model,
   --parent-agent, --listen, --app-token-file
-                       restart: as for \`run\`
+                       restart, decide: as for \`run\`
   --reason TEXT        cancel: why (recorded in the run's history)
   -h, --help           this help
 
-Exit codes: 0 done (restart: the run completed); 1 refused (the run's rules do not allow it) or,
-after restart, the run did not complete; 2 usage errors and unknown runs.`;
+Exit codes: 0 done (restart, decide: the run completed); 1 refused (the run's rules do not allow
+it) or, after restart or decide, the run did not complete; 2 usage errors and unknown runs; 3 the
+run waits at a gate nobody here decided (as for \`run\`); 130 Ctrl-C canceled the run.`;
 
-const SUBCOMMANDS = ['list', 'show', 'cancel', 'pause', 'resume', 'restart', 'archive'] as const;
+const SUBCOMMANDS = ['list', 'show', 'cancel', 'pause', 'resume', 'restart', 'decide', 'archive'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export function runRuns(
@@ -98,6 +97,7 @@ export function runRuns(
       from: 'string',
       scenario: 'string',
       reason: 'string',
+      comment: 'string',
       help: 'boolean',
       'sim-delay': 'string',
       ...INPUT_FLAGS,
@@ -131,6 +131,14 @@ export function runRuns(
       ...Object.keys(INPUT_FLAGS),
       ...Object.keys(LIVE_FLAGS),
     ],
+    decide: [
+      'comment',
+      'scenario',
+      'json',
+      'sim-delay',
+      ...Object.keys(INPUT_FLAGS),
+      ...Object.keys(LIVE_FLAGS),
+    ],
     archive: [],
   };
   for (const name of args.flags.keys())
@@ -140,6 +148,14 @@ export function runRuns(
   if (sub === 'list') {
     if (rest.length) throw new UsageError(`runs list takes no arguments, not "${rest[0]}"`);
     return list(store, io, args.flags.has('all'), json);
+  }
+  if (sub === 'decide') {
+    if (rest.length !== 3)
+      throw new UsageError(
+        'runs decide takes a run id, a gate and a choice: kairoku-playbook runs decide ID GATE CHOICE [--comment TEXT]',
+      );
+    const [id, gate, choice] = rest as [string, string, string];
+    return decide(store, load(store, id), gate, choice, io, args, env, json ? undefined : terminal);
   }
   if (rest.length !== 1)
     throw new UsageError(`runs ${sub} takes one run id; see kairoku-playbook runs --help`);
@@ -165,7 +181,7 @@ export function runRuns(
           live.restartLive(
             args,
             loaded,
-            from,
+            { type: 'restart-from', step: from },
             io,
             json ? undefined : terminal,
             live.liveFactory(backend, args, env, io.cwd),
@@ -173,14 +189,22 @@ export function runRuns(
           ),
         );
       }
-      refuseFlags(args, Object.keys(LIVE_FLAGS), 'is for paseo and kairoku runs');
+      refuseFlags(
+        args,
+        Object.keys(LIVE_FLAGS).filter((name) => name !== 'gate'),
+        'is for paseo and kairoku runs',
+      );
       const serve = serveOf(store, loaded);
       if (serve) {
         // The serve of the run's workspace drives it: it restarts it, and its gates wait there.
-        refuseFlags(args, ['scenario', 'sim-delay', 'json'], 'does not apply while serve drives the run');
+        refuseFlags(
+          args,
+          ['scenario', 'sim-delay', 'json', 'gate'],
+          'does not apply while serve drives the run',
+        );
         return operateThroughServe(serve, id, 'restart', { step: from }, io);
       }
-      return restart(store, id, from, io, args, env, {
+      return restart(store, id, { type: 'restart-from', step: from }, io, args, env, {
         json,
         scenario: flag(args, 'scenario'),
         delayMs: simDelay(flag(args, 'sim-delay')),
@@ -416,7 +440,7 @@ function archive(store: RunStore, state: RunState, io: CommandIo): number | Prom
 function restart(
   store: RunStore,
   id: string,
-  from: string,
+  event: RunEvent,
   io: CommandIo,
   args: ParsedArgs,
   env: NodeJS.ProcessEnv,
@@ -433,42 +457,29 @@ function restart(
       `run ${id} runs on the ${loaded.backend} backend; this build restarts sim runs only (use the manager's restart_run)`,
     );
   const scenario = loadScenario(options.scenario, loaded.ir, io.cwd);
+  const gates = gateFlags(args.flags.get('gate') ?? [], loaded.ir);
   const { terminal, json } = options;
   // Secrets are never stored: given again, or asked at the terminal (`restartSecrets`).
   const maskKey = loadMaskKey(store.home);
-  const go = (given: RestartSecrets): number => {
+  const go = (given: RestartSecrets): number | Promise<number> => {
     for (const name of given.changed)
       io.stderr(
         `kairoku-playbook: warning: secret input "${name}" is not the value run ${id} started with; both are masked\n`,
       );
     const { archivedAt: _archived, ...state } = given.state;
-    const progress = json ? undefined : (terminal?.write ?? io.stdout);
-    const result = continueSim({
+    return driveRun({
       state,
-      event: { type: 'restart-from', step: from },
-      scenario,
+      event,
       secrets: given.secrets,
       maskKey,
-      clock: now,
-      persist: (s) => store.save(s),
-      ...(options.delayMs ? { delayMs: options.delayMs } : {}),
-      ...(progress
-        ? {
-            onTransition: (before: RunState, after: RunState) => {
-              for (const entry of vecSlice(after.history, before.history.size))
-                progress(`${progressLine(entry)}\n`);
-            },
-          }
-        : {}),
-      ...(terminal ? { askGate: (gate: OpenGate) => askGate(gate, terminal) } : {}),
+      gates,
+      store,
+      live: simBackend({ scenario, delayMs: options.delayMs }),
+      io,
+      terminal,
+      json,
+      now,
     });
-    if (!result.ok) {
-      io.stderr(`kairoku-playbook: run ${id}: ${forTerminal(result.error)}\n`);
-      return 1;
-    }
-    const ended = settleSimRun(result.state, result.refusals, store, io, now);
-    printRunEnd(ended, json, io, terminal);
-    return ended.status === 'completed' ? 0 : 1;
   };
   const given = restartSecrets(
     loaded,
@@ -481,4 +492,86 @@ function restart(
     scenario.inputs,
   );
   return given instanceof Promise ? given.then(go) : go(given);
+}
+
+// ---- decide ------------------------------------------------------------------------------------
+
+/**
+ * `runs decide ID GATE CHOICE [--comment TEXT]`: a gate a run waits at, decided. Through the `serve`
+ * of the run's workspace when one is up (it drives the run on); refused while another process drives
+ * the run (it asks at its own terminal); otherwise decided here, and the run driven on from there on its
+ * own backend, as `run` drives it, to its end or its next gate.
+ */
+function decide(
+  store: RunStore,
+  state: RunState,
+  gate: string,
+  choice: string,
+  io: CommandIo,
+  args: ParsedArgs,
+  env: NodeJS.ProcessEnv,
+  terminal: Terminal | undefined,
+): number | Promise<number> {
+  const comment = flag(args, 'comment');
+  const serve = serveOf(store, state);
+  if (serve) {
+    refuseFlags(
+      args,
+      ['scenario', 'sim-delay', 'json', 'gate', ...Object.keys(INPUT_FLAGS), ...Object.keys(LIVE_FLAGS)],
+      'does not apply while serve drives the run',
+    );
+    return operateThroughServe(
+      serve,
+      state.id,
+      `gates/${gate}`,
+      comment === undefined ? { choice } : { choice, comment },
+      io,
+    );
+  }
+  const owner = store.owner(state.id);
+  if (owner !== undefined) {
+    io.stderr(
+      `kairoku-playbook: run ${state.id} is driven by process ${owner}, which asks its gates at its own terminal: decide "${gate}" there (or cancel the run with kairoku-playbook runs cancel ${state.id})\n`,
+    );
+    return 1;
+  }
+  const event: RunEvent = {
+    type: 'gate-decided',
+    step: gate,
+    choice,
+    ...(comment !== undefined ? { comment } : {}),
+  };
+  // Checked before anything is connected or driven: a refused decision changes nothing.
+  const refusal = advance(state, event, Date.now()).error;
+  if (refusal !== undefined) {
+    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(refusal)}\n`);
+    return 1;
+  }
+  const json = args.flags.has('json');
+  if (state.backend === 'paseo' || state.backend === 'kairoku') {
+    refuseFlags(args, ['scenario', 'sim-delay'], 'is for sim runs only');
+    const backend = state.backend;
+    return import('./run-live.js').then((live) =>
+      live.restartLive(
+        args,
+        state,
+        event,
+        io,
+        json ? undefined : terminal,
+        live.liveFactory(backend, args, env, io.cwd),
+        env,
+      ),
+    );
+  }
+  refuseFlags(
+    args,
+    Object.keys(LIVE_FLAGS).filter((name) => name !== 'gate'),
+    'is for paseo and kairoku runs',
+  );
+  return restart(store, state.id, event, io, args, env, {
+    json,
+    scenario: flag(args, 'scenario'),
+    delayMs: simDelay(flag(args, 'sim-delay')),
+    terminal: json ? undefined : terminal,
+  });
 }

@@ -45,13 +45,16 @@ function unreachable(serve: ServeInfo, error: unknown, io: CommandIo): number {
 export async function operateThroughServe(
   serve: ServeInfo,
   id: string,
-  action: 'cancel' | 'pause' | 'resume' | 'archive' | 'restart',
+  action: 'cancel' | 'pause' | 'resume' | 'archive' | 'restart' | `gates/${string}`,
   body: Record<string, unknown>,
   io: CommandIo,
 ): Promise<number> {
   let answer;
   try {
-    answer = await callServe(serve, 'POST', `/api/v1/runs/${encodeURIComponent(id)}/${action}`, body);
+    const path = action.startsWith('gates/')
+      ? `gates/${encodeURIComponent(action.slice('gates/'.length))}`
+      : action;
+    answer = await callServe(serve, 'POST', `/api/v1/runs/${encodeURIComponent(id)}/${path}`, body);
   } catch (error) {
     return unreachable(serve, error, io);
   }

@@ -32,7 +32,16 @@ const LIVE_FLAGS = {
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** The subcommands of `runs`; all but `list` take a run id. */
-export const RUNS_SUBCOMMANDS = ['list', 'show', 'cancel', 'pause', 'resume', 'restart', 'archive'] as const;
+export const RUNS_SUBCOMMANDS = [
+  'list',
+  'show',
+  'cancel',
+  'pause',
+  'resume',
+  'restart',
+  'decide',
+  'archive',
+] as const;
 
 export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
   check: {
@@ -75,6 +84,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
       from: 'text',
       scenario: 'file',
       reason: 'text',
+      comment: 'text',
       help: 'none',
       'sim-delay': 'text',
       ...INPUT_FLAGS,

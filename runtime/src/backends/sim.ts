@@ -32,6 +32,12 @@ export interface SimOptions {
    * worktree, in tests of the read-only check.
    */
   onAgentTurn?: (step: string, attempt: number) => void;
+  /**
+   * Spend `delayMs` on a timer rather than blocking: the agent reports from a later turn of the event
+   * loop, so the process answers signals (Ctrl-C) and prompts meanwhile. For a run driven by `LiveRun`
+   * (the CLI's `run`); a synchronous `runSim` blocks.
+   */
+  timers?: boolean;
 }
 
 /**
@@ -45,6 +51,8 @@ export class SimBackend implements Backend {
   /** agents of this process: a sim agent never outlives it */
   private readonly agents = new Set<string>();
   private readonly guard: ReadOnlyGuard | undefined;
+  /** agents whose turn is on a timer (`timers`), by agent handle */
+  private readonly turns = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly options: SimOptions = {}) {
     this.scenario = options.scenario ?? emptyScenario();
@@ -71,17 +79,21 @@ export class SimBackend implements Backend {
             return;
           }
         }
-        this.act(effect.step, effect.attempt, state, context);
+        this.turn(effect.step, effect.attempt, context);
         return;
       }
       case 'remind-agent':
         // A sim agent that stayed silent stays silent: after its reminder it is lost.
-        this.act(effect.step, effect.attempt, context.state(), context);
+        this.turn(effect.step, effect.attempt, context);
         return;
-      case 'stop-agent':
+      case 'stop-agent': {
+        const agent = `sim:${context.state().id}:${effect.step}:${effect.attempt}`;
         this.guard?.forget(effect.step, effect.attempt);
-        this.agents.delete(`sim:${context.state().id}:${effect.step}:${effect.attempt}`);
+        this.agents.delete(agent);
+        clearTimeout(this.turns.get(agent));
+        this.turns.delete(agent);
         return;
+      }
       case 'open-gate': {
         const decision = this.decide(effect, context.state());
         if (decision) context.emit({ type: 'gate-decided', step: effect.step, ...decision });
@@ -94,14 +106,42 @@ export class SimBackend implements Backend {
     }
   }
 
-  private act(name: string, attempt: number, state: RunState, context: BackendContext): void {
+  /** The scripted gate decision of the scenario, if it scripts one for this opening of the gate. */
+  scripted(gate: OpenGate): ScriptedDecision | undefined {
+    const script = this.scenario.gates[gate.step];
+    return script?.length ? script[Math.min(gate.attempt, script.length) - 1] : undefined;
+  }
+
+  /** Stops every agent's turn still on a timer. */
+  close(): Promise<void> {
+    for (const timer of this.turns.values()) clearTimeout(timer);
+    this.turns.clear();
+    return Promise.resolve();
+  }
+
+  /** An agent's turn: now, or with `timers` after `delayMs` on a timer. */
+  private turn(name: string, attempt: number, context: BackendContext): void {
+    if (!this.options.timers || !this.options.delayMs) {
+      this.act(name, attempt, context.state(), context);
+      return;
+    }
+    const agent = `sim:${context.state().id}:${name}:${attempt}`;
+    clearTimeout(this.turns.get(agent));
+    const timer = setTimeout(() => {
+      this.turns.delete(agent);
+      this.act(name, attempt, context.state(), context, false);
+    }, this.options.delayMs);
+    this.turns.set(agent, timer);
+  }
+
+  private act(name: string, attempt: number, state: RunState, context: BackendContext, block = true): void {
     const ir = stepIr(state, name);
     if (!ir) return;
     const isAfter = name.startsWith(AFTER_PREFIX);
     const script = isAfter ? this.scenario.after[ir.name] : this.scenario.steps[ir.name];
     const scripted = script?.length ? script[Math.min(attempt, script.length) - 1]! : {};
     const agent = `sim:${state.id}:${name}:${attempt}`;
-    if (this.options.delayMs) sleep(this.options.delayMs);
+    if (block && this.options.delayMs) sleep(this.options.delayMs);
     if (ir.kind === 'agent') this.options.onAgentTurn?.(name, attempt);
     // The turn ends: a read-only role that changed the worktree fails, whatever it reports.
     const violated = this.guard?.end(name, attempt, scripted.silent === true);
@@ -128,8 +168,8 @@ export class SimBackend implements Backend {
   }
 
   private decide(gate: OpenGate, state: RunState): ScriptedDecision | undefined {
-    const script = this.scenario.gates[gate.step];
-    if (script?.length) return script[Math.min(gate.attempt, script.length) - 1];
+    const scripted = this.scripted(gate);
+    if (scripted) return scripted;
     if (this.options.askGate) return this.options.askGate(gate, state);
     return { choice: gate.choices[0]!.name };
   }

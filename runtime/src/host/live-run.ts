@@ -2,7 +2,8 @@ import type { Backend, BackendContext, BackendEffect } from '../driver/backend.j
 import type { OpenGate } from '../core/effects.js';
 import type { GateDecision, RunEvent } from '../core/events.js';
 import { hasWorkGoing } from '../core/state.js';
-import type { RunState } from '../core/state.js';
+import type { RunState, StepStatus } from '../core/state.js';
+import { vecToArray } from '../core/pvec.js';
 import { Driver } from '../driver/driver.js';
 import type { Refusal } from '../driver/driver.js';
 import { dueTimeouts } from '../core/timeouts.js';
@@ -26,7 +27,15 @@ export interface LiveRunOptions {
   clock?: () => number;
   persist?: (state: RunState) => void;
   onTransition?: (before: RunState, after: RunState, event: RunEvent) => void;
-  /** who decides gates; without one, a gate that opens cancels the run, saying who could decide it */
+  /**
+   * decides a gate at once when it opens, before anyone is asked (a scenario's scripted decision, a
+   * command line's `--gate`); undefined: ask
+   */
+  decideGate?: (gate: OpenGate, state: RunState) => GateDecision | undefined;
+  /**
+   * who decides gates; without one (or when it answers undefined, at end of input) a gate stays open:
+   * the tool never decides a human gate, the run waits at it (`waiting`) for someone to decide it later
+   */
   askGate?: GateAsker;
   /** how often step and run timeouts are looked for (default 1 s) */
   tickMs?: number;
@@ -43,10 +52,15 @@ export interface LiveRunOptions {
  */
 export class LiveRun {
   readonly driver: Driver;
-  /** resolves once the run has ended and no after-task is still going */
+  /**
+   * resolves once the run has ended and no after-task is still going, or once it can go no further
+   * here: nothing runs and its open gates wait for a decision nobody here can give (`waiting`)
+   */
   readonly done: Promise<RunState>;
   private finish: (state: RunState) => void = () => undefined;
-  private finished = false;
+  private finished: RunState | undefined;
+  /** gates that opened with nobody here to decide them */
+  private readonly unasked = new Set<string>();
   private readonly gates = new Map<string, AbortController>();
   private readonly ticker: ReturnType<typeof setInterval>;
   private readonly clock: () => number;
@@ -88,6 +102,16 @@ export class LiveRun {
     return this.driver.refusals;
   }
 
+  /** The state `done` resolved with, once it has (so a run that settled at once needs no await). */
+  get settled(): RunState | undefined {
+    return this.finished;
+  }
+
+  /** The gates the run waits at with nobody here to decide them (when `done` resolved with a running run). */
+  get waiting(): string[] {
+    return [...this.unasked];
+  }
+
   /** Sets the run going (`start` for a new run, `restart-from` for an ended one); the refusal, if any. */
   begin(event: RunEvent = { type: 'start' }): string | undefined {
     const refusal = this.driver.dispatch(event);
@@ -115,21 +139,26 @@ export class LiveRun {
   }
 
   private openGate(gate: OpenGate, context: BackendContext): void {
+    const state = context.state();
+    this.unasked.delete(gate.step);
+    const decided = this.options.decideGate?.(gate, state);
+    if (decided) {
+      const event: RunEvent = { type: 'gate-decided', step: gate.step, ...decided };
+      // A decision the run refuses (a required comment missing) leaves the gate open with nobody to
+      // decide it here: the run waits at it, and the refusal is in its history.
+      if (context.refusalOf(event) !== undefined) this.unasked.add(gate.step);
+      context.emit(event);
+      return;
+    }
     const ask = this.options.askGate;
     if (!ask) {
-      // Nobody to ask: say so at once rather than leave a run waiting for ever.
-      queueMicrotask(() =>
-        this.driver.dispatch({
-          type: 'cancel',
-          reason: `gate "${gate.step}" needs a person: run in a terminal, or decide it with --gate ${gate.step}=CHOICE`,
-        }),
-      );
+      // Nobody to ask: the gate stays open, and once nothing else runs the run waits at it (`done`).
+      this.unasked.add(gate.step);
       return;
     }
     this.gates.get(gate.step)?.abort();
     const controller = new AbortController();
     this.gates.set(gate.step, controller);
-    const state = context.state();
     // Not awaited: a gate waits for a person while the run goes on; the decision, or the failure to ask,
     // is dispatched when it comes (the two handlers below).
     void ask(gate, state, controller.signal).then(
@@ -137,11 +166,11 @@ export class LiveRun {
         if (controller.signal.aborted) return;
         this.gates.delete(gate.step);
         if (decision) this.driver.dispatch({ type: 'gate-decided', step: gate.step, ...decision });
-        else
-          this.driver.dispatch({
-            type: 'cancel',
-            reason: `gate "${gate.step}" was left open (end of input)`,
-          });
+        else {
+          // End of input: nobody here decides it; the gate stays open and the run waits at it.
+          this.unasked.add(gate.step);
+          this.settleIfDone(this.driver.state);
+        }
       },
       (error: unknown) => {
         this.gates.delete(gate.step);
@@ -158,12 +187,24 @@ export class LiveRun {
   private closeGate(step: string): void {
     this.gates.get(step)?.abort();
     this.gates.delete(step);
+    this.unasked.delete(step);
   }
 
   private settleIfDone(state: RunState): void {
-    if (this.finished || hasWorkGoing(state)) return;
-    this.finished = true;
+    if (this.finished || (hasWorkGoing(state) && !this.waitsOnNobody(state))) return;
+    this.finished = state;
     this.close();
     this.finish(state);
+  }
+
+  /**
+   * Whether the run can go no further here: it is running, no step or after-task is busy, no gate is
+   * being asked, and a gate waits that nobody here will decide.
+   */
+  private waitsOnNobody(state: RunState): boolean {
+    if (state.status !== 'running' || this.gates.size || !this.unasked.size) return false;
+    const busy = (status: StepStatus) => status === 'running' || status === 'reported' || status === 'ready';
+    if (vecToArray(state.steps).some((s) => busy(s.status))) return false;
+    return !state.after.some((t) => busy(t.status));
   }
 }

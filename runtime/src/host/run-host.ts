@@ -526,7 +526,12 @@ export class RunHost {
 function roomRefusal<T>(conflict: RoomConflict, ir: Ir): HostResult<T> {
   return refused(
     conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
-    describeRoomConflict(conflict, ir, 'the panel or kairoku-playbook runs cancel'),
+    describeRoomConflict(
+      conflict,
+      ir,
+      (id) => `the panel or kairoku-playbook runs cancel ${id}`,
+      (id, gate) => `the panel or kairoku-playbook runs decide ${id} ${gate} CHOICE`,
+    ),
     'conflict',
   );
 }

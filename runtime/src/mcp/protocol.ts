@@ -532,7 +532,8 @@ export class PlaybookProtocol {
   /** One active run per workspace; `limits.concurrency` active runs per playbook. Under the lock. */
   private checkRoom(ir: Ir, workspace: string, except: string | undefined): void {
     const conflict = findRoomConflict(this.store.loadAll().runs, ir, workspace, except);
-    if (conflict) throw new ToolError(describeRoomConflict(conflict, ir, 'cancel_run'));
+    if (conflict)
+      throw new ToolError(describeRoomConflict(conflict, ir, (id) => `cancel_run with run "${id}"`));
   }
 
   /** The progress of a run and what happened since this server last showed it. */

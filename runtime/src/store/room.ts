@@ -1,4 +1,5 @@
 import type { Ir } from '@kairoku-playbook/compiler';
+import { vecToArray } from '../core/pvec.js';
 import type { RunState } from '../core/state.js';
 
 export type RoomConflict =
@@ -23,19 +24,36 @@ export function findRoomConflict(
   return undefined;
 }
 
-/** A conflict in words; `cancel` names how to cancel a run where the message is shown. */
-export function describeRoomConflict(conflict: RoomConflict, ir: Ir, cancel: string): string {
+/**
+ * A conflict in words, naming each run in the way and the exact command that frees the room: `cancel`
+ * gives it for a run id (`kairoku-playbook runs cancel ID`, an MCP tool call); `decide`, when given,
+ * names how to decide a gate an active run waits at, which lets it go on to its end.
+ */
+export function describeRoomConflict(
+  conflict: RoomConflict,
+  ir: Ir,
+  cancel: (id: string) => string,
+  decide?: (id: string, gate: string) => string,
+): string {
   if (conflict.kind === 'workspace') {
     const run = conflict.run;
+    const gate = decide ? waitingGate(run) : undefined;
+    const going = gate && decide ? `decide its gate "${gate}" with ${decide(run.id, gate)}, ` : '';
     return (
-      `run "${run.id}" of playbook "${run.playbook}" is already active in this workspace (${run.status}); ` +
-      `one run may be active per workspace: finish it, or cancel it with ${cancel}, before starting another`
+      `run "${run.id}" of playbook "${run.playbook}" is already active in this workspace (${run.status}${gate ? `, waiting at gate "${gate}"` : ''}); ` +
+      `one run may be active per workspace: finish it (${going}or cancel it with ${cancel(run.id)}) before starting another`
     );
   }
   const { runs, limit } = conflict;
   return (
     `playbook "${ir.id}" allows ${limit} active run${limit === 1 ? '' : 's'} at once ` +
     `(limits.concurrency) and ${runs.map((r) => `"${r.id}"`).join(', ')} ${runs.length === 1 ? 'is' : 'are'} active; ` +
-    `wait for ${runs.length === 1 ? 'it' : 'one'} to end, or cancel it with ${cancel}`
+    `wait for ${runs.length === 1 ? 'it' : 'one'} to end, or cancel ${runs.length === 1 ? 'it' : 'one'} with ${runs.map((r) => cancel(r.id)).join(' or ')}`
   );
+}
+
+/** The first gate a run waits at, if any. */
+function waitingGate(run: RunState): string | undefined {
+  for (const step of vecToArray(run.steps)) if (step.status === 'waiting') return step.name;
+  return undefined;
 }

@@ -94,16 +94,38 @@ describe('a live run', () => {
     expect(backend.stopped).toEqual(['slow#1']);
   });
 
-  it('cancels a run whose gate nobody can decide, saying how to decide it', async () => {
+  it('never decides a gate nobody can decide: the run waits at it, and done says so', async () => {
     const ir = playbook(`\n  ok: { gate: { title: Go? } }\n`);
     const live = new LiveRun({ backend: new LaterBackend(), state: newRun(ir) });
     live.begin();
     const end = await live.done;
-    expect(end.status).toBe('canceled');
-    expect(end.reason).toContain('--gate ok=CHOICE');
+    expect(end.status).toBe('running');
+    expect(live.waiting).toEqual(['ok']);
+    expect(live.settled).toBe(end);
+    expect(vecToArray(end.steps).find((s) => s.name === 'ok')?.status).toBe('waiting');
   });
 
-  it('a gate left open at end of input cancels the run; a gate closed by a cancel stops its question', async () => {
+  it('takes decideGate first; a refused decision leaves the gate waiting', async () => {
+    const ir = playbook(`\n  ok: { gate: { title: Go? } }\n`);
+    const decided = new LiveRun({
+      backend: new LaterBackend(),
+      state: newRun(ir),
+      decideGate: () => ({ choice: 'approve' }),
+    });
+    decided.begin();
+    expect(decided.settled?.status).toBe('completed');
+    const refused = new LiveRun({
+      backend: new LaterBackend(),
+      state: newRun(ir),
+      decideGate: () => ({ choice: 'maybe' }),
+    });
+    refused.begin();
+    expect(refused.settled?.status).toBe('running');
+    expect(refused.waiting).toEqual(['ok']);
+    expect(refused.refusals.map((r) => r.code)).toContain('unknown-choice');
+  });
+
+  it('a gate left open at end of input waits; a gate closed by a cancel stops its question', async () => {
     const ir = playbook(`\n  ok: { gate: { title: Go? } }\n`);
     const live = new LiveRun({
       backend: new LaterBackend(),
@@ -111,7 +133,8 @@ describe('a live run', () => {
       askGate: async () => undefined,
     });
     live.begin();
-    expect((await live.done).reason).toContain('gate "ok" was left open');
+    expect((await live.done).status).toBe('running');
+    expect(live.waiting).toEqual(['ok']);
 
     let aborted = false;
     const waiting = new LiveRun({

@@ -185,7 +185,10 @@ async function trial(seed: number): Promise<Trial> {
 
   // 1. Every file under runs/ is whole: *.json parse; temp files are dot-files that are not *.json.
   const names = runFiles(home);
-  const stray = names.filter((n) => !n.endsWith('.json') || n.startsWith('.'));
+  // `run` claims the run it drives (`<id>.owner`): a killed one leaves its claim, which counts for
+  // nothing once its process is gone (checked below).
+  const claims = names.filter((n) => /^pr-[0-9a-f]{6}\.owner$/.test(n));
+  const stray = names.filter((n) => (!n.endsWith('.json') || n.startsWith('.')) && !claims.includes(n));
   for (const name of stray) expect(name, `seed ${seed}`).toMatch(/^\.pr-[0-9a-f]{6}\.json\.\d+\.\d+\.tmp$/);
   const runs = names.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
   expect(runs.length, `seed ${seed}`).toBeLessThanOrEqual(1);
@@ -195,6 +198,8 @@ async function trial(seed: number): Promise<Trial> {
     if (!stray.includes(name)) expect(() => JSON.parse(text), `seed ${seed}: ${name}`).not.toThrow();
   }
   const store = new RunStore(home);
+  for (const claim of claims)
+    expect(store.owner(claim.slice(0, -'.owner'.length)), `seed ${seed}`).toBeUndefined();
   const loaded = store.loadAll();
   expect(loaded.problems, `seed ${seed}`).toEqual([]);
   const before = loaded.runs[0];
