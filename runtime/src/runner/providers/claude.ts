@@ -36,6 +36,7 @@ export class ClaudeProvider implements Provider {
     let child: ChildProcess | undefined;
     let query: ClaudeSdk.Query | undefined;
     let ended = false;
+    let stopping = false;
     const abort = new AbortController();
     let resolveChild!: (value: { code: number | null; signal: NodeJS.Signals | null }) => void;
     const childExit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -49,6 +50,7 @@ export class ClaudeProvider implements Provider {
       } catch (error) {
         return { code: null, signal: null, error: error as Error };
       }
+      if (stopping) return { code: null, signal: null, reason: 'stopped before Claude Code started' };
       const agent = context.dispatch.agent!;
       const options: ClaudeSdk.Options = {
         cwd: context.worktree,
@@ -82,6 +84,8 @@ export class ClaudeProvider implements Provider {
           });
           child = started;
           if (started.pid !== undefined) group = new ProcessGroup(started.pid, context.graceMs);
+          // Stopped while the SDK was still loading: the agent ends as it starts.
+          if (stopping) void group?.terminate();
           createInterface({ input: started.stderr! }).on('line', (line) =>
             events.push({ raw: { type: 'stderr', text: line }, curated: { kind: 'stderr', text: line } }),
           );
@@ -121,6 +125,7 @@ export class ClaudeProvider implements Provider {
     let interrupted: Promise<void> | undefined;
     const interrupt = () =>
       (interrupted ??= (async () => {
+        stopping = true;
         if (query && !ended) {
           // Claude ends its turn cleanly if it can; the process group ends either way.
           await Promise.race([query.interrupt().catch(() => undefined), sleep(INTERRUPT_WAIT_MS)]);
