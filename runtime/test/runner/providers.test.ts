@@ -14,6 +14,7 @@ import {
   ensureRunnerBuilt,
   history,
   makeRepo,
+  ROOT,
   removeTempDirs,
   runnerLog,
   spawnRunner,
@@ -52,8 +53,13 @@ afterAll(() => removeTempDirs());
 
 type ProviderName = 'claude' | 'codex';
 
-async function runner(provider: ProviderName, scenario: Record<string, unknown>): Promise<RunnerProcess> {
+async function runner(
+  provider: ProviderName,
+  scenario: Record<string, unknown>,
+  main?: string[],
+): Promise<RunnerProcess> {
   const started = await spawnRunner({
+    ...(main ? { main } : {}),
     app: app!.url,
     repo,
     provider,
@@ -327,5 +333,27 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
       expect(view!.reason).toMatch(/RF-017/);
       expect(driver.state.status).toBe('failed');
     }
+  });
+});
+
+describe('the CLI’s single bundle', { timeout: 150_000 }, () => {
+  it('runs the claude provider, requiring the SDK from beside the program (the bundle does not carry it)', async () => {
+    const bundle = join(ROOT, 'cli/dist/kairoku-playbook.js');
+    expect(readFileSync(join(ROOT, 'cli/dist/kairoku-playbook.bundle.cjs'), 'utf8')).not.toContain(
+      'canUseTool callback cannot be used',
+    );
+    app = await startApp(repo);
+    const driver = startRun(app.backend, writerPlaybook(), 'run-bundle-claude');
+    const started = await runner('claude', { report: { outcome: 'done' } }, [bundle, 'runner']);
+    await waitFor(
+      'the run to complete',
+      () => driver.state.status === 'completed',
+      60_000,
+      explain(
+        () => history(driver.state),
+        () => started,
+      ),
+    );
+    expect(stepRun(driver.state, 'work')!.attempts[0]).toMatchObject({ outcome: 'done' });
   });
 });
