@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunnerArgs } from '../../src/runner/options.js';
 import type { RunnerOptions } from '../../src/runner/options.js';
-import { toolCallOf } from '../../src/runner/providers/claude.js';
+import { disallowedFor, toolCallOf } from '../../src/runner/providers/claude.js';
 import { EventQueue } from '../../src/runner/providers/types.js';
 import { providerFor } from '../../src/runner/providers/index.js';
 
@@ -81,6 +81,24 @@ describe('a Claude Code tool call under the tool policy (RF-017)', () => {
   it('denies a tool the policy has no place for (fail closed), saying which', () => {
     expect(toolCallOf('Task', {})).toBe("the runner's tool policy has no place for the tool Task: denied");
     expect(toolCallOf('KillShell', {})).toMatch(/no place for the tool KillShell/);
+  });
+
+  it('takes away the tools of a kind the role may not use at all', () => {
+    const reviewer = { read: true, edit: false, write: false, network: false, run: ['npm test'], mcp: false };
+    expect(disallowedFor(reviewer)).toEqual([
+      'Edit',
+      'MultiEdit',
+      'NotebookEdit',
+      'Write',
+      'WebFetch',
+      'WebSearch',
+    ]);
+    expect(disallowedFor({ ...reviewer, read: false, run: [] })).toEqual(
+      expect.arrayContaining(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'Bash']),
+    );
+    expect(
+      disallowedFor({ read: true, edit: true, write: true, network: true, run: true, mcp: true }),
+    ).toEqual([]);
   });
 
   it('gives a call without its path an empty one, which the policy denies', () => {

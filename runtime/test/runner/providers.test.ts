@@ -150,6 +150,8 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
         strictMcpConfig: true,
         settingSources: '',
         appendSystemPrompt: INSTRUCTIONS,
+        // the writer may not use the network: Claude Code does not get its web tools
+        disallowedTools: 'WebFetch,WebSearch',
         mcpServers: {
           kairoku: {
             type: 'http',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type * as ClaudeSdk from '@anthropic-ai/claude-agent-sdk';
 import { ProcessGroup } from '../../exec/process-group.js';
+import type { ToolPolicy } from '../../backends/kairoku/protocol.js';
 import type { ToolCall } from '../../policy/decide.js';
 import { EventQueue, decisionEvent } from './types.js';
 import type { LaunchContext, Launched, Provider, ProviderEvent, ProviderExit } from './types.js';
@@ -67,6 +68,9 @@ export class ClaudeProvider implements Provider {
           },
         },
         permissionMode: 'default',
+        // Claude Code does not ask before every read inside its working directory: a role without a
+        // kind of tool does not get its tools at all.
+        disallowedTools: disallowedFor(agent.policy),
         canUseTool: (toolName, input) => Promise.resolve(decide(context, events, toolName, input)),
         ...(agent.instructions
           ? { systemPrompt: { type: 'preset', preset: 'claude_code', append: agent.instructions } }
@@ -157,6 +161,24 @@ async function loadSdk(): Promise<typeof ClaudeSdk> {
       );
     }
   }
+}
+
+/** Claude Code's tools of each kind the policy may take away as a whole. */
+const TOOLS_OF: Readonly<Record<'read' | 'edit' | 'write' | 'run' | 'network', readonly string[]>> = {
+  read: ['Read', 'Glob', 'Grep', 'LS', 'NotebookRead'],
+  edit: ['Edit', 'MultiEdit', 'NotebookEdit'],
+  write: ['Write'],
+  run: ['Bash'],
+  network: ['WebFetch', 'WebSearch'],
+};
+
+/** The tools a role may not use at all, by its policy (the rest are decided call by call). */
+export function disallowedFor(policy: ToolPolicy): string[] {
+  const none = (value: boolean | readonly string[]) =>
+    value === false || (Array.isArray(value) && !value.length);
+  return (Object.keys(TOOLS_OF) as (keyof typeof TOOLS_OF)[]).flatMap((kind) =>
+    none(policy[kind]) ? [...TOOLS_OF[kind]] : [],
+  );
 }
 
 /** Tools with no effect outside the agent's own session, allowed to every role. */
