@@ -51,12 +51,13 @@ export type RunEvent =
   /**
    * history only: an event from a backend that the run refused (`refused`: also a step agent's report
    * with a revoked token), a fault a backend met (`backend`: a daemon down, a runner's bad request),
-   * or a tool call a runner denied under the role's policy (`tool-denied`, as `recordDenial` writes
-   * it). Changes nothing else.
+   * a tool call a runner denied under the role's policy (`tool-denied`, as `recordDenial` writes
+   * it), or what a runner's agent said (`agent`: its messages, phases and statuses, RF-003). Changes
+   * nothing else.
    */
   | {
       type: 'note';
-      kind: 'refused' | 'backend' | 'tool-denied';
+      kind: 'refused' | 'backend' | 'tool-denied' | 'agent';
       text: string;
       step?: string;
       attempt?: number;

@@ -40,11 +40,29 @@ export class EventLog {
   record(raw: Record<string, unknown>): void {
     const at = new Date().toISOString();
     this.write({ at, ...raw });
-    const kind = typeof raw.type === 'string' ? raw.type : '';
+    const curated = curatedOf(raw);
+    if (curated) this.curate(curated.kind, curated.text, curated.tool, at);
+  }
+
+  /**
+   * A provider's event (RF-003): the raw event in full to the log, and what the app is shown of it,
+   * if anything, to the pending list.
+   */
+  provider(
+    provider: string,
+    raw: Record<string, unknown>,
+    curated?: { kind: EventKind; text: string; tool?: string },
+  ): void {
+    const at = new Date().toISOString();
+    this.write({ at, provider, event: raw });
+    if (curated) this.curate(curated.kind, curated.text, curated.tool, at);
+  }
+
+  /** Queues one curated event for the next update: masked, bounded, stderr lines capped. */
+  private curate(kind: EventKind, text: string, tool: string | undefined, at: string): void {
     if (kind === 'stderr' && this.stderrLines++ >= STDERR_CURATED) return;
-    if (kind !== 'stderr' && !CURATED.has(kind)) return;
-    const event: CuratedEvent = { at, kind: kind as EventKind, text: this.clean(describe(raw)) };
-    if (typeof raw.tool === 'string') event.tool = bound(raw.tool, 100);
+    const event: CuratedEvent = { at, kind, text: this.clean(text) };
+    if (tool !== undefined) event.tool = bound(this.mask(tool), 100);
     this.push(event);
   }
 
@@ -81,18 +99,45 @@ export class EventLog {
   }
 
   private clean(text: string): string {
+    return bound(this.mask(text), LIMITS.eventText);
+  }
+
+  private mask(text: string): string {
     let out = text;
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(MASK);
-    return bound(out, LIMITS.eventText);
+    for (const secret of this.secrets) {
+      if (out.includes(secret)) out = out.split(secret).join(MASK);
+      // as it appears inside a JSON string in the full log
+      const quoted = JSON.stringify(secret).slice(1, -1);
+      if (quoted !== secret && out.includes(quoted)) out = out.split(quoted).join(MASK);
+    }
+    return out;
   }
 
   private write(line: Record<string, unknown>): void {
     try {
-      appendFileSync(this.file, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+      // The full log is masked too: a secret never reaches a file (an agent may echo its token).
+      appendFileSync(this.file, `${this.mask(JSON.stringify(line))}\n`, { mode: 0o600 });
     } catch {
       // The log is a log, not state: a full disk must not stop the dispatch.
     }
   }
+}
+
+/**
+ * What the app is shown of an event that names its own kind (`{"type":"message","text":…}`, as the
+ * command provider's agents print them), or undefined for a kind it is not shown.
+ */
+export function curatedOf(
+  raw: Record<string, unknown>,
+): { kind: EventKind; text: string; tool?: string } | undefined {
+  const kind = typeof raw.type === 'string' ? raw.type : '';
+  if (kind !== 'stderr' && !CURATED.has(kind)) return undefined;
+  const curated: { kind: EventKind; text: string; tool?: string } = {
+    kind: kind as EventKind,
+    text: describe(raw),
+  };
+  if (typeof raw.tool === 'string') curated.tool = raw.tool;
+  return curated;
 }
 
 function describe(raw: Record<string, unknown>): string {

@@ -10,6 +10,8 @@ import {
   parseHostPort,
 } from '../backends/kairoku/protocol.js';
 import { literalKind } from '../backends/bind-address.js';
+import { PROVIDERS, isProviderName } from './providers/names.js';
+import type { ProviderName } from './providers/names.js';
 
 export interface RunnerOptions {
   /** the app's URL, such as http://127.0.0.1:7400 */
@@ -23,8 +25,17 @@ export interface RunnerOptions {
   capacity: number;
   /** the loopback listener for `GET /capacity` */
   listen: { host: string; port: number };
-  /** the agent process, run by the shell in the dispatch's worktree (its own process group) */
+  /**
+   * what launches a dispatch's agent (RF-014): `command` (the agent command), `claude` (the Claude
+   * Agent SDK) or `codex` (`codex exec --json`); undefined when the runner runs checks only
+   */
+  provider: ProviderName | undefined;
+  /** the agent process of the `command` provider, run by the shell in the worktree (its own process group) */
   agentCommand: string | undefined;
+  /** the Claude Code executable the SDK drives (default: the one the SDK ships) */
+  claudeExecutable: string | undefined;
+  /** the codex executable (default: `codex` on the PATH) */
+  codexExecutable: string | undefined;
   /** logs, breadcrumbs and worktrees */
   workDir: string;
   id: string;
@@ -46,7 +57,12 @@ export const USAGE = `usage: kairoku-playbook runner --app URL --token-file FILE
   --repository ID         the repository's id in claims (default: the real path of --repo)
   --capacity N            dispatches at once (default 1)
   --listen HOST:PORT      the loopback listener for GET /capacity (default 127.0.0.1:0)
-  --agent-command CMD     the agent process, run by the shell in the worktree
+  --provider NAME         what runs an agent: command, claude or codex (default: command
+                          with --agent-command; without either, the runner runs checks only)
+  --agent-command CMD     the command provider's agent process, run by the shell in the worktree
+  --claude-executable P   the Claude Code executable the claude provider drives through the Claude
+                          Agent SDK (default: the one the SDK ships)
+  --codex-executable P    the codex executable of the codex provider (default: codex on the PATH)
   --work-dir DIR          logs, breadcrumbs and worktrees (default: a folder in the temp dir)
   --id ID                 the runner's id (default: machine name and a hash of the work dir)
   --machine NAME          the machine's name (default: the host name)
@@ -86,7 +102,10 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     'repository',
     'capacity',
     'listen',
+    'provider',
     'agent-command',
+    'claude-executable',
+    'codex-executable',
     'work-dir',
     'id',
     'machine',
@@ -123,6 +142,19 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     return `--listen ${listen.host}: a wildcard bind is refused; the capacity listener is loopback only (RF-006)`;
   if (kind === 'other' && isIP(listen.host.replace(/%.*$/, '')))
     return `--listen ${listen.host}: the capacity listener has no credential, so it binds loopback only (RF-006)`;
+  const agentCommand = values.get('agent-command');
+  const named = values.get('provider');
+  if (named !== undefined && !isProviderName(named))
+    return `--provider takes ${PROVIDERS.join(', ')}, not "${named}"`;
+  const provider = named ?? (agentCommand !== undefined ? 'command' : undefined);
+  if (provider === 'command' && !agentCommand) return '--provider command needs --agent-command CMD';
+  if (provider !== 'command' && agentCommand !== undefined)
+    return `--agent-command is the command provider's; --provider ${provider} does not run it`;
+  for (const [flag, owner] of [
+    ['claude-executable', 'claude'],
+    ['codex-executable', 'codex'],
+  ] as const)
+    if (values.has(flag) && provider !== owner) return `--${flag} is for --provider ${owner}`;
   const numbers: Record<string, number> = {};
   const defaults: Record<string, number> = {
     capacity: 1,
@@ -152,7 +184,10 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     repository: values.get('repository') ?? repo,
     capacity: numbers.capacity!,
     listen,
-    agentCommand: values.get('agent-command'),
+    provider,
+    agentCommand,
+    claudeExecutable: values.get('claude-executable'),
+    codexExecutable: values.get('codex-executable'),
     workDir,
     id,
     machine,

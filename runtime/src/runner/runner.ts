@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
@@ -9,9 +7,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { constants } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { IrRole } from '@kairoku-playbook/compiler';
 import { resolveBindAddress } from '../backends/bind-address.js';
 import { MASK } from '../core/state.js';
@@ -25,14 +21,14 @@ import type {
   UpdateRequest,
 } from '../backends/kairoku/protocol.js';
 import { checkDirectory } from '../exec/perform-check.js';
-import { ProcessGroup } from '../exec/process-group.js';
 import { runCheckCommands } from '../exec/run-commands.js';
 import { decideToolCall } from '../policy/decide.js';
-import type { ToolCall } from '../policy/decide.js';
 import { AppClient, AppRefusal, Unauthorized } from './app-client.js';
 import { startCapacityServer } from './capacity-server.js';
 import { EventLog } from './event-log.js';
 import type { RunnerOptions } from './options.js';
+import { isProviderName, providerFor } from './providers/index.js';
+import type { Launched, Provider } from './providers/index.js';
 import { addWorktree, changedPaths, removeWorktree, startingPoint } from './worktree.js';
 
 /** exit codes of the runner process */
@@ -57,7 +53,8 @@ interface Active {
   closed: boolean;
   stop: { status: StopStatus; reason: string } | undefined;
   abort: AbortController;
-  group: ProcessGroup | undefined;
+  /** the dispatch's agent, once its provider launched it (RF-014) */
+  launched: Launched | undefined;
   worktree: string | undefined;
 }
 
@@ -89,8 +86,11 @@ export class Runner {
   private readonly finished: Promise<number>;
   private readonly logFile: string;
   private recovered: Dispatch[] = [];
+  /** what launches agents (RF-014), undefined when the runner runs checks only */
+  private readonly provider: Provider | undefined;
 
   constructor(private readonly options: RunnerOptions) {
+    this.provider = providerFor(options);
     this.client = new AppClient(options.app, options.token);
     this.intervalMs = options.heartbeatMs;
     this.logFile = join(options.workDir, 'runner.jsonl');
@@ -324,7 +324,7 @@ export class Runner {
       closed: false,
       stop: undefined,
       abort: new AbortController(),
-      group: undefined,
+      launched: undefined,
       worktree: undefined,
     };
     this.active.set(doc.id, a);
@@ -338,8 +338,8 @@ export class Runner {
     a.stop = { status, reason };
     a.events.say('phase', `stopping: ${reason}`);
     a.abort.abort();
-    // Started here, awaited by supervise's teardown (terminate returns the same promise again).
-    void a.group?.terminate();
+    // Started here, awaited by supervise's teardown (interrupt returns the same promise again).
+    void a.launched?.interrupt();
   }
 
   /** A dispatch from its claim to its terminal status, with the same teardown on every path (RF-010). */
@@ -378,8 +378,7 @@ export class Runner {
       };
     }
     // Teardown, the same on every path: the process group, then the worktree, then the status.
-    await a.group?.terminate();
-    a.group?.release();
+    await a.launched?.interrupt();
     const keep = this.options.keepFailedWorktrees && terminal.status === 'failed';
     if (a.worktree && !keep) await removeWorktree(this.options.repo, a.worktree).catch(() => undefined);
     a.events.say('status', `ended: ${terminal.status}${terminal.reason ? ` (${terminal.reason})` : ''}`);
@@ -398,7 +397,17 @@ export class Runner {
     if (d.kind === 'agent') {
       if (!isFixedRole(d.agent!.role))
         return `role "${d.agent!.role}" is not in this runner's fixed table (implementer, reviewer, planner, researcher): refused (RF-009)`;
-      if (!this.options.agentCommand) return 'this runner has no agent command configured';
+      if (!this.provider)
+        return 'this runner has no agent command configured (--agent-command, or --provider claude|codex)';
+      const asked = d.agent!.provider;
+      if (
+        asked &&
+        this.provider.name !== 'command' &&
+        isProviderName(asked) &&
+        asked !== 'command' &&
+        asked !== this.provider.name
+      )
+        return `the dispatch asks for the ${asked} provider; this runner runs ${this.provider.name} agents (--provider)`;
     }
     return undefined;
   }
@@ -406,89 +415,58 @@ export class Runner {
   private async runAgent(a: Active, worktree: string): Promise<Terminal> {
     const d = a.doc;
     const agent = d.agent!;
-    const child = spawn(this.options.agentCommand!, {
-      shell: true,
-      cwd: worktree,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        KAIROKU_DISPATCH_FILE: this.breadcrumb(d.id),
-        KAIROKU_DISPATCH_ID: d.id,
-        KAIROKU_RUN: d.run,
-        KAIROKU_STEP: d.step,
-        KAIROKU_ATTEMPT: String(d.attempt),
-        KAIROKU_ROLE: agent.role,
-        KAIROKU_WORKTREE: worktree,
-        // RF-008: the agent's own credential, for this dispatch only.
-        KAIROKU_REPORT_URL: agent.report.url,
-        KAIROKU_REPORT_TOKEN: agent.report.token,
-      },
-    });
-    if (child.pid !== undefined) a.group = new ProcessGroup(child.pid, this.options.graceMs);
-    // The agent may have ended or stopped before the group existed. Started here, awaited by
-    // supervise's teardown (terminate returns the same promise again).
-    if (a.stop) void a.group?.terminate();
     const role = roleOf(d);
-    child.stdin!.on('error', () => undefined);
-    createInterface({ input: child.stdout! }).on('line', (line) =>
-      this.agentLine(a, child, role, worktree, line),
-    );
-    createInterface({ input: child.stderr! }).on('line', (line) =>
-      a.events.record({ type: 'stderr', text: line }),
+    const provider = this.provider!;
+    const launched = provider.launch({
+      dispatch: d,
+      worktree,
+      dispatchFile: this.breadcrumb(d.id),
+      role,
+      graceMs: this.options.graceMs,
+      decide: (call) => decideToolCall(role, call, { worktree }),
+    });
+    a.launched = launched;
+    // The agent may have been stopped while it started. Started here, awaited by supervise's teardown
+    // (interrupt returns the same promise again).
+    if (a.stop) void launched.interrupt();
+    // RF-003: every event to the full log; the curated ones wait for the next update.
+    const consumed = (async () => {
+      for await (const event of launched.events) a.events.provider(provider.name, event.raw, event.curated);
+    })().catch((error: unknown) =>
+      a.events.say('stderr', `the provider's event stream broke: ${(error as Error).message}`),
     );
     const clock = setTimeout(
       () => this.stopDispatch(a, 'timed-out', `the wall clock of ${d.wallClockMs} ms ran out (RF-018)`),
       Math.min(d.wallClockMs, 2 ** 31 - 1),
     );
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
-      (resolve) => {
-        child.once('error', (error) => resolve({ code: null, signal: null, error }));
-        child.once('exit', (code, signal) => resolve({ code, signal }));
-      },
-    );
+    const exit = await launched.exit;
     clearTimeout(clock);
-    await a.group?.terminate();
-    // What the agent printed last is read before the terminal status is composed (unless something
+    await launched.interrupt();
+    // What the agent emitted last is read before the terminal status is composed (unless something
     // that left the group still holds its pipes).
-    await Promise.race([closed, sleep(1000)]);
-    const exitCode = exit.code ?? (exit.signal ? 128 + (constants.signals[exit.signal] ?? 0) : null);
-    if (a.stop) return { status: a.stop.status, reason: a.stop.reason, exitCode };
-    if (exit.error) return { status: 'failed', reason: `the agent could not start: ${exit.error.message}` };
+    await Promise.race([consumed, sleep(1000)]);
+    if (a.stop) return { status: a.stop.status, reason: a.stop.reason, exitCode: exit.code };
+    if (exit.error)
+      return {
+        status: 'failed',
+        reason: bound(`the agent could not start: ${exit.error.message}`, LIMITS.reason),
+      };
+    const ok = exit.code === 0 && exit.reason === undefined;
     const terminal: Terminal = {
-      status: exit.code === 0 ? 'completed' : 'failed',
-      exitCode,
-      ...(exit.code === 0
+      status: ok ? 'completed' : 'failed',
+      exitCode: exit.code,
+      ...(ok
         ? {}
-        : { reason: `the agent exited ${exit.signal ? `on ${exit.signal}` : `with ${exit.code}`}` }),
+        : {
+            reason: bound(
+              exit.reason ?? `the agent exited ${exit.signal ? `on ${exit.signal}` : `with ${exit.code}`}`,
+              LIMITS.reason,
+            ),
+          }),
     };
     // SPEC §3.3: a read-only role's worktree is checked before it is removed.
     if (agent.readOnly) terminal.worktreeChanges = await changedPaths(worktree, LIMITS.changedPaths);
     return terminal;
-  }
-
-  /**
-   * One line of the agent's stdout: a JSON event (logged, and curated when its kind is shown), a tool
-   * request answered with the dispatch's tool policy (RF-017: every denial is an event), or plain text.
-   */
-  private agentLine(a: Active, child: ChildProcess, role: IrRole, worktree: string, line: string): void {
-    let event: Record<string, unknown> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-        event = parsed as Record<string, unknown>;
-    } catch {
-      // plain text
-    }
-    if (!event) return a.events.record({ type: 'message', text: line });
-    if (event.type !== 'tool-request') return a.events.record(event);
-    const call = (event.call ?? {}) as ToolCall;
-    const decision = decideToolCall(role, call, { worktree });
-    child.stdin!.write(`${JSON.stringify({ type: 'tool-decision', id: event.id, ...decision })}\n`);
-    const said = describeCall(call);
-    if (decision.decision === 'allow') a.events.say('tool-call', said, String(call.tool));
-    else a.events.say('denial', `${said} denied: ${decision.reason}`, String(call.tool));
   }
 
   private async runCheck(a: Active, worktree: string): Promise<Terminal> {
@@ -666,11 +644,6 @@ function roleOf(d: Dispatch): IrRole {
     mode: agent.mode,
     tools: agent.policy,
   };
-}
-
-function describeCall(call: ToolCall): string {
-  const what = call.path ?? call.command ?? call.server;
-  return `${String(call.tool)}${what !== undefined ? ` ${JSON.stringify(what)}` : ''}`;
 }
 
 /** Exponential backoff with jitter, capped at 30 s. */

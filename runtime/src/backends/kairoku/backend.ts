@@ -84,6 +84,8 @@ interface DispatchRecord {
   phase?: string;
   /** the last curated events (bounded) */
   events: CuratedEvent[];
+  /** curated events written to the run's history as `agent` notes (at most HISTORY_EVENTS_PER_DISPATCH) */
+  historyEvents: number;
 }
 
 interface RunnerRecord {
@@ -129,6 +131,13 @@ export interface RunnerView {
 
 /** curated events kept per dispatch */
 const EVENTS_KEPT = 200;
+/**
+ * Curated events of one dispatch written to the run's history (RF-003): the agent's messages, phase
+ * changes and statuses (tool calls and results stay in the dispatch's view, denials are `tool-denied`
+ * notes), at most this many; the runner's log has them all.
+ */
+const HISTORY_EVENTS_PER_DISPATCH = 30;
+const HISTORY_KINDS: ReadonlySet<string> = new Set(['message', 'phase', 'status']);
 /** ended dispatches kept for late updates and views, oldest dropped first */
 const ENDED_KEPT = 10_000;
 const AGENT_PREFIX = 'kairoku:';
@@ -337,6 +346,7 @@ export class KairokuBackend implements Backend, ProtocolHandler {
       reported: false,
       lastSeq: 0,
       events: [],
+      historyEvents: 0,
     };
     if (token !== undefined) record.token = token;
     this.dispatchTable.set(id, record);
@@ -646,9 +656,23 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     if (record.events.length > EVENTS_KEPT) record.events.splice(0, record.events.length - EVENTS_KEPT);
     // RF-017: every denial is an event in the run's history.
     if (event.kind === 'denial') this.note(record, 'tool-denied', `tool call denied: ${event.text}`);
+    else if (HISTORY_KINDS.has(event.kind) && record.historyEvents <= HISTORY_EVENTS_PER_DISPATCH) {
+      record.historyEvents++;
+      this.note(
+        record,
+        'agent',
+        record.historyEvents > HISTORY_EVENTS_PER_DISPATCH
+          ? `further events of dispatch ${record.id} are in its view and the runner's log, not here`
+          : `${event.kind}: ${event.text}`,
+      );
+    }
   }
 
-  private note(record: DispatchRecord, kind: 'refused' | 'backend' | 'tool-denied', text: string): void {
+  private note(
+    record: DispatchRecord,
+    kind: 'refused' | 'backend' | 'tool-denied' | 'agent',
+    text: string,
+  ): void {
     this.contexts
       .get(record.run)
       ?.emit({ type: 'note', kind, text, step: record.step, attempt: record.attempt });

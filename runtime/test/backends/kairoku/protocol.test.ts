@@ -386,6 +386,31 @@ describe('updates and reports', { timeout: 30_000 }, () => {
     ).toBe(true);
     expect(backend.dispatches('run-deny')[0]!.events).toHaveLength(1);
   });
+
+  it('writes an agent’s messages, phases and statuses to the run history, at most 30 a dispatch (RF-003)', async () => {
+    const { backend, url } = await open();
+    const driver = startRun(backend, ONE_AGENT, 'run-events', { task: 'x' });
+    const runner = new HandRunner(url, 'r', [REPO]);
+    await runner.heartbeat();
+    const [dispatch] = await runner.claim();
+    const at = new Date().toISOString();
+    await runner.update(dispatch!.id, {
+      events: [
+        { at, kind: 'phase', text: 'running' },
+        { at, kind: 'tool-call', tool: 'read', text: 'read "a.ts"' },
+        { at, kind: 'tool-result', tool: 'read', text: '12 lines' },
+        ...Array.from({ length: 40 }, (_, i) => ({ at, kind: 'message' as const, text: `thought ${i}` })),
+      ],
+    });
+    const notes = history(driver.state).filter((h) => h.kind === 'agent');
+    expect(notes[0]).toMatchObject({ step: 'work', attempt: 1, text: 'phase: running' });
+    expect(notes.some((n) => n.text.includes('read "a.ts"'))).toBe(false);
+    expect(notes).toHaveLength(31);
+    expect(notes[29]!.text).toBe('message: thought 28');
+    expect(notes[30]!.text).toMatch(/further events of dispatch d-.* are in its view and the runner's log/);
+    // The dispatch's view keeps them all (up to its own bound).
+    expect(backend.dispatches('run-events')[0]!.events).toHaveLength(43);
+  });
 });
 
 describe('heartbeats (RF-013)', { timeout: 30_000 }, () => {
