@@ -1,6 +1,13 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SourceText, compilePlaybook, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
+import {
+  SourceText,
+  compilePlaybook,
+  isPlaybookTest,
+  playbookFilesOf,
+  sortDiagnostics,
+  validateWorkspace,
+} from '@kairoku-playbook/compiler';
 import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
 import {
   DEFAULT_MAX_STATES,
@@ -23,8 +30,9 @@ export const CHECK_HELP = `Usage: kairoku-playbook check [PATH...] [options]
 
 Checks playbooks and prints their diagnostics. With no PATH, checks the playbooks discovered in
 the current folder: *.playbook.yml|yaml anywhere, and *.yml|yaml directly in playbooks/,
-.kairoku/playbooks/ and .paseo/playbooks/ (node_modules, .git and *.test.yml are skipped).
-A folder PATH is searched the same way; a file PATH is always checked.
+.kairoku/playbooks/ and .paseo/playbooks/ (node_modules and .git are skipped), and the
+playbook tests (*.test.yml|yaml anywhere), each against the playbook beside it (pr.test.yml tests
+pr.yml). A folder PATH is searched the same way; a file PATH is always checked.
 
 Options:
   --format text|json|sarif|github   output format (default text)
@@ -129,8 +137,9 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
     onDisk.set(shown, { path, byteOrderMark: read.byteOrderMark });
   }
   if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
-  const validation = validateWorkspace(files);
+  const validation = validateWorkspace([...files, ...playbooksOfTests(files, io)]);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
+  for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
   const explored = options.explore ? exploreAll(files, validation.diagnostics, io) : undefined;
   const diagnostics = sortDiagnostics([
     ...refused,
@@ -215,7 +224,7 @@ function exploreAll(files: readonly WorkspaceFile[], checked: readonly Diagnosti
   const used = new Set<string>();
   const failed = new Set(checked.filter((d) => d.severity === 'error').map((d) => d.file));
   for (const { file, text } of files) {
-    if (failed.has(file)) continue;
+    if (failed.has(file) || isPlaybookTest(file)) continue;
     const { ir } = compilePlaybook(file, text);
     if (!ir) continue;
     const exploration = explore(ir, { maxMillis: CHECK_EXPLORE_SECONDS * 1000 });
@@ -252,6 +261,34 @@ function sourceRoot(option: string | undefined, cwd: string): string {
   return root;
 }
 
+/**
+ * The playbooks of the playbook tests among `files` that are not among them (`check pr.test.yml` reads
+ * pr.yml beside it): read for the tests only, their own diagnostics not reported. One that cannot be read
+ * is left out: the test then says its playbook is missing.
+ */
+function playbooksOfTests(files: readonly WorkspaceFile[], io: CommandIo): WorkspaceFile[] {
+  const given = new Set(files.map((f) => f.file));
+  const found: WorkspaceFile[] = [];
+  for (const { file } of files) {
+    if (!isPlaybookTest(file)) continue;
+    const candidates = playbookFilesOf(file);
+    if (candidates.some((c) => given.has(c))) continue;
+    for (const candidate of candidates) {
+      const path = resolve(io.cwd, candidate);
+      if (!existsSync(path)) continue;
+      try {
+        const read = readPlaybookFile(path, candidate);
+        if (!('diagnostic' in read)) found.push({ file: candidate, text: read.text, forTests: true });
+      } catch {
+        // unreadable: the test says its playbook is missing
+      }
+      given.add(candidate);
+      break;
+    }
+  }
+  return found;
+}
+
 /** Files as given, folders searched (and the limits their walks reached); a missing path is a usage error. */
 function collectPaths(args: readonly string[], cwd: string): { paths: string[]; limits: string[] } {
   const paths: string[] = [];
@@ -265,9 +302,14 @@ function collectPaths(args: readonly string[], cwd: string): { paths: string[]; 
       throw new UsageError(`no such file or folder: ${arg}`);
     }
     if (isDirectory) {
-      const found = discoverFiles(path, { shownRoot: arg === '.' ? 'the current folder' : arg });
+      const shownRoot = arg === '.' ? 'the current folder' : arg;
+      const found = discoverFiles(path, { shownRoot });
       paths.push(...found.files);
       if (found.limit) limits.push(found.limit);
+      // and the playbook tests (SPEC §8), checked against their playbooks
+      const tests = discoverFiles(path, { shownRoot, accept: isPlaybookTest, what: 'playbook tests' });
+      paths.push(...tests.files);
+      if (tests.limit) limits.push(tests.limit);
     } else paths.push(path);
   }
   return { paths: [...new Set(paths)], limits };
