@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import {
   SourceText,
   compilePlaybook,
+  isPlaybookPath,
   isPlaybookTest,
   playbookFilesOf,
   sortDiagnostics,
@@ -302,14 +303,13 @@ function collectPaths(args: readonly string[], cwd: string): { paths: string[]; 
       throw new UsageError(`no such file or folder: ${arg}`);
     }
     if (isDirectory) {
-      const shownRoot = arg === '.' ? 'the current folder' : arg;
-      const found = discoverFiles(path, { shownRoot });
+      // the playbooks, and the playbook tests (SPEC §8), checked against their playbooks
+      const found = discoverFiles(path, {
+        shownRoot: arg === '.' ? 'the current folder' : arg,
+        accept: (file) => isPlaybookPath(file) || isPlaybookTest(file),
+      });
       paths.push(...found.files);
       if (found.limit) limits.push(found.limit);
-      // and the playbook tests (SPEC §8), checked against their playbooks
-      const tests = discoverFiles(path, { shownRoot, accept: isPlaybookTest, what: 'playbook tests' });
-      paths.push(...tests.files);
-      if (tests.limit) limits.push(tests.limit);
     } else paths.push(path);
   }
   return { paths: [...new Set(paths)], limits };
