@@ -27,6 +27,11 @@ export class TestCheckContext {
     this.found.push(createDiagnostic(this.file, code, range, message, options));
   }
 
+  /** The playbook as messages name it: its file name (the test is beside it). */
+  get playbookName(): string {
+    return this.playbook.file.slice(this.playbook.file.lastIndexOf('/') + 1);
+  }
+
   /** A step (or, with `after`, an after-task) of the playbook by name. */
   stepNamed(name: string, after: boolean): StepDecl | undefined {
     return after ? this.playbook.after.find((s) => s.name === name) : this.playbook.stepByName.get(name);

@@ -33,7 +33,7 @@ export const checkUnknownTestGates: TestCheck = (context) => {
     context.report(
       'PB804',
       site.range,
-      `unknown gate "${shown(site.name)}": ${context.playbook.file} has no such gate${
+      `unknown gate "${shown(site.name)}": ${context.playbookName} has no such gate${
         suggestion
           ? `; did you mean "${suggestion}"?`
           : gates.length

@@ -11,7 +11,7 @@ export const checkUnknownTestInputs: TestCheck = (context) => {
     context.report(
       'PB809',
       site.range,
-      `unknown input "${shown(site.name)}": ${context.playbook.file} has no such input${
+      `unknown input "${shown(site.name)}": ${context.playbookName} has no such input${
         suggestion
           ? `; did you mean "${suggestion}"?`
           : names.length

@@ -14,7 +14,7 @@ export const checkUnknownTestOutputs: TestCheck = (context) => {
     let owner: string;
     if (site.step === undefined) {
       names = context.playbook.outputs.map((o) => o.name);
-      owner = `${context.playbook.file} has no output`;
+      owner = `${context.playbookName} has no output`;
     } else {
       const step = context.stepNamed(site.step, site.after);
       if (!step || step.kind === 'gate') continue;

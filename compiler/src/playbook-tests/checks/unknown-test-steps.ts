@@ -12,7 +12,7 @@ export const checkUnknownTestSteps: TestCheck = (context) => {
     context.report(
       'PB803',
       site.range,
-      `unknown ${what} "${shown(site.name)}": ${context.playbook.file} has no such ${what}${
+      `unknown ${what} "${shown(site.name)}": ${context.playbookName} has no such ${what}${
         suggestion
           ? `; did you mean "${suggestion}"?`
           : names.length
