@@ -5,7 +5,7 @@ import {
   compilePlaybook,
   isPlaybookPath,
   isPlaybookTest,
-  playbookFilesOf,
+  playbooksOfTests,
   sortDiagnostics,
   validateWorkspace,
 } from '@kairoku-playbook/compiler';
@@ -138,7 +138,10 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
     onDisk.set(shown, { path, byteOrderMark: read.byteOrderMark });
   }
   if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
-  const validation = validateWorkspace([...files, ...playbooksOfTests(files, io)]);
+  const validation = validateWorkspace([
+    ...files,
+    ...playbooksOfTests(files, (file) => readForTests(file, io.cwd)),
+  ]);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
   for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
   const explored = options.explore ? exploreAll(files, validation.diagnostics, io) : undefined;
@@ -262,32 +265,16 @@ function sourceRoot(option: string | undefined, cwd: string): string {
   return root;
 }
 
-/**
- * The playbooks of the playbook tests among `files` that are not among them (`check pr.test.yml` reads
- * pr.yml beside it): read for the tests only, their own diagnostics not reported. One that cannot be read
- * is left out: the test then says its playbook is missing.
- */
-function playbooksOfTests(files: readonly WorkspaceFile[], io: CommandIo): WorkspaceFile[] {
-  const given = new Set(files.map((f) => f.file));
-  const found: WorkspaceFile[] = [];
-  for (const { file } of files) {
-    if (!isPlaybookTest(file)) continue;
-    const candidates = playbookFilesOf(file);
-    if (candidates.some((c) => given.has(c))) continue;
-    for (const candidate of candidates) {
-      const path = resolve(io.cwd, candidate);
-      if (!existsSync(path)) continue;
-      try {
-        const read = readPlaybookFile(path, candidate);
-        if (!('diagnostic' in read)) found.push({ file: candidate, text: read.text, forTests: true });
-      } catch {
-        // unreadable: the test says its playbook is missing
-      }
-      given.add(candidate);
-      break;
-    }
+/** A playbook beside a test, read for the test only (undefined when it is not there or not readable). */
+function readForTests(file: string, cwd: string): string | undefined {
+  const path = resolve(cwd, file);
+  if (!existsSync(path)) return undefined;
+  try {
+    const read = readPlaybookFile(path, file);
+    return 'diagnostic' in read ? undefined : read.text;
+  } catch {
+    return undefined;
   }
-  return found;
 }
 
 /** Files as given, folders searched (and the limits their walks reached); a missing path is a usage error. */

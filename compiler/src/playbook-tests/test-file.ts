@@ -51,6 +51,32 @@ export function playbookFilesOf(testFile: string): string[] {
 }
 
 /**
+ * The playbooks of the playbook tests among `files` that are not among them (`check pr.test.yml` reads
+ * pr.yml beside it; a test beside a playbook discovery does not find): `read` gives a file's text (by the
+ * name the workspace gives it), or undefined when there is none or it cannot be read. They are read for the
+ * tests only (`forTests`): their own diagnostics are not reported.
+ */
+export function playbooksOfTests(
+  files: readonly { file: string }[],
+  read: (file: string) => string | undefined,
+): { file: string; text: string; forTests: true }[] {
+  const known = new Set(files.map((f) => f.file));
+  const found: { file: string; text: string; forTests: true }[] = [];
+  for (const { file } of files) {
+    const candidates = playbookFilesOf(file);
+    if (candidates.length === 0 || candidates.some((c) => known.has(c))) continue;
+    for (const candidate of candidates) {
+      const text = read(candidate);
+      if (text === undefined) continue;
+      known.add(candidate);
+      found.push({ file: candidate, text, forTests: true });
+      break;
+    }
+  }
+  return found;
+}
+
+/**
  * Checks one playbook test (`NAME.test.yml`, SPEC §8) against the analysis of its playbook: its YAML
  * (PB100, PB101), its shape (PB800), that the playbook is there (PB801) and compiles (PB802), then every
  * name it uses (PB803–PB809). Pure, like the playbook's analysis.

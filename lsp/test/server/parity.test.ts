@@ -4,7 +4,16 @@
  * and sample playbook, and for the repository as a workspace (check with no path, from its root), with the
  * playbooks opened one by one and through a workspace pull with none of them open.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +29,7 @@ import {
   displayPath,
   isPlaybookPath,
   isPlaybookTest,
+  playbooksOfTests,
   toJsonDiagnostic,
   validateWorkspace,
   walkFiles,
@@ -190,7 +200,14 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
   const files = walkFiles(root, diskLister, { accept })
     .files.map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
     .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
-  const validation = validateWorkspace(files);
+  // as check reads them: the playbook beside a test that discovery does not find, for the test only
+  const validation = validateWorkspace([
+    ...files,
+    ...playbooksOfTests(files, (file) => {
+      const path = join(root, file);
+      return existsSync(path) ? readText(path) : undefined;
+    }),
+  ]);
   const sources = new Map([...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]));
   const report = await client.request<WorkspaceDiagnosticReport>('workspace/diagnostic', {
     previousResultIds: [],

@@ -9,6 +9,7 @@ import {
   validateWorkspace,
   isPlaybookPath,
   isPlaybookTest,
+  playbooksOfTests,
   walkFiles,
   displayPath,
 } from '@kairoku-playbook/compiler';
@@ -95,7 +96,12 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
     }
     files.push({ file: shown, text: decoded.text });
   }
-  const validation = validateWorkspace(files);
+  // (the playbook beside a test, read for the test as check reads it)
+  const readForTests = (file: string): string | undefined => {
+    const read = readFileBounded(resolve(root, file), FILE_LIMITS.playbook, 'a playbook');
+    return read.problem === undefined ? decodeSource(file, read.bytes).text : undefined;
+  };
+  const validation = validateWorkspace([...files, ...playbooksOfTests(files, readForTests)]);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
   for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
   const sourceOf = (file: string) => sources.get(file);
