@@ -124,13 +124,14 @@ function producerTable(): Map<string, string> {
 
 describe('every code has one producer', () => {
   it('the compiler makes every diagnostic with createDiagnostic or report, with its code written out', () => {
-    // Those that pass a code through: createDiagnostic's own object, CheckContext.report's call of it, and
-    // the JSON form of a diagnostic.
+    // Those that pass a code through: createDiagnostic's own object, CheckContext.report's call of it (and
+    // TestCheckContext.report's, for playbook tests), and the JSON form of a diagnostic.
     const forwarders = compilerSites.filter((s) => s.codes === undefined).map((s) => `${s.file} ${s.how}`);
     expect(forwarders).toEqual([
       'compiler/src/check-context.ts createDiagnostic(…)',
       'compiler/src/diagnostic.ts an object literal',
       'compiler/src/json-diagnostic.ts an object literal',
+      'compiler/src/playbook-tests/test-context.ts createDiagnostic(…)',
     ]);
     for (const site of compilerSites)
       for (const code of site.codes ?? []) expect(CODE.test(code), code).toBe(true);

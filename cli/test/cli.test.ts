@@ -29,12 +29,13 @@ describe('kairoku-playbook check', () => {
       'playbooks/b.yml': CLEAN.replace('Clean', 'B'),
       '.kairoku/playbooks/c.yaml': CLEAN.replace('Clean', 'C'),
       '.paseo/playbooks/d.yml': CLEAN.replace('Clean', 'D'),
-      'playbooks/b.test.yml': 'not: a playbook',
+      // a playbook test: checked against playbooks/b.yml, not as a playbook
+      'playbooks/b.test.yml': 'name: b runs\n',
       'other/e.yml': 'not: a playbook',
       'node_modules/x/f.playbook.yml': 'broken: [',
     });
     const result = run(['check'], root);
-    expect(result).toEqual({ code: 0, stdout: 'no problems in 4 files\n', stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: 'no problems in 5 files\n', stderr: '' });
   });
 
   it('exits 1 with errors and prints file:line:col with a code frame', () => {

@@ -9,6 +9,7 @@ const { default: standaloneCode } = require('ajv/dist/standalone');
 
 const here = (path) => new URL(path, import.meta.url).pathname;
 const surface = JSON.parse(readFileSync(here('../../grammar/schema/playbook.schema.json'), 'utf8'));
+const playbookTest = JSON.parse(readFileSync(here('../../grammar/schema/playbook-test.schema.json'), 'utf8'));
 const ir = JSON.parse(readFileSync(here('../schema/ir.schema.json'), 'utf8'));
 
 function generate(schema, options) {
@@ -33,3 +34,7 @@ writeFileSync(
   generate(surface, { verbose: true, strictNumbers: true }),
 );
 writeFileSync(here('../src/generated/ir-validator.ts'), generate(ir, {}));
+writeFileSync(
+  here('../src/generated/test-validator.ts'),
+  generate(playbookTest, { verbose: true, strictNumbers: true }),
+);

@@ -7,16 +7,27 @@ import type { Diagnostic } from './diagnostic.js';
 import type { PlaybookModel } from './model/model.js';
 import { SourceText } from './source-text.js';
 import { unreadable } from './yaml/read-yaml.js';
+import { analyzeTestFile, playbookFilesOf } from './playbook-tests/test-file.js';
+import type { TestFileAnalysis } from './playbook-tests/test-file.js';
+import { isPlaybookTest } from './workspace/discovery.js';
 
 export interface WorkspaceFile {
   /** the path as it should appear in diagnostics (relative to the workspace) */
   file: string;
   text: string;
+  /**
+   * A playbook read only for the playbook tests beside it (`check pr.test.yml` reads `pr.yml`): analysed,
+   * but its own diagnostics are not reported and it takes no part in the workspace's checks (PB110).
+   */
+  forTests?: boolean;
 }
 
 export interface Validation {
   diagnostics: Diagnostic[];
+  /** the playbooks' analyses, by file */
   analyses: Map<string, FileAnalysis>;
+  /** the playbook tests' analyses (`*.test.yml|yaml` among the files), by file */
+  tests: Map<string, TestFileAnalysis>;
 }
 
 /**
@@ -30,18 +41,34 @@ export function validateWorkspace(
   previous?: ReadonlyMap<string, FileAnalysis>,
 ): Validation {
   const analyses = new Map<string, FileAnalysis>();
+  const tests = new Map<string, TestFileAnalysis>();
   const diagnostics: Diagnostic[] = [];
-  for (const { file, text } of files) {
+  const testFiles: WorkspaceFile[] = [];
+  const models: PlaybookModel[] = [];
+  for (const entry of files) {
+    const { file, text } = entry;
+    // A playbook test is checked against its playbook, once every playbook is analysed.
+    if (isPlaybookTest(file)) {
+      testFiles.push(entry);
+      continue;
+    }
     const cached = previous?.get(file);
     const analysis = cached?.file === file ? analyzeEdited(cached, text) : analyzeFile(file, text);
     analyses.set(file, analysis);
+    if (entry.forTests) continue;
+    for (const diagnostic of analysis.diagnostics) diagnostics.push(diagnostic);
+    if (analysis.model) models.push(analysis.model);
+  }
+  for (const diagnostic of checkDuplicateIds(models)) diagnostics.push(diagnostic);
+  for (const { file, text } of testFiles) {
+    const playbook = playbookFilesOf(file)
+      .map((name) => analyses.get(name))
+      .find((a) => a !== undefined);
+    const analysis = analyzeTestFile(file, text, playbook);
+    tests.set(file, analysis);
     for (const diagnostic of analysis.diagnostics) diagnostics.push(diagnostic);
   }
-  const models = [...analyses.values()]
-    .map((a) => a.model)
-    .filter((m): m is PlaybookModel => m !== undefined);
-  for (const diagnostic of checkDuplicateIds(models)) diagnostics.push(diagnostic);
-  return { diagnostics: sortDiagnostics(diagnostics), analyses };
+  return { diagnostics: sortDiagnostics(diagnostics), analyses, tests };
 }
 
 /** Validates files and returns only the diagnostics. */

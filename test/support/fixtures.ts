@@ -31,6 +31,7 @@ export function validateFixture(
   const validation = validateWorkspace(files);
   const sources = new Map<string, SourceText>();
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
+  for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
   return { diagnostics: validation.diagnostics, sources };
 }
 

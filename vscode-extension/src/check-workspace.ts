@@ -2,12 +2,16 @@
  * "Kairoku Playbooks: Check workspace": every playbook `kairoku-playbook check` would discover, checked by
  * the language server, in the Problems panel.
  *
- * The server validates the whole workspace but reports only the documents the client has open, and has
- * no workspace-diagnostics request. So the command opens each discovered playbook as a document (not in
- * an editor: the server gets `didOpen`) and pulls its diagnostics with `textDocument/diagnostic`, the same
- * request the client uses for visible editors. Those of documents without an editor go to this command's
- * own collection; the client's pulls cover the visible ones, and an entry here is dropped as soon as its
- * document is shown or edited (the client takes over), so nothing is listed twice.
+ * The command opens each discovered playbook as a document (not in an editor: the server gets `didOpen`)
+ * and pulls its diagnostics with `textDocument/diagnostic`, to count them for its summary.
+ *
+ * Where they are shown depends on the server. One that answers `workspace/diagnostic` (the bundled one:
+ * `workspaceDiagnostics` in its capabilities) has the client pull every playbook of the workspace into the
+ * client's own collection, open or not: the command then shows nothing itself, since a second collection
+ * would list each problem twice (the Problems badge said 14 for 7 whenever the file was not open). An
+ * older server (`kairokuPlaybook.server.path`) reports only open documents, and the client pulls only
+ * visible ones: the command's own collection then holds those of documents without an editor, each
+ * dropped as soon as its document is shown or edited (the client takes over).
  */
 import * as vscode from 'vscode';
 import {
@@ -18,6 +22,7 @@ import {
 } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PLAYBOOK_FILES_REQUEST } from './graph-protocol.js';
+import { clientShowsWorkspaceDiagnostics } from './workspace-diagnostics.js';
 import { LANGUAGE_ID } from './manifest.js';
 import { PLAYBOOK_GLOB, SKIPPED_GLOB } from './playbook-files.js';
 
@@ -105,6 +110,8 @@ export class WorkspaceCheck implements vscode.Disposable {
     // The open notifications go out as the documents open; let them leave before the first pull.
     await new Promise((resolve) => setTimeout(resolve, 0));
 
+    // With workspace diagnostics the client's collection already lists every playbook: count, show nothing.
+    const shownByClient = clientShowsWorkspaceDiagnostics(client.initializeResult);
     const visible = visibleUris();
     const summary: CheckSummary = { files: documents.length, errors: 0, warnings: 0, skipped };
     const entries: [vscode.Uri, vscode.Diagnostic[]][] = [];
@@ -118,7 +125,7 @@ export class WorkspaceCheck implements vscode.Disposable {
       const items = result.kind === DocumentDiagnosticReportKind.Full ? result.items : [];
       summary.errors += items.filter((d) => d.severity === 1).length;
       summary.warnings += items.filter((d) => d.severity === 2).length;
-      if (visible.has(document.uri.toString())) continue;
+      if (shownByClient || visible.has(document.uri.toString())) continue;
       entries.push([document.uri, await client.protocol2CodeConverter.asDiagnostics(items, token)]);
     }
     this.collection.clear();

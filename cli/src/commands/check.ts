@@ -1,6 +1,14 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SourceText, compilePlaybook, sortDiagnostics, validateWorkspace } from '@kairoku-playbook/compiler';
+import {
+  SourceText,
+  compilePlaybook,
+  isPlaybookPath,
+  isPlaybookTest,
+  playbooksOfTests,
+  sortDiagnostics,
+  validateWorkspace,
+} from '@kairoku-playbook/compiler';
 import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
 import {
   DEFAULT_MAX_STATES,
@@ -23,8 +31,9 @@ export const CHECK_HELP = `Usage: kairoku-playbook check [PATH...] [options]
 
 Checks playbooks and prints their diagnostics. With no PATH, checks the playbooks discovered in
 the current folder: *.playbook.yml|yaml anywhere, and *.yml|yaml directly in playbooks/,
-.kairoku/playbooks/ and .paseo/playbooks/ (node_modules, .git and *.test.yml are skipped).
-A folder PATH is searched the same way; a file PATH is always checked.
+.kairoku/playbooks/ and .paseo/playbooks/ (node_modules and .git are skipped), and the
+playbook tests (*.test.yml|yaml anywhere), each against the playbook beside it (pr.test.yml tests
+pr.yml). A folder PATH is searched the same way; a file PATH is always checked.
 
 Options:
   --format text|json|sarif|github   output format (default text)
@@ -129,8 +138,12 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
     onDisk.set(shown, { path, byteOrderMark: read.byteOrderMark });
   }
   if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
-  const validation = validateWorkspace(files);
+  const validation = validateWorkspace([
+    ...files,
+    ...playbooksOfTests(files, (file) => readForTests(file, io.cwd)),
+  ]);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
+  for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
   const explored = options.explore ? exploreAll(files, validation.diagnostics, io) : undefined;
   const diagnostics = sortDiagnostics([
     ...refused,
@@ -215,7 +228,7 @@ function exploreAll(files: readonly WorkspaceFile[], checked: readonly Diagnosti
   const used = new Set<string>();
   const failed = new Set(checked.filter((d) => d.severity === 'error').map((d) => d.file));
   for (const { file, text } of files) {
-    if (failed.has(file)) continue;
+    if (failed.has(file) || isPlaybookTest(file)) continue;
     const { ir } = compilePlaybook(file, text);
     if (!ir) continue;
     const exploration = explore(ir, { maxMillis: CHECK_EXPLORE_SECONDS * 1000 });
@@ -252,6 +265,18 @@ function sourceRoot(option: string | undefined, cwd: string): string {
   return root;
 }
 
+/** A playbook beside a test, read for the test only (undefined when it is not there or not readable). */
+function readForTests(file: string, cwd: string): string | undefined {
+  const path = resolve(cwd, file);
+  if (!existsSync(path)) return undefined;
+  try {
+    const read = readPlaybookFile(path, file);
+    return 'diagnostic' in read ? undefined : read.text;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Files as given, folders searched (and the limits their walks reached); a missing path is a usage error. */
 function collectPaths(args: readonly string[], cwd: string): { paths: string[]; limits: string[] } {
   const paths: string[] = [];
@@ -265,7 +290,11 @@ function collectPaths(args: readonly string[], cwd: string): { paths: string[]; 
       throw new UsageError(`no such file or folder: ${arg}`);
     }
     if (isDirectory) {
-      const found = discoverFiles(path, { shownRoot: arg === '.' ? 'the current folder' : arg });
+      // the playbooks, and the playbook tests (SPEC §8), checked against their playbooks
+      const found = discoverFiles(path, {
+        shownRoot: arg === '.' ? 'the current folder' : arg,
+        accept: (file) => isPlaybookPath(file) || isPlaybookTest(file),
+      });
       paths.push(...found.files);
       if (found.limit) limits.push(found.limit);
     } else paths.push(path);

@@ -319,7 +319,7 @@ export class PlaybookServer {
     if (this.validation.pending) return true;
     for (const document of this.documents.all()) {
       const key = this.service.keyOf(document.uri);
-      if (!this.service.isPlaybook(key)) continue;
+      if (!this.service.isChecked(key)) continue;
       if (this.reports.versionOf(key) !== document.version) return true;
     }
     return false;

@@ -22,6 +22,7 @@ import type {
   SymbolInformation,
   WorkspaceEdit,
 } from 'vscode-languageserver-types';
+import { analyzeTestFile } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
 import {
   DIAGNOSTIC_SOURCE,
@@ -49,8 +50,11 @@ import { hoverAt } from './features/hover.js';
 import { referencesAt } from './features/references.js';
 import { prepareRenameAt, renameAt } from './features/rename.js';
 import { semanticTokens } from './features/semantic-tokens.js';
-import { warmSymbolIndex } from './language/symbols.js';
-import { isPlaybookPath } from './workspace/discovery.js';
+import { testCompletionsAt, testHoverAt, testRenameEdits } from './features/test-files.js';
+import type { RenamedName } from './features/test-files.js';
+import { occurrenceAt, warmSymbolIndex } from './language/symbols.js';
+import type { PlaybookSymbol } from './language/symbols.js';
+import { isPlaybookPath, isPlaybookTest } from './workspace/discovery.js';
 import type { PlaybookFileSystem } from './workspace/file-system.js';
 import { PlaybookWorkspace, normalizeUri } from './workspace/playbook-workspace.js';
 import type { DiscoveryWalk, WorkspaceFolder } from './workspace/playbook-workspace.js';
@@ -144,7 +148,7 @@ export class PlaybookLanguageService {
       } catch {
         continue;
       }
-      if (!isPlaybookPath(path)) continue;
+      if (!isPlaybookPath(path) && !isPlaybookTest(path)) continue;
       if (change.type === 3) this.workspace.removeFromDisk(change.uri);
       else this.workspace.readFromDisk(change.uri);
       any = true;
@@ -155,6 +159,11 @@ export class PlaybookLanguageService {
   /** Whether a document is checked as a playbook: anything a client opens but playbook tests. */
   isPlaybook(uri: string): boolean {
     return this.workspace.isPlaybook(normalizeUri(uri));
+  }
+
+  /** Whether a document is checked: a playbook, or a playbook test (against the playbook beside it). */
+  isChecked(uri: string): boolean {
+    return this.workspace.isChecked(normalizeUri(uri));
   }
 
   /** The files among `uris` that are playbooks as `check` discovers them (SPEC §2), in the order given. */
@@ -204,6 +213,16 @@ export class PlaybookLanguageService {
   // ---- features: an open document and a position in, LSP's answer out -------------------------
 
   completion(uri: string, position: Position): CompletionList | null {
+    const tested = this.workspace.testAnalysisFor(uri);
+    if (tested) {
+      const source = tested.test.source;
+      return {
+        isIncomplete: false,
+        items: testCompletionsAt(tested.test, tested.playbook, source.offsetAt(position)).map((entry) =>
+          toCompletionItem(source, entry),
+        ),
+      };
+    }
     return this.with(uri, null, (analysis) => ({
       isIncomplete: false,
       items: completionsAt(analysis, analysis.source.offsetAt(position)).map((entry) =>
@@ -213,6 +232,12 @@ export class PlaybookLanguageService {
   }
 
   hover(uri: string, position: Position): Hover | null {
+    const tested = this.workspace.testAnalysisFor(uri);
+    if (tested) {
+      const source = tested.test.source;
+      const hover = testHoverAt(tested.test, tested.playbook, source.offsetAt(position));
+      return hover ? toHover(source, hover) : null;
+    }
     return this.with(uri, null, (analysis) => {
       const hover = hoverAt(analysis, analysis.source.offsetAt(position));
       return hover ? toHover(analysis.source, hover) : null;
@@ -252,9 +277,24 @@ export class PlaybookLanguageService {
 
   rename(uri: string, position: Position, newName: string): WorkspaceEdit | Refusal | null {
     return this.with(uri, null, (analysis) => {
-      const result = renameAt(analysis, analysis.source.offsetAt(position), newName);
+      const offset = analysis.source.offsetAt(position);
+      const result = renameAt(analysis, offset, newName);
       if ('error' in result) return { refused: result.error };
-      return { changes: { [uri]: result.edits.map((e) => toTextEdit(analysis.source, e)) } };
+      const changes: Record<string, ReturnType<typeof toTextEdit>[]> = {
+        [uri]: result.edits.map((e) => toTextEdit(analysis.source, e)),
+      };
+      // The playbook's tests use its step, input, output and outcome names: they are renamed with it.
+      const renamed = renamedName(occurrenceAt(analysis, offset)?.symbol);
+      if (renamed && result.edits.length)
+        for (const test of this.workspace.testsOf(analysis.file)) {
+          const testAnalysis = analyzeTestFile(test.file, test.text, analysis);
+          const edits = testRenameEdits(testAnalysis, renamed, newName);
+          if (edits.length)
+            changes[this.clientUriOf(test.uri) ?? test.uri] = edits.map((e) =>
+              toTextEdit(testAnalysis.source, e),
+            );
+        }
+      return { changes };
     });
   }
 
@@ -335,6 +375,25 @@ export class PlaybookLanguageService {
   private with<T>(uri: string, empty: T, run: (analysis: FileAnalysis) => T): T {
     const analysis = this.workspace.analysisFor(uri);
     return analysis ? run(analysis) : empty;
+  }
+}
+
+/** What a rename of a playbook's symbol renames in its tests; undefined for what tests do not name (roles). */
+function renamedName(symbol: PlaybookSymbol | undefined): RenamedName | undefined {
+  if (!symbol) return undefined;
+  switch (symbol.kind) {
+    case 'step':
+    case 'after':
+      return { kind: 'step', name: symbol.name, after: symbol.kind === 'after' };
+    case 'input':
+      return { kind: 'input', name: symbol.name };
+    case 'output':
+    case 'outcome':
+      return symbol.owner
+        ? { kind: symbol.kind, name: symbol.name, step: symbol.owner.name, after: symbol.owner.isAfter }
+        : undefined;
+    default:
+      return undefined;
   }
 }
 

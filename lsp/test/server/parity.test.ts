@@ -4,7 +4,16 @@
  * and sample playbook, and for the repository as a workspace (check with no path, from its root), with the
  * playbooks opened one by one and through a workspace pull with none of them open.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +27,12 @@ import {
   decodeSource,
   discoverPlaybooks,
   displayPath,
+  isPlaybookPath,
+  isPlaybookTest,
+  playbooksOfTests,
   toJsonDiagnostic,
   validateWorkspace,
+  walkFiles,
 } from '@kairoku-playbook/compiler';
 import type { JsonDiagnostic } from '@kairoku-playbook/compiler';
 import { diskLister } from '@kairoku-playbook/compiler/disk';
@@ -105,7 +118,9 @@ describe('parity with check --format json, file by file', () => {
         .filter((f): f is { file: string; text: string } => f.text !== undefined);
       // Without a workspace folder, the server names a file by its path, as check does for a path outside cwd.
       const validation = validateWorkspace(files);
-      const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
+      const sources = new Map(
+        [...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]),
+      );
       for (const { file, text } of files) await client.open(fileUri(file), text);
       for (const { file } of files) {
         const published = await client.diagnosticsOf(fileUri(file), 1);
@@ -131,7 +146,9 @@ describe('parity with check --format json for the repository as a workspace', ()
       .map((path) => ({ path, file: displayPath(path, REPO), text: readText(path) }))
       .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
     const validation = validateWorkspace(files);
-    const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
+    const sources = new Map(
+      [...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]),
+    );
     for (const { path, text } of files) await client.open(fileUri(path), text);
     for (const { path, file } of files) {
       const published = await client.diagnosticsOf(fileUri(path), 1);
@@ -178,11 +195,20 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
     workspaceFolders: [{ uri: fileUri(root), name: 'main' }],
     capabilities: { textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: false } } },
   });
-  const files = discoverPlaybooks(root, diskLister)
-    .map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
+  // the playbooks and the playbook tests, as check discovers them
+  const accept = (path: string) => isPlaybookPath(path) || isPlaybookTest(path);
+  const files = walkFiles(root, diskLister, { accept })
+    .files.map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
     .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
-  const validation = validateWorkspace(files);
-  const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
+  // as check reads them: the playbook beside a test that discovery does not find, for the test only
+  const validation = validateWorkspace([
+    ...files,
+    ...playbooksOfTests(files, (file) => {
+      const path = join(root, file);
+      return existsSync(path) ? readText(path) : undefined;
+    }),
+  ]);
+  const sources = new Map([...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]));
   const report = await client.request<WorkspaceDiagnosticReport>('workspace/diagnostic', {
     previousResultIds: [],
   });

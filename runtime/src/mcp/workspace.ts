@@ -7,6 +7,9 @@ import {
   sortDiagnostics as sortForPrinting,
   toJsonDiagnostic,
   validateWorkspace,
+  isPlaybookPath,
+  isPlaybookTest,
+  playbooksOfTests,
   walkFiles,
   displayPath,
 } from '@kairoku-playbook/compiler';
@@ -31,8 +34,13 @@ import { ToolError } from './tool-error.js';
  * walk). A workspace too large to walk whole is refused, as `check` refuses it, rather than listed in
  * part: a playbook left out would look like one that does not exist.
  */
-export function workspacePlaybooks(root: string): string[] {
-  const found = walkFiles(root, diskLister);
+export function workspacePlaybooks(root: string, withTests = false): string[] {
+  // (with the playbook tests, which `check` checks against their playbooks: validate_playbooks prints the same)
+  const found = walkFiles(
+    root,
+    diskLister,
+    withTests ? { accept: (file) => isPlaybookPath(file) || isPlaybookTest(file) } : {},
+  );
   if (found.limit)
     throw new ToolError(
       `${found.limit}; start the server with --workspace on the folder that holds the playbooks`,
@@ -62,7 +70,7 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
   const files: WorkspaceFile[] = [];
   const refused: Diagnostic[] = [];
   const sources = new Map<string, SourceText>();
-  for (const path of workspacePlaybooks(root)) {
+  for (const path of workspacePlaybooks(root, true)) {
     const shown = displayPath(path, root);
     // As `check` reads it: a regular file within the playbook limit, else one PB100 saying why.
     const read = readFileBounded(path, FILE_LIMITS.playbook, 'a playbook');
@@ -88,8 +96,14 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
     }
     files.push({ file: shown, text: decoded.text });
   }
-  const validation = validateWorkspace(files);
+  // (the playbook beside a test, read for the test as check reads it)
+  const readForTests = (file: string): string | undefined => {
+    const read = readFileBounded(resolve(root, file), FILE_LIMITS.playbook, 'a playbook');
+    return read.problem === undefined ? decodeSource(file, read.bytes).text : undefined;
+  };
+  const validation = validateWorkspace([...files, ...playbooksOfTests(files, readForTests)]);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
+  for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
   const sourceOf = (file: string) => sources.get(file);
   const diagnostics = sortForPrinting([...refused, ...validation.diagnostics]).map((d) =>
     toJsonDiagnostic(d, sourceOf),
@@ -97,14 +111,16 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
   const errorsOf = (file: string) => diagnostics.filter((d) => d.file === file && d.severity === 'error');
   const playbooks: WorkspacePlaybook[] = [];
   for (const diagnostic of refused)
-    playbooks.push({
-      file: diagnostic.file,
-      id: undefined,
-      title: undefined,
-      ir: undefined,
-      errors: errorsOf(diagnostic.file),
-    });
+    if (!isPlaybookTest(diagnostic.file))
+      playbooks.push({
+        file: diagnostic.file,
+        id: undefined,
+        title: undefined,
+        ir: undefined,
+        errors: errorsOf(diagnostic.file),
+      });
   for (const { file, text } of files) {
+    if (isPlaybookTest(file)) continue;
     const errors = errorsOf(file);
     const model = validation.analyses.get(file)?.model;
     const ir = errors.length ? undefined : compilePlaybook(file, text).ir;

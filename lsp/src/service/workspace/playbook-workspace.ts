@@ -11,12 +11,14 @@ import {
   FileWalk,
   analyzeEdited,
   analyzeFile,
+  analyzeTestFile,
   decodeSource,
+  playbookFilesOf,
   validateWorkspace,
 } from '@kairoku-playbook/compiler';
 import { SourceText } from '@kairoku-playbook/compiler';
-import type { Diagnostic, FileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
-import { isPlaybookTest } from './discovery.js';
+import type { Diagnostic, FileAnalysis, TestFileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
+import { isPlaybookPath, isPlaybookTest } from './discovery.js';
 import type { PlaybookFileSystem } from './file-system.js';
 
 /** Entries walked between two questions to the driver whether to stop for now. */
@@ -82,6 +84,8 @@ export class PlaybookWorkspace {
   private readonly open = new Map<string, OpenDocument>();
   /** the latest analysis of every file, handed to the compiler as `previous` */
   private analyses = new Map<string, FileAnalysis>();
+  /** the latest analysis of every playbook test (`*.test.yml`), by file */
+  private tests = new Map<string, TestFileAnalysis>();
   private readonly fileByUri = new Map<string, string>();
   private readonly uriByFile = new Map<string, string>();
 
@@ -113,7 +117,9 @@ export class PlaybookWorkspace {
     this.refusedSources = new Map();
     this.discoveryLimits = [];
     this.discovering = true;
-    const walks = this.roots.map((root) => ({ walk: new FileWalk(root.path, this.fs), read: 0 }));
+    // the playbooks and the playbook tests, as `check` discovers them
+    const accept = (path: string) => isPlaybookPath(path) || isPlaybookTest(path);
+    const walks = this.roots.map((root) => ({ walk: new FileWalk(root.path, this.fs, { accept }), read: 0 }));
     return {
       advance: (stop) => {
         for (const entry of walks) {
@@ -178,6 +184,56 @@ export class PlaybookWorkspace {
     return !isPlaybookTest(uri.split('?')[0]!);
   }
 
+  /** Whether a document is checked at all: a playbook, or a playbook test (against its playbook). */
+  isChecked(uri: string): boolean {
+    return this.isPlaybook(uri) || uri.startsWith('file:');
+  }
+
+  /** The text of a file the workspace has: open, else as discovered on disk, else read now (for tests). */
+  private textOf(uri: string): string | undefined {
+    const open = this.open.get(uri)?.text ?? this.disk.get(uri);
+    if (open !== undefined) return open;
+    let path: string;
+    try {
+      path = fileURLToPath(uri);
+    } catch {
+      return undefined;
+    }
+    const read = this.fs.readFile(path);
+    if (!(read instanceof Uint8Array)) return undefined;
+    return decodeSource(path, read).text;
+  }
+
+  /** The playbook tests of a playbook (open or on disk), each with its current text. */
+  testsOf(playbookFile: string): { uri: string; file: string; text: string }[] {
+    const found: { uri: string; file: string; text: string }[] = [];
+    for (const uri of new Set([...this.open.keys(), ...this.disk.keys()])) {
+      if (this.isPlaybook(uri) || !this.isChecked(uri)) continue;
+      const file = this.fileOf(uri);
+      if (!playbookFilesOf(file).includes(playbookFile)) continue;
+      const text = this.textOf(uri);
+      if (text !== undefined) found.push({ uri, file, text });
+    }
+    return found;
+  }
+
+  /** A playbook test's analysis against its playbook's current one, for an open test document. */
+  testAnalysisFor(uri: string): { test: TestFileAnalysis; playbook: FileAnalysis | undefined } | undefined {
+    const key = normalizeUri(uri);
+    const document = this.open.get(key);
+    if (!document || this.isPlaybook(key)) return undefined;
+    const file = this.fileOf(key);
+    const playbook = playbookFilesOf(file)
+      .map((name) => this.analyses.get(name))
+      .find((a) => a !== undefined);
+    const cached = this.tests.get(file);
+    const test =
+      cached && cached.text === document.text && cached.playbook === playbook?.file
+        ? cached
+        : analyzeTestFile(file, document.text, playbook);
+    return { test, playbook };
+  }
+
   openDocument(uri: string, text: string, version: number): void {
     this.open.set(normalizeUri(uri), { text, version });
   }
@@ -225,7 +281,7 @@ export class PlaybookWorkspace {
   }
 
   sourceOf(file: string): SourceText | undefined {
-    return this.analyses.get(file)?.source ?? this.refusedSources.get(file);
+    return this.analyses.get(file)?.source ?? this.tests.get(file)?.source ?? this.refusedSources.get(file);
   }
 
   /** The analysis of an open document's current text (made now when the text changed since the last one). */
@@ -274,14 +330,40 @@ export class PlaybookWorkspace {
     const files: WorkspaceFile[] = [];
     for (const uri of diskOrder) {
       const text = this.disk.get(uri)!;
-      if (!this.isPlaybook(uri)) continue;
+      if (!this.isChecked(uri)) continue;
       files.push({ file: this.fileOf(uri), text: this.open.get(uri)?.text ?? text });
     }
     const others = [...this.open]
-      .filter(([uri]) => !this.disk.has(uri) && this.isPlaybook(uri))
+      .filter(([uri]) => !this.disk.has(uri) && this.isChecked(uri))
       .map(([uri, document]) => ({ file: this.fileOf(uri), text: document.text }))
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-    return [...files, ...others];
+    return [...files, ...others, ...this.playbooksOfTests([...files, ...others])];
+  }
+
+  /**
+   * The playbooks of the playbook tests among `files` that are not among them (a test beside a playbook
+   * discovery does not find, `x.test.yml` beside `x.yml`), read for the tests only, as `check` reads them.
+   */
+  private playbooksOfTests(files: readonly WorkspaceFile[]): WorkspaceFile[] {
+    const known = new Set(files.map((f) => f.file));
+    const found: WorkspaceFile[] = [];
+    for (const { file } of files) {
+      if (this.isPlaybook(file)) continue;
+      const testUri = this.uriOf(file);
+      if (testUri === undefined || !testUri.startsWith('file:')) continue;
+      const candidates = playbookFilesOf(file);
+      if (candidates.some((c) => known.has(c))) continue;
+      const stem = testUri.replace(/\.test\.ya?ml$/i, '');
+      for (const uri of [`${stem}.yml`, `${stem}.yaml`]) {
+        const text = this.textOf(uri);
+        if (text === undefined) continue;
+        const playbook = this.fileOf(uri);
+        known.add(playbook);
+        found.push({ file: playbook, text, forTests: true });
+        break;
+      }
+    }
+    return found;
   }
 
   validate(): WorkspaceValidation {
@@ -295,6 +377,10 @@ export class PlaybookWorkspace {
       // A checker bug: find the files it fails on, report those, check the rest.
       const healthy: WorkspaceFile[] = [];
       for (const file of files) {
+        if (!this.isPlaybook(file.file)) {
+          healthy.push(file);
+          continue;
+        }
         try {
           const analysis = this.analyses.get(file.file);
           if (!analysis || analysis.text !== file.text)
@@ -309,16 +395,17 @@ export class PlaybookWorkspace {
       validation = validateWorkspace(files, this.analyses);
     }
     this.analyses = validation.analyses;
+    this.tests = validation.tests;
     const diagnostics = new Map<string, Diagnostic[]>();
     const onDisk = new Map<string, Diagnostic[]>();
-    for (const uri of this.open.keys()) if (this.isPlaybook(uri)) diagnostics.set(uri, []);
-    for (const uri of diskOrder) if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, []);
+    for (const uri of this.open.keys()) if (this.isChecked(uri)) diagnostics.set(uri, []);
+    for (const uri of diskOrder) if (!this.open.has(uri) && this.isChecked(uri)) onDisk.set(uri, []);
     for (const diagnostic of validation.diagnostics) {
       const uri = this.uriOf(diagnostic.file);
       if (uri !== undefined) (diagnostics.get(uri) ?? onDisk.get(uri))?.push(diagnostic);
     }
     for (const [uri, diagnostic] of this.refused)
-      if (!this.open.has(uri) && this.isPlaybook(uri)) onDisk.set(uri, [diagnostic]);
+      if (!this.open.has(uri) && this.isChecked(uri)) onDisk.set(uri, [diagnostic]);
     return { diagnostics, onDisk, crashes };
   }
 
