@@ -37,6 +37,9 @@ export {
   discoverPlaybooks,
   displayPath,
   isPlaybookPath,
+  isPlaybookFile,
+  isSharedFolderPath,
+  topLevelKind,
   isPlaybookTest,
   walkFiles,
 } from './workspace/discovery.js';
