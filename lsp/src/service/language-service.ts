@@ -161,7 +161,8 @@ export class PlaybookLanguageService {
   playbookFiles(uris: readonly string[]): string[] {
     return uris.filter((uri) => {
       const path = pathOf(uri);
-      return path !== undefined && isPlaybookPath(path);
+      if (path === undefined) return false;
+      return uri.startsWith('file:') ? this.workspace.isPlaybookFile(uri, path) : isPlaybookPath(path);
     });
   }
 
