@@ -9,6 +9,7 @@ import { CLIENT_NAME, createClient, validationDelay } from './client.js';
 import { WorkspaceCheck } from './check-workspace.js';
 import { COMMANDS, SETTINGS } from './manifest.js';
 import { GraphPanel } from './graph-panel.js';
+import { PlainYaml } from './plain-yaml.js';
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
@@ -48,6 +49,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   const check = new WorkspaceCheck(ensureClient);
+  // An Ansible playbook in a bare playbooks/ folder stays plain YAML (SPEC §2).
+  context.subscriptions.push(new PlainYaml(ensureClient, (line) => output.warn(line)));
   const graph = new GraphPanel(ensureClient, validationDelay);
   context.subscriptions.push(
     check,
