@@ -4,6 +4,7 @@ import {
   SourceText,
   compilePlaybook,
   decodeSource,
+  isPlaybookFile,
   sortDiagnostics as sortForPrinting,
   toJsonDiagnostic,
   validateWorkspace,
@@ -86,6 +87,8 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
       sources.set(shown, new SourceText(decoded.shownText));
       continue;
     }
+    // SPEC §2: an Ansible playbook (a list at the top level) in a bare playbooks/ folder is not ours.
+    if (!isPlaybookFile(path, decoded.text)) continue;
     files.push({ file: shown, text: decoded.text });
   }
   const validation = validateWorkspace(files);
