@@ -16,7 +16,12 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
+import {
+  PRETTIER_BANNER,
+  prettierBundling,
+  thirdPartyNotices,
+  workspaceSources,
+} from '../scripts/build/bundling.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -79,7 +84,8 @@ export async function buildCli() {
     entryPoints: [join(here, 'src', 'bin.ts')],
     outfile: dist('kairoku-playbook.bundle.cjs'),
     format: 'cjs',
-    plugins: [workspaceSources, embeddedAssets],
+    banner: { js: PRETTIER_BANNER },
+    plugins: [workspaceSources, embeddedAssets, prettierBundling],
     metafile: true,
   });
   writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(program.metafile, 'kairoku-playbook'));

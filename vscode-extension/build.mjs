@@ -13,7 +13,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVsix, vsixProblems } from './vsix-rules.mjs';
-import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
+import {
+  PRETTIER_BANNER,
+  prettierBundling,
+  thirdPartyNotices,
+  workspaceSources,
+} from '../scripts/build/bundling.mjs';
 
 export { workspaceSourceOf } from '../scripts/build/bundling.mjs';
 
@@ -66,6 +71,8 @@ export async function buildExtension() {
     ...common,
     entryPoints: [join(root, 'lsp', 'src', 'stdio.ts')],
     outfile: join(dist, 'server.js'),
+    banner: { js: PRETTIER_BANNER },
+    plugins: [workspaceSources, prettierBundling],
   });
   const bundled = { inputs: { ...extension.metafile.inputs, ...server.metafile.inputs } };
   writeFileSync(

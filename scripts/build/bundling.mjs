@@ -69,3 +69,33 @@ export function thirdPartyNotices(metafile, product) {
     sorted.map(({ title, text }) => `${'='.repeat(78)}\n${title}\n${'='.repeat(78)}\n\n${text}\n`).join('\n')
   );
 }
+
+/**
+ * Prettier in a bundle: the language server and `format` use its YAML printer (`prettier/standalone`,
+ * `prettier/plugins/yaml`) and its config resolution (`prettier`'s `resolveConfig`). Its Node entry
+ * imports every other language's plugin on demand; those are never asked for (the parser is always
+ * `yaml`), so each is a stub that says so rather than megabytes of parsers. Its `import.meta.url` (a
+ * CommonJS bundle has none) becomes the bundle's own URL, set by `PRETTIER_BANNER`.
+ */
+export const prettierBundling = {
+  name: 'prettier-bundling',
+  setup(builder) {
+    const inPrettier = (path) => /[\\/]node_modules[\\/]prettier[\\/]/.test(path);
+    builder.onResolve({ filter: /^\.\/plugins\// }, (args) =>
+      inPrettier(args.importer) && !/^\.\/plugins\/yaml\.m?js$/.test(args.path)
+        ? { path: args.path, namespace: 'prettier-plugin-not-bundled' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'prettier-plugin-not-bundled' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`Prettier's ${args.path} is not bundled: only YAML is formatted here`)});`,
+      loader: 'js',
+    }));
+    builder.onLoad({ filter: /[\\/]node_modules[\\/]prettier[\\/]index\.mjs$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replaceAll('import.meta.url', '__kairokuBundleUrl'),
+      loader: 'js',
+    }));
+  },
+};
+
+/** What a CommonJS bundle with Prettier in it starts with (see `prettierBundling`). */
+export const PRETTIER_BANNER = 'var __kairokuBundleUrl = require("node:url").pathToFileURL(__filename).href;';
