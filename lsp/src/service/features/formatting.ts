@@ -8,13 +8,15 @@
  * - a file with a YAML syntax error (PB100) is never touched: the refusal says where the error is;
  * - comments stay (Prettier's printer keeps them), and so do a byte order mark and the file's line
  *   endings (CRLF stays CRLF unless the Prettier config names an `endOfLine`);
- * - the meaning never changes: the YAML value of the formatted text is compared with the original's,
- *   and a difference is a refusal, not a rewrite;
+ * - the meaning never changes: the YAML value of the formatted text is compared with the original's, and
+ *   so are the codes of its diagnostics (a `# playbook-ignore` comment means something on its line);
+ *   a difference is a refusal, not a rewrite;
  * - the same result in every editor and in CI: the editor's tab size is not used (the project's Prettier
  *   config, else Prettier's defaults, decide), so `format --check` agrees with what the editor wrote.
  */
 import { parseAllDocuments } from 'yaml';
-import type { FileAnalysis } from '@kairoku-playbook/compiler';
+import { analyzeFile } from '@kairoku-playbook/compiler';
+import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
 import type { OffsetEdit } from '../language/types.js';
 
 /** Prettier options as a config file gives them (`resolveConfig`'s answer); null: no config found. */
@@ -45,7 +47,25 @@ export async function formatPlaybook(
       refused: `not formatted: line ${line + 1}, column ${character + 1} has a YAML error (${syntaxError.message}); fix it first`,
     };
   }
-  return formatYaml(analysis.text, options);
+  const result = await formatYaml(analysis.text, options);
+  if ('refused' in result) return result;
+  // The YAML value is the same (formatYaml checked it); what a comment means is the checker's: a
+  // `# playbook-ignore` comment moved off the line it silences changes the diagnostics.
+  const before = codesOf(analysis.diagnostics);
+  const after = codesOf(analyzeFile(analysis.file, result.text).diagnostics);
+  if (before !== after)
+    return {
+      refused: `not formatted: the formatted file would get other diagnostics (${before || 'none'} → ${after || 'none'}), most likely as a "# playbook-ignore" comment would leave the line it silences; put that comment on a line of its own, or "# prettier-ignore" the value it follows`,
+    };
+  return result;
+}
+
+/** The codes of diagnostics, sorted: what formatting must keep (messages may name lines, which move). */
+function codesOf(diagnostics: readonly Diagnostic[]): string {
+  return diagnostics
+    .map((d) => d.code)
+    .sort()
+    .join(', ');
 }
 
 /** YAML text formatted with Prettier (a text with no syntax error: `formatPlaybook` checks that first). */
