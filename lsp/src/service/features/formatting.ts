@@ -174,7 +174,17 @@ export function formattingEdits(
   const b = splitLines(after);
   const starts = [0];
   for (const line of a) starts.push(starts[starts.length - 1]! + line.length);
-  const hunks = diffLines(a, b);
+  // A stretch that changes line for line is as many edits: range formatting takes the lines it touches.
+  const hunks = diffLines(a, b).flatMap((hunk) =>
+    hunk.aEnd - hunk.aStart === hunk.bEnd - hunk.bStart
+      ? Array.from({ length: hunk.aEnd - hunk.aStart }, (_, k) => ({
+          aStart: hunk.aStart + k,
+          aEnd: hunk.aStart + k + 1,
+          bStart: hunk.bStart + k,
+          bEnd: hunk.bStart + k + 1,
+        }))
+      : [hunk],
+  );
   const edits: OffsetEdit[] = [];
   for (const hunk of hunks) {
     if (lines) {
