@@ -11,8 +11,8 @@ export const FORMAT_HELP = `Usage: kairoku-playbook format [PATH...] [options]
 Formats playbooks with Prettier's YAML printer and the project's Prettier config, found from each
 file's folder upwards (.prettierrc in any form, prettier.config.*, the "prettier" key of
 package.json, .editorconfig). Comments, a byte order mark and the file's line endings are kept
-(unless the config names an endOfLine), and the meaning never changes: a file whose YAML value
-would change is left as it is. A file with a YAML syntax error is never touched.
+(unless the config names an endOfLine), and the meaning never changes: a file whose YAML value or
+diagnostics would change is left as it is. A file with a YAML syntax error is never touched.
 With no PATH, formats the playbooks check discovers in the current folder; a folder PATH is
 searched the same way; a file PATH is always formatted. Each file is rewritten whole or not at all.
 
@@ -21,15 +21,20 @@ Options:
   -h, --help   this help
 
 Exit codes: 0 every file is formatted (with --check: already was), 1 with --check: some file is
-not formatted, 2 usage or I/O errors, or a file left as it is because of a YAML error.`;
+not formatted, 2 usage or I/O errors, or a file left as it is (a YAML error, or a change of meaning).`;
 
-export async function runFormat(argv: readonly string[], io: CommandIo): Promise<number> {
+export function runFormat(argv: readonly string[], io: CommandIo): number | Promise<number> {
   const args = parseArgs(argv, { check: 'boolean', help: 'boolean' }, { h: 'help' });
   if (args.flags.has('help')) {
     io.stdout(`${FORMAT_HELP}\n`);
     return 0;
   }
-  const check = args.flags.has('check');
+  return formatFiles(args.positionals, args.flags.has('check'), io);
+}
+
+/** Formats (or with `check`, looks at) the given paths; Prettier answers asynchronously. */
+async function formatFiles(positionals: readonly string[], check: boolean, io: CommandIo): Promise<number> {
+  const args = { positionals };
   const given = args.positionals.length ? args.positionals : ['.'];
   const { paths, named } = collect(given, io.cwd);
   // (loaded here, not at start: Prettier is only needed by this command)
