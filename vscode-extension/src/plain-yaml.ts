@@ -22,7 +22,9 @@ export class PlainYaml implements vscode.Disposable {
     private readonly client: () => Promise<LanguageClient>,
     private readonly log: (line: string) => void,
   ) {
+    // Not awaited: a listener cannot wait, and `consider` catches its own failures (a line in the log).
     this.subscription = vscode.workspace.onDidOpenTextDocument((document) => void this.consider(document));
+    // Not awaited either: activation does not wait for the server's answer; failures are logged.
     for (const document of vscode.workspace.textDocuments) void this.consider(document);
   }
 
