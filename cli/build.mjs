@@ -16,12 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  PRETTIER_BANNER,
-  prettierBundling,
-  thirdPartyNotices,
-  workspaceSources,
-} from '../scripts/build/bundling.mjs';
+import { prettierBundling, thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -84,7 +79,6 @@ export async function buildCli() {
     entryPoints: [join(here, 'src', 'bin.ts')],
     outfile: dist('kairoku-playbook.bundle.cjs'),
     format: 'cjs',
-    banner: { js: PRETTIER_BANNER },
     plugins: [workspaceSources, embeddedAssets, prettierBundling],
     metafile: true,
   });

@@ -13,12 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVsix, vsixProblems } from './vsix-rules.mjs';
-import {
-  PRETTIER_BANNER,
-  prettierBundling,
-  thirdPartyNotices,
-  workspaceSources,
-} from '../scripts/build/bundling.mjs';
+import { prettierBundling, thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
 
 export { workspaceSourceOf } from '../scripts/build/bundling.mjs';
 
@@ -71,7 +66,6 @@ export async function buildExtension() {
     ...common,
     entryPoints: [join(root, 'lsp', 'src', 'stdio.ts')],
     outfile: join(dist, 'server.js'),
-    banner: { js: PRETTIER_BANNER },
     plugins: [workspaceSources, prettierBundling],
   });
   const bundled = { inputs: { ...extension.metafile.inputs, ...server.metafile.inputs } };

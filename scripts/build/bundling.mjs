@@ -75,7 +75,8 @@ export function thirdPartyNotices(metafile, product) {
  * `prettier/plugins/yaml`) and its config resolution (`prettier`'s `resolveConfig`). Its Node entry
  * imports every other language's plugin on demand; those are never asked for (the parser is always
  * `yaml`), so each is a stub that says so rather than megabytes of parsers. Its `import.meta.url` (a
- * CommonJS bundle has none) becomes the bundle's own URL, set by `PRETTIER_BANNER`.
+ * CommonJS bundle has none) becomes the bundle's own URL. Both stand-ins are modules of their own
+ * namespace (`prettier-bundling:`), not files.
  */
 export const prettierBundling = {
   name: 'prettier-bundling',
@@ -83,19 +84,28 @@ export const prettierBundling = {
     const inPrettier = (path) => /[\\/]node_modules[\\/]prettier[\\/]/.test(path);
     builder.onResolve({ filter: /^\.\/plugins\// }, (args) =>
       inPrettier(args.importer) && !/^\.\/plugins\/yaml\.m?js$/.test(args.path)
-        ? { path: args.path, namespace: 'prettier-plugin-not-bundled' }
+        ? { path: args.path, namespace: 'prettier-bundling' }
         : undefined,
     );
-    builder.onLoad({ filter: /.*/, namespace: 'prettier-plugin-not-bundled' }, (args) => ({
-      contents: `throw new Error(${JSON.stringify(`Prettier's ${args.path} is not bundled: only YAML is formatted here`)});`,
+    builder.onResolve({ filter: /^prettier-bundling:bundle-url$/ }, () => ({
+      path: 'bundle-url',
+      namespace: 'prettier-bundling',
+    }));
+    builder.onLoad({ filter: /.*/, namespace: 'prettier-bundling' }, (args) => ({
+      contents:
+        args.path === 'bundle-url'
+          ? // (a module of its own: `require` and `__filename` here are the bundle's, which Prettier's
+            // own top-level names do not shadow)
+            'export const bundleUrl = require("node:url").pathToFileURL(__filename).href;'
+          : `throw new Error(${JSON.stringify(`Prettier's ${args.path} is not bundled: only YAML is formatted here`)});`,
       loader: 'js',
     }));
     builder.onLoad({ filter: /[\\/]node_modules[\\/]prettier[\\/]index\.mjs$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8').replaceAll('import.meta.url', '__kairokuBundleUrl'),
+      contents:
+        'import { bundleUrl as __kairokuBundleUrl } from "prettier-bundling:bundle-url";\n' +
+        readFileSync(args.path, 'utf8').replaceAll('import.meta.url', '__kairokuBundleUrl'),
       loader: 'js',
+      resolveDir: dirname(args.path),
     }));
   },
 };
-
-/** What a CommonJS bundle with Prettier in it starts with (see `prettierBundling`). */
-export const PRETTIER_BANNER = 'var __kairokuBundleUrl = require("node:url").pathToFileURL(__filename).href;';

@@ -258,7 +258,8 @@ describe('the .vsix', () => {
   it('is built from sources only: no workspace package has to be built first (a fresh clone after npm ci)', async () => {
     const { inputs } = await buildExtension();
     expect(inputs.length).toBeGreaterThan(50);
-    const workspace = inputs.filter((path) => !path.startsWith('node_modules/'));
+    // (modules of a plugin's own namespace, such as the stand-ins for Prettier's other plugins, are no files)
+    const workspace = inputs.filter((path) => !path.startsWith('node_modules/') && !/^[a-z-]+:/.test(path));
     expect(workspace.filter((path) => /(^|\/)dist\//.test(path))).toEqual([]);
     expect(workspace.filter((path) => !/\.(ts|json)$/.test(path))).toEqual([]);
     // The server's sub-path entry (compiler/disk) and the discovery it shares with check: from their sources.
