@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PLAYBOOK_FILES_REQUEST } from './graph-protocol.js';
 import { LANGUAGE_ID } from './manifest.js';
-import { isSharedFolderPath } from './playbook-files.js';
+import { inBarePlaybooksFolder } from './playbook-files.js';
 
 export class PlainYaml implements vscode.Disposable {
   /** documents switched to YAML this session (never switched twice) */
@@ -34,7 +34,7 @@ export class PlainYaml implements vscode.Disposable {
     if (
       document.languageId !== LANGUAGE_ID ||
       document.uri.scheme !== 'file' ||
-      !isSharedFolderPath(document.uri.fsPath) ||
+      !inBarePlaybooksFolder(document.uri.fsPath) ||
       this.switched.has(key)
     )
       return;

@@ -26,7 +26,7 @@ export const PLAYBOOK_FILENAME_PATTERNS = [
  * (plain-yaml.ts asks it). `*.playbook.yml`, `.kairoku/playbooks/` and `.paseo/playbooks/` are ours
  * whatever they hold.
  */
-export function isSharedFolderPath(path: string): boolean {
+export function inBarePlaybooksFolder(path: string): boolean {
   const parts = path.replace(/\\/g, '/').split('/');
   const name = parts[parts.length - 1] ?? '';
   if (parts[parts.length - 2] !== 'playbooks' || !/\.ya?ml$/i.test(name)) return false;

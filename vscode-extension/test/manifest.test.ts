@@ -317,14 +317,14 @@ describe('playbook files', () => {
 
 describe('a file in a bare playbooks/ folder (SPEC §2)', () => {
   it('is the one whose language the server decides from its content (an Ansible playbook stays YAML)', async () => {
-    const { isSharedFolderPath } = await import('../src/playbook-files.js');
-    expect(isSharedFolderPath('/w/playbooks/site.yml')).toBe(true);
-    expect(isSharedFolderPath('C:\\w\\playbooks\\site.yaml')).toBe(true);
-    expect(isSharedFolderPath('/w/playbooks/pr.playbook.yml')).toBe(false);
-    expect(isSharedFolderPath('/w/playbooks/pr.test.yml')).toBe(false);
-    expect(isSharedFolderPath('/w/.kairoku/playbooks/pr.yml')).toBe(false);
-    expect(isSharedFolderPath('/w/.paseo/playbooks/pr.yml')).toBe(false);
-    expect(isSharedFolderPath('/w/ci/pr.yml')).toBe(false);
+    const { inBarePlaybooksFolder } = await import('../src/playbook-files.js');
+    expect(inBarePlaybooksFolder('/w/playbooks/site.yml')).toBe(true);
+    expect(inBarePlaybooksFolder('C:\\w\\playbooks\\site.yaml')).toBe(true);
+    expect(inBarePlaybooksFolder('/w/playbooks/pr.playbook.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/playbooks/pr.test.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/.kairoku/playbooks/pr.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/.paseo/playbooks/pr.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/ci/pr.yml')).toBe(false);
     // the server's rule for the same paths: ours when the top level is a mapping
     const service = new PlaybookLanguageService({ readFile: () => undefined, readDirectory: () => [] });
     service.openDocument('file:///w/playbooks/site.yml', '- hosts: all\n  tasks: []\n', 1);

@@ -17,6 +17,7 @@ import type {
 import {
   decodeSource,
   discoverPlaybooks,
+  isPlaybookFile,
   displayPath,
   toJsonDiagnostic,
   validateWorkspace,
@@ -129,7 +130,9 @@ describe('parity with check --format json for the repository as a workspace', ()
     const paths = discoverPlaybooks(REPO, diskLister);
     const files = paths
       .map((path) => ({ path, file: displayPath(path, REPO), text: readText(path) }))
-      .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
+      .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
+      // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)
+      .filter((f) => isPlaybookFile(f.path, f.text));
     const validation = validateWorkspace(files);
     const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
     for (const { path, text } of files) await client.open(fileUri(path), text);
@@ -180,7 +183,9 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
   });
   const files = discoverPlaybooks(root, diskLister)
     .map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
-    .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
+    .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
+    // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)
+    .filter((f) => isPlaybookFile(f.path, f.text));
   const validation = validateWorkspace(files);
   const sources = new Map([...validation.analyses].map(([file, a]) => [file, a.source]));
   const report = await client.request<WorkspaceDiagnosticReport>('workspace/diagnostic', {
