@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
+import { prettierBundling, thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -79,7 +79,7 @@ export async function buildCli() {
     entryPoints: [join(here, 'src', 'bin.ts')],
     outfile: dist('kairoku-playbook.bundle.cjs'),
     format: 'cjs',
-    plugins: [workspaceSources, embeddedAssets],
+    plugins: [workspaceSources, embeddedAssets, prettierBundling],
     metafile: true,
   });
   writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(program.metafile, 'kairoku-playbook'));

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVsix, vsixProblems } from './vsix-rules.mjs';
-import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
+import { prettierBundling, thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
 import { assetPaths } from '../cli/build.mjs';
 import { buildPanel } from '../panel/build.mjs';
 
@@ -106,12 +106,13 @@ export async function buildExtension() {
     ...common,
     entryPoints: [join(root, 'lsp', 'src', 'stdio.ts')],
     outfile: join(dist, 'server.js'),
+    plugins: [workspaceSources, prettierBundling],
   });
   const cli = await build({
     ...common,
     entryPoints: [join(root, 'cli', 'src', 'bin.ts')],
     outfile: join(dist, 'cli.js'),
-    plugins: [workspaceSources, embeddedAssets],
+    plugins: [workspaceSources, embeddedAssets, prettierBundling],
   });
   const bundled = {
     inputs: { ...extension.metafile.inputs, ...server.metafile.inputs, ...cli.metafile.inputs },

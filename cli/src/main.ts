@@ -1,6 +1,7 @@
 import { IR_VERSION } from '@kairoku-playbook/compiler';
 import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
+import { runFormat } from './commands/format.js';
 import { runExplain } from './commands/explain.js';
 import { runExplore } from './commands/explore.js';
 import { runGraph } from './commands/graph.js';
@@ -26,6 +27,7 @@ Usage: kairoku-playbook COMMAND [options]
 
 Commands:
   check [PATH...]     check playbooks and print diagnostics (text, json, sarif, github)
+  format [PATH...]    format playbooks with Prettier's YAML printer (--check: list the unformatted)
   compile FILE        print the validated execution IR as JSON
   graph FILE          print the step graph (text, mermaid, dot)
   explore FILE        explore every run: most attempts per step, worst-case agent turns, PB310, PB311
@@ -49,6 +51,7 @@ versions of the CLI, of the playbook language and of the IR.`;
 
 const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => number | Promise<number>> = {
   check: runCheck,
+  format: runFormat,
   compile: runCompile,
   graph: runGraph,
   explore: runExplore,

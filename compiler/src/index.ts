@@ -46,6 +46,9 @@ export {
   discoverPlaybooks,
   displayPath,
   isPlaybookPath,
+  isPlaybookFile,
+  isSharedFolderPath,
+  topLevelKind,
   isPlaybookTest,
   walkFiles,
 } from './workspace/discovery.js';

@@ -69,3 +69,43 @@ export function thirdPartyNotices(metafile, product) {
     sorted.map(({ title, text }) => `${'='.repeat(78)}\n${title}\n${'='.repeat(78)}\n\n${text}\n`).join('\n')
   );
 }
+
+/**
+ * Prettier in a bundle: the language server and `format` use its YAML printer (`prettier/standalone`,
+ * `prettier/plugins/yaml`) and its config resolution (`prettier`'s `resolveConfig`). Its Node entry
+ * imports every other language's plugin on demand; those are never asked for (the parser is always
+ * `yaml`), so each is a stub that says so rather than megabytes of parsers. Its `import.meta.url` (a
+ * CommonJS bundle has none) becomes the bundle's own URL. Both stand-ins are modules of their own
+ * namespace (`prettier-bundling:`), not files.
+ */
+export const prettierBundling = {
+  name: 'prettier-bundling',
+  setup(builder) {
+    const inPrettier = (path) => /[\\/]node_modules[\\/]prettier[\\/]/.test(path);
+    builder.onResolve({ filter: /^\.\/plugins\// }, (args) =>
+      inPrettier(args.importer) && !/^\.\/plugins\/yaml\.m?js$/.test(args.path)
+        ? { path: args.path, namespace: 'prettier-bundling' }
+        : undefined,
+    );
+    builder.onResolve({ filter: /^prettier-bundling:bundle-url$/ }, () => ({
+      path: 'bundle-url',
+      namespace: 'prettier-bundling',
+    }));
+    builder.onLoad({ filter: /.*/, namespace: 'prettier-bundling' }, (args) => ({
+      contents:
+        args.path === 'bundle-url'
+          ? // (a module of its own: `require` and `__filename` here are the bundle's, which Prettier's
+            // own top-level names do not shadow)
+            'export const bundleUrl = require("node:url").pathToFileURL(__filename).href;'
+          : `throw new Error(${JSON.stringify(`Prettier's ${args.path} is not bundled: only YAML is formatted here`)});`,
+      loader: 'js',
+    }));
+    builder.onLoad({ filter: /[\\/]node_modules[\\/]prettier[\\/]index\.mjs$/ }, (args) => ({
+      contents:
+        'import { bundleUrl as __kairokuBundleUrl } from "prettier-bundling:bundle-url";\n' +
+        readFileSync(args.path, 'utf8').replaceAll('import.meta.url', '__kairokuBundleUrl'),
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};

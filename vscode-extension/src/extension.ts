@@ -11,6 +11,7 @@ import { WorkspaceCheck } from './check-workspace.js';
 import { COMMANDS, LANGUAGE_ID, PLAYBOOKS_VIEW_ID, SETTINGS } from './manifest.js';
 import { GraphPanel } from './graph-panel.js';
 import { PlaybooksView, RunPlaybookLens } from './playbooks-view.js';
+import { PlainYaml } from './plain-yaml.js';
 
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient> | undefined;
@@ -53,6 +54,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const check = new WorkspaceCheck(ensureClient);
   const view = new PlaybooksView(context.extensionUri, output);
   playbooks = view;
+  // An Ansible playbook in a bare playbooks/ folder stays plain YAML (SPEC §2).
+  context.subscriptions.push(new PlainYaml(ensureClient, (line) => output.warn(line)));
   const graph = new GraphPanel(ensureClient, validationDelay, view);
   context.subscriptions.push(
     check,

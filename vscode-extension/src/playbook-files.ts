@@ -19,3 +19,18 @@ export const PLAYBOOK_FILENAME_PATTERNS = [
   '**/playbooks/*.yml',
   '**/playbooks/*.yaml',
 ] as const;
+
+/**
+ * Whether a file's path is one only the bare `playbooks/` folder pattern claims (SPEC §2): Ansible keeps
+ * its playbooks in such a folder too, so what is in the file decides, and that rule is the server's
+ * (plain-yaml.ts asks it). `*.playbook.yml`, `.kairoku/playbooks/` and `.paseo/playbooks/` are ours
+ * whatever they hold.
+ */
+export function inBarePlaybooksFolder(path: string): boolean {
+  const parts = path.replace(/\\/g, '/').split('/');
+  const name = parts[parts.length - 1] ?? '';
+  if (parts[parts.length - 2] !== 'playbooks' || !/\.ya?ml$/i.test(name)) return false;
+  if (/\.(playbook|test)\.ya?ml$/i.test(name)) return false;
+  const owner = parts[parts.length - 3];
+  return owner !== '.kairoku' && owner !== '.paseo';
+}

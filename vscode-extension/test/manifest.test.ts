@@ -345,3 +345,23 @@ describe('playbook files', () => {
     ]);
   });
 });
+
+describe('a file in a bare playbooks/ folder (SPEC §2)', () => {
+  it('is the one whose language the server decides from its content (an Ansible playbook stays YAML)', async () => {
+    const { inBarePlaybooksFolder } = await import('../src/playbook-files.js');
+    expect(inBarePlaybooksFolder('/w/playbooks/site.yml')).toBe(true);
+    expect(inBarePlaybooksFolder('C:\\w\\playbooks\\site.yaml')).toBe(true);
+    expect(inBarePlaybooksFolder('/w/playbooks/pr.playbook.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/playbooks/pr.test.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/.kairoku/playbooks/pr.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/.paseo/playbooks/pr.yml')).toBe(false);
+    expect(inBarePlaybooksFolder('/w/ci/pr.yml')).toBe(false);
+    // the server's rule for the same paths: ours when the top level is a mapping
+    const service = new PlaybookLanguageService({ readFile: () => undefined, readDirectory: () => [] });
+    service.openDocument('file:///w/playbooks/site.yml', '- hosts: all\n  tasks: []\n', 1);
+    service.openDocument('file:///w/playbooks/pr.yml', 'version: 1\n', 1);
+    expect(service.playbookFiles(['file:///w/playbooks/site.yml', 'file:///w/playbooks/pr.yml'])).toEqual([
+      'file:///w/playbooks/pr.yml',
+    ]);
+  });
+});

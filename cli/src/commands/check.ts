@@ -6,6 +6,7 @@ import {
   isPlaybookPath,
   isPlaybookTest,
   playbooksOfTests,
+  isPlaybookFile,
   sortDiagnostics,
   validateWorkspace,
 } from '@kairoku-playbook/compiler';
@@ -33,7 +34,9 @@ Checks playbooks and prints their diagnostics. With no PATH, checks the playbook
 the current folder: *.playbook.yml|yaml anywhere, and *.yml|yaml directly in playbooks/,
 .kairoku/playbooks/ and .paseo/playbooks/ (node_modules and .git are skipped), and the
 playbook tests (*.test.yml|yaml anywhere), each against the playbook beside it (pr.test.yml tests
-pr.yml). A folder PATH is searched the same way; a file PATH is always checked.
+pr.yml). A folder PATH is searched the same way; a file PATH is always checked. A file found only
+because it is in a playbooks/ folder is left out when its top level is not a mapping (an Ansible
+playbook).
 
 Options:
   --format text|json|sarif|github   output format (default text)
@@ -114,28 +117,41 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
 /** One check of the given paths (the current folder without any), printed; the exit code. */
 function checkOnce(positionals: readonly string[], options: CheckOptions, io: CommandIo): number {
   const { format, maxWarnings, root } = options;
-  const { paths, limits } = collectPaths(positionals.length ? positionals : ['.'], io.cwd);
-  // As ESLint does: checking nothing is more likely a wrong path than a clean workspace.
-  if (paths.length === 0 && limits.length === 0) {
-    const where = positionals.length ? positionals.join(', ') : 'this folder';
-    throw new UsageError(
-      `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)`,
-    );
-  }
+  const { paths: found, named, limits } = collectPaths(positionals.length ? positionals : ['.'], io.cwd);
   let files: WorkspaceFile[] = [];
   const refused: Diagnostic[] = [];
   const sources = new Map<string, SourceText>();
   const onDisk = new Map<string, { path: string; byteOrderMark: boolean }>();
-  for (const path of paths) {
+  // SPEC §2: a file discovery found only by the bare playbooks/ folder rule whose top level is not a
+  // mapping (an Ansible playbook) is not ours; a file named on the command line is always checked.
+  const paths: string[] = [];
+  const notOurs: string[] = [];
+  for (const path of found) {
     const shown = displayPath(path, io.cwd);
     const read = readPlaybookFile(path, shown);
     if ('diagnostic' in read) {
+      paths.push(path);
       refused.push(read.diagnostic);
       sources.set(shown, new SourceText(read.shownText));
       continue;
     }
+    if (!named.has(path) && !isPlaybookTest(path) && !isPlaybookFile(path, read.text)) {
+      notOurs.push(shown);
+      continue;
+    }
+    paths.push(path);
     files.push({ file: shown, text: read.text });
     onDisk.set(shown, { path, byteOrderMark: read.byteOrderMark });
+  }
+  // As ESLint does: checking nothing is more likely a wrong path than a clean workspace.
+  if (paths.length === 0 && limits.length === 0) {
+    const where = positionals.length ? positionals.join(', ') : 'this folder';
+    const skipped = notOurs.length
+      ? `; ${notOurs.length === 1 ? `${notOurs[0]} is` : `${notOurs.length} files in playbooks/ folders are`} not a playbook: its top level is not a mapping (an Ansible playbook is a list of plays)`
+      : '';
+    throw new UsageError(
+      `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)${skipped}`,
+    );
   }
   if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
   const validation = validateWorkspace([
@@ -278,8 +294,12 @@ function readForTests(file: string, cwd: string): string | undefined {
 }
 
 /** Files as given, folders searched (and the limits their walks reached); a missing path is a usage error. */
-function collectPaths(args: readonly string[], cwd: string): { paths: string[]; limits: string[] } {
+function collectPaths(
+  args: readonly string[],
+  cwd: string,
+): { paths: string[]; named: Set<string>; limits: string[] } {
   const paths: string[] = [];
+  const named = new Set<string>();
   const limits: string[] = [];
   for (const arg of args) {
     const path = resolve(cwd, arg);
@@ -297,7 +317,10 @@ function collectPaths(args: readonly string[], cwd: string): { paths: string[]; 
       });
       paths.push(...found.files);
       if (found.limit) limits.push(found.limit);
-    } else paths.push(path);
+    } else {
+      paths.push(path);
+      named.add(path);
+    }
   }
-  return { paths: [...new Set(paths)], limits };
+  return { paths: [...new Set(paths)], named, limits };
 }

@@ -58,6 +58,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
     },
     positionals: 'playbooks',
   },
+  format: { flags: { check: 'none', help: 'none' }, positionals: 'playbooks' },
   compile: { flags: { output: 'file', help: 'none' }, positionals: 'playbooks' },
   graph: { flags: { format: ['text', 'mermaid', 'dot'], help: 'none' }, positionals: 'playbooks' },
   explore: {

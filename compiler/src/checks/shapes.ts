@@ -1,4 +1,5 @@
-import { isScalar } from 'yaml';
+import { isScalar, isSeq } from 'yaml';
+import type { Node } from 'yaml';
 import type { Check } from '../check-context.js';
 import { createDiagnostic, shown } from '../diagnostic.js';
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
@@ -78,8 +79,22 @@ export function shapeFromSchema(problem: SchemaProblem): Diagnostic {
       `${problem.where} must be a mapping such as { type: ${typeof value === 'string' && TYPE_LIKE.test(value) ? value : 'string'} }, not ${describeValue(problem.node)}`,
     );
   }
+  if (problem.kind === 'value' && problem.keyword === 'type' && problem.pointer === '')
+    return createDiagnostic(problem.file, 'PB104', problem.range, topLevelMessage(problem.node));
   const { message, fix } = schemaMessage(problem);
   return createDiagnostic(problem.file, 'PB104', problem.range, message, { fix });
+}
+
+/**
+ * A file whose top level is not a mapping. A list is most likely an Ansible playbook (a list of plays),
+ * which discovery leaves alone in a bare playbooks/ folder (SPEC §2) but a file named to `check` is
+ * checked: the message says what it is and what to do.
+ */
+function topLevelMessage(node: Node | undefined): string {
+  const base = `a playbook is a mapping of keys (version, title, steps, …), not ${describeValue(node)}`;
+  return isSeq(node)
+    ? `${base}; if this is an Ansible playbook (a list of plays), it is not one of ours: leave it out of the check (discovery leaves it alone in a playbooks/ folder)`
+    : base;
 }
 
 /** PB104: keys that are a list, a mapping or an alias (the YAML reader left them out of the value). */

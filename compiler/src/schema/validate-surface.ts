@@ -316,7 +316,9 @@ function valueMessage(problem: Extract<SchemaProblem, { kind: 'value' }>): {
   message: string;
   fix?: QuickFix | undefined;
 } {
-  const { where, written, node, params } = problem;
+  const { written, node, params } = problem;
+  // The top level has no name of its own: it is the playbook.
+  const where = problem.where || 'the playbook';
   switch (problem.keyword) {
     case 'const':
       return { message: `${where} must be ${JSON.stringify(params.allowedValue)}, not ${written}` };

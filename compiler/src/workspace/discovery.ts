@@ -10,6 +10,8 @@
  * sentence instead of stopping silently.
  */
 
+import { Parser } from 'yaml';
+
 export interface DirectoryEntry {
   name: string;
   isDirectory: boolean;
@@ -83,6 +85,56 @@ export function isPlaybookPath(path: string): boolean {
   if (!/\.ya?ml$/i.test(name) || isPlaybookTest(name)) return false;
   if (/\.playbook\.ya?ml$/i.test(name)) return true;
   return parts[parts.length - 2] === 'playbooks';
+}
+
+/**
+ * Whether a playbook path is one only the bare `playbooks/` folder rule finds (SPEC §2): not a
+ * `*.playbook.yml`, not under `.kairoku/playbooks/` or `.paseo/playbooks/`. Ansible keeps its playbooks
+ * in such a folder too, so what is in the file decides (`isPlaybookFile`).
+ */
+export function isSharedFolderPath(path: string): boolean {
+  if (!isPlaybookPath(path)) return false;
+  const parts = segments(path);
+  if (/\.playbook\.ya?ml$/i.test(parts[parts.length - 1] ?? '')) return false;
+  const owner = parts[parts.length - 3];
+  return owner !== '.kairoku' && owner !== '.paseo';
+}
+
+/**
+ * What the top level of a YAML text is, read from the first document's syntax alone (no values are
+ * built, so it costs a fraction of a parse). A text whose top level does not read (a syntax error there)
+ * counts as a mapping: it is a playbook being written, and its error is worth showing.
+ */
+export function topLevelKind(text: string): 'mapping' | 'list' | 'scalar' | 'empty' {
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== 'document') continue;
+    const value = token.value;
+    if (!value) return 'empty';
+    switch (value.type) {
+      case 'block-map':
+      case 'error':
+        return 'mapping';
+      case 'block-seq':
+        return 'list';
+      case 'flow-collection':
+        return value.start.source === '[' ? 'list' : 'mapping';
+      default:
+        return 'scalar';
+    }
+  }
+  return 'empty';
+}
+
+/**
+ * Whether a file that discovery found is a playbook (SPEC §2): a file found only by the bare
+ * `playbooks/` folder rule is one when its top level is a mapping (or empty: a playbook not yet
+ * written); a list there is an Ansible playbook (a list of plays), a scalar is not a playbook either,
+ * and both are left alone. Every other discovered file is a playbook whatever it holds.
+ */
+export function isPlaybookFile(path: string, text: string): boolean {
+  if (!isSharedFolderPath(path)) return isPlaybookPath(path);
+  const kind = topLevelKind(text);
+  return kind === 'mapping' || kind === 'empty';
 }
 
 interface Frame {

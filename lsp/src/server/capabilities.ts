@@ -21,6 +21,8 @@ export function serverCapabilities(pullDiagnostics: boolean): InitializeResult {
       semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true },
       codeActionProvider: { codeActionKinds: ['quickfix'] },
       foldingRangeProvider: true,
+      documentFormattingProvider: true,
+      documentRangeFormattingProvider: true,
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'kairoku-playbook' },

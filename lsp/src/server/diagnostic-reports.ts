@@ -65,7 +65,13 @@ export class DiagnosticReports {
     // Playbooks on disk that are not open: kept for workspace pulls (never pushed: a client shows the
     // diagnostics of the documents it opens).
     for (const [key, items] of validation.onDisk) if (!keep(key, items)) recorded.changedElsewhere.push(key);
-    for (const key of [...this.published.keys()]) if (!validated.has(key)) this.published.delete(key);
+    for (const [key, report] of [...this.published]) {
+      if (validated.has(key)) continue;
+      this.published.delete(key);
+      // An open document that is no longer a playbook (its top level became a list in a bare playbooks/
+      // folder: SPEC §2) has its diagnostics cleared.
+      if (report.version !== undefined && report.items.length) recorded.changed.push({ key, items: [] });
+    }
     return recorded;
   }
 

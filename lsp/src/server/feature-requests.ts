@@ -4,11 +4,12 @@
  * becomes an error reply.
  */
 import { LSPErrorCodes, RequestType, ResponseError } from 'vscode-languageserver/node';
-import type { CancellationToken, Connection } from 'vscode-languageserver/node';
+import type { CancellationToken, Connection, Range, TextEdit } from 'vscode-languageserver/node';
 import { isRefusal } from '../service/language-service.js';
 import type { GraphAnswer } from '../service/features/graph.js';
 import type { PlaybookLanguageService, Refusal } from '../service/language-service.js';
 import { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST } from './custom-requests.js';
+import { prettierOptionsFor } from './prettier-config.js';
 import type { GraphParams, PlaybookFilesParams } from './custom-requests.js';
 
 /**
@@ -34,8 +35,41 @@ export function routeFeatureRequests(
   connection: Connection,
   service: PlaybookLanguageService,
   answer: Answer,
-  options: { hierarchicalSymbols: () => boolean },
+  options: { hierarchicalSymbols: () => boolean; fail: (what: string, error: unknown) => void },
 ): void {
+  /**
+   * Formatting waits for Prettier (and reads the project's Prettier config): an edit of the document in
+   * the meantime makes the answer stale, which is said (ContentModified) rather than applied.
+   */
+  const format = async (
+    uri: string,
+    token: CancellationToken,
+    range?: Range,
+  ): Promise<TextEdit[] | ResponseError<void>> => {
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+    try {
+      const version = service.versionOf(uri);
+      const config = await prettierOptionsFor(uri);
+      if ('refused' in config) return new ResponseError(LSPErrorCodes.RequestFailed, config.refused);
+      const edits = await service.formatting(uri, config.options, range);
+      if (token.isCancellationRequested)
+        return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+      if (service.versionOf(uri) !== version)
+        return new ResponseError(
+          LSPErrorCodes.ContentModified,
+          'the document changed while it was formatted',
+        );
+      return refusedOr(edits);
+    } catch (error) {
+      options.fail(`formatting ${uri}`, error);
+      return [];
+    }
+  };
+  connection.onDocumentFormatting(({ textDocument: { uri } }, token) => format(uri, token));
+  connection.onDocumentRangeFormatting(({ textDocument: { uri }, range }, token) =>
+    format(uri, token, range),
+  );
   connection.onCompletion(({ textDocument: { uri }, position }, token) =>
     answer('completion', uri, token, null, () => service.completion(uri, position)),
   );

@@ -85,6 +85,7 @@ export class PlaybookServer {
     this.listenToDiagnosticRequests();
     routeFeatureRequests(this.connection, this.service, (...args) => this.answer(...args), {
       hierarchicalSymbols: () => this.hierarchicalSymbols,
+      fail: (what, error) => this.fail(what, error),
     });
     this.connection.onRequest(STATS_REQUEST, () => this.stats());
     this.connection.listen();

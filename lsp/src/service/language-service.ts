@@ -20,6 +20,7 @@ import type {
   Range,
   SemanticTokens,
   SymbolInformation,
+  TextEdit,
   WorkspaceEdit,
 } from 'vscode-languageserver-types';
 import { analyzeTestFile } from '@kairoku-playbook/compiler';
@@ -44,6 +45,8 @@ import { definitionAt } from './features/definition.js';
 import { highlightsAt } from './features/document-highlights.js';
 import { documentSymbols } from './features/document-symbols.js';
 import { foldingRanges } from './features/folding-ranges.js';
+import { formatPlaybook, formattingEdits } from './features/formatting.js';
+import type { PrettierOptions } from './features/formatting.js';
 import { playbookGraph } from './features/graph.js';
 import type { GraphAnswer } from './features/graph.js';
 import { hoverAt } from './features/hover.js';
@@ -170,7 +173,8 @@ export class PlaybookLanguageService {
   playbookFiles(uris: readonly string[]): string[] {
     return uris.filter((uri) => {
       const path = pathOf(uri);
-      return path !== undefined && isPlaybookPath(path);
+      if (path === undefined) return false;
+      return uri.startsWith('file:') ? this.workspace.isPlaybookFile(uri, path) : isPlaybookPath(path);
     });
   }
 
@@ -354,6 +358,35 @@ export class PlaybookLanguageService {
         toCodeAction(analysis.source, uri, action, toLsp(action.diagnostic)),
       );
     });
+  }
+
+  /**
+   * The edits that format an open playbook with Prettier's YAML printer and the project's options (all of
+   * it, or with `range` the lines it touches); a refusal when it is not formatted (a YAML error).
+   */
+  async formatting(
+    uri: string,
+    options: PrettierOptions | null,
+    range?: Range,
+  ): Promise<TextEdit[] | Refusal> {
+    const analysis = this.workspace.analysisFor(uri);
+    if (!analysis) return [];
+    const result = await formatPlaybook(analysis, options);
+    if ('refused' in result) return { refused: result.refused };
+    // (a selection that ends at the start of a line does not take that line)
+    const lines = range && {
+      first: range.start.line,
+      last:
+        range.end.character === 0 && range.end.line > range.start.line ? range.end.line - 1 : range.end.line,
+    };
+    return formattingEdits(analysis.text, result.text, lines).map((edit) =>
+      toTextEdit(analysis.source, edit),
+    );
+  }
+
+  /** The version of an open document the service has (undefined when it is not open). */
+  versionOf(uri: string): number | undefined {
+    return this.workspace.versionOf(uri);
   }
 
   /** The step graph of an open playbook, or its problems while it has errors (`kairoku-playbook/graph`). */

@@ -26,6 +26,7 @@ import type {
 import {
   decodeSource,
   discoverPlaybooks,
+  isPlaybookFile,
   displayPath,
   isPlaybookPath,
   isPlaybookTest,
@@ -144,7 +145,9 @@ describe('parity with check --format json for the repository as a workspace', ()
     const paths = discoverPlaybooks(REPO, diskLister);
     const files = paths
       .map((path) => ({ path, file: displayPath(path, REPO), text: readText(path) }))
-      .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
+      .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
+      // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)
+      .filter((f) => isPlaybookFile(f.path, f.text));
     const validation = validateWorkspace(files);
     const sources = new Map(
       [...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]),
@@ -199,7 +202,9 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
   const accept = (path: string) => isPlaybookPath(path) || isPlaybookTest(path);
   const files = walkFiles(root, diskLister, { accept })
     .files.map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
-    .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined);
+    .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
+    // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)
+    .filter((f) => isPlaybookTest(f.path) || isPlaybookFile(f.path, f.text));
   // as check reads them: the playbook beside a test that discovery does not find, for the test only
   const validation = validateWorkspace([
     ...files,

@@ -18,6 +18,9 @@ const ALLOWED = new Set([
   '@kairoku-playbook/grammar',
   '@kairoku-playbook/grammar/schema/playbook.schema.json',
   'yaml',
+  // Prettier's printer and its YAML plugin: text in, text out (the config is resolved by the server)
+  'prettier/standalone',
+  'prettier/plugins/yaml',
   // LSP's types and text documents: data, no connection
   'vscode-languageserver-types',
   'vscode-languageserver-textdocument',

@@ -4,6 +4,7 @@ import {
   SourceText,
   compilePlaybook,
   decodeSource,
+  isPlaybookFile,
   sortDiagnostics as sortForPrinting,
   toJsonDiagnostic,
   validateWorkspace,
@@ -94,6 +95,8 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
       sources.set(shown, new SourceText(decoded.shownText));
       continue;
     }
+    // SPEC §2: an Ansible playbook (a list at the top level) in a bare playbooks/ folder is not ours.
+    if (!isPlaybookTest(path) && !isPlaybookFile(path, decoded.text)) continue;
     files.push({ file: shown, text: decoded.text });
   }
   // (the playbook beside a test, read for the test as check reads it)

@@ -154,6 +154,14 @@ const METHODS: Record<string, Check> = {
   'textDocument/documentSymbol': documentParams,
   'textDocument/semanticTokens/full': documentParams,
   'textDocument/foldingRange': documentParams,
+  'textDocument/formatting': object(
+    { textDocument: documentId, options: object({ tabSize: uinteger, insertSpaces: boolean }) },
+    progress,
+  ),
+  'textDocument/rangeFormatting': object(
+    { textDocument: documentId, range, options: object({ tabSize: uinteger, insertSpaces: boolean }) },
+    progress,
+  ),
   'textDocument/codeAction': object(
     {
       textDocument: documentId,

@@ -10,6 +10,9 @@ import { relative, sep } from 'node:path';
 import {
   FileWalk,
   analyzeEdited,
+  isPlaybookFile,
+  isPlaybookPath,
+  isSharedFolderPath,
   analyzeFile,
   analyzeTestFile,
   decodeSource,
@@ -88,6 +91,8 @@ export class PlaybookWorkspace {
   private tests = new Map<string, TestFileAnalysis>();
   private readonly fileByUri = new Map<string, string>();
   private readonly uriByFile = new Map<string, string>();
+  /** SPEC §2's content rule, remembered per text (a list at the top level is not ours in a bare playbooks/) */
+  private readonly claimed = new Map<string, { text: string; ours: boolean }>();
 
   constructor(private readonly fs: PlaybookFileSystem) {}
 
@@ -174,14 +179,52 @@ export class PlaybookWorkspace {
 
   removeFromDisk(uri: string): void {
     const key = normalizeUri(uri);
+    this.claimed.delete(key);
     this.disk.delete(key);
     this.refused.delete(key);
     this.refusedSources.delete(this.fileOf(key));
   }
 
-  /** Whether a document is checked as a playbook: anything the client opens but playbook tests. */
+  /**
+   * Whether a document is checked as a playbook: anything the client opens but playbook tests, and but a
+   * file in a bare playbooks/ folder whose top level is not a mapping (an Ansible playbook: SPEC §2).
+   */
   isPlaybook(uri: string): boolean {
-    return !isPlaybookTest(uri.split('?')[0]!);
+    if (isPlaybookTest(uri.split('?')[0]!)) return false;
+    return this.claims(normalizeUri(uri));
+  }
+
+  /** SPEC §2's content rule for a file in a bare playbooks/ folder, on its current text (open, else on disk). */
+  private claims(key: string): boolean {
+    if (!key.startsWith('file:')) return true;
+    const text = this.open.get(key)?.text ?? this.disk.get(key);
+    if (text === undefined) return true;
+    const known = this.claimed.get(key);
+    if (known?.text === text) return known.ours;
+    let path: string;
+    try {
+      path = fileURLToPath(key);
+    } catch {
+      return true;
+    }
+    const ours = !isSharedFolderPath(path) || isPlaybookFile(path, text);
+    this.claimed.set(key, { text, ours });
+    return ours;
+  }
+
+  /**
+   * Whether a file is a playbook as discovery tells it (SPEC §2: its path, and in a bare playbooks/ folder
+   * its top level), on the text the workspace has (open, else on disk), else read now.
+   */
+  isPlaybookFile(uri: string, path: string): boolean {
+    if (!isPlaybookPath(path)) return false;
+    if (!isSharedFolderPath(path)) return true;
+    const key = normalizeUri(uri);
+    if (this.open.has(key) || this.disk.has(key)) return this.claims(key);
+    const read = this.fs.readFile(path);
+    if (!(read instanceof Uint8Array)) return true; // refused or unreadable: `check` says why (PB100)
+    const decoded = decodeSource(path, read);
+    return decoded.text === undefined || isPlaybookFile(path, decoded.text);
   }
 
   /** Whether a document is checked at all: a playbook, or a playbook test (against its playbook). */
@@ -244,6 +287,7 @@ export class PlaybookWorkspace {
 
   closeDocument(uri: string): void {
     this.open.delete(normalizeUri(uri));
+    this.claimed.delete(normalizeUri(uri));
   }
 
   versionOf(uri: string): number | undefined {

@@ -1,0 +1,119 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { analyzeFile, isPlaybookFile, isPlaybookTest } from '@kairoku-playbook/compiler';
+import { parseArgs } from '../args.js';
+import { discoverFiles, displayPath } from '../discover.js';
+import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
+import type { CommandIo } from '../io.js';
+
+export const FORMAT_HELP = `Usage: kairoku-playbook format [PATH...] [options]
+
+Formats playbooks with Prettier's YAML printer and the project's Prettier config, found from each
+file's folder upwards (.prettierrc in any form, prettier.config.*, the "prettier" key of
+package.json, .editorconfig). Comments, a byte order mark and the file's line endings are kept
+(unless the config names an endOfLine), and the meaning never changes: a file whose YAML value or
+diagnostics would change is left as it is. A file with a YAML syntax error is never touched.
+With no PATH, formats the playbooks check discovers in the current folder; a folder PATH is
+searched the same way; a file PATH is always formatted. Each file is rewritten whole or not at all.
+
+Options:
+  --check      write nothing: list the files that are not formatted (for CI)
+  -h, --help   this help
+
+Exit codes: 0 every file is formatted (with --check: already was), 1 with --check: some file is
+not formatted, 2 usage or I/O errors, or a file left as it is (a YAML error, or a change of meaning).`;
+
+export function runFormat(argv: readonly string[], io: CommandIo): number | Promise<number> {
+  const args = parseArgs(argv, { check: 'boolean', help: 'boolean' }, { h: 'help' });
+  if (args.flags.has('help')) {
+    io.stdout(`${FORMAT_HELP}\n`);
+    return 0;
+  }
+  return formatFiles(args.positionals, args.flags.has('check'), io);
+}
+
+/** Formats (or with `check`, looks at) the given paths; Prettier answers asynchronously. */
+async function formatFiles(positionals: readonly string[], check: boolean, io: CommandIo): Promise<number> {
+  const args = { positionals };
+  const given = args.positionals.length ? args.positionals : ['.'];
+  const { paths, named } = collect(given, io.cwd);
+  // (loaded here, not at start: Prettier is only needed by this command)
+  const { formatPlaybook, formatYaml, prettierOptionsForPath } = await import('@kairoku-playbook/lsp');
+  let found = 0;
+  let changed = 0;
+  let refused = 0;
+  for (const path of paths) {
+    const shown = displayPath(path, io.cwd);
+    const read = readPlaybookFile(path, shown);
+    if ('diagnostic' in read) {
+      io.stderr(`kairoku-playbook: ${shown}: not formatted: ${read.diagnostic.message}\n`);
+      found++;
+      refused++;
+      continue;
+    }
+    // SPEC §2: an Ansible playbook in a bare playbooks/ folder is not ours (a file named is always formatted)
+    if (!named.has(path) && !isPlaybookFile(path, read.text)) continue;
+    found++;
+    const config = await prettierOptionsForPath(path);
+    const result =
+      'refused' in config
+        ? config
+        : isPlaybookTest(path)
+          ? await formatYaml(read.text, config.options)
+          : await formatPlaybook(analyzeFile(shown, read.text), config.options);
+    if ('refused' in result) {
+      io.stderr(`kairoku-playbook: ${shown}: ${result.refused}\n`);
+      refused++;
+      continue;
+    }
+    if (result.text === read.text) continue;
+    changed++;
+    if (check) io.stdout(`${shown}\n`);
+    else {
+      // with the byte order mark the file began with (reading dropped it)
+      writeUserFile(path, read.byteOrderMark ? `\ufeff${result.text}` : result.text);
+      io.stdout(`formatted ${shown}\n`);
+    }
+  }
+  if (found === 0) {
+    const where = args.positionals.length ? args.positionals.join(', ') : 'this folder';
+    throw new UsageError(
+      `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)`,
+    );
+  }
+  const files = (n: number) => `${n} ${n === 1 ? 'file' : 'files'}`;
+  const untouched = found - changed - refused;
+  if (check)
+    io.stderr(
+      changed
+        ? `${files(changed)} not formatted; run kairoku-playbook format to format ${changed === 1 ? 'it' : 'them'}\n`
+        : `${files(untouched)} formatted\n`,
+    );
+  else io.stderr(changed ? `formatted ${files(changed)}\n` : `${files(untouched)} already formatted\n`);
+  if (refused) return 2;
+  return check && changed ? 1 : 0;
+}
+
+/** Files as given, folders searched as check searches them; a missing path is a usage error. */
+function collect(args: readonly string[], cwd: string): { paths: string[]; named: Set<string> } {
+  const paths: string[] = [];
+  const named = new Set<string>();
+  for (const arg of args) {
+    const path = resolve(cwd, arg);
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch {
+      throw new UsageError(`no such file or folder: ${arg}`);
+    }
+    if (isDirectory) {
+      const walk = discoverFiles(path, { shownRoot: arg === '.' ? 'the current folder' : arg });
+      if (walk.limit) throw new UsageError(walk.limit);
+      paths.push(...walk.files);
+    } else {
+      paths.push(path);
+      named.add(path);
+    }
+  }
+  return { paths: [...new Set(paths)], named };
+}

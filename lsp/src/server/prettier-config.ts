@@ -1,0 +1,35 @@
+/**
+ * The project's Prettier options for a file, as Prettier itself resolves them from the file's folder
+ * upwards (`.prettierrc` in any of its forms, `prettier.config.*`, the `prettier` key of package.json,
+ * `overrides` for the file, and `.editorconfig`): the disk is read here, never in the language service,
+ * which formats with what it is given. No network: a config naming a shared config package resolves it
+ * from node_modules or fails, and the failure is said.
+ */
+import { fileURLToPath } from 'node:url';
+import type { PrettierOptions } from '../service/features/formatting.js';
+
+export type ResolvedPrettierOptions = { options: PrettierOptions | null } | { refused: string };
+
+/** The options for a file on disk; null when no config applies (Prettier's defaults). */
+export async function prettierOptionsForPath(path: string): Promise<ResolvedPrettierOptions> {
+  try {
+    const { resolveConfig } = await import('prettier');
+    // (not cached: a long-running server sees an edited .prettierrc at once)
+    return { options: await resolveConfig(path, { editorconfig: true, useCache: false }) };
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+    return { refused: `not formatted: the Prettier config for ${path} cannot be read (${message})` };
+  }
+}
+
+/** The same for a document: a file URI's path; Prettier's defaults for any other document. */
+export async function prettierOptionsFor(uri: string): Promise<ResolvedPrettierOptions> {
+  if (!uri.startsWith('file:')) return { options: null };
+  let path: string;
+  try {
+    path = fileURLToPath(uri);
+  } catch {
+    return { options: null };
+  }
+  return prettierOptionsForPath(path);
+}

@@ -1,0 +1,33 @@
+/** SPEC §2 in the manager protocol: an Ansible playbook in a bare playbooks/ folder is not listed nor validated. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readWorkspace } from '../../src/mcp/workspace.js';
+
+const made: string[] = [];
+afterEach(() => made.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('the workspace of the manager protocol', () => {
+  it('leaves an Ansible playbook in playbooks/ alone and keeps a list where it is ours', () => {
+    const root = mkdtempSync(join(tmpdir(), 'kp-ansible-'));
+    made.push(root);
+    mkdirSync(join(root, 'playbooks'));
+    mkdirSync(join(root, '.kairoku', 'playbooks'), { recursive: true });
+    const ansible = '- hosts: all\n  tasks:\n    - ansible.builtin.ping:\n';
+    writeFileSync(join(root, 'playbooks', 'site.yml'), ansible);
+    writeFileSync(join(root, '.kairoku', 'playbooks', 'list.yml'), ansible);
+    writeFileSync(
+      join(root, 'playbooks', 'pr.yml'),
+      'version: 1\ntitle: PR\nsteps:\n  only:\n    role: implementer\n    prompt: Do it.\n',
+    );
+    const snapshot = readWorkspace(root);
+    expect(snapshot.playbooks.map((p) => p.file)).toEqual([
+      '.kairoku/playbooks/list.yml',
+      'playbooks/pr.yml',
+    ]);
+    expect(snapshot.diagnostics.map((d) => [d.file, d.code])).toEqual([
+      ['.kairoku/playbooks/list.yml', 'PB104'],
+    ]);
+  });
+});
