@@ -11,7 +11,6 @@ import {
   FileWalk,
   analyzeEdited,
   isPlaybookFile,
-  isPlaybookPath,
   isSharedFolderPath,
   analyzeFile,
   analyzeTestFile,
