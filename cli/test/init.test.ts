@@ -29,7 +29,7 @@ describe('kairoku-playbook init', () => {
     const check = cli(['check'], folder);
     expect({ status: check.status, stdout: check.stdout }).toEqual({
       status: 0,
-      stdout: 'no problems in 1 file\n',
+      stdout: 'no problems in 2 files\n', // the playbook and its test, checked against it
     });
     const test = cli(['test'], folder);
     expect(test.stdout).toContain('1 passed, 0 failed');

@@ -57,7 +57,6 @@ after:
 function semanticOf(text: string): SemanticModel {
   const analysis = analyzeFile('pb.yml', text);
   expect(analysis.semantic).toBeDefined();
-  expect(analysis.context).toBe(analysis.semantic);
   return analysis.semantic!;
 }
 

@@ -17,8 +17,8 @@ export type HostMessage =
   | { type: 'start-playbook'; playbook: string }
   | { type: 'open-run'; run: string };
 
-export const PAGE_MESSAGE_TYPES = ['ready', 'request'] as const;
-export const HOST_MESSAGE_TYPES = ['response', 'event', 'connection', 'start-playbook', 'open-run'] as const;
+// One list of messages for both sides: the page's own (the extension may import the panel; the panel not it).
+export { HOST_MESSAGE_TYPES, PAGE_MESSAGE_TYPES } from '@kairoku-playbook/panel/webview-transport';
 
 /** A path under /api/v1: segments of URL-safe characters and an optional query, never `..` or a host. */
 const API_PATH = /^(\/[A-Za-z0-9._~%-]+)+(\?[A-Za-z0-9._~%=&-]*)?$/;

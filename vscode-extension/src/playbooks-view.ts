@@ -18,7 +18,7 @@ import type { HostMessage } from './playbooks-protocol.js';
 import { renderPlaybooksPage } from './playbooks-page.js';
 import { EventStream, serveRequest } from './serve-client.js';
 import type { ServeEvent } from './serve-client.js';
-import { defaultHome, findServe } from './serve-discovery.js';
+import { defaultHome, findWorkspaceServe } from './serve-discovery.js';
 import { connectServe, playbookIdOf } from './serve-process.js';
 import type { ServeConnection } from './serve-process.js';
 
@@ -235,7 +235,7 @@ export class PlaybooksView implements vscode.WebviewViewProvider, ActiveRuns, vs
       return;
     }
     // Only a serve that is up: the graph view starts none.
-    if (findServe(defaultHome(), real)) void this.ensureServe().catch(() => undefined);
+    if (findWorkspaceServe(defaultHome(), real)) void this.ensureServe().catch(() => undefined);
   }
 
   private follow(connection: ServeConnection): void {
@@ -256,7 +256,7 @@ export class PlaybooksView implements vscode.WebviewViewProvider, ActiveRuns, vs
         // loadRuns says its own failure in the output channel
         if (live) void this.loadRuns(connection);
         // A serve found running that has gone (its stream cannot reconnect): look again next time.
-        else if (!connection.started && !findServe(defaultHome(), connection.workspace))
+        else if (!connection.started && !findWorkspaceServe(defaultHome(), connection.workspace))
           this.forget(connection, why ?? 'serve went away');
       },
     });

@@ -38,7 +38,7 @@ function processIsAlive(pid: number): boolean {
 }
 
 /** The live `serve` of a workspace (its real path, as serve records it), or undefined. */
-export function findServe(home: string, workspace: string): ServeInfo | undefined {
+export function findWorkspaceServe(home: string, workspace: string): ServeInfo | undefined {
   let info: Partial<ServeInfo> | null;
   try {
     info = JSON.parse(readFileSync(serveInfoPath(home, workspace), 'utf8')) as Partial<ServeInfo> | null;

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
-import { findServe, isLoopbackUrl } from './serve-discovery.js';
+import { findWorkspaceServe, isLoopbackUrl } from './serve-discovery.js';
 import type { ServeAddress } from './serve-client.js';
 
 export interface ServeConnection extends ServeAddress {
@@ -45,13 +45,13 @@ const LISTENING = /^open (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9_-]+)
 /** The workspace's serve: found running, or started. */
 export async function connectServe(options: ServeProcessOptions): Promise<ServeConnection> {
   const workspace = realpathSync(options.workspace);
-  const running = findServe(options.home, workspace);
+  const running = findWorkspaceServe(options.home, workspace);
   if (running) return found(running.url, running.token, running.pid, workspace);
   try {
-    return await startServe({ ...options, workspace });
+    return await spawnWorkspaceServe({ ...options, workspace });
   } catch (error) {
     // Another window (or a terminal) started one meanwhile: use it.
-    const raced = findServe(options.home, workspace);
+    const raced = findWorkspaceServe(options.home, workspace);
     if (raced) return found(raced.url, raced.token, raced.pid, workspace);
     throw error;
   }
@@ -70,7 +70,7 @@ function found(url: string, token: string, pid: number, workspace: string): Serv
 }
 
 /** Starts `serve` and resolves once it listens (it prints `open http://127.0.0.1:PORT/?token=…`). */
-export function startServe(options: ServeProcessOptions): Promise<ServeConnection> {
+export function spawnWorkspaceServe(options: ServeProcessOptions): Promise<ServeConnection> {
   const child = spawn(
     options.execPath ?? process.execPath,
     [options.cli, 'serve', options.workspace, '--listen', '127.0.0.1:0', ...(options.args ?? [])],

@@ -3,7 +3,7 @@
  * host accepts from the page, and the page's HTML (the panel's own files under a strict CSP).
  */
 import { describe, expect, it } from 'vitest';
-import * as panelSide from '../../panel/src/page/webview-transport.js';
+import * as panelSide from '@kairoku-playbook/panel/webview-transport';
 import { HOST_MESSAGE_TYPES, PAGE_MESSAGE_TYPES, isApiPath, pageMessage } from '../src/playbooks-protocol.js';
 import { playbooksPageCsp, renderPlaybooksPage } from '../src/playbooks-page.js';
 

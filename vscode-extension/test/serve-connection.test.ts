@@ -12,7 +12,7 @@ import * as runtime from '@kairoku-playbook/runtime/serve';
 import { defaultHome as runtimeDefaultHome } from '@kairoku-playbook/runtime';
 import { EventStream, SseParser, serveRequest } from '../src/serve-client.js';
 import type { ServeEvent } from '../src/serve-client.js';
-import { defaultHome, findServe, isLoopbackUrl, serveInfoPath } from '../src/serve-discovery.js';
+import { defaultHome, findWorkspaceServe, isLoopbackUrl, serveInfoPath } from '../src/serve-discovery.js';
 import { connectServe, playbookIdOf } from '../src/serve-process.js';
 import type { ServeConnection } from '../src/serve-process.js';
 
@@ -40,12 +40,12 @@ describe('the discovery file, as the CLI writes it', () => {
         workspace: '/w',
       };
       runtime.writeServeInfo(home, info);
-      expect(findServe(home, '/w')).toEqual(info);
-      expect(findServe(home, '/other')).toBeUndefined();
+      expect(findWorkspaceServe(home, '/w')).toEqual(info);
+      expect(findWorkspaceServe(home, '/other')).toBeUndefined();
       runtime.writeServeInfo(home, { ...info, pid: 2 ** 22 + 12345 }); // no such process
-      expect(findServe(home, '/w')).toBeUndefined();
+      expect(findWorkspaceServe(home, '/w')).toBeUndefined();
       runtime.writeServeInfo(home, { ...info, url: 'http://10.0.0.5:7420' });
-      expect(findServe(home, '/w')).toBeUndefined();
+      expect(findWorkspaceServe(home, '/w')).toBeUndefined();
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -117,7 +117,7 @@ describe('a serve for the workspace', () => {
     first = await connectServe({ cli: CLI, workspace, home, log: (line) => lines.push(line) });
     expect(first).toMatchObject({ started: true, workspace: realpathSync(workspace) });
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(findServe(home, realpathSync(workspace))).toMatchObject({
+    expect(findWorkspaceServe(home, realpathSync(workspace))).toMatchObject({
       pid: first.pid,
       url: first.url,
       token: first.token,
@@ -126,7 +126,7 @@ describe('a serve for the workspace', () => {
     const second = await connectServe({ cli: CLI, workspace, home });
     expect(second).toMatchObject({ started: false, pid: first.pid, url: first.url, token: first.token });
     await second.stop(); // not its own: nothing happens
-    expect(findServe(home, realpathSync(workspace))?.pid).toBe(first.pid);
+    expect(findWorkspaceServe(home, realpathSync(workspace))?.pid).toBe(first.pid);
     expect(lines.join('\n')).not.toContain(first.token);
   }, 60_000);
 

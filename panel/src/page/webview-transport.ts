@@ -1,8 +1,8 @@
 /**
  * The page inside VS Code's Playbooks view: the API through the extension host, by `postMessage`. The
  * webview never sees serve's token or address: the host adds the bearer token to each request, and
- * forwards serve's event stream as messages. The messages (the extension keeps the same list in
- * vscode-extension/src/playbooks-protocol.ts; a test holds the two equal):
+ * forwards serve's event stream as messages. The messages (vscode-extension/src/playbooks-protocol.ts
+ * imports the lists below):
  *
  *   page → host  { type: 'ready' }                                   the page listens; send what waits
  *                { type: 'request', id, method, path, body? }        an API call, path under /api/v1
@@ -19,7 +19,7 @@ export interface VsCodeApi {
   postMessage(message: unknown): void;
 }
 
-/** The message types each side sends (the extension's playbooks-protocol.ts has the same lists). */
+/** The message types each side sends (the extension's playbooks-protocol.ts takes these lists). */
 export const PAGE_MESSAGE_TYPES = ['ready', 'request'] as const;
 export const HOST_MESSAGE_TYPES = ['response', 'event', 'connection', 'start-playbook', 'open-run'] as const;
 

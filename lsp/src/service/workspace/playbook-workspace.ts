@@ -228,7 +228,9 @@ export class PlaybookWorkspace {
 
   /** Whether a document is checked at all: a playbook, or a playbook test (against its playbook). */
   isChecked(uri: string): boolean {
-    return this.isPlaybook(uri) || uri.startsWith('file:');
+    // a test needs the playbook beside it on disk; an Ansible playbook is neither (SPEC §2)
+    if (isPlaybookTest(uri.split('?')[0]!)) return uri.startsWith('file:');
+    return this.isPlaybook(uri);
   }
 
   /** The text of a file the workspace has: open, else as discovered on disk, else read now (for tests). */

@@ -97,7 +97,10 @@ describe('the workspace', () => {
       'file:///ws/.kairoku/playbooks/c.yaml',
       'file:///ws/.paseo/playbooks/d.yml',
       'file:///ws/a.playbook.yml',
+      'file:///ws/playbooks/b.test.yml',
     ]);
+    // the playbook test on disk is checked against its playbook (open here, with an error): one PB802
+    expect(result.onDisk.get('file:///ws/playbooks/b.test.yml')!.map((d) => d.code)).toEqual(['PB802']);
     expect(result.onDisk.get('file:///ws/a.playbook.yml')).toEqual(
       expected.filter((d) => d.file === 'a.playbook.yml'),
     );
@@ -138,13 +141,13 @@ describe('the workspace', () => {
     expect(pb110!.message).toBe('playbook id "shared" is already used by .kairoku/playbooks/0.yml');
   });
 
-  it('goes back to the text on disk when a document closes, and skips playbook tests', () => {
+  it('goes back to the text on disk when a document closes, and checks an open playbook test, not as a playbook', () => {
     const ws = workspace();
     ws.openDocument('file:///ws/playbooks/b.yml', playbook('B', 'shared'), 1);
     ws.closeDocument('file:///ws/playbooks/b.yml');
     expect(ws.validate().diagnostics.size).toBe(0);
     ws.openDocument('file:///ws/playbooks/b.test.yml', 'inputs: {}', 1);
-    expect(ws.validate().diagnostics.size).toBe(0);
+    expect([...ws.validate().diagnostics]).toEqual([['file:///ws/playbooks/b.test.yml', []]]);
     expect(ws.analysisFor('file:///ws/playbooks/b.test.yml')).toBeUndefined();
   });
 
