@@ -22,8 +22,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const dist = (name) => join(here, 'dist', name);
 
-/** cli/src/assets.ts, with the texts it would read from the repository written into it. */
-const embeddedAssets = {
+/**
+ * cli/src/assets.ts, with the texts it would read from the repository written into it (the schemas, the
+ * diagnostics reference, the panel `serve` serves): a bundle needs no file of the repository beside it.
+ * The extension's build bundles the CLI with it too.
+ */
+export const embeddedAssets = {
   name: 'embedded-assets',
   setup(builder) {
     const source = join(here, 'src', 'assets.ts');

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVsix, vsixProblems } from './vsix-rules.mjs';
 import { prettierBundling, thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
-import { assetPaths } from '../cli/build.mjs';
+import { embeddedAssets } from '../cli/build.mjs';
 import { buildPanel } from '../panel/build.mjs';
 
 export { workspaceSourceOf } from '../scripts/build/bundling.mjs';
@@ -40,32 +40,6 @@ const common = {
   absWorkingDir: root,
   metafile: true,
   plugins: [workspaceSources],
-};
-
-/**
- * cli/src/assets.ts with the texts it reads from the repository written into it, as cli/build.mjs makes
- * the CLI's own bundle (the schemas, the diagnostics reference, the panel `serve` serves): dist/cli.js
- * needs no file of the repository beside it.
- */
-const embeddedAssets = {
-  name: 'embedded-assets',
-  setup(builder) {
-    const source = join(root, 'cli', 'src', 'assets.ts');
-    builder.onLoad({ filter: /[\\/]cli[\\/]src[\\/]assets\.ts$/ }, (args) => {
-      if (args.path !== source) return undefined;
-      const assets = assetPaths();
-      const texts = Object.fromEntries(
-        Object.entries(assets).map(([name, path]) => [name, readFileSync(join(root, path), 'utf8')]),
-      );
-      return {
-        loader: 'js',
-        contents:
-          `export const ASSETS = ${JSON.stringify(assets)};\n` +
-          `const TEXTS = ${JSON.stringify(texts)};\n` +
-          'export function assetText(name) { return TEXTS[name]; }\n',
-      };
-    });
-  },
 };
 
 /** The files of the Playbooks panel's page the view loads (the HTML is the extension's own). */
