@@ -1,0 +1,320 @@
+/**
+ * Authoring in a real VS Code (code-server, as in vscode.test.ts: its own sandbox and workspace), issue 13's
+ * editor items where they show: an Ansible playbook in a bare playbooks/ folder opens as plain YAML (the
+ * status bar's language; the PB104 the server reports while it is briefly in the playbook language stays in
+ * the Problems panel after the switch: still open, not asserted here); Format Document formats a badly indented playbook exactly as
+ * `kairoku-playbook format` writes it; a playbook test's unknown step shows its PB803 in the Problems
+ * panel; after Check workspace, with a broken playbook that is not open, the Problems badge counts each
+ * problem once (the rows are what `kairoku-playbook check` says, but for the Ansible file's PB104: open).
+ * Screenshots are kept in test-results/vscode-e2e-authoring/.
+ *
+ * Needs `node scripts/setup-vscode-e2e.mjs` (which `npm run test:e2e` runs first) and the CLI's bundle
+ * (`npm run build`). Everything listens on 127.0.0.1, lives in one temporary folder, and is stopped after.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { CHROMIUM, notReady } from '../../scripts/setup-vscode-e2e.mjs';
+import { installExtension, makeSandbox, sandboxEnv, startCodeServer } from './support/code-server.js';
+import type { CodeServer, Sandbox } from './support/code-server.js';
+import { CHROMIUM_ARGS, openFile, readProblems, showProblems, sortProblems } from './support/workbench.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'cli', 'dist', 'kairoku-playbook.js');
+const BUILD_EXTENSION = join(ROOT, 'vscode-extension', 'build.mjs');
+const VSIX = join(ROOT, 'vscode-extension', 'dist', 'kairoku-playbook.vsix');
+const ARTEFACTS = join(ROOT, 'test-results', 'vscode-e2e-authoring');
+
+/** An Ansible playbook: a list of plays, where Ansible keeps them (SPEC §2: not ours). */
+const ANSIBLE = `- name: Install the web server
+  hosts: web
+  become: true
+  tasks:
+    - name: Install nginx
+      ansible.builtin.apt:
+        name: nginx
+        state: present
+`;
+
+/** A valid playbook, badly indented and spaced. */
+const MESSY = `version: 1
+id: messy
+title:    A badly indented playbook
+inputs:
+    task:
+          type: string
+steps:
+    plan:
+        role: planner
+        prompt:   'Plan: \${{ inputs.task }}'
+        outputs:
+            plan:    string
+    implement:
+        needs:   [ plan ]
+        role: implementer
+        prompt: 'Implement: \${{ steps.plan.outputs.plan }}'
+`;
+
+/** The playbook of ship.test.yml (docs/diagnostics.md, PB803). */
+const SHIP = `version: 1
+title: Implement and ship
+inputs:
+  task: { type: string }
+steps:
+  implement:
+    role: implementer
+    prompt: \${{ inputs.task }}
+    outputs: { branch: string }
+  review:
+    needs: implement
+    role: reviewer
+    prompt: Review \${{ steps.implement.outputs.branch }}.
+    outcomes:
+      approved: next
+      changes_requested: { loop: implement, max: 3 }
+  ship:
+    needs: review
+    gate:
+      title: Ship \${{ steps.implement.outputs.branch }}?
+      choices: { approve: next, reject: fail }
+outputs:
+  branch: \${{ steps.implement.outputs.branch }}
+`;
+
+/** A test of ship.yml that scripts a step ship.yml does not declare (PB803). */
+const SHIP_TEST = `inputs: { task: add a flag }
+steps:
+  implemnt:
+    - { outcome: done, outputs: { branch: feat/flag } }
+`;
+
+/** Never opened in an editor: a misspelt step in needs (PB200), an unknown input (PB202), an unused one (PB900). */
+const BROKEN = `version: 1
+id: broken
+title: A playbook with mistakes
+
+inputs:
+  task:
+    type: string
+    description: What to build
+  strict:
+    type: boolean
+    default: false
+
+steps:
+  plan:
+    role: planner
+    prompt: 'Plan this change: \${{ inputs.tsk }}'
+    outputs:
+      plan: string
+
+  implement:
+    needs: [plna]
+    role: implementer
+    prompt: 'Implement: \${{ steps.plan.outputs.plan }}'
+`;
+
+interface CheckedDiagnostic {
+  file: string;
+  severity: string;
+  code: string;
+  message: string;
+  line: number;
+  column: number;
+}
+
+/** What `kairoku-playbook check --format json` says of the paths. */
+function check(...paths: string[]): CheckedDiagnostic[] {
+  const result = spawnSync(process.execPath, [CLI, 'check', '--format', 'json', ...paths], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0 && result.status !== 1) throw new Error(`check failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as CheckedDiagnostic[];
+}
+
+let sandbox: Sandbox | undefined;
+let server: CodeServer | undefined;
+let browser: BrowserContext | undefined;
+let page: Page;
+let workspace: string;
+const playbook = (name: string) => join(workspace, 'playbooks', name);
+
+async function cleanUp(): Promise<void> {
+  const errors: unknown[] = [];
+  await browser?.close().catch((error: unknown) => errors.push(error));
+  browser = undefined;
+  await server?.stop().catch((error: unknown) => errors.push(error));
+  if (sandbox) rmSync(sandbox.dir, { recursive: true, force: true });
+  sandbox = undefined;
+  if (errors.length > 0) throw errors[0];
+}
+
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), animations: 'disabled' });
+}
+
+/** Runs a command of the palette by its title. */
+async function runCommand(title: string): Promise<void> {
+  await page.keyboard.press('Control+Shift+P');
+  await page.locator('.quick-input-widget input').waitFor();
+  await page.keyboard.type(title);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/** The number on the Problems tab's badge (0 when it shows none). */
+async function problemsBadge(): Promise<number> {
+  const badge = page
+    .locator('.part.panel .composite-bar .action-item .badge-content')
+    .filter({ visible: true });
+  if ((await badge.count()) === 0) return 0;
+  return Number((await badge.first().textContent())?.trim() || '0');
+}
+
+beforeAll(async () => {
+  const why = notReady();
+  if (why) throw new Error(`the VS Code end-to-end test cannot run: ${why}`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  rmSync(ARTEFACTS, { recursive: true, force: true });
+  mkdirSync(ARTEFACTS, { recursive: true });
+  try {
+    execFileSync(process.execPath, [BUILD_EXTENSION, '--package'], { stdio: 'pipe' });
+
+    sandbox = makeSandbox(mkdtempSync(join(tmpdir(), 'kairoku-vscode-e2e-authoring-')));
+    workspace = join(sandbox.dir, 'workspace');
+    mkdirSync(join(workspace, 'playbooks'), { recursive: true });
+    writeFileSync(playbook('site.yml'), ANSIBLE);
+    writeFileSync(playbook('messy.yml'), MESSY);
+    writeFileSync(playbook('ship.yml'), SHIP);
+    writeFileSync(playbook('ship.test.yml'), SHIP_TEST);
+    writeFileSync(playbook('broken.yml'), BROKEN);
+
+    expect(installExtension(sandbox, VSIX)).toMatch(/^kairoku\.kairoku-playbook-vscode@\d+\.\d+\.\d+$/m);
+    server = await startCodeServer(sandbox, workspace);
+
+    browser = await chromium.launchPersistentContext(join(sandbox.dir, 'chromium-profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      env: sandboxEnv(sandbox),
+      viewport: { width: 1400, height: 900 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await showProblems(page);
+  } catch (error) {
+    if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
+    await cleanUp().catch(() => undefined);
+    throw error;
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
+  await cleanUp();
+}, 60_000);
+
+describe('authoring in a real VS Code (code-server)', () => {
+  const keepFailure = (name: string) =>
+    onTestFailed(async () => {
+      await screenshot(`failed-${name}`).catch(() => undefined);
+    });
+
+  it('Format Document formats a badly indented playbook as `kairoku-playbook format` writes it', async () => {
+    keepFailure('format');
+    // What the CLI writes, on a copy outside the workspace.
+    const copyDir = join(sandbox!.dir, 'format-copy');
+    mkdirSync(copyDir, { recursive: true });
+    writeFileSync(join(copyDir, 'messy.yml'), MESSY);
+    execFileSync(process.execPath, [CLI, 'format', join(copyDir, 'messy.yml')], { stdio: 'pipe' });
+    const formatted = readFileSync(join(copyDir, 'messy.yml'), 'utf8');
+    expect(formatted).not.toBe(MESSY);
+
+    await openFile(page, 'messy.yml');
+    const language = page.locator('[id="status.editor.mode"]');
+    await expect
+      .poll(() => language.textContent(), { timeout: 90_000, interval: 250 })
+      .toBe('Kairoku Playbook');
+    // The formatter is the language server's: wait for it to have reported on the workspace.
+    await expect
+      .poll(async () => (await readProblems(page)).some((p) => p.code === 'PB200'), {
+        timeout: 90_000,
+        interval: 250,
+      })
+      .toBe(true);
+    await runCommand('Format Document');
+    await page.keyboard.press('Control+S');
+    await expect
+      .poll(() => readFileSync(playbook('messy.yml'), 'utf8'), { timeout: 30_000, interval: 250 })
+      .toBe(formatted);
+    await screenshot('1-formatted');
+  });
+
+  it("a playbook test's unknown step shows its PB803 in the Problems panel", async () => {
+    keepFailure('test-file');
+    const expected = check(playbook('ship.test.yml')).filter((d) => d.file.endsWith('ship.test.yml'));
+    expect(expected.map((d) => d.code)).toEqual(['PB803']);
+    await openFile(page, 'ship.test.yml');
+    await expect
+      .poll(
+        async () =>
+          (await readProblems(page))
+            .filter((p) => p.code === 'PB803')
+            .map((p) => ({ severity: p.severity, message: p.message, line: p.line, column: p.column })),
+        { timeout: 90_000, interval: 250 },
+      )
+      .toEqual(
+        expected.map((d) => ({ severity: d.severity, message: d.message, line: d.line, column: d.column })),
+      );
+    await screenshot('2-test-file-pb803');
+  });
+
+  it('after Check workspace, with a broken playbook not open, the Problems badge counts each problem once', async () => {
+    keepFailure('check-workspace');
+    await runCommand('View: Close All Editors');
+    const expected = check(workspace);
+    expect(expected.filter((d) => d.file.endsWith('broken.yml'))).toHaveLength(3);
+    await runCommand('Kairoku Playbooks: Check workspace');
+    // Its summary shows once its own collection (if any) is set: the count is then final.
+    await page
+      .locator('.notification-toast', { hasText: /Checked \d+ playbooks?:/ })
+      .first()
+      .waitFor({ timeout: 90_000 });
+    // site.yml's PB104 is left out of the comparison: Check workspace opens it in the playbook language and
+    // the server reports it, although check leaves the file out (issue 13, item 1: still open).
+    const ours = async () => (await readProblems(page)).filter((p) => p.code !== 'PB104');
+    await expect
+      .poll(async () => (await ours()).map((p) => `${p.severity} ${p.code} ${p.line}:${p.column}`), {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toEqual(
+        sortProblems(expected.map((d) => ({ ...d, source: 'kairoku-playbook' }))).map(
+          (d) => `${d.severity} ${d.code} ${d.line}:${d.column}`,
+        ),
+      );
+    // Each problem once: the badge counts the rows.
+    const rows = (await readProblems(page)).length;
+    await expect.poll(() => problemsBadge(), { timeout: 30_000, interval: 250 }).toBe(rows);
+    await screenshot('3-check-workspace');
+  });
+
+  // Not asserted: no playbook diagnostic on it. The server reports PB104 on it while it is in the playbook
+  // language (at Check workspace, or before the switch), and that row stays (issue 13, item 1: still open).
+  it('an Ansible playbook in playbooks/ opens as YAML and check leaves it out', async () => {
+    keepFailure('ansible');
+    expect(check(workspace).some((d) => d.file.endsWith('site.yml'))).toBe(false);
+    await openFile(page, 'site.yml');
+    const language = page.locator('[id="status.editor.mode"]');
+    await expect.poll(() => language.textContent(), { timeout: 90_000, interval: 250 }).toBe('YAML');
+    await screenshot('4-ansible-yaml');
+  });
+});
