@@ -456,6 +456,8 @@ async function smoke(what, command, cwd, { env = {}, clearEnv = false, npx = fal
       'sim',
       '--input',
       'task=Add a --json flag',
+      '--gate',
+      'ship=approve',
       '--json',
     );
     assertRun(ran, 0, 'run');

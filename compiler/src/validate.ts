@@ -7,9 +7,9 @@ import type { Diagnostic } from './diagnostic.js';
 import type { PlaybookModel } from './model/model.js';
 import { SourceText } from './source-text.js';
 import { unreadable } from './yaml/read-yaml.js';
-import { analyzeTestFile, playbookFilesOf } from './playbook-tests/test-file.js';
+import { analyzeTestFile } from './playbook-tests/test-file.js';
 import type { TestFileAnalysis } from './playbook-tests/test-file.js';
-import { isPlaybookTest } from './workspace/discovery.js';
+import { isPlaybookTest, playbookFilesOf } from './workspace/discovery.js';
 
 export interface WorkspaceFile {
   /** the path as it should appear in diagnostics (relative to the workspace) */

@@ -4,6 +4,7 @@ import {
   WALK_LIMITS,
   discoverPlaybooks,
   displayPath,
+  isDiscoveredPath,
   isPlaybookPath,
   walkFiles,
 } from '../src/index.js';
@@ -54,6 +55,25 @@ describe('playbook discovery (SPEC §2)', () => {
     expect(isPlaybookPath('repo/playbooks/pr.test.yaml')).toBe(false);
     expect(isPlaybookPath('repo/x.playbook.yaml')).toBe(true);
     expect(isPlaybookPath('repo/x.yml')).toBe(false);
+  });
+
+  it('walks to the playbook tests found where their playbooks would be, and to no other test', () => {
+    const tree = lister([
+      '/w/playbooks/pr.yml',
+      '/w/playbooks/pr.test.yml',
+      '/w/playbooks/orphan.test.yaml',
+      '/w/deploy.playbook.yml',
+      '/w/deploy.playbook.test.yml',
+      '/w/test/fixtures/ship.yml',
+      '/w/test/fixtures/ship.test.yml',
+    ]);
+    expect(walkFiles('/w', tree, { accept: isDiscoveredPath }).files).toEqual([
+      '/w/deploy.playbook.test.yml',
+      '/w/deploy.playbook.yml',
+      '/w/playbooks/orphan.test.yaml',
+      '/w/playbooks/pr.test.yml',
+      '/w/playbooks/pr.yml',
+    ]);
   });
 
   it('shows paths relative to the workspace with forward slashes', () => {

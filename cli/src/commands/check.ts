@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import {
   SourceText,
   compilePlaybook,
-  isPlaybookPath,
+  isDiscoveredPath,
   isPlaybookTest,
   playbooksOfTests,
   isPlaybookFile,
@@ -33,8 +33,8 @@ export const CHECK_HELP = `Usage: kairoku-playbook check [PATH...] [options]
 Checks playbooks and prints their diagnostics. With no PATH, checks the playbooks discovered in
 the current folder: *.playbook.yml|yaml anywhere, and *.yml|yaml directly in playbooks/,
 .kairoku/playbooks/ and .paseo/playbooks/ (node_modules and .git are skipped), and the
-playbook tests (*.test.yml|yaml anywhere), each against the playbook beside it (pr.test.yml tests
-pr.yml). A folder PATH is searched the same way; a file PATH is always checked. A file found only
+playbook tests found where a playbook would be (playbooks/pr.test.yml, x.playbook.test.yml), each
+against the playbook beside it (pr.test.yml tests pr.yml). A folder PATH is searched the same way; a file PATH is always checked. A file found only
 because it is in a playbooks/ folder is left out when its top level is not a mapping (an Ansible
 playbook).
 
@@ -313,7 +313,7 @@ function collectPaths(
       // the playbooks, and the playbook tests (SPEC §8), checked against their playbooks
       const found = discoverFiles(path, {
         shownRoot: arg === '.' ? 'the current folder' : arg,
-        accept: (file) => isPlaybookPath(file) || isPlaybookTest(file),
+        accept: isDiscoveredPath,
       });
       paths.push(...found.files);
       if (found.limit) limits.push(found.limit);

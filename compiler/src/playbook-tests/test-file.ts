@@ -4,6 +4,7 @@ import type { FileAnalysis } from '../compile.js';
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
 import { sortDiagnostics } from '../diagnostic.js';
 import { SourceText } from '../source-text.js';
+import { playbookFilesOf } from '../workspace/discovery.js';
 import { rangeOf, readYaml } from '../yaml/read-yaml.js';
 import { brokenPlaybook, missingPlaybook } from './checks/test-playbook.js';
 import { checkTestShape } from './checks/test-shape.js';
@@ -40,14 +41,6 @@ export interface TestFileAnalysis {
   playbook: string | undefined;
   /** every name the test uses of its playbook, where it stands */
   sites: TestSite[];
-}
-
-/** The files a test's playbook may be: `pr.test.yml` → `pr.yml`, then `pr.yaml`, in its folder. */
-export function playbookFilesOf(testFile: string): string[] {
-  const match = /\.test\.ya?ml$/i.exec(testFile);
-  if (!match) return [];
-  const stem = testFile.slice(0, match.index);
-  return [`${stem}.yml`, `${stem}.yaml`];
 }
 
 /**

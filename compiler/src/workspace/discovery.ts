@@ -87,6 +87,24 @@ export function isPlaybookPath(path: string): boolean {
   return parts[parts.length - 2] === 'playbooks';
 }
 
+/** The files a test's playbook may be: `pr.test.yml` → `pr.yml`, then `pr.yaml`, in its folder. */
+export function playbookFilesOf(testFile: string): string[] {
+  const match = /\.test\.ya?ml$/i.exec(testFile);
+  if (!match) return [];
+  const stem = testFile.slice(0, match.index);
+  return [`${stem}.yml`, `${stem}.yaml`];
+}
+
+/**
+ * What a folder walk checks (SPEC §2): the playbooks, and the playbook tests of files at a playbook's
+ * path (`playbooks/pr.test.yml`, `deploy.playbook.test.yml`), so a test is found where its playbook would
+ * be and a fixture's `ship.test.yml` beside a `ship.yml` nobody discovers is not. A test named on the
+ * command line is checked wherever it is.
+ */
+export function isDiscoveredPath(path: string): boolean {
+  return isPlaybookPath(path) || (isPlaybookTest(path) && playbookFilesOf(path).some(isPlaybookPath));
+}
+
 /**
  * Whether a playbook path is one only the bare `playbooks/` folder rule finds (SPEC §2): not a
  * `*.playbook.yml`, not under `.kairoku/playbooks/` or `.paseo/playbooks/`. Ansible keeps its playbooks

@@ -28,7 +28,7 @@ import {
   discoverPlaybooks,
   isPlaybookFile,
   displayPath,
-  isPlaybookPath,
+  isDiscoveredPath,
   isPlaybookTest,
   playbooksOfTests,
   toJsonDiagnostic,
@@ -199,8 +199,7 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
     capabilities: { textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: false } } },
   });
   // the playbooks and the playbook tests, as check discovers them
-  const accept = (path: string) => isPlaybookPath(path) || isPlaybookTest(path);
-  const files = walkFiles(root, diskLister, { accept })
+  const files = walkFiles(root, diskLister, { accept: isDiscoveredPath })
     .files.map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
     .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
     // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)

@@ -8,7 +8,7 @@ import {
   sortDiagnostics as sortForPrinting,
   toJsonDiagnostic,
   validateWorkspace,
-  isPlaybookPath,
+  isDiscoveredPath,
   isPlaybookTest,
   playbooksOfTests,
   walkFiles,
@@ -37,11 +37,7 @@ import { ToolError } from './tool-error.js';
  */
 export function workspacePlaybooks(root: string, withTests = false): string[] {
   // (with the playbook tests, which `check` checks against their playbooks: validate_playbooks prints the same)
-  const found = walkFiles(
-    root,
-    diskLister,
-    withTests ? { accept: (file) => isPlaybookPath(file) || isPlaybookTest(file) } : {},
-  );
+  const found = walkFiles(root, diskLister, withTests ? { accept: isDiscoveredPath } : {});
   if (found.limit)
     throw new ToolError(
       `${found.limit}; start the server with --workspace on the folder that holds the playbooks`,

@@ -1,2 +1,7 @@
 /** Playbook discovery is the compiler's (SPEC §2), shared with `check` and the manager protocol. */
-export { discoverPlaybooks, isPlaybookPath, isPlaybookTest } from '@kairoku-playbook/compiler';
+export {
+  discoverPlaybooks,
+  isDiscoveredPath,
+  isPlaybookPath,
+  isPlaybookTest,
+} from '@kairoku-playbook/compiler';

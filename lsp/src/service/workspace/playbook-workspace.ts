@@ -20,7 +20,7 @@ import {
 } from '@kairoku-playbook/compiler';
 import { SourceText } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis, TestFileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
-import { isPlaybookPath, isPlaybookTest } from './discovery.js';
+import { isDiscoveredPath, isPlaybookPath, isPlaybookTest } from './discovery.js';
 import type { PlaybookFileSystem } from './file-system.js';
 
 /** Entries walked between two questions to the driver whether to stop for now. */
@@ -122,8 +122,10 @@ export class PlaybookWorkspace {
     this.discoveryLimits = [];
     this.discovering = true;
     // the playbooks and the playbook tests, as `check` discovers them
-    const accept = (path: string) => isPlaybookPath(path) || isPlaybookTest(path);
-    const walks = this.roots.map((root) => ({ walk: new FileWalk(root.path, this.fs, { accept }), read: 0 }));
+    const walks = this.roots.map((root) => ({
+      walk: new FileWalk(root.path, this.fs, { accept: isDiscoveredPath }),
+      read: 0,
+    }));
     return {
       advance: (stop) => {
         for (const entry of walks) {
