@@ -20,7 +20,7 @@ export type { EditAnalysis, TextChange } from './incremental.js';
 export { YAML_LIMITS, unreadable } from './yaml/read-yaml.js';
 export type { AnalyzeOptions, FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
-export { analyzeTestFile, playbooksOfTests, TEST_CHECKS } from './playbook-tests/test-file.js';
+export { analyzeTestFile, playbooksOfTests } from './playbook-tests/test-file.js';
 export type { TestFileAnalysis } from './playbook-tests/test-file.js';
 export type { TestSite } from './playbook-tests/sites.js';
 export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';

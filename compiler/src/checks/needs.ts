@@ -1,5 +1,6 @@
 import type { Check } from '../check-context.js';
 import { replaceFix, shown } from '../diagnostic.js';
+import { isValidName } from '../model/model.js';
 
 /** PB200 unknown step in `needs`, PB208 a step that needs itself. */
 export const checkNeeds: Check = (context) => {
@@ -47,7 +48,5 @@ export const checkNeeds: Check = (context) => {
 /** The names of `plan, review` (a string with commas, each part a name), or undefined. */
 function severalSteps(text: string): string[] | undefined {
   const parts = text.split(',').map((part) => part.trim());
-  return parts.length > 1 && parts.every((part) => NAME.test(part)) ? parts : undefined;
+  return parts.length > 1 && parts.every(isValidName) ? parts : undefined;
 }
-
-const NAME = /^[a-z][a-z0-9_-]*$/;

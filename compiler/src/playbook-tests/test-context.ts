@@ -1,7 +1,8 @@
 import type { Document } from 'yaml';
+import { closest } from '@kairoku-playbook/grammar';
 import type { Code } from '../codes.js';
-import { createDiagnostic } from '../diagnostic.js';
-import type { Diagnostic, DiagnosticOptions, OffsetRange } from '../diagnostic.js';
+import { createDiagnostic, replaceFix, shown } from '../diagnostic.js';
+import type { Diagnostic, DiagnosticOptions, OffsetRange, QuickFix } from '../diagnostic.js';
 import type { PlaybookModel, StepDecl } from '../model/model.js';
 import type { TestSite } from './sites.js';
 
@@ -39,3 +40,20 @@ export class TestCheckContext {
 }
 
 export type TestCheck = (context: TestCheckContext) => void;
+
+/**
+ * The end of a message about a name the test uses that its playbook does not declare (PB803–PB807,
+ * PB809): `; did you mean "…"?` for the closest of `declared`, with the quick fix that writes it over the
+ * name; `otherwise` (what is declared, say) when none is close.
+ */
+export function didYouMean(
+  site: { name: string; range: OffsetRange },
+  declared: readonly string[],
+  otherwise: string,
+): { hint: string; fix: QuickFix | undefined } {
+  const suggestion = closest(site.name, declared);
+  return {
+    hint: suggestion ? `; did you mean "${shown(suggestion)}"?` : otherwise,
+    fix: replaceFix(site.range, suggestion),
+  };
+}

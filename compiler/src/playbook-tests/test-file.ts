@@ -1,11 +1,9 @@
-import { isMap, isScalar } from 'yaml';
-import type { Document, Pair, YAMLMap } from 'yaml';
 import type { FileAnalysis } from '../compile.js';
-import type { Diagnostic, OffsetRange } from '../diagnostic.js';
+import type { Diagnostic } from '../diagnostic.js';
 import { sortDiagnostics } from '../diagnostic.js';
 import { SourceText } from '../source-text.js';
 import { playbookFilesOf } from '../workspace/discovery.js';
-import { rangeOf, readYaml } from '../yaml/read-yaml.js';
+import { readYaml, requiredRange } from '../yaml/read-yaml.js';
 import { brokenPlaybook, missingPlaybook } from './checks/test-playbook.js';
 import { checkTestShape } from './checks/test-shape.js';
 import { checkTestValueTypes } from './checks/test-value-types.js';
@@ -21,7 +19,7 @@ import { TestCheckContext } from './test-context.js';
 import type { TestCheck } from './test-context.js';
 
 /** The checks of a playbook test against its playbook, each with codes of its own (PB803–PB809). */
-export const TEST_CHECKS: readonly TestCheck[] = [
+const TEST_CHECKS: readonly TestCheck[] = [
   checkUnknownTestSteps,
   checkUnknownTestGates,
   checkUnknownTestOutcomes,
@@ -97,7 +95,8 @@ export function analyzeTestFile(
   }
   const syntaxErrors = diagnostics.some((d) => d.code === 'PB100' || d.code === 'PB101');
   if (!syntaxErrors) {
-    const at = firstKey(document);
+    // (a diagnostic about the whole test points at its first key, the start of a file without one)
+    const at = document ? requiredRange(document, '') : { start: 0, end: 0 };
     if (!playbook) {
       const [expected] = playbookFilesOf(file);
       diagnostics.push(missingPlaybook(file, at, (expected ?? file).split('/').pop()!));
@@ -113,14 +112,4 @@ export function analyzeTestFile(
   }
   analysis.diagnostics = sortDiagnostics(diagnostics);
   return analysis;
-}
-
-/** Where a diagnostic about the whole test points: its first key (the start of the file without one). */
-function firstKey(document: Document.Parsed | undefined): OffsetRange {
-  const contents = document?.contents;
-  if (isMap(contents)) {
-    const first = (contents as YAMLMap).items[0] as Pair | undefined;
-    if (first && isScalar(first.key)) return rangeOf(first.key);
-  }
-  return { start: 0, end: 0 };
 }

@@ -6,7 +6,7 @@ import { CODES } from '../codes.js';
 import type { Code } from '../codes.js';
 import { replaceFix, shown, shownList, shownValue } from '../diagnostic.js';
 import type { OffsetRange, QuickFix } from '../diagnostic.js';
-import { nodeAtPointer, pairAtPointer, rangeOf } from '../yaml/read-yaml.js';
+import { nodeAtPointer, pairAtPointer, rangeOf, requiredRange } from '../yaml/read-yaml.js';
 import { validate as validateAgainstSurfaceSchema } from '../generated/surface-validator.js';
 
 interface SchemaNode {
@@ -400,25 +400,6 @@ function rangeOfSchema(schema: SchemaNode): string {
     return `from ${schema.minimum} to ${schema.maximum}`;
   if (schema.minimum !== undefined) return `at least ${schema.minimum}`;
   return `at most ${schema.maximum}`;
-}
-
-/** A missing key is reported on the key of the mapping that lacks it (the step's name, say). */
-function requiredRange(document: Document.Parsed, pointer: string): { start: number; end: number } {
-  if (!pointer) {
-    const root = document.contents as Node | null;
-    if (isMap(root) && (root as YAMLMap).items.length) {
-      const first = (root as YAMLMap).items[0]!;
-      return rangeOf(first.key as Node);
-    }
-    return { start: 0, end: 0 };
-  }
-  const cut = pointer.lastIndexOf('/');
-  const key = decode(pointer.slice(cut + 1));
-  const pair = pairAtPointer(document, pointer.slice(0, cut), key);
-  if (pair?.key) return rangeOf(pair.key as Node);
-  const node = nodeAtPointer(document, pointer);
-  const range = rangeOf(node);
-  return { start: range.start, end: range.start };
 }
 
 function decode(segment: string): string {

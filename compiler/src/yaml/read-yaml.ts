@@ -402,6 +402,31 @@ export function pairAtPointer(document: Document.Parsed, pointer: string, key: s
   return isMap(parent) ? findPair(parent as YAMLMap, key) : undefined;
 }
 
+/**
+ * Where a diagnostic about a value without characters of its own points, as a schema's `instancePath`
+ * names it: a missing key on the key of the mapping that lacks it (the step's name, say), an empty value
+ * (`fix:` and nothing after it) on its key; an item of a list at its start, the root at its first key.
+ */
+export function requiredRange(document: Document.Parsed, pointer: string): OffsetRange {
+  if (!pointer) {
+    const root = document.contents as Node | null;
+    if (isMap(root) && (root as YAMLMap).items.length) {
+      const first = (root as YAMLMap).items[0]!;
+      return rangeOf(first.key as Node);
+    }
+    return { start: 0, end: 0 };
+  }
+  const cut = pointer.lastIndexOf('/');
+  const key = pointer
+    .slice(cut + 1)
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
+  const pair = pairAtPointer(document, pointer.slice(0, cut), key);
+  if (pair?.key) return rangeOf(pair.key as Node);
+  const range = rangeOf(nodeAtPointer(document, pointer));
+  return { start: range.start, end: range.start };
+}
+
 function resolveAlias(document: Document.Parsed, node: Node | null): Node | null {
   return node && isAlias(node) ? ((node.resolve(document) as Node | undefined) ?? null) : node;
 }

@@ -5,7 +5,7 @@ import { closest } from '@kairoku-playbook/grammar';
 import { createDiagnostic, replaceFix, shown, shownValue } from '../../diagnostic.js';
 import type { Diagnostic } from '../../diagnostic.js';
 import { validate as validateAgainstTestSchema } from '../../generated/test-validator.js';
-import { nodeAtPointer, pairAtPointer, rangeOf } from '../../yaml/read-yaml.js';
+import { nodeAtPointer, pairAtPointer, rangeOf, requiredRange } from '../../yaml/read-yaml.js';
 
 interface StandaloneValidator {
   (value: unknown): boolean;
@@ -67,8 +67,6 @@ export function checkTestShape(file: string, document: Document.Parsed, value: u
       reportedAt.push(`${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
       continue;
     }
-    const node = nodeAtPointer(document, path);
-    const range = rangeOf(node);
     if (error.keyword === 'required') {
       const missing = String((error.params as { missingProperty: string }).missingProperty);
       if (suggested.has(`${path}\u0000${missing}`)) continue;
@@ -76,13 +74,17 @@ export function checkTestShape(file: string, document: Document.Parsed, value: u
         createDiagnostic(
           file,
           'PB800',
-          range,
+          requiredRange(document, path),
           `${where || 'the test'} is missing the required key "${missing}"`,
         ),
       );
       continue;
     }
     reportedAt.push(path);
+    const node = nodeAtPointer(document, path);
+    // (an empty value, `status:` and nothing after it, has no characters: the diagnostic goes on its key)
+    const valueRange = rangeOf(node);
+    const range = valueRange.end > valueRange.start ? valueRange : requiredRange(document, path);
     const written = shownValue(node && isScalar(node) ? node.value : (node?.toJSON() as unknown));
     const expected =
       error.keyword === 'enum'

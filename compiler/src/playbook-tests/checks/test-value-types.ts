@@ -25,9 +25,11 @@ export const checkTestValueTypes: TestCheck = (context) => {
     if (!type) continue;
     const value = plain(site.value);
     if (valueFits(value, type)) continue;
+    // (a value with no characters, `branch:` and nothing after it, is pointed at by its name)
+    const valueRange = rangeOf(site.value);
     context.report(
       'PB808',
-      site.value ? rangeOf(site.value) : site.range,
+      valueRange.end > valueRange.start ? valueRange : site.range,
       `${shownValue(value)} does not fit the type ${typeForMessage(type)} of ${what}`,
     );
   }

@@ -1,5 +1,5 @@
-import { closest } from '@kairoku-playbook/grammar';
-import { replaceFix, shown, shownList } from '../../diagnostic.js';
+import { shown, shownList } from '../../diagnostic.js';
+import { didYouMean } from '../test-context.js';
 import type { TestCheck } from '../test-context.js';
 
 /** PB806: a decision whose choice the gate does not declare. A gate that does not exist is PB804's. */
@@ -10,14 +10,14 @@ export const checkUnknownTestChoices: TestCheck = (context) => {
     if (gate?.kind !== 'gate') continue;
     const choices = gate.outcomes.map((o) => o.name);
     if (choices.includes(site.name)) continue;
-    const suggestion = closest(site.name, choices);
+    const { hint, fix } = didYouMean(site, choices, `; its choices are ${shownList(choices)}`);
     context.report(
       'PB806',
       site.range,
-      `gate "${shown(gate.name)}" has no choice "${shown(site.name)}"${
-        suggestion ? `; did you mean "${suggestion}"?` : `; its choices are ${shownList(choices)}`
-      }`,
-      { fix: replaceFix(site.range, suggestion) },
+      `gate "${shown(gate.name)}" has no choice "${shown(site.name)}"${hint}`,
+      {
+        fix,
+      },
     );
   }
 };

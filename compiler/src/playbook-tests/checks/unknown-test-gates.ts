@@ -1,5 +1,5 @@
-import { closest } from '@kairoku-playbook/grammar';
-import { replaceFix, shown, shownList } from '../../diagnostic.js';
+import { shown, shownList } from '../../diagnostic.js';
+import { didYouMean } from '../test-context.js';
 import type { TestCheck } from '../test-context.js';
 
 /**
@@ -29,18 +29,12 @@ export const checkUnknownTestGates: TestCheck = (context) => {
       );
       continue;
     }
-    const suggestion = closest(site.name, gates);
+    const { hint, fix } = didYouMean(site, gates, gates.length ? ` (its gates: ${shownList(gates)})` : '');
     context.report(
       'PB804',
       site.range,
-      `unknown gate "${shown(site.name)}": ${context.playbookName} has no such gate${
-        suggestion
-          ? `; did you mean "${suggestion}"?`
-          : gates.length
-            ? ` (its gates: ${shownList(gates)})`
-            : ''
-      }`,
-      { fix: replaceFix(site.range, suggestion) },
+      `unknown gate "${shown(site.name)}": ${context.playbookName} has no such gate${hint}`,
+      { fix },
     );
   }
 };

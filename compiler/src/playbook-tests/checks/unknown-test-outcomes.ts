@@ -1,5 +1,5 @@
-import { closest } from '@kairoku-playbook/grammar';
-import { replaceFix, shown, shownList } from '../../diagnostic.js';
+import { shown, shownList } from '../../diagnostic.js';
+import { didYouMean } from '../test-context.js';
 import type { TestCheck } from '../test-context.js';
 
 /**
@@ -13,15 +13,13 @@ export const checkUnknownTestOutcomes: TestCheck = (context) => {
     if (!step) continue;
     const outcomes = step.outcomes.map((o) => o.name);
     if (outcomes.includes(site.name)) continue;
-    const suggestion = closest(site.name, outcomes);
     const what = step.kind === 'gate' ? 'choice' : 'outcome';
+    const { hint, fix } = didYouMean(site, outcomes, `; its ${what}s are ${shownList(outcomes)}`);
     context.report(
       'PB805',
       site.range,
-      `${site.after ? 'after-task' : step.kind === 'gate' ? 'gate' : 'step'} "${shown(step.name)}" has no ${what} "${shown(site.name)}"${
-        suggestion ? `; did you mean "${suggestion}"?` : `; its ${what}s are ${shownList(outcomes)}`
-      }`,
-      { fix: replaceFix(site.range, suggestion) },
+      `${site.after ? 'after-task' : step.kind === 'gate' ? 'gate' : 'step'} "${shown(step.name)}" has no ${what} "${shown(site.name)}"${hint}`,
+      { fix },
     );
   }
 };

@@ -1,6 +1,6 @@
-import { closest } from '@kairoku-playbook/grammar';
 import { CHECK_OUTPUTS } from '../../bind/scope-provider.js';
-import { replaceFix, shown, shownList } from '../../diagnostic.js';
+import { shown, shownList } from '../../diagnostic.js';
+import { didYouMean } from '../test-context.js';
 import type { TestCheck } from '../test-context.js';
 
 /**
@@ -23,18 +23,11 @@ export const checkUnknownTestOutputs: TestCheck = (context) => {
       owner = `${site.after ? 'after-task' : 'step'} "${shown(step.name)}" has no output`;
     }
     if (names.includes(site.name)) continue;
-    const suggestion = closest(site.name, names);
-    context.report(
-      'PB807',
-      site.range,
-      `${owner} "${shown(site.name)}"${
-        suggestion
-          ? `; did you mean "${suggestion}"?`
-          : names.length
-            ? `; it declares ${shownList(names)}`
-            : '; it declares no outputs'
-      }`,
-      { fix: replaceFix(site.range, suggestion) },
+    const { hint, fix } = didYouMean(
+      site,
+      names,
+      names.length ? `; it declares ${shownList(names)}` : '; it declares no outputs',
     );
+    context.report('PB807', site.range, `${owner} "${shown(site.name)}"${hint}`, { fix });
   }
 };
