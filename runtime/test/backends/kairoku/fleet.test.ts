@@ -131,7 +131,12 @@ steps:
       explain,
     );
     const victim = runners.find((r) => r.id === held.runner)!;
-    const orphanPid = Number(readFileSync(join(launches, 'right.1'), 'utf8').trim());
+    // The agent creates the file before it writes its pid there: an empty read is pid 0, which
+    // `kill(0, 0)` (the test's own process group) would report alive forever.
+    const orphanPid = await waitFor('the agent’s pid', () => {
+      const pid = Number(readFileSync(join(launches, 'right.1'), 'utf8').trim());
+      return pid > 0 ? pid : undefined;
+    });
     const breadcrumb = JSON.parse(
       readFileSync(join(victim.workDir, 'dispatches', `${held.id}.json`), 'utf8'),
     ) as Dispatch;
@@ -205,7 +210,7 @@ steps:
       );
     await client.close().catch(() => undefined);
     // The killed runner's agent noticed its runner was gone and ended.
-    await waitFor('the orphaned agent to end', () => !alive(orphanPid), 10_000);
+    await waitFor('the orphaned agent to end', () => !alive(orphanPid), 30_000);
 
     // The killed runner, restarted on its folder: it removes what its dead process left and reports
     // the dispatch failed; the app, which already failed it, refuses that, and nothing is relaunched.
