@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Dispatch, KairokuBackend } from '../../../src/backends/kairoku/index.js';
 import { stepRun } from '../../../src/core/view.js';
 import {
+  alive,
   ensureRunnerBuilt,
   history,
   makeRepo,
@@ -28,23 +29,6 @@ const cleanup: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // An ended process its parent has not reaped yet (a zombie: its runner killed, the reaper busy) still
-  // answers signal 0, but it has ended.
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return true;
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(stat, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('a fleet of runner processes', () => {
   it('finishes a run with parallel steps, a check and a loop while one runner is killed mid-dispatch', async () => {
