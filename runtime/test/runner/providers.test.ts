@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { KairokuBackend } from '../../src/backends/kairoku/index.js';
 import { stepRun } from '../../src/core/view.js';
 import {
+  alive,
   ensureRunnerBuilt,
   history,
   makeRepo,
@@ -98,20 +99,14 @@ function token(started: RunnerProcess): string {
     .trim();
 }
 
-function explain(run: () => unknown, started: () => RunnerProcess | undefined): () => string {
-  return () => {
-    const r = started();
-    return JSON.stringify([app?.backend.dispatches(), run(), r && runnerLog(r.workDir), r?.stderr], null, 1);
-  };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** What a timed-out wait prints: the app's dispatches, the run's history, the runner's log and stderr. */
+function explain(driver: ReturnType<typeof startRun>, started: RunnerProcess): () => string {
+  return () =>
+    JSON.stringify(
+      [app?.backend.dispatches(), history(driver.state), runnerLog(started.workDir), started.stderr],
+      null,
+      1,
+    );
 }
 
 describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 150_000 }, (provider) => {
@@ -129,10 +124,7 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
       'the run to complete',
       () => driver.state.status === 'completed',
       60_000,
-      explain(
-        () => history(driver.state),
-        () => started,
-      ),
+      explain(driver, started),
     );
     expect(stepRun(driver.state, 'work')!.attempts[0]).toMatchObject({ outcome: 'done' });
     const received = JSON.parse(readFileSync(join(record, 'received.json'), 'utf8')) as Record<
@@ -207,10 +199,7 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
       'the run to fail',
       () => driver.state.status === 'failed',
       60_000,
-      explain(
-        () => history(driver.state),
-        () => started,
-      ),
+      explain(driver, started),
     );
     const [view] = app.backend.dispatches(`run-${provider}-silent`);
     expect(view!.end).toBe('completed');
@@ -225,15 +214,7 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
     const driver = startRun(app.backend, ir, `run-${provider}-hang`);
     const started = await runner(provider, { record, hang: true });
     const pidFile = join(record, provider === 'claude' ? 'pid' : 'received.json');
-    await waitFor(
-      'the agent to start',
-      () => existsSync(pidFile),
-      60_000,
-      explain(
-        () => history(driver.state),
-        () => started,
-      ),
-    );
+    await waitFor('the agent to start', () => existsSync(pidFile), 60_000, explain(driver, started));
     if (provider === 'claude') {
       const pid = Number(readFileSync(pidFile, 'utf8'));
       driver.dispatch({ type: 'cancel', reason: 'the operator stopped it' });
@@ -276,10 +257,7 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
         'the run to fail',
         () => driver.state.status === 'failed',
         60_000,
-        explain(
-          () => history(driver.state),
-          () => started,
-        ),
+        explain(driver, started),
       );
       expect(stepRun(driver.state, 'work')!.attempts[0]).toMatchObject({ ended: 'timeout' });
       expect(app.backend.dispatches(`run-${provider}-hang`)[0]!.end).toBe('timed-out');
@@ -310,10 +288,7 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
       'the run to end',
       () => driver.state.status !== 'running',
       60_000,
-      explain(
-        () => history(driver.state),
-        () => started,
-      ),
+      explain(driver, started),
     );
     const [view] = app.backend.dispatches(`run-${provider}-denied`);
     const denials = view!.events.filter((e) => e.kind === 'denial').map((e) => e.text);
@@ -351,10 +326,7 @@ describe('the CLI’s single bundle', { timeout: 150_000 }, () => {
       'the run to complete',
       () => driver.state.status === 'completed',
       60_000,
-      explain(
-        () => history(driver.state),
-        () => started,
-      ),
+      explain(driver, started),
     );
     expect(stepRun(driver.state, 'work')!.attempts[0]).toMatchObject({ outcome: 'done' });
   });

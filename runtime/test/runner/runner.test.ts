@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatch, KairokuBackend } from '../../src/backends/kairoku/index.js';
 import { stepRun } from '../../src/core/view.js';
 import {
+  alive,
   ensureRunnerBuilt,
   history,
   makeRepo,
@@ -48,15 +49,6 @@ async function runner(options: Omit<Parameters<typeof spawnRunner>[0], 'repo'>):
   const started = await spawnRunner({ repo, ...options });
   runners.push(started);
   return started;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function worktrees(): string[] {

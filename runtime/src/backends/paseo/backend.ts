@@ -11,6 +11,7 @@ import { PaseoClient, PaseoError, isObject } from './client.js';
 import type { Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
 import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
 import type { ReportContract, StartAgent } from './first-message.js';
+import { BUSY, TURN_ENDS, turnStartedAnyway } from './turns.js';
 import { keepRunBranch, prepareWorktree, runBranch } from './worktree.js';
 
 export type StartCheck = Extract<Effect, { type: 'start-check' }>;
@@ -88,9 +89,6 @@ export function providerOf(
 
 /** Paseo's limit on an explicit agent title. */
 export const MAX_TITLE = 40;
-
-const TURN_ENDS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
-const BUSY = new Set(['running', 'initializing']);
 
 /**
  * - `creating`: create_agent_request sent, no agent id yet
@@ -513,7 +511,13 @@ export class PaseoBackend implements Backend {
         refused = String(answer.error ?? 'not accepted');
         // The daemon answers `accepted: false` ("Agent X failed to start") after a failed turn
         // although it dispatched the message and starts the turn: believe the agent, not the answer.
-        if (await this.startedAnyway(tracked, startsBefore)) {
+        const startedAnyway = await turnStartedAnyway(
+          this.client,
+          tracked.agentId,
+          () => tracked.phase !== 'turn' || (tracked.turnStarts ?? 0) > startsBefore,
+          { waitMs: this.options.startConfirmMs ?? 15_000, stopped: () => this.closed },
+        );
+        if (startedAnyway) {
           this.log(
             'info',
             `paseo: Paseo said the message to ${effect.step} was not accepted (${refused}), but its turn started`,
@@ -540,32 +544,6 @@ export class PaseoBackend implements Backend {
       attempt: tracked.attempt,
       reason: `its reminder could not be delivered to Paseo agent ${tracked.agentId}: ${refused}`,
     });
-  }
-
-  /**
-   * After `accepted: false`: whether the agent's turn began all the same, as its stream (a
-   * `turn_started`, or the turn already over) or its status (`fetch_agent_request`) shows, within the
-   * daemon's own wait for a run to start (15 s). An agent that is gone, archived or idle throughout
-   * did not get the message.
-   */
-  private async startedAnyway(tracked: Tracked, startsBefore: number): Promise<boolean> {
-    const deadline = Date.now() + (this.options.startConfirmMs ?? 15_000);
-    for (;;) {
-      if (this.closed) return false;
-      if (tracked.phase !== 'turn' || (tracked.turnStarts ?? 0) > startsBefore) return true;
-      let answer: Payload;
-      try {
-        answer = await this.client.request('fetch_agent_request', { agentId: tracked.agentId });
-      } catch {
-        return false;
-      }
-      if (tracked.phase !== 'turn' || (tracked.turnStarts ?? 0) > startsBefore) return true;
-      const agent = isObject(answer.agent) ? answer.agent : undefined;
-      if (!agent || (typeof agent.archivedAt === 'string' && agent.archivedAt)) return false;
-      if (BUSY.has(String(agent.status))) return true;
-      if (Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
   }
 
   private stop(step: string, attempt: number, reason: string): void {

@@ -1,6 +1,7 @@
 import type { WakeUp } from '../../core/state.js';
 import { isObject } from './client.js';
 import type { PaseoClient, StreamEvent } from './client.js';
+import { BUSY, TURN_ENDS, turnStartedAnyway } from './turns.js';
 
 /** What the waker knows of the manager agent: `gone` when the daemon no longer has it. */
 export type ManagerStatus = 'unknown' | 'idle' | 'running' | 'gone';
@@ -24,9 +25,6 @@ export interface ManagerWakerOptions {
   /** the manager agent was archived or is missing (called once): seed 000 fails its runs */
   onGone?: (why: string) => void;
 }
-
-const TURN_ENDS = new Set(['turn_completed', 'turn_failed', 'turn_canceled']);
-const BUSY = new Set(['running', 'initializing']);
 
 /**
  * Wakes the Playbook Manager, a Paseo agent, as seed 000 says: wake-ups (a step reported, was lost
@@ -179,20 +177,6 @@ export class ManagerWaker {
     return now - this.unseenSince >= (this.options.unseenGraceMs ?? 60_000);
   }
 
-  /** After `accepted: false`: whether the manager's turn began all the same (its stream, or its status). */
-  private async startedAnyway(startsBefore: number): Promise<boolean> {
-    if (this.turnStarts > startsBefore) return true;
-    try {
-      const answer = await this.options.client.request('fetch_agent_request', {
-        agentId: this.options.agentId,
-      });
-      const agent = isObject(answer.agent) ? answer.agent : undefined;
-      return this.turnStarts > startsBefore || (agent !== undefined && BUSY.has(String(agent.status)));
-    } catch {
-      return this.turnStarts > startsBefore;
-    }
-  }
-
   private gone(why: string): void {
     if (this.current === 'gone') return;
     this.options.log(
@@ -218,7 +202,13 @@ export class ManagerWaker {
         if (answer.accepted !== false) return;
         // After a failed turn the daemon answers `accepted: false` ("Agent X failed to start") and
         // starts the turn all the same: sent again, the wake-up would come twice.
-        if (await this.startedAnyway(startsBefore)) return;
+        const client = this.options.client;
+        if (
+          await turnStartedAnyway(client, this.options.agentId, () => this.turnStarts > startsBefore, {
+            waitMs: 0,
+          })
+        )
+          return;
         throw new Error(String(answer.error ?? 'not accepted'));
       })
       .catch((error: unknown) => {

@@ -7,6 +7,7 @@ import type * as ClaudeSdk from '@anthropic-ai/claude-agent-sdk';
 import { ProcessGroup } from '../../exec/process-group.js';
 import type { ToolPolicy } from '../../backends/kairoku/protocol.js';
 import type { ToolCall } from '../../policy/decide.js';
+import { stderrEvent } from './agent-process.js';
 import { EventQueue, decisionEvent } from './types.js';
 import type { LaunchContext, Launched, Provider, ProviderEvent, ProviderExit } from './types.js';
 
@@ -90,9 +91,7 @@ export class ClaudeProvider implements Provider {
           if (started.pid !== undefined) group = new ProcessGroup(started.pid, context.graceMs);
           // Stopped while the SDK was still loading: the agent ends as it starts.
           if (stopping) void group?.terminate();
-          createInterface({ input: started.stderr! }).on('line', (line) =>
-            events.push({ raw: { type: 'stderr', text: line }, curated: { kind: 'stderr', text: line } }),
-          );
+          createInterface({ input: started.stderr! }).on('line', (line) => events.push(stderrEvent(line)));
           started.once('exit', (code, signal) => resolveChild({ code, signal }));
           started.once('error', () => resolveChild({ code: null, signal: null }));
           return started as unknown as ClaudeSdk.SpawnedProcess;

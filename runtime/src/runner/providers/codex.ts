@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
-import { createInterface } from 'node:readline';
-import { ProcessGroup } from '../../exec/process-group.js';
 import type { Decision, ToolCall } from '../../policy/decide.js';
 import { REPORT_SERVER } from './claude.js';
-import { EventQueue, decisionEvent } from './types.js';
-import type { LaunchContext, Launched, Provider, ProviderEvent, ProviderExit } from './types.js';
+import { spawnAgent } from './agent-process.js';
+import { decisionEvent } from './types.js';
+import type { LaunchContext, Launched, Provider, ProviderEvent } from './types.js';
 
 /** the environment variable codex reads the report endpoint's bearer token from */
 export const REPORT_TOKEN_ENV = 'KAIROKU_REPORT_TOKEN';
@@ -27,7 +24,6 @@ export class CodexProvider implements Provider {
   launch(context: LaunchContext): Launched {
     const agent = context.dispatch.agent!;
     const policy = agent.policy;
-    const events = new EventQueue();
     const args = [
       'exec',
       '--json',
@@ -47,45 +43,21 @@ export class CodexProvider implements Provider {
       // the prompt, read from stdin
       '-',
     ];
-    const child = spawn(this.executable, args, {
-      cwd: context.worktree,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, [REPORT_TOKEN_ENV]: agent.report.token },
-    });
-    const group = child.pid !== undefined ? new ProcessGroup(child.pid, context.graceMs) : undefined;
-    child.stdin!.on('error', () => undefined);
-    // codex has no system prompt flag for one run: the role's instructions lead the prompt.
-    child.stdin!.end(
-      agent.instructions ? `${agent.instructions}\n\n---\n\n${agent.firstMessage}` : agent.firstMessage,
-    );
-
-    let interrupted: Promise<void> | undefined;
-    const interrupt = () =>
-      (interrupted ??= (async () => {
-        await group?.terminate();
-        group?.release();
-      })());
     let failure: string | undefined;
     const decided = new Set<string>();
-    let open = 2;
-    const closeOne = () => {
-      if (--open === 0) events.end();
-    };
-    createInterface({ input: child.stdout! })
-      .on('line', (line) => {
-        let raw: Record<string, unknown>;
-        try {
-          const parsed: unknown = JSON.parse(line);
-          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-            throw new Error('not an object');
-          raw = parsed as Record<string, unknown>;
-        } catch {
+    const { child, events, exit, interrupt } = spawnAgent({
+      command: this.executable,
+      args,
+      cwd: context.worktree,
+      graceMs: context.graceMs,
+      env: { ...process.env, [REPORT_TOKEN_ENV]: agent.report.token },
+      reason: () => failure,
+      onLine: (line, raw) => {
+        if (!raw)
           return events.push({
             raw: { type: 'stdout', text: line },
             curated: { kind: 'message', text: line },
           });
-        }
         for (const event of curate(raw, context, decided)) {
           events.push(event);
           if (event.curated?.kind === 'denial' && !failure) {
@@ -95,23 +67,12 @@ export class CodexProvider implements Provider {
           }
         }
         if (raw.type === 'turn.failed' || raw.type === 'error') failure ??= `codex: ${errorText(raw)}`;
-      })
-      .on('close', closeOne);
-    createInterface({ input: child.stderr! })
-      .on('line', (line) =>
-        events.push({ raw: { type: 'stderr', text: line }, curated: { kind: 'stderr', text: line } }),
-      )
-      .on('close', closeOne);
-    const exit = new Promise<ProviderExit>((resolve) => {
-      child.once('error', (error) => {
-        events.end();
-        resolve({ code: null, signal: null, error });
-      });
-      child.once('exit', (code, signal) => {
-        const exitCode = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : null);
-        resolve({ code: exitCode, signal, ...(failure ? { reason: failure } : {}) });
-      });
+      },
     });
+    // codex has no system prompt flag for one run: the role's instructions lead the prompt.
+    child.stdin!.end(
+      agent.instructions ? `${agent.instructions}\n\n---\n\n${agent.firstMessage}` : agent.firstMessage,
+    );
     return { events, exit, interrupt };
   }
 }

@@ -4,13 +4,8 @@ import { CodexProvider } from './codex.js';
 import { CommandProvider } from './command.js';
 import type { Provider } from './types.js';
 
-export { PROVIDERS, isProviderName } from './names.js';
-export type { ProviderName } from './names.js';
-export { EventQueue } from './types.js';
-export type { LaunchContext, Launched, Provider, ProviderEvent, ProviderExit } from './types.js';
-export { CommandProvider } from './command.js';
-export { ClaudeProvider } from './claude.js';
-export { CodexProvider } from './codex.js';
+export { isProviderName } from './names.js';
+export type { Launched, Provider } from './types.js';
 
 /** The provider the runner's options name, undefined for a runner that runs checks only. */
 export function providerFor(

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Dispatch, KairokuBackend } from '../../../src/backends/kairoku/index.js';
 import { stepRun } from '../../../src/core/view.js';
 import {
+  alive,
   ensureRunnerBuilt,
   history,
   makeRepo,
@@ -28,23 +29,6 @@ const cleanup: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // An ended process its parent has not reaped yet (a zombie: its runner killed, the reaper busy) still
-  // answers signal 0, but it has ended.
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return true;
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(stat, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('a fleet of runner processes', () => {
   it('finishes a run with parallel steps, a check and a loop while one runner is killed mid-dispatch', async () => {
@@ -131,7 +115,12 @@ steps:
       explain,
     );
     const victim = runners.find((r) => r.id === held.runner)!;
-    const orphanPid = Number(readFileSync(join(launches, 'right.1'), 'utf8').trim());
+    // The agent creates the file before it writes its pid there: an empty read is pid 0, which
+    // `kill(0, 0)` (the test's own process group) would report alive forever.
+    const orphanPid = await waitFor('the agent’s pid', () => {
+      const pid = Number(readFileSync(join(launches, 'right.1'), 'utf8').trim());
+      return pid > 0 ? pid : undefined;
+    });
     const breadcrumb = JSON.parse(
       readFileSync(join(victim.workDir, 'dispatches', `${held.id}.json`), 'utf8'),
     ) as Dispatch;
@@ -205,7 +194,7 @@ steps:
       );
     await client.close().catch(() => undefined);
     // The killed runner's agent noticed its runner was gone and ended.
-    await waitFor('the orphaned agent to end', () => !alive(orphanPid), 10_000);
+    await waitFor('the orphaned agent to end', () => !alive(orphanPid), 30_000);
 
     // The killed runner, restarted on its folder: it removes what its dead process left and reports
     // the dispatch failed; the app, which already failed it, refuses that, and nothing is relaunched.
