@@ -108,6 +108,28 @@ describe('a gate without a terminal', () => {
     expect(runFile().status).toBe('completed');
   }, 60_000);
 
+  it('runs decide refuses a run another process drives, and changes nothing', async () => {
+    const { cwd, env, runFile } = setup();
+    const run = child(['run', 'playbooks/pr.yml', '--input', 'task=x', '--sim-delay', '60000'], cwd, env);
+    try {
+      await run.waitFor('plan started');
+      const before = runFile();
+      const decide = spawnSync(process.execPath, [BIN, 'runs', 'decide', before.id, 'ship', 'approve'], {
+        cwd,
+        env,
+        encoding: 'utf8',
+      });
+      expect(decide.status).toBe(1);
+      expect(decide.stderr).toBe(
+        `kairoku-playbook: run ${before.id} is driven by process ${run.proc.pid}, which asks its gates at its own terminal: decide "ship" there (or cancel the run with kairoku-playbook runs cancel ${before.id})\n`,
+      );
+      expect(runFile()).toEqual(before);
+    } finally {
+      run.proc.kill('SIGINT');
+      await run.exited;
+    }
+  }, 60_000);
+
   it('a serve started later takes the waiting run up, the gate open again, and decides it', async () => {
     const { cwd, home, env, runFile } = setup();
     const run = child(['run', 'playbooks/pr.yml', '--input', 'task=x'], cwd, env);

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakePaseoDaemon, reports, runsUntilCanceled, silent } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { gateFlags } from '../src/commands/run-live.js';
+import { gateFlags } from '../src/commands/run-drive.js';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;

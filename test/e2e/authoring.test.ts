@@ -11,23 +11,13 @@
  * (`npm run build`). Everything listens on 127.0.0.1, lives in one temporary folder, and is stopped after.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { CHROMIUM, notReady } from '../../scripts/setup-vscode-e2e.mjs';
-import { installExtension, makeSandbox, sandboxEnv, startCodeServer } from './support/code-server.js';
-import type { CodeServer, Sandbox } from './support/code-server.js';
-import { CHROMIUM_ARGS, openFile, readProblems, showProblems, sortProblems } from './support/workbench.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'cli', 'dist', 'kairoku-playbook.js');
-const BUILD_EXTENSION = join(ROOT, 'vscode-extension', 'build.mjs');
-const VSIX = join(ROOT, 'vscode-extension', 'dist', 'kairoku-playbook.vsix');
-const ARTEFACTS = join(ROOT, 'test-results', 'vscode-e2e-authoring');
+import { CLI, ROOT, openSession } from './support/session.js';
+import type { Session } from './support/session.js';
+import { openFile, readProblems, runCommand, showProblems, sortProblems } from './support/workbench.js';
 
 /** An Ansible playbook: a list of plays, where Ansible keeps them (SPEC §2: not ours). */
 const ANSIBLE = `- name: Install the web server
@@ -59,31 +49,8 @@ steps:
         prompt: 'Implement: \${{ steps.plan.outputs.plan }}'
 `;
 
-/** The playbook of ship.test.yml (docs/diagnostics.md, PB803). */
-const SHIP = `version: 1
-title: Implement and ship
-inputs:
-  task: { type: string }
-steps:
-  implement:
-    role: implementer
-    prompt: \${{ inputs.task }}
-    outputs: { branch: string }
-  review:
-    needs: implement
-    role: reviewer
-    prompt: Review \${{ steps.implement.outputs.branch }}.
-    outcomes:
-      approved: next
-      changes_requested: { loop: implement, max: 3 }
-  ship:
-    needs: review
-    gate:
-      title: Ship \${{ steps.implement.outputs.branch }}?
-      choices: { approve: next, reject: fail }
-outputs:
-  branch: \${{ steps.implement.outputs.branch }}
-`;
+/** The playbook of ship.test.yml: docs/diagnostics.md's, PB803 (its fixture). */
+const SHIP = readFileSync(join(ROOT, 'test/fixtures/err/pb803-test-unknown-steps/ship.yml'), 'utf8');
 
 /** A test of ship.yml that scripts a step ship.yml does not declare (PB803). */
 const SHIP_TEST = `inputs: { task: add a flag }
@@ -136,36 +103,11 @@ function check(...paths: string[]): CheckedDiagnostic[] {
   return JSON.parse(result.stdout) as CheckedDiagnostic[];
 }
 
-let sandbox: Sandbox | undefined;
-let server: CodeServer | undefined;
-let browser: BrowserContext | undefined;
+let session: Session | undefined;
 let page: Page;
 let workspace: string;
 const playbook = (name: string) => join(workspace, 'playbooks', name);
-
-async function cleanUp(): Promise<void> {
-  const errors: unknown[] = [];
-  await browser?.close().catch((error: unknown) => errors.push(error));
-  browser = undefined;
-  await server?.stop().catch((error: unknown) => errors.push(error));
-  if (sandbox) rmSync(sandbox.dir, { recursive: true, force: true });
-  sandbox = undefined;
-  if (errors.length > 0) throw errors[0];
-}
-
-async function screenshot(name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), animations: 'disabled' });
-}
-
-/** Runs a command of the palette by its title. */
-async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press('Control+Shift+P');
-  await page.locator('.quick-input-widget input').waitFor();
-  await page.keyboard.type(title);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-}
+const screenshot = (name: string) => session!.screenshot(name);
 
 /** The number on the Problems tab's badge (0 when it shows none). */
 async function problemsBadge(): Promise<number> {
@@ -177,48 +119,27 @@ async function problemsBadge(): Promise<number> {
 }
 
 beforeAll(async () => {
-  const why = notReady();
-  if (why) throw new Error(`the VS Code end-to-end test cannot run: ${why}`);
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  rmSync(ARTEFACTS, { recursive: true, force: true });
-  mkdirSync(ARTEFACTS, { recursive: true });
-  try {
-    execFileSync(process.execPath, [BUILD_EXTENSION, '--package'], { stdio: 'pipe' });
-
-    sandbox = makeSandbox(mkdtempSync(join(tmpdir(), 'kairoku-vscode-e2e-authoring-')));
-    workspace = join(sandbox.dir, 'workspace');
-    mkdirSync(join(workspace, 'playbooks'), { recursive: true });
-    writeFileSync(playbook('site.yml'), ANSIBLE);
-    writeFileSync(playbook('messy.yml'), MESSY);
-    writeFileSync(playbook('ship.yml'), SHIP);
-    writeFileSync(playbook('ship.test.yml'), SHIP_TEST);
-    writeFileSync(playbook('broken.yml'), BROKEN);
-
-    expect(installExtension(sandbox, VSIX)).toMatch(/^kairoku\.kairoku-playbook-vscode@\d+\.\d+\.\d+$/m);
-    server = await startCodeServer(sandbox, workspace);
-
-    browser = await chromium.launchPersistentContext(join(sandbox.dir, 'chromium-profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      env: sandboxEnv(sandbox),
-      viewport: { width: 1400, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(60_000);
-    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-    await showProblems(page);
-  } catch (error) {
-    if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
-    await cleanUp().catch(() => undefined);
-    throw error;
-  }
+  session = await openSession(
+    'vscode-e2e-authoring',
+    (folder) => {
+      workspace = folder;
+      writeFileSync(playbook('site.yml'), ANSIBLE);
+      writeFileSync(playbook('messy.yml'), MESSY);
+      writeFileSync(playbook('ship.yml'), SHIP);
+      writeFileSync(playbook('ship.test.yml'), SHIP_TEST);
+      writeFileSync(playbook('broken.yml'), BROKEN);
+    },
+    async (loaded) => {
+      await loaded.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+      await showProblems(loaded);
+    },
+  );
+  page = session.page;
 }, 300_000);
 
 afterAll(async () => {
-  if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
-  await cleanUp();
+  await session?.close();
+  session = undefined;
 }, 60_000);
 
 describe('authoring in a real VS Code (code-server)', () => {
@@ -230,7 +151,7 @@ describe('authoring in a real VS Code (code-server)', () => {
   it('Format Document formats a badly indented playbook as `kairoku-playbook format` writes it', async () => {
     keepFailure('format');
     // What the CLI writes, on a copy outside the workspace.
-    const copyDir = join(sandbox!.dir, 'format-copy');
+    const copyDir = join(session!.sandbox.dir, 'format-copy');
     mkdirSync(copyDir, { recursive: true });
     writeFileSync(join(copyDir, 'messy.yml'), MESSY);
     execFileSync(process.execPath, [CLI, 'format', join(copyDir, 'messy.yml')], { stdio: 'pipe' });
@@ -249,7 +170,7 @@ describe('authoring in a real VS Code (code-server)', () => {
         interval: 250,
       })
       .toBe(true);
-    await runCommand('Format Document');
+    await runCommand(page, 'Format Document');
     await page.keyboard.press('Control+S');
     await expect
       .poll(() => readFileSync(playbook('messy.yml'), 'utf8'), { timeout: 30_000, interval: 250 })
@@ -278,10 +199,10 @@ describe('authoring in a real VS Code (code-server)', () => {
 
   it('after Check workspace, with a broken playbook not open, the Problems badge counts each problem once', async () => {
     keepFailure('check-workspace');
-    await runCommand('View: Close All Editors');
+    await runCommand(page, 'View: Close All Editors');
     const expected = check(workspace);
     expect(expected.filter((d) => d.file.endsWith('broken.yml'))).toHaveLength(3);
-    await runCommand('Kairoku Playbooks: Check workspace');
+    await runCommand(page, 'Kairoku Playbooks: Check workspace');
     // Its summary shows once its own collection (if any) is set: the count is then final.
     await page
       .locator('.notification-toast', { hasText: /Checked \d+ playbooks?:/ })

@@ -12,45 +12,27 @@
  * Needs `node scripts/setup-vscode-e2e.mjs` (which `npm run test:e2e` runs first) and the CLI's bundle
  * (`npm run build`). Everything listens on 127.0.0.1, lives in one temporary folder, and is stopped after.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import type { BrowserContext, Frame, Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { CHROMIUM, notReady } from '../../scripts/setup-vscode-e2e.mjs';
-import { installExtension, makeSandbox, sandboxEnv, startCodeServer } from './support/code-server.js';
-import type { CodeServer, Sandbox } from './support/code-server.js';
+import { CLI, ROOT, openSession } from './support/session.js';
+import type { Session } from './support/session.js';
 import {
-  CHROMIUM_ARGS,
   hoverText,
   lineWith,
   openFile,
   pointAt,
   readProblems,
+  runCommand,
   showProblems,
   sortProblems,
   suggestWidget,
 } from './support/workbench.js';
 import type { Problem } from './support/workbench.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'cli', 'dist', 'kairoku-playbook.js');
-const BUILD_EXTENSION = join(ROOT, 'vscode-extension', 'build.mjs');
-const VSIX = join(ROOT, 'vscode-extension', 'dist', 'kairoku-playbook.vsix');
 const SCHEMA = join(ROOT, 'grammar', 'schema', 'playbook.schema.json');
-const ARTEFACTS = join(ROOT, 'test-results', 'vscode-e2e');
 
 /** A misspelt step in needs (PB200), an unknown input in an expression (PB202), an unused input (PB900). */
 const BROKEN = `version: 1
@@ -101,69 +83,30 @@ function check(file: string): Problem[] {
   );
 }
 
-let sandbox: Sandbox | undefined;
-let server: CodeServer | undefined;
-let browser: BrowserContext | undefined;
+let session: Session | undefined;
 let page: Page;
 let file: string;
-
-async function cleanUp(): Promise<void> {
-  const errors: unknown[] = [];
-  await browser?.close().catch((error: unknown) => errors.push(error));
-  browser = undefined;
-  await server?.stop().catch((error: unknown) => errors.push(error));
-  if (sandbox) rmSync(sandbox.dir, { recursive: true, force: true });
-  sandbox = undefined;
-  if (errors.length > 0) throw errors[0];
-}
-
-async function screenshot(name: string): Promise<void> {
-  // Finite CSS animations (the hover fades in) are finished first.
-  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), animations: 'disabled' });
-}
+const screenshot = (name: string) => session!.screenshot(name);
 
 beforeAll(async () => {
-  const why = notReady();
-  if (why) throw new Error(`the VS Code end-to-end test cannot run: ${why}`);
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  rmSync(ARTEFACTS, { recursive: true, force: true });
-  mkdirSync(ARTEFACTS, { recursive: true });
-  try {
-    // The .vsix from the current sources (a few seconds).
-    execFileSync(process.execPath, [BUILD_EXTENSION, '--package'], { stdio: 'pipe' });
-
-    sandbox = makeSandbox(mkdtempSync(join(tmpdir(), 'kairoku-vscode-e2e-')));
-    const workspace = join(sandbox.dir, 'workspace');
-    mkdirSync(join(workspace, 'playbooks'), { recursive: true });
-    file = join(workspace, 'playbooks', 'broken.yml');
-    writeFileSync(file, BROKEN);
-    copyFileSync(join(ROOT, 'playbooks', 'pr.yml'), join(workspace, 'playbooks', 'pr.yml'));
-
-    expect(installExtension(sandbox, VSIX)).toMatch(/^kairoku\.kairoku-playbook-vscode@\d+\.\d+\.\d+$/m);
-    server = await startCodeServer(sandbox, workspace);
-
-    browser = await chromium.launchPersistentContext(join(sandbox.dir, 'chromium-profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      env: sandboxEnv(sandbox),
-      viewport: { width: 1400, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(60_000);
-    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`);
-    await openFile(page, 'broken.yml');
-    await showProblems(page);
-  } catch (error) {
-    if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
-    await cleanUp().catch(() => undefined);
-    throw error;
-  }
+  session = await openSession(
+    'vscode-e2e',
+    (workspace) => {
+      file = join(workspace, 'playbooks', 'broken.yml');
+      writeFileSync(file, BROKEN);
+      copyFileSync(join(ROOT, 'playbooks', 'pr.yml'), join(workspace, 'playbooks', 'pr.yml'));
+    },
+    async (loaded) => {
+      await openFile(loaded, 'broken.yml');
+      await showProblems(loaded);
+    },
+  );
+  page = session.page;
 }, 300_000);
 
 afterAll(async () => {
-  if (server) writeFileSync(join(ARTEFACTS, 'code-server.log'), server.log());
-  await cleanUp();
+  await session?.close();
+  session = undefined;
 }, 60_000);
 
 describe('the extension in a real VS Code (code-server)', () => {
@@ -306,19 +249,12 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
     await gate.waitFor({ timeout: 60_000 });
 
     // serve runs for this workspace: its discovery file names it, in the sandbox's store.
-    const serveDir = join(sandbox!.home, '.kairoku-playbook', 'serve');
+    const serveDir = join(session!.sandbox.home, '.kairoku-playbook', 'serve');
     expect(readdirSync(serveDir).filter((name) => name.endsWith('.json'))).toHaveLength(1);
     await screenshot('7-playbooks-gate');
 
     // The graph view links to the active run; the link opens it in the Playbooks view.
-    await page.keyboard.press('Control+Shift+P');
-    await page.locator('.quick-input-widget input').waitFor();
-    await page.keyboard.type('Kairoku Playbooks: Show playbook graph');
-    await page
-      .locator('.quick-input-widget .monaco-list-row', { hasText: 'Show playbook graph' })
-      .first()
-      .waitFor();
-    await page.keyboard.press('Enter');
+    await runCommand(page, 'Kairoku Playbooks: Show playbook graph');
     const graph = await frameWith(page, 'button.run-link');
     const link = graph.locator('button.run-link');
     await expect.poll(() => link.textContent()).toMatch(/^Open run pr-\w+ in the Playbooks view$/);

@@ -134,8 +134,8 @@ export function simDelay(text: string | undefined): number | undefined {
 }
 
 /**
- * Where a sim run stopped: nothing else drives it, so a run still going is canceled, saying why
- * (a refused scripted event, a gate left open); refusals of a run that ended are warned about.
+ * Where a sim run stopped after the scenario scripted an event the run refused: nothing else drives a
+ * sim run, so a run still going is canceled, saying why; refusals of a run that ended are warned about.
  */
 export function settleSimRun(
   state: RunState,
@@ -145,12 +145,9 @@ export function settleSimRun(
   now: () => number,
 ): RunState {
   if (state.status === 'running' || state.status === 'paused') {
-    // Nothing else drives a sim run: say why it stopped, and cancel it rather than leave it hanging.
-    const why = refusals.length
-      ? refusals.map(
-          (r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`,
-        )
-      : openGates(state).map((name) => `gate "${name}" was left open`);
+    const why = refusals.map(
+      (r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`,
+    );
     for (const line of why) io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
     const canceled = advance(
       state,
@@ -188,12 +185,6 @@ export function loadScenario(file: string | undefined, ir: Ir, cwd: string): Sce
   return scenario;
 }
 
-function openGates(state: RunState): string[] {
-  return Object.entries(summarize(state).steps)
-    .filter(([, s]) => s.status === 'waiting')
-    .map(([name]) => name);
-}
-
 /**
  * Asks a gate at the terminal (its choices, then a comment when the choice takes one) without blocking
  * the event loop: agents report and Ctrl-C is heard while a person reads the gate. Undefined at end of
@@ -221,7 +212,7 @@ export async function askGateAsync(
 /**
  * Deciding a gate at a prompt, as a state machine: the choice, then a comment when the choice takes
  * one; a wrong choice or a missing required comment is said and asked again. Each `answer` says what
- * to write and what comes next, so the synchronous (sim) and asynchronous (live) prompts share it.
+ * to write and what comes next.
  */
 class GateDialogue {
   private chosen: OpenGate['choices'][number] | undefined;
@@ -285,7 +276,7 @@ class GateDialogue {
   }
 }
 
-/** End of input at a prompt: the gate stays open (and the sim run, which nothing else drives, is canceled). */
+/** End of input at a prompt: the gate stays open, and the run waits at it. */
 function endOfInput(terminal: Terminal): undefined {
   terminal.write('\n');
   return undefined;

@@ -33,9 +33,6 @@ export interface LiveBackendRequest {
   log: (line: string) => void;
 }
 
-export type { LiveBackend } from './run-drive.js';
-export { gateFlags } from './run-drive.js';
-
 export type LiveBackendFactory = (request: LiveBackendRequest) => Promise<LiveBackend>;
 
 /**
@@ -169,7 +166,7 @@ export function liveFactory(
  * (`paseoOptions`: --paseo-host, --paseo-password-file, --paseo-provider, --paseo-model, and the
  * PASEO_HOST and PASEO_PASSWORD variables).
  */
-export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
+function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
   const daemon = paseoOptions(args, env, cwd);
   const parentAgentId = flag(args, 'parent-agent');
   return async (request) => {
@@ -195,7 +192,7 @@ export function paseoFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: stri
  * first use, mode 0600), which runners are given with --token-file. Dispatches go to runners of this
  * checkout (its real path is the repository's id), starting from its current branch.
  */
-export function kairokuFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
+function kairokuFactory(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): LiveBackendFactory {
   const listen = flag(args, 'listen') ?? '127.0.0.1:0';
   const parsed = kairoku.parseHostPort(listen);
   if (!parsed)

@@ -174,42 +174,21 @@ export function runRuns(
       const from = flag(args, 'from');
       if (from === undefined) throw new UsageError('runs restart needs --from STEP');
       const loaded = load(store, id);
-      if (loaded.backend === 'paseo' || loaded.backend === 'kairoku') {
-        refuseFlags(args, ['scenario', 'sim-delay'], 'is for sim runs only');
-        const backend = loaded.backend;
-        return import('./run-live.js').then((live) =>
-          live.restartLive(
+      const event: RunEvent = { type: 'restart-from', step: from };
+      if (!isLiveBackend(loaded.backend)) {
+        refuseLiveFlags(args);
+        const serve = serveOf(store, loaded);
+        if (serve) {
+          // The serve of the run's workspace drives it: it restarts it, and its gates wait there.
+          refuseFlags(
             args,
-            loaded,
-            { type: 'restart-from', step: from },
-            io,
-            json ? undefined : terminal,
-            live.liveFactory(backend, args, env, io.cwd),
-            env,
-          ),
-        );
+            ['scenario', 'sim-delay', 'json', 'gate'],
+            'does not apply while serve drives the run',
+          );
+          return operateThroughServe(serve, id, 'restart', { step: from }, io);
+        }
       }
-      refuseFlags(
-        args,
-        Object.keys(LIVE_FLAGS).filter((name) => name !== 'gate'),
-        'is for paseo and kairoku runs',
-      );
-      const serve = serveOf(store, loaded);
-      if (serve) {
-        // The serve of the run's workspace drives it: it restarts it, and its gates wait there.
-        refuseFlags(
-          args,
-          ['scenario', 'sim-delay', 'json', 'gate'],
-          'does not apply while serve drives the run',
-        );
-        return operateThroughServe(serve, id, 'restart', { step: from }, io);
-      }
-      return restart(store, id, { type: 'restart-from', step: from }, io, args, env, {
-        json,
-        scenario: flag(args, 'scenario'),
-        delayMs: simDelay(flag(args, 'sim-delay')),
-        terminal: json ? undefined : terminal,
-      });
+      return driveOn(store, loaded, event, io, args, env, json ? undefined : terminal);
     }
   }
 }
@@ -547,31 +526,47 @@ function decide(
     io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(refusal)}\n`);
     return 1;
   }
-  const json = args.flags.has('json');
-  if (state.backend === 'paseo' || state.backend === 'kairoku') {
-    refuseFlags(args, ['scenario', 'sim-delay'], 'is for sim runs only');
-    const backend = state.backend;
-    return import('./run-live.js').then((live) =>
-      live.restartLive(
-        args,
-        state,
-        event,
-        io,
-        json ? undefined : terminal,
-        live.liveFactory(backend, args, env, io.cwd),
-        env,
-      ),
-    );
-  }
+  return driveOn(store, state, event, io, args, env, terminal);
+}
+
+function isLiveBackend(backend: string): backend is 'paseo' | 'kairoku' {
+  return backend === 'paseo' || backend === 'kairoku';
+}
+
+function refuseLiveFlags(args: ParsedArgs): void {
   refuseFlags(
     args,
     Object.keys(LIVE_FLAGS).filter((name) => name !== 'gate'),
     'is for paseo and kairoku runs',
   );
+}
+
+/**
+ * A stored run set going again by `event` (`runs restart`'s restart-from, `runs decide`'s
+ * gate-decided) and driven here on its own backend, as `run` drives a new one. `terminal` is
+ * undefined with --json (it asks nothing).
+ */
+function driveOn(
+  store: RunStore,
+  state: RunState,
+  event: RunEvent,
+  io: CommandIo,
+  args: ParsedArgs,
+  env: NodeJS.ProcessEnv,
+  terminal: Terminal | undefined,
+): number | Promise<number> {
+  const backend = state.backend;
+  if (isLiveBackend(backend)) {
+    refuseFlags(args, ['scenario', 'sim-delay'], 'is for sim runs only');
+    return import('./run-live.js').then((live) =>
+      live.restartLive(args, state, event, io, terminal, live.liveFactory(backend, args, env, io.cwd), env),
+    );
+  }
+  refuseLiveFlags(args);
   return restart(store, state.id, event, io, args, env, {
-    json,
+    json: args.flags.has('json'),
     scenario: flag(args, 'scenario'),
     delayMs: simDelay(flag(args, 'sim-delay')),
-    terminal: json ? undefined : terminal,
+    terminal,
   });
 }

@@ -137,3 +137,13 @@ export function suggestWidget(page: Page) {
   const widget = page.locator('.editor-widget.suggest-widget.visible');
   return { widget, focused: widget.locator('.monaco-list-row.focused') };
 }
+
+/** Runs a command of the palette (Ctrl+Shift+P) by its title. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('Control+Shift+P');
+  await page.locator('.quick-input-widget input').waitFor();
+  await page.keyboard.type(title);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
