@@ -18,16 +18,19 @@
 // Median and p95 (nearest rank) of N samples (default 30 on pr.yml, N/3 on the big file, at least 5).
 // Writes bench/out/lsp-feedback.json; exits 0 whatever the figures, 2 when a build is missing.
 
-import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import rpc from 'vscode-jsonrpc/node';
 import { generatePlaybook } from './generate.mjs';
-
-const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = rpc;
+import {
+  headCommit,
+  nextDiagnostics as nextPublish,
+  startClient,
+  stopClient,
+  withTimeout,
+} from './lsp-client.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
@@ -53,7 +56,6 @@ const ylsPackage = join(root, 'node_modules', 'yaml-language-server', 'package.j
 const ylsPkg = JSON.parse(readFileSync(ylsPackage, 'utf8'));
 const ylsServer = join(dirname(ylsPackage), ylsPkg.bin['yaml-language-server']);
 const schemaUri = pathToFileURL(join(root, 'grammar', 'schema', 'playbook.schema.json')).href;
-const TIMEOUT_MS = 60_000;
 
 // ---- the documents ----------------------------------------------------------------------------------
 const tmp = mkdtempSync(join(os.tmpdir(), 'kairoku-lsp-feedback-'));
@@ -74,71 +76,20 @@ const small = documentOf('pr.playbook.yml', prText, 0);
 const bigText = generatePlaybook(2000);
 const big = documentOf('big-2000.playbook.yml', bigText, Math.floor(bigText.split('\n').length / 2));
 
-// ---- a minimal LSP client -------------------------------------------------------------------------
-async function startClient(name, argv, { initializationOptions, capabilities, onRequest = {} }) {
-  const child = spawn(process.execPath, argv, { cwd: tmp, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-8000)));
-  const exited = new Promise((done) => child.on('exit', done));
-  const connection = createMessageConnection(
-    new StreamMessageReader(child.stdout),
-    new StreamMessageWriter(child.stdin),
-  );
-  const client = { name, child, connection, exited, waiters: [], versions: new Map(), stderr: () => stderr };
-  connection.onNotification('textDocument/publishDiagnostics', (params) => {
-    const at = performance.now();
-    client.waiters = client.waiters.filter((w) => {
-      if (w.uri !== params.uri || !w.match(params)) return true;
-      w.resolve({ at, params });
-      return false;
-    });
-  });
-  connection.onNotification(() => {});
-  connection.onRequest((method, params) => (onRequest[method] ? onRequest[method](params) : null));
-  connection.listen();
-  const init = await withTimeout(
-    connection.sendRequest('initialize', {
-      processId: process.pid,
-      rootUri: null,
-      workspaceFolders: null,
-      capabilities,
-      initializationOptions,
-    }),
-    `${name}: initialize`,
-  );
-  connection.sendNotification('initialized', {});
-  const sync = init.capabilities.textDocumentSync;
-  client.syncKind = typeof sync === 'number' ? sync : (sync?.change ?? 1);
-  return client;
-}
-
-function withTimeout(promise, what, ms = TIMEOUT_MS) {
-  let timer;
-  return Promise.race([
-    promise,
-    new Promise(
-      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)),
-    ),
-  ]).finally(() => clearTimeout(timer));
-}
-
+// ---- the client (bench/lsp-client.mjs) -------------------------------------------------------------
 /** The next publishDiagnostics of `uri` for `version` (yaml-language-server sends no version: the next one). */
 function nextDiagnostics(client, uri, version) {
-  return withTimeout(
-    new Promise((done) =>
-      client.waiters.push({
-        uri,
-        match: (p) => p.version === undefined || p.version === null || p.version === version,
-        resolve: done,
-      }),
-    ),
-    `${client.name}: diagnostics of ${uri} v${version}`,
+  return nextPublish(
+    client,
+    (p) => p.uri === uri && (p.version === undefined || p.version === null || p.version === version),
+    `diagnostics of ${uri} v${version}`,
   );
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function open(client, doc) {
+  client.versions ??= new Map();
   client.versions.set(doc.uri, { version: 1, inserted: false });
   const first = nextDiagnostics(client, doc.uri, 1);
   client.connection.sendNotification('textDocument/didOpen', {
@@ -169,21 +120,6 @@ function edit(client, doc) {
   return waiting.then(({ at, params }) => ({ ms: at - start, diagnostics: params.diagnostics.length }));
 }
 
-async function stop(client) {
-  if (!client) return;
-  try {
-    await withTimeout(client.connection.sendRequest('shutdown'), `${client.name}: shutdown`, 5000);
-    client.connection.sendNotification('exit');
-  } catch {
-    // killed below
-  }
-  if (!(await Promise.race([client.exited.then(() => true), sleep(3000).then(() => false)]))) {
-    client.child.kill('SIGKILL');
-    await client.exited;
-  }
-  client.connection.dispose();
-}
-
 // ---- the servers ------------------------------------------------------------------------------------
 const ylsSettings = {
   yaml: {
@@ -199,6 +135,7 @@ const ylsSettings = {
 };
 const ours = (name, entry) => () =>
   startClient(name, [entry], {
+    cwd: tmp,
     initializationOptions: {},
     capabilities: { textDocument: { synchronization: {} }, workspace: {} },
   });
@@ -210,6 +147,7 @@ const servers = [
     docs: [small],
     start: async () => {
       const client = await startClient('yaml-language-server', [ylsServer, '--stdio'], {
+        cwd: tmp,
         capabilities: { textDocument: { synchronization: {} }, workspace: { didChangeConfiguration: {} } },
         onRequest: {
           'workspace/configuration': ({ items }) => items.map((i) => ylsSettings[i.section] ?? null),
@@ -286,7 +224,7 @@ for (const server of servers) {
     problems.push(`${server.name}: ${error.message}`);
     process.stderr.write(`${server.name}: ${error.message}\n${client?.stderr() ?? ''}\n`);
   } finally {
-    await stop(client);
+    await stopClient(client);
   }
 }
 rmSync(tmp, { recursive: true, force: true });
@@ -312,12 +250,7 @@ for (const r of results.filter((r) => r.burst))
 for (const p of problems) out.push(`  PROBLEM: ${p}`);
 process.stdout.write(`${out.join('\n')}\n`);
 
-let commit = null;
-try {
-  commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-} catch {
-  // not a checkout
-}
+const commit = headCommit(root);
 mkdirSync(join(benchDir, 'out'), { recursive: true });
 writeFileSync(
   join(benchDir, 'out', 'lsp-feedback.json'),

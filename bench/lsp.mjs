@@ -22,16 +22,19 @@
 // YLS are measured in the same run. Writes bench/out/lsp-results.json; exits 0 whatever the figures
 // (it reports), 2 when the build is missing, 1 when a server cannot be measured at all.
 
-import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import rpc from 'vscode-jsonrpc/node';
 import { generatePlaybook } from './generate.mjs';
-
-const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = rpc;
+import {
+  headCommit,
+  nextDiagnostics as nextPublish,
+  startClient,
+  stopClient,
+  withTimeout,
+} from './lsp-client.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
@@ -42,7 +45,6 @@ const ylsPackage = join(root, 'node_modules', 'yaml-language-server', 'package.j
 const schemaPath = join(root, 'grammar', 'schema', 'playbook.schema.json');
 const STEPS = 2000;
 const YLS_DEBOUNCE_MS = 200; // yamlSettings.validationDelayMs in yaml-language-server, not configurable
-const TIMEOUT_MS = 60_000;
 
 let RUNS = 7;
 for (let i = 2; i < process.argv.length; i++) {
@@ -142,70 +144,10 @@ const texts = [];
   }
 }
 
-// ---- a minimal LSP client ---------------------------------------------------------------------
-async function startClient(name, argv, { initializationOptions, capabilities, onRequest = {} }) {
-  const child = spawn(process.execPath, argv, { cwd: tmp, stdio: ['pipe', 'pipe', 'pipe'] });
-  const log = { stderr: '' };
-  child.stderr.on('data', (chunk) => {
-    log.stderr = (log.stderr + chunk).slice(-8000);
-  });
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const connection = createMessageConnection(
-    new StreamMessageReader(child.stdout),
-    new StreamMessageWriter(child.stdin),
-  );
-  const client = { name, child, connection, exited, log, waiters: [], lastPublish: 0, logs: [], version: 0 };
-  connection.onNotification('textDocument/publishDiagnostics', (params) => {
-    const at = performance.now();
-    client.lastPublish = at;
-    if (params.uri !== uri) return;
-    client.latest = params;
-    client.waiters = client.waiters.filter((w) => {
-      if (!w.match(params)) return true;
-      w.resolve({ at, params });
-      return false;
-    });
-  });
-  connection.onNotification('window/logMessage', (p) => client.logs.push(p.message));
-  connection.onNotification((method) => void method); // telemetry etc.
-  connection.onRequest((method, params) => (onRequest[method] ? onRequest[method](params) : null));
-  connection.listen();
-  const init = await withTimeout(
-    connection.sendRequest('initialize', {
-      processId: process.pid,
-      clientInfo: { name: 'kairoku-playbook bench/lsp.mjs' },
-      rootUri: null,
-      workspaceFolders: null,
-      capabilities,
-      initializationOptions,
-    }),
-    `${name}: initialize`,
-  );
-  connection.sendNotification('initialized', {});
-  client.capabilities = init.capabilities;
-  client.serverInfo = init.serverInfo;
-  const sync = init.capabilities.textDocumentSync;
-  client.syncKind = typeof sync === 'number' ? sync : (sync?.change ?? 1);
-  return client;
-}
-
-function withTimeout(promise, what, ms = TIMEOUT_MS) {
-  let timer;
-  return Promise.race([
-    promise,
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** Resolves with the next publishDiagnostics of the document for which `match(params)` holds. */
-function nextDiagnostics(client, match, what) {
-  return withTimeout(
-    new Promise((resolve) => client.waiters.push({ match, resolve })),
-    `${client.name}: ${what}`,
-  );
-}
+// ---- the client (bench/lsp-client.mjs) --------------------------------------------------------
+/** The next publishDiagnostics of the document for which `match(params)` holds. */
+const nextDiagnostics = (client, match, what) =>
+  nextPublish(client, (params) => params.uri === uri && match(params), what);
 
 /** Waits until the server has published nothing for `quietMs`. */
 async function settle(client, quietMs) {
@@ -244,22 +186,6 @@ async function change(client, range, newText, fullText) {
   return { ms: at - start, diagnostics: params.diagnostics };
 }
 
-async function stop(client) {
-  if (!client) return;
-  try {
-    await withTimeout(client.connection.sendRequest('shutdown'), `${client.name}: shutdown`, 5000);
-    client.connection.sendNotification('exit');
-  } catch {
-    // fall through to kill
-  }
-  const gone = await Promise.race([client.exited, new Promise((r) => setTimeout(() => r(null), 3000))]);
-  if (!gone) {
-    client.child.kill('SIGKILL');
-    await client.exited;
-  }
-  client.connection.dispose();
-}
-
 // ---- start the servers --------------------------------------------------------------------------
 const schemaUri = pathToFileURL(schemaPath).href;
 const ylsSettings = {
@@ -276,6 +202,7 @@ const ylsSettings = {
   http: { proxy: '', proxyStrictSSL: false },
 };
 
+const clientInfo = { name: 'kairoku-playbook bench/lsp.mjs' };
 let ours;
 let yls;
 const checks = {};
@@ -288,11 +215,15 @@ const median = (xs) => {
 
 try {
   ours = await startClient('ours', [ourServer], {
+    cwd: tmp,
+    clientInfo,
     initializationOptions: { validationDelay: 0 },
     // no textDocument.diagnostic: the server pushes
     capabilities: { textDocument: { synchronization: {}, completion: {}, hover: {} }, workspace: {} },
   });
   yls = await startClient('yaml-language-server', [ylsServer, '--stdio'], {
+    cwd: tmp,
+    clientInfo,
     capabilities: { textDocument: { synchronization: {} }, workspace: { didChangeConfiguration: {} } },
     onRequest: {
       // yaml-language-server pulls its settings on every didChangeConfiguration
@@ -307,7 +238,7 @@ try {
     open(client, original);
     const { params } = await first;
     await settle(client, client === yls ? 1000 : 300);
-    checks[client.name] = { openDiagnostics: (client.latest ?? params).diagnostics.length };
+    checks[client.name] = { openDiagnostics: (client.published.get(uri) ?? params).diagnostics.length };
   }
 
   // Validation must be real: a wrong top-level key must give a diagnostic, in both servers.
@@ -338,9 +269,9 @@ try {
   for (const c of [ours, yls])
     if (c)
       process.stderr.write(
-        `--- ${c.name} stderr ---\n${c.log?.stderr ?? ''}\n${(c.logs ?? []).slice(-5).join('\n')}\n`,
+        `--- ${c.name} stderr ---\n${c.stderr?.() ?? ''}\n${(c.logs ?? []).slice(-5).join('\n')}\n`,
       );
-  await Promise.allSettled([stop(ours), stop(yls)]);
+  await Promise.allSettled([stopClient(ours), stopClient(yls)]);
   rmSync(tmp, { recursive: true, force: true });
   process.exit(1);
 }
@@ -438,7 +369,7 @@ for (const c of [ours, yls]) {
     }
   }
 }
-await Promise.allSettled([stop(ours), stop(yls)]);
+await Promise.allSettled([stopClient(ours), stopClient(yls)]);
 rmSync(tmp, { recursive: true, force: true });
 
 // ---- report --------------------------------------------------------------------------------------
@@ -535,12 +466,7 @@ out.push(
 for (const p of problems) out.push(`  PROBLEM: ${p}`);
 process.stdout.write(`${out.join('\n')}\n`);
 
-let commit = null;
-try {
-  commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-} catch {
-  // not a checkout
-}
+const commit = headCommit(root);
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   join(outDir, 'lsp-results.json'),

@@ -11,8 +11,7 @@ export { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST, STATS_REQUEST } from './server/c
 export type { GraphParams, PlaybookFilesParams, ServerStats } from './server/custom-requests.js';
 export { MAX_MESSAGE_BYTES } from './server/protocol/framing.js';
 export { nodeFileSystem } from './server/node-file-system.js';
-export { prettierOptionsFor, prettierOptionsForPath } from './server/prettier-config.js';
-export type { ResolvedPrettierOptions } from './server/prettier-config.js';
+export { prettierOptionsForPath } from './server/prettier-config.js';
 
 export { PlaybookLanguageService, isRefusal } from './service/language-service.js';
 export type { DiagnosticsOfWorkspace, Refusal, WatchedFileChange } from './service/language-service.js';
@@ -43,7 +42,7 @@ export type { SemanticToken } from './service/features/semantic-tokens.js';
 export { codeActionsFor } from './service/features/code-actions.js';
 export type { CodeActionResult } from './service/features/code-actions.js';
 export { foldingRanges } from './service/features/folding-ranges.js';
-export { formatPlaybook, formatYaml, formattingEdits, sameMeaning } from './service/features/formatting.js';
+export { formatPlaybook, formatYaml } from './service/features/formatting.js';
 export type { Formatted, PrettierOptions } from './service/features/formatting.js';
 export type { FoldingRangeResult } from './service/features/folding-ranges.js';
 export { LISTED_PROBLEMS, playbookGraph } from './service/features/graph.js';

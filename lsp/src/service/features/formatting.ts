@@ -9,12 +9,14 @@
  * - comments stay (Prettier's printer keeps them), and so do a byte order mark and the file's line
  *   endings (CRLF stays CRLF unless the Prettier config names an `endOfLine`);
  * - the meaning never changes: the YAML value of the formatted text is compared with the original's, and
- *   so are the codes of its diagnostics (a `# playbook-ignore` comment means something on its line);
+ *   in a text with a `# playbook-ignore` comment (which means something on its line) so are the codes
+ *   of its diagnostics;
  *   a difference is a refusal, not a rewrite;
  * - the same result in every editor and in CI: the editor's tab size is not used (the project's Prettier
  *   config, else Prettier's defaults, decide), so `format --check` agrees with what the editor wrote.
  */
 import { parseAllDocuments } from 'yaml';
+import type { Document } from 'yaml';
 import { analyzeFile } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
 import type { OffsetEdit } from '../language/types.js';
@@ -50,7 +52,10 @@ export async function formatPlaybook(
   const result = await formatYaml(analysis.text, options);
   if ('refused' in result) return result;
   // The YAML value is the same (formatYaml checked it); what a comment means is the checker's: a
-  // `# playbook-ignore` comment moved off the line it silences changes the diagnostics.
+  // `# playbook-ignore` comment moved off the line it silences changes the diagnostics. Without one, the
+  // checker reads the value alone (its suppressions are skipped the same way), so the formatted text is
+  // analysed again only when the text has such a comment.
+  if (!analysis.text.includes('playbook-ignore')) return result;
   const before = codesOf(analysis.diagnostics);
   const after = codesOf(analyzeFile(analysis.file, result.text).diagnostics);
   if (before !== after)
@@ -74,7 +79,9 @@ export async function formatYaml(text: string, options: PrettierOptions | null =
   const body = byteOrderMark ? text.slice(1) : text;
   const firstBreak = body.indexOf('\n');
   const crlf = firstBreak > 0 && body[firstBreak - 1] === '\r';
-  const syntaxError = firstYamlError(body);
+  // (parsed once: the syntax check, then the value the formatted text is compared with)
+  const documents = yamlDocuments(body);
+  const syntaxError = firstYamlError(body, documents);
   if (syntaxError) return { refused: syntaxError };
   const passed: PrettierOptions = {};
   for (const [name, value] of Object.entries(options ?? {})) if (!NOT_PASSED.has(name)) passed[name] = value;
@@ -94,7 +101,8 @@ export async function formatYaml(text: string, options: PrettierOptions | null =
   } catch (error) {
     return { refused: `not formatted: Prettier could not format it (${firstLine(error)})` };
   }
-  if (!sameMeaning(body, formatted))
+  const after = valuesOf(yamlDocuments(formatted));
+  if (after === undefined || !deepEqual(valuesOf(documents), after))
     return {
       refused:
         'not formatted: Prettier would change what this file means (a bug worth reporting); it is left as it is',
@@ -102,11 +110,17 @@ export async function formatYaml(text: string, options: PrettierOptions | null =
   return { text: byteOrderMark ? `\ufeff${formatted}` : formatted };
 }
 
-/** A YAML syntax error of the text, said as a refusal; undefined when it reads. */
-function firstYamlError(text: string): string | undefined {
+type YamlDocuments = Document.Parsed[];
+
+/** The documents of a YAML text (errors unadorned: a refusal says the first line of one). */
+function yamlDocuments(text: string): YamlDocuments {
   const documents = parseAllDocuments(text, { uniqueKeys: false, prettyErrors: false });
-  const list = Array.isArray(documents) ? documents : [documents];
-  for (const document of list) {
+  return Array.isArray(documents) ? documents : [documents];
+}
+
+/** A YAML syntax error of the text, said as a refusal; undefined when it reads. */
+function firstYamlError(text: string, documents: YamlDocuments): string | undefined {
+  for (const document of documents) {
     const error = document.errors[0];
     if (!error) continue;
     const before = text.slice(0, error.pos[0]);
@@ -123,15 +137,15 @@ function firstLine(error: unknown): string {
 
 /** Whether two YAML texts hold the same values, document for document (comments and layout aside). */
 export function sameMeaning(before: string, after: string): boolean {
-  const values = (text: string) => {
-    const documents = parseAllDocuments(text, { uniqueKeys: false });
-    const list = Array.isArray(documents) ? documents : [documents];
-    if (list.some((d) => d.errors.length)) return undefined;
-    return list.map((d) => d.toJS({ maxAliasCount: -1 }) as unknown);
-  };
-  const a = values(before);
-  const b = values(after);
+  const a = valuesOf(yamlDocuments(before));
+  const b = valuesOf(yamlDocuments(after));
   return a !== undefined && b !== undefined && deepEqual(a, b);
+}
+
+/** The values of YAML documents; undefined when one has an error. */
+function valuesOf(documents: YamlDocuments): unknown[] | undefined {
+  if (documents.some((d) => d.errors.length)) return undefined;
+  return documents.map((d) => d.toJS({ maxAliasCount: -1 }) as unknown);
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {

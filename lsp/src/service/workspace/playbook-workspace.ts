@@ -218,14 +218,11 @@ export class PlaybookWorkspace {
    * its top level), on the text the workspace has (open, else on disk), else read now.
    */
   isPlaybookFile(uri: string, path: string): boolean {
-    if (!isPlaybookPath(path)) return false;
-    if (!isSharedFolderPath(path)) return true;
+    if (!isSharedFolderPath(path)) return isPlaybookPath(path);
     const key = normalizeUri(uri);
     if (this.open.has(key) || this.disk.has(key)) return this.claims(key);
-    const read = this.fs.readFile(path);
-    if (!(read instanceof Uint8Array)) return true; // refused or unreadable: `check` says why (PB100)
-    const decoded = decodeSource(path, read);
-    return decoded.text === undefined || isPlaybookFile(path, decoded.text);
+    const text = this.textOf(key);
+    return text === undefined || isPlaybookFile(path, text); // unreadable: `check` says why (PB100)
   }
 
   /** Whether a document is checked at all: a playbook, or a playbook test (against its playbook). */
@@ -395,7 +392,7 @@ export class PlaybookWorkspace {
     const known = new Set(files.map((f) => f.file));
     const found: WorkspaceFile[] = [];
     for (const { file } of files) {
-      if (this.isPlaybook(file)) continue;
+      if (!isPlaybookTest(file)) continue;
       const testUri = this.uriOf(file);
       if (testUri === undefined || !testUri.startsWith('file:')) continue;
       const candidates = playbookFilesOf(file);
@@ -424,7 +421,7 @@ export class PlaybookWorkspace {
       // A checker bug: find the files it fails on, report those, check the rest.
       const healthy: WorkspaceFile[] = [];
       for (const file of files) {
-        if (!this.isPlaybook(file.file)) {
+        if (isPlaybookTest(file.file)) {
           healthy.push(file);
           continue;
         }
