@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { isMap, isScalar, isSeq } from 'yaml';
-import type { Document, Node, YAMLMap } from 'yaml';
+import type { Document, Node } from 'yaml';
 import { closest } from '@kairoku-playbook/grammar';
 import { CODES } from '../codes.js';
 import type { Code } from '../codes.js';
