@@ -1,9 +1,8 @@
 import { resolve } from 'node:path';
-import { decodeSource } from '@kairoku-playbook/compiler';
+import { decodeSource, displayPath } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
 import { FILE_LIMITS, readFileBounded, refusalMessage } from '@kairoku-playbook/compiler/disk';
 import { parseYaml, writeFileAtomic } from '@kairoku-playbook/runtime';
-import { displayPath } from './discover.js';
 
 /**
  * What a command may touch: passed in, so commands run in tests without a process of their own. Declared

@@ -56,6 +56,25 @@ describe('format', () => {
     });
   });
 
+  it('formats the playbook tests check discovers in a folder, and none whose playbook is not found', async () => {
+    const messyTest = 'inputs:   { task: x }\nsteps:\n  only:\n      - { outcome:   done }\n';
+    const root = workspace({
+      'playbooks/pr.yml': FORMATTED,
+      'playbooks/pr.test.yml': messyTest,
+      'other/loose.test.yml': messyTest,
+    });
+    const result = await runMainToEnd(['format'], root);
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'formatted playbooks/pr.test.yml\n',
+      stderr: 'formatted 1 file\n',
+    });
+    expect(read(root, 'playbooks/pr.test.yml')).toBe(
+      'inputs: { task: x }\nsteps:\n  only:\n    - { outcome: done }\n',
+    );
+    expect(read(root, 'other/loose.test.yml')).toBe(messyTest);
+  });
+
   it("honours the project's Prettier config from the file's folder", async () => {
     const root = workspace({
       'playbooks/pr.yml': MESSY,

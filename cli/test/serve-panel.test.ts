@@ -12,10 +12,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS } from '../../test/e2e/support/workbench.js';
+import { launchChromium } from '../../test/e2e/support/workbench.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
@@ -46,11 +45,7 @@ beforeAll(async () => {
     });
     serve.once('exit', (code) => reject(new Error(`serve exited with ${code} before printing its URL`)));
   });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

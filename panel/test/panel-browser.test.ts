@@ -7,15 +7,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS } from '../../test/e2e/support/workbench.js';
+import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
 import { TOKEN, startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -26,7 +24,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   await buildPanel();
   fake = await startFakeApi();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -4,10 +4,9 @@
  * the stand-in serve with the bearer token, as the extension does). The page itself has no session: a
  * request of its own would be refused. Also the host's commands: a playbook's start form, a run's tab.
  */
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS } from '../../test/e2e/support/workbench.js';
+import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
 import { TOKEN, startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
@@ -18,11 +17,7 @@ let browser: Browser;
 beforeAll(async () => {
   await buildPanel();
   fake = await startFakeApi();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { BROKEN } from './support/playbooks.js';
 import { CLI, ROOT, openSession } from './support/session.js';
 import type { Session } from './support/session.js';
 import { openFile, readProblems, runCommand, showProblems, sortProblems } from './support/workbench.js';
@@ -59,32 +60,6 @@ steps:
     - { outcome: done, outputs: { branch: feat/flag } }
 `;
 
-/** Never opened in an editor: a misspelt step in needs (PB200), an unknown input (PB202), an unused one (PB900). */
-const BROKEN = `version: 1
-id: broken
-title: A playbook with mistakes
-
-inputs:
-  task:
-    type: string
-    description: What to build
-  strict:
-    type: boolean
-    default: false
-
-steps:
-  plan:
-    role: planner
-    prompt: 'Plan this change: \${{ inputs.tsk }}'
-    outputs:
-      plan: string
-
-  implement:
-    needs: [plna]
-    role: implementer
-    prompt: 'Implement: \${{ steps.plan.outputs.plan }}'
-`;
-
 interface CheckedDiagnostic {
   file: string;
   severity: string;
@@ -127,7 +102,7 @@ beforeAll(async () => {
       writeFileSync(playbook('messy.yml'), MESSY);
       writeFileSync(playbook('ship.yml'), SHIP);
       writeFileSync(playbook('ship.test.yml'), SHIP_TEST);
-      writeFileSync(playbook('broken.yml'), BROKEN);
+      writeFileSync(playbook('broken.yml'), BROKEN); // never opened in an editor
     },
     async (loaded) => {
       await loaded.locator('.monaco-workbench').waitFor({ timeout: 90_000 });

@@ -17,6 +17,7 @@ import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { BROKEN } from './support/playbooks.js';
 import { CLI, ROOT, openSession } from './support/session.js';
 import type { Session } from './support/session.js';
 import {
@@ -33,32 +34,6 @@ import {
 import type { Problem } from './support/workbench.js';
 
 const SCHEMA = join(ROOT, 'grammar', 'schema', 'playbook.schema.json');
-
-/** A misspelt step in needs (PB200), an unknown input in an expression (PB202), an unused input (PB900). */
-const BROKEN = `version: 1
-id: broken
-title: A playbook with mistakes
-
-inputs:
-  task:
-    type: string
-    description: What to build
-  strict:
-    type: boolean
-    default: false
-
-steps:
-  plan:
-    role: planner
-    prompt: 'Plan this change: \${{ inputs.tsk }}'
-    outputs:
-      plan: string
-
-  implement:
-    needs: [plna]
-    role: implementer
-    prompt: 'Implement: \${{ steps.plan.outputs.plan }}'
-`;
 
 /** What `kairoku-playbook check --format json` says of a file, in the Problems panel's shape. */
 function check(file: string): Problem[] {

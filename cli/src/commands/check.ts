@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import {
   SourceText,
   compilePlaybook,
-  isDiscoveredPath,
   isPlaybookTest,
   playbooksOfTests,
   isPlaybookFile,
@@ -19,7 +18,7 @@ import {
 } from '@kairoku-playbook/runtime';
 import { CHECK_EXPLORE_SECONDS, budgetRanOut } from './explore.js';
 import { flag, oneOf, parseArgs } from '../args.js';
-import { discoverFiles, displayPath } from '../discover.js';
+import { collectPaths, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
 import { applyQuickFixes, lineDiff } from './check-fix.js';
@@ -291,36 +290,4 @@ function readForTests(file: string, cwd: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Files as given, folders searched (and the limits their walks reached); a missing path is a usage error. */
-function collectPaths(
-  args: readonly string[],
-  cwd: string,
-): { paths: string[]; named: Set<string>; limits: string[] } {
-  const paths: string[] = [];
-  const named = new Set<string>();
-  const limits: string[] = [];
-  for (const arg of args) {
-    const path = resolve(cwd, arg);
-    let isDirectory: boolean;
-    try {
-      isDirectory = statSync(path).isDirectory();
-    } catch {
-      throw new UsageError(`no such file or folder: ${arg}`);
-    }
-    if (isDirectory) {
-      // the playbooks, and the playbook tests (SPEC §8), checked against their playbooks
-      const found = discoverFiles(path, {
-        shownRoot: arg === '.' ? 'the current folder' : arg,
-        accept: isDiscoveredPath,
-      });
-      paths.push(...found.files);
-      if (found.limit) limits.push(found.limit);
-    } else {
-      paths.push(path);
-      named.add(path);
-    }
-  }
-  return { paths: [...new Set(paths)], named, limits };
 }

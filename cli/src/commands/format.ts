@@ -1,8 +1,6 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { analyzeFile, isPlaybookFile, isPlaybookTest } from '@kairoku-playbook/compiler';
 import { parseArgs } from '../args.js';
-import { discoverFiles, displayPath } from '../discover.js';
+import { collectPaths, displayPath } from '../discover.js';
 import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 
@@ -13,8 +11,9 @@ file's folder upwards (.prettierrc in any form, prettier.config.*, the "prettier
 package.json, .editorconfig). Comments, a byte order mark and the file's line endings are kept
 (unless the config names an endOfLine), and the meaning never changes: a file whose YAML value or
 diagnostics would change is left as it is. A file with a YAML syntax error is never touched.
-With no PATH, formats the playbooks check discovers in the current folder; a folder PATH is
-searched the same way; a file PATH is always formatted. Each file is rewritten whole or not at all.
+With no PATH, formats the playbooks and playbook tests check discovers in the current folder; a
+folder PATH is searched the same way; a file PATH is always formatted. Each file is rewritten whole
+or not at all.
 
 Options:
   --check      write nothing: list the files that are not formatted (for CI)
@@ -36,7 +35,8 @@ export function runFormat(argv: readonly string[], io: CommandIo): number | Prom
 async function formatFiles(positionals: readonly string[], check: boolean, io: CommandIo): Promise<number> {
   const args = { positionals };
   const given = args.positionals.length ? args.positionals : ['.'];
-  const { paths, named } = collect(given, io.cwd);
+  const { paths, named, limits } = collectPaths(given, io.cwd);
+  if (limits.length) throw new UsageError(limits[0]!);
   // (loaded here, not at start: Prettier is only needed by this command)
   const { formatPlaybook, formatYaml, prettierOptionsForPath } = await import('@kairoku-playbook/lsp');
   let found = 0;
@@ -52,7 +52,7 @@ async function formatFiles(positionals: readonly string[], check: boolean, io: C
       continue;
     }
     // SPEC §2: an Ansible playbook in a bare playbooks/ folder is not ours (a file named is always formatted)
-    if (!named.has(path) && !isPlaybookFile(path, read.text)) continue;
+    if (!named.has(path) && !isPlaybookTest(path) && !isPlaybookFile(path, read.text)) continue;
     found++;
     const config = await prettierOptionsForPath(path);
     const result =
@@ -92,28 +92,4 @@ async function formatFiles(positionals: readonly string[], check: boolean, io: C
   else io.stderr(changed ? `formatted ${files(changed)}\n` : `${files(untouched)} already formatted\n`);
   if (refused) return 2;
   return check && changed ? 1 : 0;
-}
-
-/** Files as given, folders searched as check searches them; a missing path is a usage error. */
-function collect(args: readonly string[], cwd: string): { paths: string[]; named: Set<string> } {
-  const paths: string[] = [];
-  const named = new Set<string>();
-  for (const arg of args) {
-    const path = resolve(cwd, arg);
-    let isDirectory: boolean;
-    try {
-      isDirectory = statSync(path).isDirectory();
-    } catch {
-      throw new UsageError(`no such file or folder: ${arg}`);
-    }
-    if (isDirectory) {
-      const walk = discoverFiles(path, { shownRoot: arg === '.' ? 'the current folder' : arg });
-      if (walk.limit) throw new UsageError(walk.limit);
-      paths.push(...walk.files);
-    } else {
-      paths.push(path);
-      named.add(path);
-    }
-  }
-  return { paths: [...new Set(paths)], named };
 }

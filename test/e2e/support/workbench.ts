@@ -3,7 +3,8 @@
  * rows, the editor's rendered lines, the hover and the suggest widget. Every wait is for something to appear,
  * never a fixed sleep.
  */
-import type { Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 /** One row of the Problems panel, or one diagnostic of `check --format json`, in the same shape. */
 export interface Problem {
@@ -31,6 +32,11 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
 ];
+
+/** Debian's Chromium (the `chromium` package), headless, with CHROMIUM_ARGS. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
 
 /** Waits for the workbench, then opens a file of the folder with Quick Open. */
 export async function openFile(page: Page, name: string): Promise<void> {
