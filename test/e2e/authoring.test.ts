@@ -14,7 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN } from './support/playbooks.js';
 import { CLI, ROOT, openSession } from './support/session.js';
 import type { Session } from './support/session.js';
@@ -118,13 +118,8 @@ afterAll(async () => {
 }, 60_000);
 
 describe('authoring in a real VS Code (code-server)', () => {
-  const keepFailure = (name: string) =>
-    onTestFailed(async () => {
-      await screenshot(`failed-${name}`).catch(() => undefined);
-    });
-
   it('Format Document formats a badly indented playbook as `kairoku-playbook format` writes it', async () => {
-    keepFailure('format');
+    session!.keepFailure('format');
     // What the CLI writes, on a copy outside the workspace.
     const copyDir = join(session!.sandbox.dir, 'format-copy');
     mkdirSync(copyDir, { recursive: true });
@@ -154,7 +149,7 @@ describe('authoring in a real VS Code (code-server)', () => {
   });
 
   it("a playbook test's unknown step shows its PB803 in the Problems panel", async () => {
-    keepFailure('test-file');
+    session!.keepFailure('test-file');
     const expected = check(playbook('ship.test.yml')).filter((d) => d.file.endsWith('ship.test.yml'));
     expect(expected.map((d) => d.code)).toEqual(['PB803']);
     await openFile(page, 'ship.test.yml');
@@ -173,7 +168,7 @@ describe('authoring in a real VS Code (code-server)', () => {
   });
 
   it('after Check workspace, with a broken playbook not open, the Problems badge counts each problem once', async () => {
-    keepFailure('check-workspace');
+    session!.keepFailure('check-workspace');
     await runCommand(page, 'View: Close All Editors');
     const expected = check(workspace);
     expect(expected.filter((d) => d.file.endsWith('broken.yml'))).toHaveLength(3);
@@ -204,7 +199,7 @@ describe('authoring in a real VS Code (code-server)', () => {
   });
 
   it('an Ansible playbook in playbooks/ opens as YAML, with no diagnostic, and check leaves it out', async () => {
-    keepFailure('ansible');
+    session!.keepFailure('ansible');
     expect(check(workspace).some((d) => d.file.endsWith('site.yml'))).toBe(false);
     await openFile(page, 'site.yml');
     const language = page.locator('[id="status.editor.mode"]');

@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN } from './support/playbooks.js';
 import { CLI, ROOT, openSession } from './support/session.js';
 import type { Session } from './support/session.js';
@@ -85,13 +85,8 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the extension in a real VS Code (code-server)', () => {
-  const keepFailure = (name: string) =>
-    onTestFailed(async () => {
-      await screenshot(`failed-${name}`).catch(() => undefined);
-    });
-
   it('the Problems panel shows exactly what check says, with codes and severities', async () => {
-    keepFailure('problems');
+    session!.keepFailure('problems');
     const expected = check(file);
     expect(expected.map((p) => `${p.severity} ${p.code}`)).toEqual([
       'warning PB900',
@@ -104,7 +99,7 @@ describe('the extension in a real VS Code (code-server)', () => {
   });
 
   it('a hover on a key shows its documentation from the schema', async () => {
-    keepFailure('hover-key');
+    session!.keepFailure('hover-key');
     const schema = JSON.parse(readFileSync(SCHEMA, 'utf8')) as {
       definitions: { step: { properties: { needs: { description: string } } } };
     };
@@ -114,7 +109,7 @@ describe('the extension in a real VS Code (code-server)', () => {
   });
 
   it('a hover in an expression shows the type of the name and where it is declared', async () => {
-    keepFailure('hover-expression');
+    session!.keepFailure('hover-expression');
     const text = await hoverText(page, 'steps.plan.outputs.plan', 20, 'steps.plan.outputs.plan: string');
     const declared = BROKEN.split('\n').indexOf('      plan: string') + 1;
     expect(text).toContain('steps.plan.outputs.plan: string');
@@ -123,7 +118,7 @@ describe('the extension in a real VS Code (code-server)', () => {
   });
 
   it('completion in needs offers the steps; accepting one fixes the misspelling', async () => {
-    keepFailure('completion');
+    session!.keepFailure('completion');
     await page.mouse.move(1, 1);
     await page.keyboard.press('Escape');
     // Select the misspelt word, delete it, ask for suggestions, then type to filter them.
@@ -192,14 +187,10 @@ async function countInFrames(page: Page, selector: string): Promise<number> {
 }
 
 describe('the Playbooks view in a real VS Code (code-server)', () => {
-  const keepFailure = (name: string) =>
-    onTestFailed(async () => {
-      await screenshot(`failed-${name}`).catch(() => undefined);
-    });
   const TITLE = 'Implement, review and land a change';
 
   it('Run playbook on pr.yml opens the view with its start form; the run starts, waits at its gate, is decided and completes', async () => {
-    keepFailure('playbooks-view');
+    session!.keepFailure('playbooks-view');
     await page.keyboard.press('Escape');
     await openFile(page, 'pr.yml');
     // The CodeLens above the first line.

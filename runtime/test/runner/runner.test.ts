@@ -9,6 +9,7 @@ import { stepRun } from '../../src/core/view.js';
 import {
   alive,
   ensureRunnerBuilt,
+  stopRunners,
   history,
   makeRepo,
   removeTempDirs,
@@ -35,10 +36,7 @@ beforeAll(() => {
 }, 240_000);
 
 afterEach(async () => {
-  for (const runner of runners.splice(0)) {
-    if (runner.child.exitCode === null && runner.child.signalCode === null) runner.child.kill('SIGKILL');
-    await runner.exit;
-  }
+  await stopRunners(runners);
   await app?.backend.close();
   app = undefined;
 });

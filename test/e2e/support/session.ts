@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, onTestFailed } from 'vitest';
 import { CHROMIUM, notReady } from '../../../scripts/setup-vscode-e2e.mjs';
 import { installExtension, makeSandbox, sandboxEnv, startCodeServer } from './code-server.js';
 import type { CodeServer, Sandbox } from './code-server.js';
@@ -32,6 +32,8 @@ export interface Session {
   /** test-results/<name>/ */
   artefacts: string;
   screenshot(name: string): Promise<void>;
+  /** Keeps a screenshot, `failed-<name>.png`, when the running test fails. */
+  keepFailure(name: string): void;
   /** Keeps code-server's log, then stops Chromium and code-server and removes the sandbox. */
   close(): Promise<void>;
 }
@@ -102,6 +104,12 @@ export async function openSession(
       screenshot: async (shot) => {
         await page.screenshot({ path: join(artefacts, `${shot}.png`), animations: 'disabled' });
       },
+      keepFailure: (shot) =>
+        onTestFailed(async () => {
+          await page
+            .screenshot({ path: join(artefacts, `failed-${shot}.png`), animations: 'disabled' })
+            .catch(() => undefined);
+        }),
       close,
     };
   } catch (error) {
