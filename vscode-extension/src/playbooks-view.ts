@@ -11,13 +11,15 @@
  * which also makes the view work where the webview and serve are on different machines (Remote, code-server).
  */
 import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { COMMANDS, PLAYBOOKS_VIEW_ID } from './manifest.js';
+import { COMMANDS, PLAYBOOKS_VIEW_ID, SETTINGS_SECTION } from './manifest.js';
 import { pageMessage } from './playbooks-protocol.js';
 import type { HostMessage } from './playbooks-protocol.js';
 import { renderPlaybooksPage } from './playbooks-page.js';
 import { EventStream, serveRequest } from './serve-client.js';
 import type { ServeEvent } from './serve-client.js';
+import { serveCommand } from './server-command.js';
 import { defaultHome, findWorkspaceServe } from './serve-discovery.js';
 import { connectServe, playbookIdOf } from './serve-process.js';
 import type { ServeConnection } from './serve-process.js';
@@ -200,8 +202,12 @@ export class PlaybooksView implements vscode.WebviewViewProvider, ActiveRuns, vs
       const workspace = this.workspaceFolder();
       if (!workspace)
         throw new Error('Open a folder: the Playbooks view serves the playbooks of a workspace folder.');
+      const cli = serveCommand(
+        vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string>('server.path'),
+        { extensionPath: this.extensionUri.fsPath, workspaceFolder: workspace, home: homedir() },
+      );
       const connection = await connectServe({
-        cli: vscode.Uri.joinPath(this.extensionUri, 'dist', 'cli.js').fsPath,
+        ...(cli.kind === 'module' ? { cli: cli.module } : { cli: cli.command, executable: true }),
         workspace,
         home: defaultHome(),
         log: (line) => this.output.info(`serve: ${line}`),

@@ -1,8 +1,8 @@
 /**
  * The `serve` a workspace's Playbooks view talks to: the one already running for the workspace (its
- * discovery file, serve-discovery.ts), else one started here from the CLI bundled with the extension
- * (`dist/cli.js serve WORKSPACE --listen 127.0.0.1:0`: loopback, a free port) and stopped with the
- * extension. No `vscode` here.
+ * discovery file, serve-discovery.ts), else one started here (`CLI serve WORKSPACE --listen
+ * 127.0.0.1:0`: loopback, a free port) from the CLI `kairokuPlaybook.server.path` names or the one
+ * bundled with the extension (server-command.ts's serveCommand), and stopped with the extension. No `vscode` here.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -25,6 +25,8 @@ export interface ServeConnection extends ServeAddress {
 export interface ServeProcessOptions {
   /** the CLI to run: a .js file run with `execPath` */
   cli: string;
+  /** `cli` is an executable (an installed `kairoku-playbook`), run as it is, not with `execPath` */
+  executable?: boolean;
   /** the workspace folder (its real path is what serve records) */
   workspace: string;
   /** the store (`KAIROKU_PLAYBOOK_HOME`) */
@@ -71,9 +73,10 @@ function found(url: string, token: string, pid: number, workspace: string): Serv
 
 /** Starts `serve` and resolves once it listens (it prints `open http://127.0.0.1:PORT/?token=…`). */
 export function spawnWorkspaceServe(options: ServeProcessOptions): Promise<ServeConnection> {
+  const serveArgs = ['serve', options.workspace, '--listen', '127.0.0.1:0', ...(options.args ?? [])];
   const child = spawn(
-    options.execPath ?? process.execPath,
-    [options.cli, 'serve', options.workspace, '--listen', '127.0.0.1:0', ...(options.args ?? [])],
+    options.executable ? options.cli : (options.execPath ?? process.execPath),
+    options.executable ? serveArgs : [options.cli, ...serveArgs],
     {
       cwd: options.workspace,
       env: {
@@ -84,6 +87,8 @@ export function spawnWorkspaceServe(options: ServeProcessOptions): Promise<Serve
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
+      // npm installs the CLI as a .cmd shim on Windows, which only a shell starts (as client.ts does)
+      shell: Boolean(options.executable) && process.platform === 'win32',
     },
   );
   let stderr = '';

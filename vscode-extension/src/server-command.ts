@@ -45,6 +45,21 @@ export function serverCommand(setting: string | undefined, context: ServerComman
   return { kind: 'executable', command: path, args: ['lsp'] };
 }
 
+/** How the Playbooks view starts `serve`: `module` is run with VS Code's Node, `executable` as it is. */
+export type ServeCommand = { kind: 'module'; module: string } | { kind: 'executable'; command: string };
+
+/**
+ * The CLI `serve` is started from, by the same setting: the CLI it names (a `kairoku-playbook*` script or
+ * an executable), so the view's runs are driven by the version the user chose; else (the setting empty,
+ * or naming the language server's own entry, which has no `serve`) the CLI bundled with the extension.
+ */
+export function serveCommand(setting: string | undefined, context: ServerCommandContext): ServeCommand {
+  const server = serverCommand(setting, context);
+  if (server.kind === 'executable') return { kind: 'executable', command: server.command };
+  if (!server.bundled && server.args.includes('lsp')) return { kind: 'module', module: server.module };
+  return { kind: 'module', module: join(context.extensionPath, 'dist', 'cli.js') };
+}
+
 /** One line for the output channel: what runs. */
 export function describeServerCommand(command: ServerCommand): string {
   if (command.kind === 'module')

@@ -3,7 +3,16 @@
  * (a real process on 127.0.0.1), its discovery file, its API with the bearer token and its event stream.
  * Needs `npm run build` (cli/dist/kairoku-playbook.js).
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,6 +216,27 @@ describe('a serve for the workspace', () => {
       runs: { status: string }[];
     };
     expect(runs.runs.map((r) => r.status)).toEqual(['completed']);
+  }, 60_000);
+
+  it('is started from an executable CLI (kairokuPlaybook.server.path naming an installed kairoku-playbook)', async () => {
+    await first?.stop();
+    first = undefined;
+    const other = join(scratch, 'other-workspace');
+    mkdirSync(join(other, 'playbooks'), { recursive: true });
+    copyFileSync(join(REPO, 'playbooks', 'pr.yml'), join(other, 'playbooks', 'pr.yml'));
+    const installed = join(scratch, 'bin', 'kairoku-playbook');
+    mkdirSync(join(scratch, 'bin'), { recursive: true });
+    writeFileSync(installed, `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`, { mode: 0o755 });
+    const serve = await connectServe({ cli: installed, executable: true, workspace: other, home });
+    try {
+      expect(serve).toMatchObject({ started: true, workspace: realpathSync(other) });
+      const cards = JSON.parse((await serveRequest(serve, 'GET', '/playbooks')).text) as {
+        playbooks: { id: string }[];
+      };
+      expect(cards.playbooks.map((card) => card.id)).toEqual(['playbooks/pr.yml']);
+    } finally {
+      await serve.stop();
+    }
   }, 60_000);
 
   it('says why when serve cannot start', async () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeServerCommand, serverCommand } from '../src/server-command.js';
+import { describeServerCommand, serveCommand, serverCommand } from '../src/server-command.js';
 
 const context = { extensionPath: '/ext', workspaceFolder: '/work/repo', home: '/home/me' };
 
@@ -55,5 +55,25 @@ describe('serverCommand', () => {
       bundled: false,
     });
     expect(describeServerCommand(serverCommand('/s/server.mjs', context))).toBe('node /s/server.mjs --stdio');
+  });
+});
+
+describe('serveCommand', () => {
+  it('starts serve from the CLI the setting names, an executable or a kairoku-playbook script', () => {
+    expect(serveCommand('kairoku-playbook', context)).toEqual({
+      kind: 'executable',
+      command: 'kairoku-playbook',
+    });
+    expect(serveCommand('cli/dist/kairoku-playbook.js', context)).toEqual({
+      kind: 'module',
+      module: join('/work/repo', 'cli/dist/kairoku-playbook.js'),
+    });
+  });
+
+  it('starts the bundled CLI when the setting is empty or names the language server itself (it has no serve)', () => {
+    const bundled = { kind: 'module', module: join(context.extensionPath, 'dist', 'cli.js') };
+    expect(serveCommand('', context)).toEqual(bundled);
+    expect(serveCommand(undefined, context)).toEqual(bundled);
+    expect(serveCommand('/work/repo/lsp/dist/stdio.js', context)).toEqual(bundled);
   });
 });
