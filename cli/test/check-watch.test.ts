@@ -28,13 +28,17 @@ describe('kairoku-playbook check --watch', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Each check ends with the "watching" line, printed once the folders it found are watched: a change
+    // is only promised to be seen after it (a file written before may land in a folder not yet watched).
+    const watching = (checks: number) =>
+      waitFor(
+        () => stderr,
+        (s) => s.split('watching the current folder for changes').length - 1 >= checks,
+        `the watch after check ${checks}`,
+      );
     try {
       // (standard error and standard output are two pipes: wait for each)
-      await waitFor(
-        () => stderr,
-        (s) => s.includes('watching the current folder for changes'),
-        'the watch',
-      );
+      await watching(1);
       await waitFor(
         () => stdout,
         (s) => s.includes('1 error in 1 file\n'),
@@ -50,6 +54,7 @@ describe('kairoku-playbook check --watch', () => {
         (s) => s.includes('no problems in 1 file'),
         'the check after the fix',
       );
+      await watching(2);
       expect(stdout).toContain('--- first.yml changed: checking again ---\n');
 
       // a new playbook in a new folder of playbooks is found (and that folder watched from then on)
@@ -60,12 +65,14 @@ describe('kairoku-playbook check --watch', () => {
         (s) => s.includes('1 error in 2 files'),
         'the new playbook checked',
       );
+      await watching(3);
       writeFileSync(join(folder, '.kairoku/playbooks/third.yml'), CLEAN);
       await waitFor(
         () => stdout,
         (s) => s.includes('1 error in 3 files'),
         'the playbook in the new folder',
       );
+      await watching(4);
 
       // a file that is not YAML changes nothing
       const before = stdout;
