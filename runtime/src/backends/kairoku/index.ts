@@ -10,3 +10,4 @@ export type { KairokuServer, KairokuServerOptions, ProtocolHandler } from './ser
 export { ReadyQueue } from './ready-queue.js';
 export * from './protocol.js';
 export { SCHEMAS, SCHEMA_BASE } from './schemas.js';
+export { loadAppToken } from './app-token.js';
