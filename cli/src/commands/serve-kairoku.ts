@@ -51,7 +51,13 @@ export interface ServeBackend {
  */
 export async function startKairokuApp(
   args: ParsedArgs,
-  context: { home: string; workspace: string; cwd: string; env: NodeJS.ProcessEnv; log: (line: string) => void },
+  context: {
+    home: string;
+    workspace: string;
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    log: (line: string) => void;
+  },
 ): Promise<ServeBackend> {
   const listen = flag(args, 'app-listen') ?? '127.0.0.1:7421';
   const parsed = kairoku.parseHostPort(listen);

@@ -87,7 +87,12 @@ export async function resolveBindAddress(host: string, check: BindCheck): Promis
   }
   const kind = addressKind(address);
   const resolved = address === bare ? '' : ` (it resolves to ${address})`;
-  if (kind === 'wildcard' && check.allowWildcard && check.allowNonLoopback && (bare === '0.0.0.0' || bare === '::'))
+  if (
+    kind === 'wildcard' &&
+    check.allowWildcard &&
+    check.allowNonLoopback &&
+    (bare === '0.0.0.0' || bare === '::')
+  )
     return address;
   if (kind === 'wildcard')
     throw new Error(

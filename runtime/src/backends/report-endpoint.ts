@@ -108,7 +108,6 @@ export function reportService(options: Omit<ReportEndpointOptions, 'host' | 'por
     if (binding && live.delete(token)) revoked.set(token, binding);
   };
 
-
   const limits = {
     maxBytes: MAX_BODY_BYTES,
     ...(options.bodyTimeoutMs !== undefined ? { timeoutMs: options.bodyTimeoutMs } : {}),

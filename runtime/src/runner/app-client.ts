@@ -1,3 +1,4 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -110,7 +111,9 @@ export class AppClient {
             checkServerIdentity: (_host: string, cert: PeerCertificate) =>
               cert.fingerprint256 === pin
                 ? undefined
-                : new AppUntrusted(`the app's certificate changed: ${cert.fingerprint256} is not the pinned ${pin}`),
+                : new AppUntrusted(
+                    `the app's certificate changed: ${cert.fingerprint256} is not the pinned ${pin}`,
+                  ),
           }
         : {}),
     }));
@@ -132,7 +135,14 @@ export class AppClient {
     const agent = await this.connection();
     let response: { status: number; text: string };
     try {
-      response = await send(this.url, `/v1/${route}`, agent, this.token, JSON.stringify(body), this.timeoutMs);
+      response = await send(
+        this.url,
+        `/v1/${route}`,
+        agent,
+        this.token,
+        JSON.stringify(body),
+        this.timeoutMs,
+      );
     } catch (error) {
       if (isTrustFailure(error))
         throw new AppUntrusted(`the app at ${this.url.host} is not trusted: ${(error as Error).message}`);
@@ -166,7 +176,7 @@ export class AppClient {
   }
 }
 
-const defaultLookup = async (host: string) => (await import('node:dns/promises')).lookup(host);
+const defaultLookup = (host: string) => dnsLookup(host);
 
 /** TLS errors that say the app is not who it should be (as opposed to the app being down). */
 function isTrustFailure(error: unknown): boolean {
@@ -228,13 +238,13 @@ function send(
     const onResponse = (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     };
     const req =
-      url.protocol === 'https:'
-        ? httpsRequest(options, onResponse)
-        : httpRequest(options, onResponse);
+      url.protocol === 'https:' ? httpsRequest(options, onResponse) : httpRequest(options, onResponse);
     req.on('error', reject);
     req.end(body);
   });

@@ -139,7 +139,8 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
   if (caFile !== undefined) {
     const ca = readTextBounded(caFile, FILE_LIMITS.small, 'a CA file');
     if (ca.problem !== undefined) return `cannot read the CA file ${caFile}: ${ca.message}`;
-    if (!ca.text.includes('-----BEGIN CERTIFICATE-----')) return `--app-ca ${caFile} holds no PEM certificate`;
+    if (!ca.text.includes('-----BEGIN CERTIFICATE-----'))
+      return `--app-ca ${caFile} holds no PEM certificate`;
     appCa = ca.text;
   }
   if (appCa !== undefined && appFingerprint !== undefined)

@@ -274,7 +274,9 @@ export class Runner {
     if (pem === undefined) return;
     const file = join(this.options.workDir, 'app-ca.pem');
     const inherited = this.inheritedCa ?? '';
-    writeFileSync(file, `${inherited}${inherited && !inherited.endsWith('\n') ? '\n' : ''}${pem}`, { mode: 0o600 });
+    writeFileSync(file, `${inherited}${inherited && !inherited.endsWith('\n') ? '\n' : ''}${pem}`, {
+      mode: 0o600,
+    });
     process.env.NODE_EXTRA_CA_CERTS = file;
   }
 

@@ -96,7 +96,8 @@ export function selfSignedIdentity(
     const key = readFileSync(keyFile, 'utf8');
     const parsed = new X509Certificate(cert);
     const missing = uniqueNames(names).filter((n) => !covers(parsed, n));
-    if (new Date(parsed.validTo).getTime() < now.getTime() + 24 * 60 * 60 * 1000) why = 'the kept one expires';
+    if (new Date(parsed.validTo).getTime() < now.getTime() + 24 * 60 * 60 * 1000)
+      why = 'the kept one expires';
     else if (missing.length) why = `the kept one does not name ${missing.join(', ')}`;
     else return { cert, key, made: false, fingerprint: parsed.fingerprint256, certFile };
   }
