@@ -245,17 +245,17 @@ steps:
       });
       host.store.save({ ...state, status: 'completed', workspace: '/elsewhere' });
     }
-    global.gc?.();
+    globalThis.gc?.();
     const t0 = performance.now();
     let listed = host.list().runs;
     const took = performance.now() - t0;
-    global.gc?.();
+    globalThis.gc?.();
     // While a list of every run is held (a panel request in flight), then once it is let go: the
     // host keeps in memory only the runs it drives.
     const holding = process.memoryUsage();
     const count = listed.length;
     listed = undefined;
-    global.gc?.();
+    globalThis.gc?.();
     const after = process.memoryUsage();
     host.close();
     return { count, took, heap: after.heapUsed, rss: after.rss, holdingHeap: holding.heapUsed };
@@ -286,7 +286,7 @@ async function main() {
   const full = await memoryWith(1000);
   const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
   console.log(
-    `memory, empty store (baseline): heap ${mib(empty.heap)}, rss ${mib(empty.rss)}; with ${full.count} runs in the store: listing them took ${full.took.toFixed(0)} ms, heap ${mib(full.holdingHeap)} while the list is held (+${mib(full.holdingHeap - empty.heap)}), ${mib(full.heap)} after (+${mib(full.heap - empty.heap)}), rss ${mib(full.rss)} (+${mib(full.rss - empty.rss)})${global.gc ? '' : ' (run with --expose-gc for settled figures)'}`,
+    `memory, empty store (baseline): heap ${mib(empty.heap)}, rss ${mib(empty.rss)}; with ${full.count} runs in the store: listing them took ${full.took.toFixed(0)} ms, heap ${mib(full.holdingHeap)} while the list is held (+${mib(full.holdingHeap - empty.heap)}), ${mib(full.heap)} after (+${mib(full.heap - empty.heap)}), rss ${mib(full.rss)} (+${mib(full.rss - empty.rss)})${globalThis.gc ? '' : ' (run with --expose-gc for settled figures)'}`,
   );
 
   await claimCost(100);

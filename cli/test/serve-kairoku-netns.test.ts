@@ -135,6 +135,7 @@ function spawnIn(
       const match = ready.exec(text);
       if (match) resolve({ child, match, out, err, exit });
     });
+    // An exit before the ready line fails the wait; after it, rejecting a settled promise does nothing.
     void exit.then((code) => reject(new Error(`${argv[1]} exited with ${code}: ${err.join('\n')}`)));
   });
 }
