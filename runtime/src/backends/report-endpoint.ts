@@ -53,6 +53,8 @@ export interface ReportEndpoint {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** revoked tokens remembered, to say why a replay is refused */
+const REVOKED_KEPT = 10_000;
 
 /**
  * The step agents' MCP endpoint: one tool, `report_step_result`, over Streamable HTTP, where the
@@ -105,7 +107,11 @@ export function reportService(options: Omit<ReportEndpointOptions, 'host' | 'por
   const revoked = new Map<string, ReportBinding>();
   const revoke = (token: string) => {
     const binding = live.get(token);
-    if (binding && live.delete(token)) revoked.set(token, binding);
+    if (!binding || !live.delete(token)) return;
+    revoked.set(token, binding);
+    // A long-lived app (serve) revokes a token per dispatch for ever: the oldest revoked ones are
+    // forgotten (a Map keeps insertion order), and a replay of one is refused as unknown instead.
+    if (revoked.size > REVOKED_KEPT) revoked.delete(revoked.keys().next().value!);
   };
 
   const limits = {
