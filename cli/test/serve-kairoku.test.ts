@@ -1,9 +1,18 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RunStore, stepRun, vecToArray } from '@kairoku-playbook/runtime';
 
 /**
  * `serve --backend kairoku` on loopback, as a user runs it (the network-namespace test,
@@ -56,7 +65,7 @@ function serveOnce(args: string[], home: string) {
 function startServe(
   ws: string,
   home: string,
-): Promise<{ child: ChildProcess; app: string; fingerprint: string }> {
+): Promise<{ child: ChildProcess; app: string; fingerprint: string; panel: string; token: string }> {
   const child = spawn(
     process.execPath,
     [
@@ -80,8 +89,12 @@ function startServe(
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /kairoku app: (https:\/\/127\.0\.0\.1:\d+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(out);
-      if (match) resolve({ child, app: match[1]!, fingerprint: match[2]! });
+      const match =
+        /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\nkairoku app: (https:\/\/127\.0\.0\.1:\d+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
+          out,
+        );
+      if (match)
+        resolve({ child, panel: match[1]!, token: match[2]!, app: match[3]!, fingerprint: match[4]! });
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)));
   });
@@ -156,6 +169,34 @@ describe('serve --backend kairoku', () => {
       readFileSync(join(home, 'kairoku', 'tls', 'app.crt'), 'utf8').trim(),
     );
     await stop(runner);
+    await stop(second.child);
+  }, 120_000);
+
+  it('fails, never relaunches, a dispatch a killed serve left non-terminal (RF-013)', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws, 'playbooks'));
+    writeFileSync(
+      join(ws, 'playbooks', 'one.yml'),
+      'version: 1\nid: one\ntitle: One agent step\nsteps:\n  build:\n    role: implementer\n    prompt: Build it\n',
+    );
+    const home = temp('kp-serve-home-');
+    const first = await startServe(ws, home);
+    const started = await fetch(`${first.panel}/api/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ playbook: 'playbooks/one.yml', inputs: {} }),
+    });
+    expect(started.status).toBe(201);
+    const { run } = (await started.json()) as { run: { id: string } };
+    // No runner claims it: the dispatch is queued when serve dies.
+    const killed = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await killed;
+    const second = await startServe(ws, home);
+    const state = new RunStore(home).load(run.id)!;
+    expect(state.status).toBe('failed');
+    expect(stepRun(state, 'build')!.attempts.map((a) => a.ended)).toEqual(['lost']);
+    expect(vecToArray(state.history).some((h) => h.text.includes('never relaunched (RF-013)'))).toBe(true);
     await stop(second.child);
   }, 120_000);
 });
