@@ -6,8 +6,10 @@ import { panelFiles } from '../panel-files.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { simDelay } from './run-common.js';
+import { KAIROKU_SERVE_FLAGS, KAIROKU_SERVE_HELP, startKairokuApp } from './serve-kairoku.js';
+import type { ServeBackend } from './serve-kairoku.js';
 
-export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend sim]
+export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend sim|kairoku]
                               [--scenario FILE] [--sim-delay MS] [--panel-dir DIR]
 
 Serves the Playbooks panel and its HTTP API (docs/serve.md) for the workspace DIR (default: the
@@ -23,13 +25,15 @@ Ctrl-C stops it; the runs stay on disk.
 Options:
   --listen HOST:PORT   where to listen (default 127.0.0.1:7420; port 0 picks a free one); loopback
                        only: there is no TLS, so an address other machines can reach is refused
-  --backend sim        the backend runs are started on (sim: scripted agents, no model)
+  --backend NAME       the backend runs are started on: sim (scripted agents, no model) or kairoku
+                       (Kairoku runner daemons claim the steps; below)
   --scenario FILE      a scenario scripting the sim agents of runs started here (gates always wait
                        for a decision)
   --sim-delay MS       each sim agent and check takes MS milliseconds (runs stay active to watch)
   --panel-dir DIR      serve the panel's files from DIR (index.html, panel.js, panel.css) instead of
                        the ones built into this program
-  -h, --help           this help`;
+  -h, --help           this help
+${KAIROKU_SERVE_HELP}`;
 
 /** Parses and checks the arguments at once (so --help and mistakes answer synchronously), then serves. */
 export function runServe(argv: readonly string[], io: CommandIo): number | Promise<number> {
@@ -42,6 +46,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
       'sim-delay': 'string',
       'panel-dir': 'string',
       help: 'boolean',
+      ...KAIROKU_SERVE_FLAGS,
     },
     { h: 'help' },
   );
@@ -55,10 +60,13 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`serve: ${dir} is not a folder`);
   const workspace = realpathSync(dir);
   const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
-  if (backend !== 'sim')
+  if (backend === 'paseo')
     throw new UsageError(
-      `serve drives sim runs in this version; run a playbook on ${backend} with kairoku-playbook run --backend ${backend}`,
+      `serve drives sim and kairoku runs in this version; run a playbook on ${backend} with kairoku-playbook run --backend ${backend}`,
     );
+  if (backend !== 'kairoku')
+    for (const name of Object.keys(KAIROKU_SERVE_FLAGS))
+      if (args.flags.has(name)) throw new UsageError(`--${name} is for --backend kairoku`);
   const listen = flag(args, 'listen') ?? '127.0.0.1:7420';
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
   if (!match || Number(match[2]) > 65535)
@@ -72,6 +80,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
   return serveUntilStopped(io, {
     workspace,
     backend,
+    args,
     listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
     delayMs,
     scenario,
@@ -82,7 +91,8 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
 
 interface ServeSettings {
   workspace: string;
-  backend: 'sim';
+  backend: 'sim' | 'kairoku';
+  args: ReturnType<typeof parseArgs>;
   listen: { host: string; port: number };
   delayMs: number | undefined;
   scenario: ReturnType<typeof readScenarioFile> | undefined;
@@ -92,7 +102,7 @@ interface ServeSettings {
 
 async function serveUntilStopped(
   io: CommandIo,
-  { workspace, backend, listen, delayMs, scenario, panelDir, home }: ServeSettings,
+  { workspace, backend, args, listen, delayMs, scenario, panelDir, home }: ServeSettings,
 ): Promise<number> {
   // Loaded only here: node:http and the server are for this command alone.
   const serve = await import('@kairoku-playbook/runtime/serve');
@@ -102,12 +112,12 @@ async function serveUntilStopped(
       `a serve (process ${running.pid}) already serves ${workspace} at ${running.url}; stop it first`,
     );
   const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
-  const host = new serve.RunHost({
-    home,
-    workspace,
-    backend,
-    backendFor: serve.simBackendFor(scenario, delayMs ?? 0),
-  });
+  // The backend runs are driven on; the ones with a listener of their own start it before recovery.
+  const served: ServeBackend =
+    backend === 'kairoku'
+      ? await startKairokuApp(args, { home, workspace, cwd: io.cwd, env: process.env, log })
+      : { backendFor: serve.simBackendFor(scenario, delayMs ?? 0), banner: [], close: async () => {} };
+  const host = new serve.RunHost({ home, workspace, backend, backendFor: served.backendFor });
   const recovered = host.recover();
   for (const problem of recovered.problems) log(`warning: cannot read ${problem.file}: ${problem.message}`);
   if (recovered.adopted.length)
@@ -127,6 +137,7 @@ async function serveUntilStopped(
     });
   } catch (error) {
     host.close();
+    await served.close();
     throw new UsageError((error as Error).message, { cause: error });
   }
   serve.writeServeInfo(home, {
@@ -137,6 +148,7 @@ async function serveUntilStopped(
     workspace,
   });
   io.stdout(`kairoku-playbook serve: ${workspace}\nopen ${server.loginUrl}\n`);
+  for (const line of served.banner) io.stdout(`${line}\n`);
 
   return new Promise<number>((done) => {
     let stopping = false;
@@ -145,8 +157,9 @@ async function serveUntilStopped(
       stopping = true;
       serve.removeServeInfo(home, workspace);
       // A signal handler cannot wait; the process ends (done) only once the server has closed.
-      void server.close().then(() => {
+      void server.close().then(async () => {
         host.close();
+        await served.close();
         done(0);
       });
     };

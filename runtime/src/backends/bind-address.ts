@@ -52,6 +52,11 @@ export interface BindCheck {
   what: string;
   /** allow an address other machines can reach (never the wildcard); otherwise loopback only */
   allowNonLoopback?: boolean;
+  /**
+   * allow the wildcard when it is spelled as itself, `0.0.0.0` or `::` (every interface asked for by
+   * name); a name or a numeric form that merely resolves to it (`0`, `0x0`) is still refused
+   */
+  allowWildcard?: boolean;
   /** how to allow a non-loopback address, for the refusal (`pass --allow-remote-runners`) */
   howToAllow?: string;
   /** the resolver (tests); default `dns.lookup` as `server.listen` uses it */
@@ -82,6 +87,13 @@ export async function resolveBindAddress(host: string, check: BindCheck): Promis
   }
   const kind = addressKind(address);
   const resolved = address === bare ? '' : ` (it resolves to ${address})`;
+  if (
+    kind === 'wildcard' &&
+    check.allowWildcard &&
+    check.allowNonLoopback &&
+    (bare === '0.0.0.0' || bare === '::')
+  )
+    return address;
   if (kind === 'wildcard')
     throw new Error(
       `${check.what}: refusing the wildcard address ${shown}${resolved}: it binds every interface; name one, such as 127.0.0.1`,

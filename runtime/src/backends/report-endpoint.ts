@@ -53,6 +53,8 @@ export interface ReportEndpoint {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** revoked tokens remembered, to say why a replay is refused */
+const REVOKED_KEPT = 10_000;
 
 /**
  * The step agents' MCP endpoint: one tool, `report_step_result`, over Streamable HTTP, where the
@@ -66,20 +68,51 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
   const host = await resolveBindAddress(options.host ?? '127.0.0.1', {
     what: 'the report endpoint',
   });
+  const service = reportService(options);
+  const server: Server = createServer(LISTENER_OPTIONS, (req, res) => service.handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}/mcp`,
+    mint: service.mint,
+    revoke: service.revoke,
+    liveTokens: service.liveTokens,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The report endpoint without a listener of its own: what serves `POST /mcp`, and its tokens. */
+export interface ReportService {
+  /** answers one request to `/mcp` (any other path is 404) */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  mint(binding: ReportBinding): string;
+  revoke(token: string): void;
+  liveTokens(): number;
+}
+
+/**
+ * The report endpoint's requests and tokens, for a listener that serves it beside other routes (the
+ * Kairoku app serves it on its own TLS listener, so an agent on a runner's machine reaches it).
+ */
+export function reportService(options: Omit<ReportEndpointOptions, 'host' | 'port'>): ReportService {
   const live = new Map<string, ReportBinding>();
   const revoked = new Map<string, ReportBinding>();
   const revoke = (token: string) => {
     const binding = live.get(token);
-    if (binding && live.delete(token)) revoked.set(token, binding);
+    if (!binding || !live.delete(token)) return;
+    revoked.set(token, binding);
+    // A long-lived app (serve) revokes a token per dispatch for ever: the oldest revoked ones are
+    // forgotten (a Map keeps insertion order), and a replay of one is refused as unknown instead.
+    if (revoked.size > REVOKED_KEPT) revoked.delete(revoked.keys().next().value!);
   };
-
-  const server: Server = createServer(LISTENER_OPTIONS, (req, res) => {
-    // node:http does not wait for a handler; its failure is answered below (500, or the end of the reply).
-    void handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) reply(res, 500, `kairoku-playbook failed: ${(error as Error).message}`);
-      else res.end();
-    });
-  });
 
   const limits = {
     maxBytes: MAX_BODY_BYTES,
@@ -137,14 +170,14 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
     await transport.handleRequest(req, res, parsed);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${shownHost}:${address.port}/mcp`,
+    handle(req, res) {
+      // node:http does not wait for a handler; its failure is answered here (500, or the end of the reply).
+      void handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) reply(res, 500, `kairoku-playbook failed: ${(error as Error).message}`);
+        else res.end();
+      });
+    },
     mint(binding) {
       const token = randomBytes(24).toString('base64url');
       live.set(token, { ...binding });
@@ -152,11 +185,6 @@ export async function startReportEndpoint(options: ReportEndpointOptions): Promi
     },
     revoke,
     liveTokens: () => live.size,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   parseHostPort,
 } from '../backends/kairoku/protocol.js';
 import { literalKind } from '../backends/bind-address.js';
+import { normalizeFingerprint } from '../backends/kairoku/tls.js';
 import { PROVIDERS, isProviderName } from './providers/names.js';
 import type { ProviderName } from './providers/names.js';
 
@@ -18,6 +19,10 @@ export interface RunnerOptions {
   app: string;
   /** the one app credential (RF-007, RF-011) */
   token: string;
+  /** PEM of the CA the app's certificate must chain to (--app-ca) */
+  appCa: string | undefined;
+  /** the app certificate's pinned SHA-256 fingerprint, canonical `AB:CD:…` (--app-fingerprint) */
+  appFingerprint: string | undefined;
   /** the repository's checkout, where worktrees are added */
   repo: string;
   /** the repository's id in claims (default: the checkout's real path) */
@@ -51,7 +56,12 @@ export interface RunnerOptions {
 
 export const USAGE = `usage: kairoku-playbook runner --app URL --token-file FILE --repo PATH [options]
 
-  --app URL               the app to dial out to (kairoku-playbook run --backend kairoku --listen …)
+  --app URL               the app to dial out to (kairoku-playbook serve --backend kairoku, or run
+                          --backend kairoku); plain http:// only on loopback, else https://
+  --app-fingerprint FP    trust only the app certificate with this SHA-256 fingerprint (what serve
+                          --tls-self-signed prints; hex, colons optional)
+  --app-ca FILE           trust the app certificate if it chains to this CA (PEM); without either,
+                          the system's CAs
   --token-file FILE       the app credential: the token alone, or KAIROKU_TOKEN=… (token.env)
   --repo PATH             the repository checkout dispatches run in (one git worktree each)
   --repository ID         the repository's id in claims (default: the real path of --repo)
@@ -97,6 +107,8 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
   }
   const known = [
     'app',
+    'app-ca',
+    'app-fingerprint',
     'token-file',
     'repo',
     'repository',
@@ -117,7 +129,24 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
   for (const name of values.keys()) if (!known.includes(name)) return `unknown option --${name}`;
   const app = values.get('app');
   if (!app || !/^https?:\/\/[^/]+\/?$/.test(app))
-    return '--app needs the app URL, such as http://127.0.0.1:7400';
+    return '--app needs the app URL, such as https://10.0.0.5:7421 or http://127.0.0.1:7400';
+  const pinned = values.get('app-fingerprint');
+  const appFingerprint = pinned === undefined ? undefined : normalizeFingerprint(pinned);
+  if (pinned !== undefined && appFingerprint === undefined)
+    return `--app-fingerprint takes the app certificate's SHA-256 fingerprint (64 hex digits, colons optional), not "${pinned}"`;
+  const caFile = values.get('app-ca');
+  let appCa: string | undefined;
+  if (caFile !== undefined) {
+    const ca = readTextBounded(caFile, FILE_LIMITS.small, 'a CA file');
+    if (ca.problem !== undefined) return `cannot read the CA file ${caFile}: ${ca.message}`;
+    if (!ca.text.includes('-----BEGIN CERTIFICATE-----'))
+      return `--app-ca ${caFile} holds no PEM certificate`;
+    appCa = ca.text;
+  }
+  if (appCa !== undefined && appFingerprint !== undefined)
+    return '--app-ca and --app-fingerprint are two ways to trust the app: give one';
+  if ((appCa !== undefined || appFingerprint !== undefined) && !app.startsWith('https:'))
+    return `--app ${app} is plain HTTP: --app-ca and --app-fingerprint are for an https:// app`;
   const tokenFile = values.get('token-file');
   if (!tokenFile) return '--token-file is required';
   // Bounded: a FIFO or /dev/zero given as the token file must not hang or fill the runner.
@@ -180,6 +209,8 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
   return {
     app: app.replace(/\/$/, ''),
     token,
+    appCa,
+    appFingerprint,
     repo,
     repository: values.get('repository') ?? repo,
     capacity: numbers.capacity!,

@@ -23,7 +23,7 @@ import type {
 import { checkDirectory } from '../exec/perform-check.js';
 import { runCheckCommands } from '../exec/run-commands.js';
 import { decideToolCall } from '../policy/decide.js';
-import { AppClient, AppRefusal, Unauthorized } from './app-client.js';
+import { AppClient, AppRefusal, AppUntrusted, Unauthorized } from './app-client.js';
 import { startCapacityServer } from './capacity-server.js';
 import { EventLog } from './event-log.js';
 import type { RunnerOptions } from './options.js';
@@ -32,7 +32,7 @@ import type { Launched, Provider } from './providers/index.js';
 import { addWorktree, changedPaths, removeWorktree, startingPoint } from './worktree.js';
 
 /** exit codes of the runner process */
-export const EXIT = { ok: 0, usage: 2, unauthorized: 3, failed: 1 } as const;
+export const EXIT = { ok: 0, usage: 2, unauthorized: 3, untrusted: 4, failed: 1 } as const;
 
 const BACKOFF_MAX_MS = 30_000;
 const VERSION = `kairoku-playbook-runner/${PROTOCOL_VERSION}`;
@@ -86,12 +86,17 @@ export class Runner {
   private readonly finished: Promise<number>;
   private readonly logFile: string;
   private recovered: Dispatch[] = [];
+  /** the exit code of a full stop: a 401, or an untrusted app */
+  private exitCode: number = EXIT.unauthorized;
   /** what launches agents (RF-014), undefined when the runner runs checks only */
   private readonly provider: Provider | undefined;
 
   constructor(private readonly options: RunnerOptions) {
     this.provider = providerFor(options);
-    this.client = new AppClient(options.app, options.token);
+    this.client = new AppClient(options.app, options.token, 10_000, {
+      ...(options.appCa !== undefined ? { ca: options.appCa } : {}),
+      ...(options.appFingerprint !== undefined ? { fingerprint: options.appFingerprint } : {}),
+    });
     this.intervalMs = options.heartbeatMs;
     this.logFile = join(options.workDir, 'runner.jsonl');
     this.finished = new Promise((resolve) => (this.finish = resolve));
@@ -183,6 +188,7 @@ export class Runner {
       this.intervalMs = answer.intervalMs;
       if (!this.registered) {
         this.registered = true;
+        this.trustAppForAgents();
         this.log({ kind: 'registered' });
         // Not awaited: claiming need not wait for the reports, which catch their own failures.
         void this.reportRecovered();
@@ -257,14 +263,45 @@ export class Runner {
     }
   }
 
-  /** A 401 anywhere: the credential is gone, so everything stops (RF-012). */
+  /**
+   * The step agents reach the app's report endpoint over the same TLS link as the runner: the
+   * certificate the runner trusts (the pinned one, or the CA given) is written to the work dir and
+   * handed to every agent process as NODE_EXTRA_CA_CERTS (with any the runner was itself given), so
+   * a Node-based agent (the command provider's, Claude Code) verifies the app as the runner does.
+   */
+  private trustAppForAgents(): void {
+    const pem = this.client.trustedPem;
+    if (pem === undefined) return;
+    const file = join(this.options.workDir, 'app-ca.pem');
+    const inherited = this.inheritedCa ?? '';
+    writeFileSync(file, `${inherited}${inherited && !inherited.endsWith('\n') ? '\n' : ''}${pem}`, {
+      mode: 0o600,
+    });
+    process.env.NODE_EXTRA_CA_CERTS = file;
+  }
+
+  /** what NODE_EXTRA_CA_CERTS named when the runner started (kept in the agents' file) */
+  private readonly inheritedCa = (() => {
+    const file = process.env.NODE_EXTRA_CA_CERTS;
+    try {
+      return file ? readFileSync(file, 'utf8') : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+
+  /** A 401 anywhere: the credential is gone, so everything stops (RF-012); an untrusted app too. */
   private fatal(error: unknown): boolean {
     if (this.stopped) return true;
     if (!(error instanceof Unauthorized)) return false;
-    this.log({ kind: 'unauthorized', error: error.message });
+    const untrusted = error instanceof AppUntrusted;
+    this.log({ kind: untrusted ? 'untrusted' : 'unauthorized', error: error.message });
     process.stderr.write(
-      `kairoku runner: the app refused the credential (401): stopping. ${forTerminal(error.message)}\n`,
+      untrusted
+        ? `kairoku runner: the app is not trusted: stopping. ${forTerminal(error.message)}\n`
+        : `kairoku runner: the app refused the credential (401): stopping. ${forTerminal(error.message)}\n`,
     );
+    this.exitCode = untrusted ? EXIT.untrusted : EXIT.unauthorized;
     // Not awaited: the caller only needs to know it must stop; wait() resolves once the stop is done.
     void this.fullStop();
     return true;
@@ -280,7 +317,7 @@ export class Runner {
     }
     const deadline = Date.now() + this.options.graceMs + 10_000;
     while (this.active.size && Date.now() < deadline) await sleep(50);
-    await this.stop(EXIT.unauthorized);
+    await this.stop(this.exitCode);
   }
 
   private async stop(code: number): Promise<void> {
@@ -291,6 +328,7 @@ export class Runner {
     clearTimeout(this.claimTimer);
     clearInterval(this.flushTimer);
     await this.capacity?.close();
+    this.client.close();
     this.log({ kind: 'stop', code });
     this.finish(code);
   }

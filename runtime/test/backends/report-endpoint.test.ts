@@ -125,4 +125,24 @@ describe('the step agents’ report endpoint', () => {
       /loopback only/,
     );
   });
+
+  it('remembers a bounded number of revoked tokens: an old one is refused as unknown, a recent one as revoked', async () => {
+    const rejected: string[] = [];
+    endpoint = await startReportEndpoint({
+      onReport: () => undefined,
+      onRejected: (reason) => void rejected.push(reason),
+    });
+    const binding = { run: 'r1', step: 'build', attempt: 1 };
+    const tokens = Array.from({ length: 10_001 }, () => endpoint!.mint(binding));
+    for (const token of tokens) endpoint.revoke(token);
+    expect(endpoint.liveTokens()).toBe(0);
+    for (const token of [tokens[0]!, tokens.at(-1)!])
+      await fetch(endpoint.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      }).then((r) => expect(r.status).toBe(401));
+    expect(rejected[0]).toMatch(/unknown token/);
+    expect(rejected[1]).toMatch(/revoked/);
+  });
 });

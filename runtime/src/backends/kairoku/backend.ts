@@ -3,7 +3,7 @@ import type { RunEvent } from '../../core/events.js';
 import { isEnded } from '../../core/state.js';
 import { stepIr } from '../../core/view.js';
 import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
-import { startReportEndpoint } from '../report-endpoint.js';
+import { reportService } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
 import { buildDispatch, outputLines } from './dispatch.js';
 import type { RunTarget, StartAgent, StartCheck } from './dispatch.js';
@@ -33,7 +33,13 @@ import type {
 } from './protocol.js';
 import { ReadyQueue } from './ready-queue.js';
 import { startKairokuServer } from './server.js';
-import type { KairokuServer, ProtocolHandler } from './server.js';
+import type { KairokuServer, KairokuServerOptions, ProtocolHandler } from './server.js';
+
+/** How `listen` binds: what the address may be, and TLS. */
+export type ListenOptions = Pick<
+  KairokuServerOptions,
+  'allowNonLoopback' | 'tls' | 'requireTlsOffLoopback' | 'allowWildcard'
+>;
 
 export interface KairokuBackendOptions {
   /** the one app credential every runner presents (RF-011, RF-012), at least 16 characters */
@@ -45,8 +51,8 @@ export interface KairokuBackendOptions {
   /** heartbeats a runner may miss before its dispatches are failed (default 3, RF-013) */
   missLimit?: number;
   /**
-   * the step agents' report endpoint; without it, `listen` starts one on 127.0.0.1 and closes it
-   * with the backend. Whoever starts it must send its reports to `acceptReport`.
+   * the step agents' report endpoint; without it, `listen` serves one on its own listener (`/mcp`).
+   * Whoever starts one must send its reports to `acceptReport`.
    */
   reports?: ReportEndpoint;
   clock?: () => number;
@@ -162,7 +168,6 @@ export class KairokuBackend implements Backend, ProtocolHandler {
   private readonly contexts = new Map<string, BackendContext>();
   private readonly targets = new Map<string, RunTarget>();
   private reports: ReportEndpoint | undefined;
-  private ownsReports = false;
   private server: KairokuServer | undefined;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private minted = 0;
@@ -175,22 +180,17 @@ export class KairokuBackend implements Backend, ProtocolHandler {
   }
 
   /**
-   * Serves the runner routes on `host:port` (port 0 picks one) and, unless one was given, starts the
-   * report endpoint. The host is judged by what it resolves to: loopback only unless
-   * `allowNonLoopback`, and never the wildcard (`resolveBindAddress`). Resolves to the app URL runners
-   * are given.
+   * Serves the runner routes on `host:port` (port 0 picks one) and, unless one was given, the step
+   * agents' report endpoint on the same listener (`/mcp`), so an agent reaches it wherever its runner
+   * reaches the app. The host is judged by what it resolves to (`resolveBindAddress`): loopback only
+   * unless `allowNonLoopback` (or, with `requireTlsOffLoopback`, unless `tls`), and the wildcard only
+   * by name and with TLS. Resolves to the app URL runners are given.
    */
-  async listen(host = '127.0.0.1', port = 0, bind: { allowNonLoopback?: boolean } = {}): Promise<string> {
+  async listen(host = '127.0.0.1', port = 0, bind: ListenOptions = {}): Promise<string> {
     if (this.server) throw new Error(`already listening on ${this.server.url}`);
-    const server = await startKairokuServer(this, {
-      host,
-      port,
-      appToken: this.options.appToken,
-      allowNonLoopback: bind.allowNonLoopback ?? false,
-    });
-    try {
-      if (!this.reports) {
-        this.reports = await startReportEndpoint({
+    const service = this.reports
+      ? undefined
+      : reportService({
           onReport: (binding, report) => this.acceptReport(binding, report),
           onRejected: (reason, binding) => {
             const context = binding ? this.contexts.get(binding.run) : undefined;
@@ -205,12 +205,22 @@ export class KairokuBackend implements Backend, ProtocolHandler {
             else this.fault(`a step agent's report was refused: ${reason}`);
           },
         });
-        this.ownsReports = true;
-      }
-    } catch (error) {
-      await server.close();
-      throw error;
-    }
+    const server = await startKairokuServer(this, {
+      host,
+      port,
+      appToken: this.options.appToken,
+      ...bind,
+      ...(service ? { reports: service } : {}),
+    });
+    if (service)
+      this.reports = {
+        url: `${server.url}/mcp`,
+        mint: service.mint,
+        revoke: service.revoke,
+        liveTokens: service.liveTokens,
+        // The listener is the app's: it closes with the backend.
+        close: () => Promise.resolve(),
+      };
     this.server = server;
     this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.floor(this.intervalMs / 2)));
     this.sweeper.unref();
@@ -233,7 +243,6 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     for (const record of this.dispatchTable.values()) if (record.state !== 'ended') this.revoke(record);
     await this.server?.close();
     this.server = undefined;
-    if (this.ownsReports) await this.reports?.close();
   }
 
   /** Sends one run's dispatches to another repository or machine than the default target. */

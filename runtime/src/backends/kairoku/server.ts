@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { LIMITS, PROTOCOL_VERSION, ROUTES, checkBody, describeProblems, errorBody } from './protocol.js';
 import type { Route } from './protocol.js';
@@ -8,6 +10,8 @@ import { describeForbidden, forbiddenKey } from '../../core/schemas.js';
 import { resolveBindAddress } from '../bind-address.js';
 import type { Lookup } from '../bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../http-body.js';
+import type { ReportService } from '../report-endpoint.js';
+import type { TlsIdentity } from './tls.js';
 
 /** What answers the routes once a request is authenticated and fits its schema. */
 export interface ProtocolHandler {
@@ -17,8 +21,11 @@ export interface ProtocolHandler {
 }
 
 export interface KairokuServer {
-  /** `http://HOST:PORT`, the address runners are given as the app URL */
+  /** `http://HOST:PORT` or `https://HOST:PORT`, the address runners are given as the app URL */
   url: string;
+  /** the address bound (what the host resolved to) */
+  address: string;
+  port: number;
   close(): Promise<void>;
 }
 
@@ -28,9 +35,23 @@ export interface KairokuServerOptions {
   appToken: string;
   /**
    * bind an interface other machines can reach (the wildcard never): the routes are behind the app
-   * credential, but over plain HTTP; off by default
+   * credential; without `tls` they are plain HTTP. Off by default.
    */
   allowNonLoopback?: boolean;
+  /** serve over TLS with this certificate and key */
+  tls?: TlsIdentity;
+  /**
+   * refuse a routable address unless `tls` is given (`serve`): a credential sent in the clear is not
+   * offered beyond this machine
+   */
+  requireTlsOffLoopback?: boolean;
+  /** the wildcard, spelled `0.0.0.0` or `::` (every interface by name), with TLS only */
+  allowWildcard?: boolean;
+  /**
+   * the step agents' report endpoint, served on this same listener at `/mcp` (outside the app
+   * credential: each request carries its dispatch's own token, RF-008)
+   */
+  reports?: ReportService;
   /** the resolver (tests); default Node's `dns.lookup` */
   lookup?: Lookup;
   /** how long a request body may take to arrive (tests); default that of http-body.ts */
@@ -48,20 +69,29 @@ export async function startKairokuServer(
   options: KairokuServerOptions,
 ): Promise<KairokuServer> {
   if (options.appToken.length < 16) throw new Error('the app credential must be at least 16 characters');
+  const tlsOnly = options.requireTlsOffLoopback === true;
   const bindTo = await resolveBindAddress(options.host, {
     what: 'the Kairoku app',
-    allowNonLoopback: options.allowNonLoopback ?? false,
-    howToAllow: 'say so with --allow-remote-runners (run --backend kairoku)',
+    allowNonLoopback: tlsOnly ? options.tls !== undefined : (options.allowNonLoopback ?? false),
+    allowWildcard: options.tls !== undefined && options.allowWildcard === true,
+    howToAllow: tlsOnly
+      ? 'serve it over TLS: --tls-cert FILE --tls-key FILE, or --tls-self-signed'
+      : 'say so with --allow-remote-runners (run --backend kairoku)',
     ...(options.lookup ? { lookup: options.lookup } : {}),
   });
   const expected = digest(options.appToken);
-  const server: Server = createServer(LISTENER_OPTIONS, (req, res) => {
+  const reports = options.reports;
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    if (reports && (req.url ?? '').split('?')[0] === '/mcp') return reports.handle(req, res);
     handle(req, res).catch((error: unknown) => {
       handler.fault(`kairoku server error: ${(error as Error).stack ?? String(error)}`);
       if (!res.headersSent) send(res, 500, errorBody('internal', 'the app failed to answer'));
       else res.end();
     });
-  });
+  };
+  const server: Server = options.tls
+    ? createTlsServer({ ...LISTENER_OPTIONS, cert: options.tls.cert, key: options.tls.key }, listener)
+    : createServer(LISTENER_OPTIONS, listener);
 
   const limits = {
     maxBytes: LIMITS.bodyBytes,
@@ -151,9 +181,13 @@ export async function startKairokuServer(
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // Bound to every interface by name: runners and agents are told the machine's name.
+  const shown = address.address === '0.0.0.0' || address.address === '::' ? hostname() : address.address;
+  const host = shown.includes(':') ? `[${shown}]` : shown;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
+    address: address.address,
+    port: address.port,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

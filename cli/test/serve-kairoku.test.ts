@@ -1,0 +1,202 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RunStore, stepRun, vecToArray } from '@kairoku-playbook/runtime';
+
+/**
+ * `serve --backend kairoku` on loopback, as a user runs it (the network-namespace test,
+ * serve-kairoku-netns.test.ts, takes it across a real network boundary where it can): the flags'
+ * refusals, the self-signed certificate kept across restarts (so runners keep their pin), and a
+ * runner pinning it.
+ */
+
+const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+const folders: string[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function temp(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  folders.push(dir);
+  return dir;
+}
+
+function workspace(): string {
+  const dir = temp('kp-serve-ws-');
+  execFileSync('git', ['-C', dir, 'init', '-q', '-b', 'main']);
+  execFileSync('git', [
+    '-C',
+    dir,
+    '-c',
+    'user.name=T',
+    '-c',
+    'user.email=t@e',
+    'commit',
+    '-q',
+    '--allow-empty',
+    '-m',
+    'init',
+  ]);
+  return dir;
+}
+
+function serveOnce(args: string[], home: string) {
+  return spawnSync(process.execPath, [cli, 'serve', ...args], {
+    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+function startServe(
+  ws: string,
+  home: string,
+): Promise<{ child: ChildProcess; app: string; fingerprint: string; panel: string; token: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      ws,
+      '--listen',
+      '127.0.0.1:0',
+      '--backend',
+      'kairoku',
+      '--app-listen',
+      '127.0.0.1:0',
+      '--tls-self-signed',
+    ],
+    { env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match =
+        /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\nkairoku app: (https:\/\/127\.0\.0\.1:\d+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
+          out,
+        );
+      if (match)
+        resolve({ child, panel: match[1]!, token: match[2]!, app: match[3]!, fingerprint: match[4]! });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe('serve --backend kairoku', () => {
+  it('refuses a routable address without TLS, the wildcard by another spelling, and TLS flags on another backend', () => {
+    const ws = workspace();
+    const home = temp('kp-serve-home-');
+    const plain = serveOnce([ws, '--backend', 'kairoku', '--app-listen', '10.213.0.1:0'], home);
+    expect(plain.status).toBe(2);
+    expect(plain.stderr).toMatch(/not a loopback address.*serve it over TLS/);
+    const wildcard = serveOnce(
+      [ws, '--backend', 'kairoku', '--app-listen', '0:0', '--tls-self-signed'],
+      home,
+    );
+    expect(wildcard.status).toBe(2);
+    expect(wildcard.stderr).toMatch(/refusing the wildcard address "0" \(it resolves to 0\.0\.0\.0\)/);
+    const sim = serveOnce([ws, '--tls-self-signed'], home);
+    expect(sim.status).toBe(2);
+    expect(sim.stderr).toMatch(/--tls-self-signed is for --backend kairoku/);
+    const half = serveOnce([ws, '--backend', 'kairoku', '--tls-cert', 'a.pem'], home);
+    expect(half.status).toBe(2);
+    expect(half.stderr).toMatch(/--tls-cert and --tls-key go together/);
+  }, 120_000);
+
+  it('keeps its self-signed certificate across restarts, and a runner pinning it registers', async () => {
+    const ws = workspace();
+    const home = temp('kp-serve-home-');
+    const first = await startServe(ws, home);
+    await stop(first.child);
+    const second = await startServe(ws, home);
+    expect(second.fingerprint).toBe(first.fingerprint);
+    expect(readFileSync(join(home, 'kairoku', 'tls', 'app.crt'), 'utf8')).toMatch(/BEGIN CERTIFICATE/);
+
+    const workDir = join(temp('kp-runner-'), 'work');
+    const runner = spawn(
+      process.execPath,
+      [
+        cli,
+        'runner',
+        '--app',
+        second.app,
+        '--app-fingerprint',
+        second.fingerprint.replace(/:/g, '').toLowerCase(),
+        '--token-file',
+        join(home, 'kairoku', 'token.env'),
+        '--repo',
+        ws,
+        '--work-dir',
+        workDir,
+        '--heartbeat-ms',
+        '100',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    children.push(runner);
+    const deadline = Date.now() + 60_000;
+    const log = join(workDir, 'runner.jsonl');
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('"registered"')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readFileSync(log, 'utf8')).toContain('"registered"');
+    // What its agents are told to trust: the app's own certificate.
+    expect(readFileSync(join(workDir, 'app-ca.pem'), 'utf8')).toContain(
+      readFileSync(join(home, 'kairoku', 'tls', 'app.crt'), 'utf8').trim(),
+    );
+    await stop(runner);
+    await stop(second.child);
+  }, 120_000);
+
+  it('fails, never relaunches, a dispatch a killed serve left non-terminal (RF-013)', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws, 'playbooks'));
+    writeFileSync(
+      join(ws, 'playbooks', 'one.yml'),
+      'version: 1\nid: one\ntitle: One agent step\nsteps:\n  build:\n    role: implementer\n    prompt: Build it\n',
+    );
+    const home = temp('kp-serve-home-');
+    const first = await startServe(ws, home);
+    const started = await fetch(`${first.panel}/api/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ playbook: 'playbooks/one.yml', inputs: {} }),
+    });
+    expect(started.status).toBe(201);
+    const { run } = (await started.json()) as { run: { id: string } };
+    // No runner claims it: the dispatch is queued when serve dies.
+    const killed = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await killed;
+    const second = await startServe(ws, home);
+    const state = new RunStore(home).load(run.id)!;
+    expect(state.status).toBe('failed');
+    expect(stepRun(state, 'build')!.attempts.map((a) => a.ended)).toEqual(['lost']);
+    expect(vecToArray(state.history).some((h) => h.text.includes('never relaunched (RF-013)'))).toBe(true);
+    await stop(second.child);
+  }, 120_000);
+});
