@@ -16,6 +16,7 @@ export { AFTER_PREFIX, MASK, STATE_VERSION, isEnded } from './core/state.js';
 export type {
   Attempt,
   HistoryEntry,
+  RunStartOptions,
   RunState,
   RunStatus,
   StepRun,

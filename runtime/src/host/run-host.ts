@@ -6,7 +6,7 @@ import type { RunEvent } from '../core/events.js';
 import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../core/state.js';
-import type { RunState } from '../core/state.js';
+import type { RunStartOptions, RunState } from '../core/state.js';
 import { dueTimeouts } from '../core/timeouts.js';
 import { advance } from '../core/transition.js';
 import type { TransitionRefusal } from '../core/transition.js';
@@ -45,6 +45,15 @@ export type Operation =
   | { type: 'start-after'; name: string }
   | { type: 'archive' };
 
+/**
+ * How a run is started beyond its inputs (the panel's start options), where the host's backend
+ * supports them (`RunHostOptions.startOptions`): the provider and model of its steps that name
+ * none, and a worktree of its own (the playbook's `workspace: new-worktree`, for this run).
+ */
+export interface StartOptions extends RunStartOptions {
+  worktree?: boolean;
+}
+
 /** A run file was written: `version` increases with every write, across every run of the host. */
 export interface RunChange {
   state: RunState;
@@ -60,6 +69,12 @@ export interface RunHostOptions {
   backend: string;
   /** the backend that runs a run's agents and checks; gates are the host's (they wait for a decision) */
   backendFor: (state: RunState) => Backend;
+  /**
+   * A backend that was watching agents when an earlier host stopped takes them up again here
+   * (`PaseoBackend.adopt`): called for each run `recover` takes up, with the run's driver context,
+   * before the run goes on.
+   */
+  adopt?: (state: RunState, backend: Backend, context: BackendContext) => void;
   /** recorded as the manager of runs started here */
   manager?: string;
   /**
@@ -202,7 +217,8 @@ export class RunHost {
         );
         if (state !== stored) this.save(state);
         if (!hasWorkGoing(state)) continue;
-        this.host(state, {}, backend);
+        const hosted = this.host(state, {}, backend);
+        this.options.adopt?.(state, backend, hosted.driver.context);
         adopted.push(state.id);
       }
       return all.problems;
@@ -220,7 +236,18 @@ export class RunHost {
    * `limits.concurrency`, or while another run of the workspace is active; a warning when an active
    * run of the playbook has the same inputs.
    */
-  start(ir: Ir, inputs: Record<string, unknown>): HostResult<{ state: RunState; warnings: string[] }> {
+  start(
+    playbook: Ir,
+    inputs: Record<string, unknown>,
+    options: StartOptions = {},
+  ): HostResult<{ state: RunState; warnings: string[] }> {
+    // A worktree asked for at start is the playbook's `workspace: new-worktree`, for this run: its
+    // snapshot says so, and everything that reads the run (its branch, its backend) follows it.
+    const ir: Ir = options.worktree ? { ...playbook, workspace: 'new-worktree' } : playbook;
+    const startOptions: RunStartOptions = {
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
+    };
     const prepared = prepareInputs(ir, inputs);
     if (!prepared.ok)
       return refused(
@@ -255,6 +282,7 @@ export class RunHost {
         }),
         workspace: this.workspace,
         manager: this.manager,
+        ...(Object.keys(startOptions).length ? { startOptions } : {}),
       };
       this.save(state);
       const hosted = this.host(state, secrets);
