@@ -111,7 +111,7 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
       },
     },
     close: async () => {
-      await Promise.allSettled([...ready.values(), ...backends].map((b) => b.close?.()));
+      await Promise.allSettled([...ready.values(), ...backends].map((b) => b.close?.() ?? Promise.resolve()));
     },
   };
 }
