@@ -185,7 +185,6 @@ export function runRun(
       state,
       event: { type: 'start' },
       secrets: splitSecrets(ir, prepared.inputs).secrets,
-      maskKey,
       gates,
       store,
       live: simBackend({ scenario, delayMs, worktree }),

@@ -15,6 +15,9 @@ import { loseGoneAgents } from '../store/recover.js';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
 import type { RoomConflict } from '../store/room.js';
 import { RunStore } from '../store/run-store.js';
+import type { OperatorRequest } from '../store/run-store.js';
+import { LiveRun } from './live-run.js';
+import type { LiveRunOptions } from './live-run.js';
 import { loadMaskKey } from './mask-key.js';
 
 /**
@@ -93,6 +96,13 @@ export interface RunHostOptions {
   timers?: { setInterval: typeof setInterval; clearInterval: typeof clearInterval };
 }
 
+/**
+ * A run driven with someone here to decide its gates (`RunHost.drive`): its backend is the caller's
+ * (connected before, closed after), the rest is the host's (the clock, the mask key, every write, the
+ * claim on the run, the requests of other processes).
+ */
+export type DriveOptions = Omit<LiveRunOptions, 'state' | 'persist' | 'requests' | 'clock' | 'maskKey'>;
+
 /** The manager name of runs a host drives itself (autopilot). */
 export const HOST_MANAGER = 'kairoku-playbook serve';
 
@@ -113,6 +123,8 @@ interface Hosted {
 export class RunHost {
   readonly store: RunStore;
   private readonly hosted = new Map<string, Hosted>();
+  /** runs driven with their gates decided here (`drive`) */
+  private readonly driven = new Map<string, LiveRun>();
   private readonly listeners = new Set<(change: RunChange) => void>();
   private readonly versions = new Map<string, number>();
   /** starts at the clock, so a later host's versions follow an earlier one's */
@@ -325,11 +337,41 @@ export class RunHost {
     });
   }
 
+  /**
+   * Drives `state` (created and saved by the caller, or loaded again for a restart) with its gates
+   * decided by whoever `options` names: a script, `--gate`, a person at a terminal; a gate nobody here
+   * decides stays open and the run waits at it (`LiveRun.done`, `waiting`). This is how `run` and
+   * `runs restart|decide` drive a run when no serve is up. The run is claimed until `letGo`.
+   */
+  drive(state: RunState, options: DriveOptions): LiveRun {
+    const run = new LiveRun({
+      ...options,
+      state,
+      clock: this.clock,
+      maskKey: this.maskKey,
+      persist: (next) => this.save(next),
+      requests: () => this.store.takeRequests(state.id).map(asRequested),
+    });
+    this.store.claim(state.id);
+    this.driven.set(state.id, run);
+    return run;
+  }
+
+  /** Stops driving a run `drive` started (its timers and questions) and lets go of its claim. */
+  letGo(id: string): void {
+    const run = this.driven.get(id);
+    if (!run) return;
+    this.driven.delete(id);
+    run.close();
+    this.store.release(id);
+  }
+
   /** Stops the timer and lets go of every hosted run (their files stay as they are: a new host takes them up). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.timers.clearInterval(this.ticker);
+    for (const id of [...this.driven.keys()]) this.letGo(id);
     for (const [id, hosted] of this.hosted) {
       this.store.release(id);
       // Not awaited: closing is the host letting go, nothing waits on it; a backend whose close fails
@@ -502,12 +544,7 @@ export class RunHost {
       const id = hosted.driver.state.id;
       try {
         this.locked(() => {
-          for (const asked of this.store.takeRequests(id))
-            hosted.driver.send(
-              asked.type === 'cancel' && asked.reason === undefined
-                ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
-                : asked,
-            );
+          for (const asked of this.store.takeRequests(id)) hosted.driver.send(asRequested(asked));
           for (const due of dueTimeouts(hosted.driver.state, this.clock())) hosted.driver.send(due);
           this.settle(hosted);
         });
@@ -548,6 +585,13 @@ export class RunHost {
       this.depth--;
     }
   }
+}
+
+/** An event another process asked for (`runs cancel`), as the run records it. */
+function asRequested(asked: OperatorRequest): RunEvent {
+  return asked.type === 'cancel' && asked.reason === undefined
+    ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
+    : asked;
 }
 
 /** No room for another active run: the workspace has one, or the playbook is at `limits.concurrency`. */
