@@ -167,7 +167,7 @@ describe('kairoku-playbook serve --backend paseo', () => {
     expect(await second.exited).toBe(0);
   });
 
-  it('refuses options the backend does not have, and values that do not fit', async () => {
+  it('refuses options the backend does not have and values that do not fit; `run` goes through it on paseo', async () => {
     const { daemon, workspace, home } = await setUp({ work: [reports('done')] });
     const serving = await startServe(workspace, home, ['--paseo-host', daemon.host]);
     const bad = await call<{ refusal: { code: string; field?: string } }>(serving, '/api/v1/runs', {
@@ -183,6 +183,40 @@ describe('kairoku-playbook serve --backend paseo', () => {
       options: { newAgent: true },
     });
     expect(newAgent).toMatchObject({ status: 422, body: { refusal: { code: 'option-unsupported' } } });
+
+    // `run` in the workspace goes through serve, on serve's backend; another backend is refused.
+    const env = { ...process.env, KAIROKU_PLAYBOOK_HOME: home };
+    const cliOf = (...args: string[]) => {
+      const child = spawn(process.execPath, [cli, ...args], { cwd: workspace, env });
+      children.push(child);
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      return new Promise<{ code: number | null; out: string }>((resolve) =>
+        child.on('exit', (code) => resolve({ code, out: text })),
+      );
+    };
+    const sim = await cliOf('run', 'playbooks/relay.yml', '--backend', 'sim');
+    expect(sim.code).toBe(2);
+    expect(sim.out).toContain("drives this workspace's runs on paseo: run it with --backend paseo");
+    const flagged = await cliOf('run', 'playbooks/relay.yml', '--paseo-host', daemon.host);
+    expect(flagged.code).toBe(2);
+    expect(flagged.out).toContain('--paseo-host does not apply while kairoku-playbook serve');
+    const running = cliOf('run', 'playbooks/relay.yml', '--backend', 'paseo');
+    let id: string | undefined;
+    await vi.waitFor(
+      async () => {
+        const runs = await call<{ runs: { id: string; waiting: number }[] }>(serving, '/api/v1/runs');
+        id = runs.body.runs.find((r) => r.waiting === 1)?.id;
+        expect(id).toBeDefined();
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(daemon.agentOf('work', 1)).toBeDefined();
+    await call(serving, `/api/v1/runs/${id}/gates/ship`, { choice: 'approve' });
+    const ran = await running;
+    expect(ran.code).toBe(0);
+    expect(ran.out).toContain(`run ${id} completed`);
     serving.child.kill('SIGTERM');
     await serving.exited;
   });

@@ -163,6 +163,7 @@ async function serveUntilStopped(
     port: server.port,
     token: server.token,
     workspace,
+    backend,
   });
   io.stdout(`kairoku-playbook serve: ${workspace}\nopen ${server.loginUrl}\n`);
 
