@@ -138,6 +138,10 @@ async function serveUntilStopped(
   for (const problem of recovered.problems) log(`warning: cannot read ${problem.file}: ${problem.message}`);
   if (recovered.adopted.length)
     log(`took up ${recovered.adopted.length} active run(s): ${recovered.adopted.join(', ')}`);
+  if (recovered.otherBackends.length)
+    log(
+      `left ${recovered.otherBackends.length} active run(s) of another backend for a serve of theirs: ${recovered.otherBackends.join(', ')}`,
+    );
   if (recovered.failed.length)
     log(`failed ${recovered.failed.length} run(s) whose manager is gone: ${recovered.failed.join(', ')}`);
   let server: Awaited<ReturnType<typeof serve.startServe>>;

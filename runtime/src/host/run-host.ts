@@ -188,9 +188,16 @@ export class RunHost {
    * the step is lost); open gates stay open and are shown again; a run whose manager is gone fails.
    * What could not be read is returned, not fatal.
    */
-  recover(): { adopted: string[]; failed: string[]; problems: { file: string; message: string }[] } {
+  recover(): {
+    adopted: string[];
+    failed: string[];
+    /** active runs of another backend: left for a host of theirs (their agents may be at work) */
+    otherBackends: string[];
+    problems: { file: string; message: string }[];
+  } {
     const adopted: string[] = [];
     const failed: string[] = [];
+    const otherBackends: string[] = [];
     const problems = this.locked(() => {
       const all = this.store.loadAll();
       for (const stored of all.runs) {
@@ -214,6 +221,12 @@ export class RunHost {
         // manages (the MCP server's), is theirs: the host neither drives it with autopilot nor writes it.
         if (this.store.owner(stored.id) !== undefined) continue;
         if (manager && manager !== this.manager) continue;
+        // A sim host does not take up a paseo run (its agents would be sim agents from then on), nor
+        // the reverse: the run waits, whole, for a host of its backend.
+        if (stored.backend !== this.options.backend) {
+          otherBackends.push(stored.id);
+          continue;
+        }
         const backend = this.options.backendFor(stored);
         const exists =
           this.options.agentExists ??
@@ -240,7 +253,7 @@ export class RunHost {
       const hosted = this.hosted.get(id);
       if (hosted) this.kick(hosted);
     }
-    return { adopted, failed, problems };
+    return { adopted, failed, otherBackends, problems };
   }
 
   /**
