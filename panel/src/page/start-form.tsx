@@ -132,7 +132,7 @@ export function StartForm({ card }: { card: PlaybookCard }) {
   const submit = async (event: Event) => {
     event.preventDefault();
     const { inputs, errors: found } = readForm(card.inputs, values, card.inputSchema);
-    found.push(...agentErrors(provider, model));
+    if (agents) found.push(...agentErrors(provider, model));
     setErrors(found);
     if (found.length) {
       focusFirstError(found);
