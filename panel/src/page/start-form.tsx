@@ -113,15 +113,17 @@ export function StartForm({ card }: { card: PlaybookCard }) {
   useEffect(() => form.current?.querySelector<HTMLElement>('input, textarea, select, button')?.focus(), []);
   const errorOf = (name: string) => errors.find((e) => e.field === name)?.message;
 
+  // Errors shown beside a field: an input's, or the provider's or model's where the form has them;
+  // any other (a refusal of the whole start, an option with no field of its own) is shown below.
+  const besideOption = (field: string) =>
+    agents !== undefined && (field === 'options/provider' || field === 'options/model');
   const general = errors.filter(
-    (e) => !card.inputs.some((f) => f.name === e.field) && !e.field.startsWith('options/'),
+    (e) => !card.inputs.some((f) => f.name === e.field) && !besideOption(e.field),
   );
   const optionId = (name: string) => `${idOf(card, 'option')}-${name}`;
   const focusFirstError = (found: FieldError[]) =>
     requestAnimationFrame(() => {
-      const first = found.find(
-        (e) => card.inputs.some((f) => f.name === e.field) || e.field.startsWith('options/'),
-      );
+      const first = found.find((e) => card.inputs.some((f) => f.name === e.field) || besideOption(e.field));
       if (!first) return;
       const id = first.field.startsWith('options/')
         ? optionId(first.field.slice('options/'.length))
