@@ -4,7 +4,7 @@
  * test: a run started through serve's API, serve killed with SIGKILL while the step's agent works, a
  * new serve takes the run up and adopts the agent the daemon still has, and the run completes.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,10 +117,11 @@ describe('kairoku-playbook serve --backend paseo', () => {
     const started = await call<StartAnswer>(first, '/api/v1/runs', {
       playbook: 'playbooks/relay.yml',
       inputs: {},
-      options: { provider: 'codex', model: 'gpt-test' },
+      options: { provider: 'codex', model: 'gpt-test', worktree: true },
     });
     expect(started.status).toBe(201);
     const id = started.body.run.id;
+    const branch = `playbooks/relay-${id.slice(-6)}`;
 
     // The step's agent works (its turn is held); serve has recorded it before it dies.
     await vi.waitFor(
@@ -134,6 +135,11 @@ describe('kairoku-playbook serve --backend paseo', () => {
     );
     const agent = daemon.agentOf('work', 1)!;
     expect(agent).toMatchObject({ provider: 'codex', model: 'gpt-test' });
+    // A worktree of its own, on the run's branch: not the workspace.
+    expect(realpathSync(agent.cwd)).not.toBe(workspace);
+    expect(
+      execFileSync('git', ['branch', '--show-current'], { cwd: agent.cwd, encoding: 'utf8' }).trim(),
+    ).toBe(branch);
     first.child.kill('SIGKILL');
     await first.exited;
 
@@ -155,7 +161,8 @@ describe('kairoku-playbook serve --backend paseo', () => {
       },
       { timeout: 20_000, interval: 50 },
     );
-    expect(daemon.agentOf('work', 2)).toMatchObject({ provider: 'codex', model: 'gpt-test' });
+    // The retry works in the same worktree (taken up again by its branch, not made twice).
+    expect(daemon.agentOf('work', 2)).toMatchObject({ provider: 'codex', model: 'gpt-test', cwd: agent.cwd });
     const retried = await call<RunDetail>(second, `/api/v1/runs/${id}`);
     expect(step(retried.body, 'work').attempts).toMatchObject([
       { attempt: 1, agent: agent.id, ended: 'lost' },
