@@ -122,7 +122,7 @@ describe('serve --backend kairoku', () => {
     expect(wildcard.stderr).toMatch(/refusing the wildcard address "0" \(it resolves to 0\.0\.0\.0\)/);
     const sim = serveOnce([ws, '--tls-self-signed'], home);
     expect(sim.status).toBe(2);
-    expect(sim.stderr).toMatch(/--tls-self-signed is for --backend kairoku/);
+    expect(sim.stderr).toMatch(/--tls-self-signed is for serve --backend kairoku/);
     const half = serveOnce([ws, '--backend', 'kairoku', '--tls-cert', 'a.pem'], home);
     expect(half.status).toBe(2);
     expect(half.stderr).toMatch(/--tls-cert and --tls-key go together/);

@@ -135,9 +135,32 @@ describe('the Playbooks panel in Chromium', () => {
 
     await form.getByLabel('reviewers').fill('2');
     await form.getByLabel('api_key').fill('s3cret-value');
+
+    // Start options the backend supports: a new worktree, the provider and model of steps that name
+    // none (serve's default provider filled in). A provider that is no id is refused in the page; a
+    // model the server refuses shows beside its field.
+    await expect(form.getByLabel('Provider').inputValue()).resolves.toBe('claude');
+    await form.getByLabel('New worktree').check();
+    await form.getByLabel('Provider').fill('not an id');
+    await form.getByRole('button', { name: 'Start run' }).click();
+    await form.getByText('Provider must be a provider id').waitFor();
+    await expect(form.getByLabel('Provider').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(posts('/api/v1/runs')).toBe(0);
+    await form.getByLabel('Provider').fill('codex');
+    await form.getByLabel('Model').fill('no-such-model');
+    await form.getByRole('button', { name: 'Start run' }).click();
+    await form.getByText('the provider has no model "no-such-model"').waitFor();
+    await expect(form.getByLabel('Model').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(posts('/api/v1/runs')).toBe(1);
+    // Chromium logs the refused request itself; that is the only console line it may cause.
+    expect(problems.splice(0)).toEqual([expect.stringContaining('status of 422')]);
+    await form.getByLabel('Model').fill('gpt-5-codex');
     await form.getByRole('button', { name: 'Start run' }).click();
     await page.getByRole('tab', { name: /Open a pull request/ }).waitFor();
-    expect(posts('/api/v1/runs')).toBe(1);
+    expect(posts('/api/v1/runs')).toBe(2);
+    expect(fake.bodies.get('/api/v1/runs')?.at(-1)).toMatchObject({
+      options: { worktree: true, provider: 'codex', model: 'gpt-5-codex' },
+    });
     const runId = (await page.getByRole('tab', { selected: true }).getAttribute('id'))!.slice('tab-'.length);
     await stepIs(page, 'plan', 'running');
     await expect(page.locator('.node.running').count()).resolves.toBe(1);

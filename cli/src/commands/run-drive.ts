@@ -1,12 +1,13 @@
 /**
  * Driving a run to where it stops, for every backend (`run`, `runs restart`, `runs decide`): the
- * runtime's LiveRun with autopilot, gates decided by a scenario or `--gate`, else asked at the terminal
+ * runtime's RunHost (`drive`: autopilot, every write, the claim on the run, other processes'
+ * requests), gates decided by a scenario or `--gate`, else asked at the terminal
  * without blocking, else left open (the run waits: the tool never decides a human gate), and Ctrl-C
  * canceling the run. Apart from run-live.ts, which brings the live backends' modules, so that a sim run
  * loads none of them.
  */
 import type { Ir } from '@kairoku-playbook/compiler';
-import { LiveRun, SimBackend, forTerminal, vecGet, vecSlice } from '@kairoku-playbook/runtime';
+import { RunHost, SimBackend, forTerminal, vecGet, vecSlice } from '@kairoku-playbook/runtime';
 import type {
   Backend,
   GateAsker,
@@ -64,7 +65,6 @@ export interface RunDrive {
   /** what sets the run going: `start`, `restart-from`, a `gate-decided` */
   event: RunEvent;
   secrets: Record<string, unknown>;
-  maskKey: Uint8Array;
   /** `--gate` decisions, by gate name */
   gates: Map<string, ScriptedDecision>;
   store: RunStore;
@@ -95,21 +95,18 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
       }
     : undefined;
 
-  const run = new LiveRun({
-    backend: live.backend,
-    state,
-    secrets,
-    maskKey: drive.maskKey,
+  // The one place runs are driven (and saved, and claimed): a host of this process, for this one run;
+  // its backend stays this command's, connected before and closed after.
+  const host = new RunHost({
+    home: store.home,
+    workspace: state.workspace ?? '',
+    backend: live.backend.name,
+    backendFor: () => live.backend,
     clock: now,
-    persist: (next) => store.save(next),
-    requests: () =>
-      store
-        .takeRequests(id)
-        .map((asked) =>
-          asked.type === 'cancel' && asked.reason === undefined
-            ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
-            : asked,
-        ),
+  });
+  const run = host.drive(state, {
+    backend: live.backend,
+    secrets,
     decideGate: (gate) => live.decideGate?.(gate) ?? gates.get(gate.step),
     ...(askGate ? { askGate } : {}),
     onTransition: (before, after) => {
@@ -119,7 +116,6 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
           progress(`${progressLine(entry)}\n`);
     },
   });
-  store.claim(id);
   let interrupted = false;
   const onInterrupt = () => {
     // The first Ctrl-C's cancel is on disk already (each save is whole: write, fsync, rename), so
@@ -134,8 +130,7 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
   const letGo = (): Promise<void> | void => {
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
-    run.close();
-    store.release(id);
+    host.close();
     return live.close();
   };
   const then = <T>(closing: Promise<void> | void, value: () => T): T | Promise<T> =>

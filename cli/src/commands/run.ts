@@ -116,9 +116,21 @@ export function runRun(
     io.stdout(`${RUN_HELP}\n`);
     return 0;
   }
-  const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
+  const asked = flag(args, 'backend');
+  const backend = oneOf(asked, ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
   // --json asks nothing: not a gate, not a secret.
   const asking = args.flags.has('json') ? undefined : terminal;
+  const serve = findServe(defaultHome(env), realpathSync(io.cwd));
+  if (serve) {
+    // serve starts the workspace's runs on its own backend: a run asked for on another is refused
+    // rather than started somewhere the command line did not say.
+    const served = serve.backend ?? 'sim';
+    if (asked !== undefined && backend !== served)
+      throw new UsageError(
+        `kairoku-playbook serve (process ${serve.pid}) drives this workspace's runs on ${served}: run it with --backend ${served} (or leave --backend out), or stop serve to run it on ${backend} here`,
+      );
+    return throughServe(serve, args, io, env, args.flags.has('json'));
+  }
   if (backend !== 'sim') {
     refuseFlags(args, ['scenario', 'sim-delay', 'worktree'], 'is for the sim backend only');
     const ir = compileFile(args.positionals, io, 'run');
@@ -150,8 +162,6 @@ export function runRun(
     'is for the paseo and kairoku backends',
   );
   const json = args.flags.has('json');
-  const serve = findServe(defaultHome(env), realpathSync(io.cwd));
-  if (serve) return throughServe(serve, args, io, env, json);
   const delayMs = simDelay(flag(args, 'sim-delay'));
   const worktreeFlag = flag(args, 'worktree');
   const worktree = worktreeFlag === undefined ? undefined : resolve(io.cwd, worktreeFlag);
@@ -185,7 +195,6 @@ export function runRun(
       state,
       event: { type: 'start' },
       secrets: splitSecrets(ir, prepared.inputs).secrets,
-      maskKey,
       gates,
       store,
       live: simBackend({ scenario, delayMs, worktree }),
@@ -211,7 +220,7 @@ function throughServe(
 ): number | Promise<number> {
   refuseFlags(
     args,
-    ['scenario', 'sim-delay', 'worktree', 'gate'],
+    ['scenario', 'sim-delay', 'worktree', ...Object.keys(LIVE_FLAGS)],
     `does not apply while kairoku-playbook serve (process ${serve.pid}) drives this workspace's runs`,
   );
   const ir = compileFile(args.positionals, io, 'run');

@@ -450,7 +450,6 @@ function restart(
       state,
       event,
       secrets: given.secrets,
-      maskKey,
       gates,
       store,
       live: simBackend({ scenario, delayMs: options.delayMs }),

@@ -6,9 +6,10 @@ import type { Backend, RunState } from '@kairoku-playbook/runtime';
 import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
+import type { ServeBackend, ServeBackendEntry } from './serve-backend.js';
 
-/** serve's flags for `--backend kairoku` (declared beside serve's own). */
-export const KAIROKU_SERVE_FLAGS = {
+/** serve's flags for `--backend kairoku`. */
+const KAIROKU_SERVE_FLAGS = {
   'app-listen': 'string',
   'tls-cert': 'string',
   'tls-key': 'string',
@@ -17,8 +18,7 @@ export const KAIROKU_SERVE_FLAGS = {
   repository: 'string',
 } as const;
 
-export const KAIROKU_SERVE_HELP = `
---backend kairoku (the Kairoku app: runner daemons dial in to claim steps; docs/fleet.md):
+const KAIROKU_SERVE_HELP = `kairoku (the Kairoku app: runner daemons dial in to claim steps; docs/fleet.md):
   --app-listen HOST:PORT  where runners and their step agents dial in (default 127.0.0.1:7421; port
                        0 picks one). Plain HTTP on loopback only; an address other machines reach
                        needs TLS, and the wildcard must be named (0.0.0.0 or [::]) and have TLS
@@ -30,13 +30,12 @@ export const KAIROKU_SERVE_HELP = `
   --repository ID      the repository's id as runners name it (their --repository; default the
                        workspace's real path, which matches only runners on this machine)`;
 
-/** A backend serve drives its runs on, with what to print and how to stop it. */
-export interface ServeBackend {
-  backendFor: (state: RunState) => Backend;
-  /** lines for stdout once the app listens */
-  banner: string[];
-  close(): Promise<void>;
-}
+export const KAIROKU_SERVE: ServeBackendEntry = {
+  flags: KAIROKU_SERVE_FLAGS,
+  help: KAIROKU_SERVE_HELP,
+  setup: ({ args, io, env, home, workspace, log }) =>
+    startKairokuApp(args, { home, workspace, cwd: io.cwd, env, log }),
+};
 
 /**
  * `serve --backend kairoku`: the app role of the workspace. One `KairokuBackend`, one listener for

@@ -6,11 +6,35 @@ import { panelFiles } from '../panel-files.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { simDelay } from './run-common.js';
-import { KAIROKU_SERVE_FLAGS, KAIROKU_SERVE_HELP, startKairokuApp } from './serve-kairoku.js';
-import type { ServeBackend } from './serve-kairoku.js';
+import type { ServeBackend, ServeBackendEntry } from './serve-backend.js';
+import { KAIROKU_SERVE } from './serve-kairoku.js';
+import { PASEO_SERVE } from './serve-paseo.js';
 
-export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend sim|kairoku]
-                              [--scenario FILE] [--sim-delay MS] [--panel-dir DIR]
+/** The sim backend as serve drives it: scripted by --scenario, each turn taking --sim-delay. */
+const SIM_SERVE: ServeBackendEntry = {
+  flags: { scenario: 'string', 'sim-delay': 'string' },
+  help: `sim:
+  --scenario FILE      a scenario scripting the sim agents of runs started here (gates always wait
+                       for a decision)
+  --sim-delay MS       each sim agent and check takes MS milliseconds (runs stay active to watch)`,
+  setup: async ({ args, io }) => {
+    const delayMs = simDelay(flag(args, 'sim-delay'));
+    const file = flag(args, 'scenario');
+    const scenario = file === undefined ? undefined : readScenarioFile(file, io.cwd);
+    const { simBackendFor } = await import('@kairoku-playbook/runtime/serve');
+    return { backendFor: simBackendFor(scenario, delayMs ?? 0) };
+  },
+};
+
+/** `--backend NAME`: the backends serve can start runs on, each with its flags and its wiring. */
+const SERVE_BACKENDS: Record<string, ServeBackendEntry> = {
+  sim: SIM_SERVE,
+  paseo: PASEO_SERVE,
+  kairoku: KAIROKU_SERVE,
+};
+
+export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend ${Object.keys(SERVE_BACKENDS).join('|')}]
+                              [--panel-dir DIR] [the backend's options]
 
 Serves the Playbooks panel and its HTTP API (docs/serve.md) for the workspace DIR (default: the
 current folder), and owns every active run of it: it drives them (autopilot), applies timeouts, keeps
@@ -25,15 +49,15 @@ Ctrl-C stops it; the runs stay on disk.
 Options:
   --listen HOST:PORT   where to listen (default 127.0.0.1:7420; port 0 picks a free one); loopback
                        only: there is no TLS, so an address other machines can reach is refused
-  --backend NAME       the backend runs are started on: sim (scripted agents, no model) or kairoku
-                       (Kairoku runner daemons claim the steps; below)
-  --scenario FILE      a scenario scripting the sim agents of runs started here (gates always wait
-                       for a decision)
-  --sim-delay MS       each sim agent and check takes MS milliseconds (runs stay active to watch)
+  --backend NAME       the backend runs are started on: sim (the default: scripted agents, no
+                       model), paseo (agents of a Paseo daemon, docs/paseo.md) or kairoku (Kairoku
+                       runner daemons claim the steps, docs/fleet.md)
   --panel-dir DIR      serve the panel's files from DIR (index.html, panel.js, panel.css) instead of
                        the ones built into this program
   -h, --help           this help
-${KAIROKU_SERVE_HELP}`;
+${Object.values(SERVE_BACKENDS)
+  .map((entry) => entry.help)
+  .join('\n')}`;
 
 /** Parses and checks the arguments at once (so --help and mistakes answer synchronously), then serves. */
 export function runServe(argv: readonly string[], io: CommandIo): number | Promise<number> {
@@ -42,11 +66,9 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
     {
       listen: 'string',
       backend: 'string',
-      scenario: 'string',
-      'sim-delay': 'string',
       'panel-dir': 'string',
       help: 'boolean',
-      ...KAIROKU_SERVE_FLAGS,
+      ...Object.assign({}, ...Object.values(SERVE_BACKENDS).map((entry) => entry.flags)),
     },
     { h: 'help' },
   );
@@ -59,50 +81,45 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
   const dir = resolve(io.cwd, args.positionals[0] ?? '.');
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`serve: ${dir} is not a folder`);
   const workspace = realpathSync(dir);
-  const backend = oneOf(flag(args, 'backend'), ['sim', 'paseo', 'kairoku'] as const, 'backend', 'sim');
-  if (backend === 'paseo')
-    throw new UsageError(
-      `serve drives sim and kairoku runs in this version; run a playbook on ${backend} with kairoku-playbook run --backend ${backend}`,
-    );
-  if (backend !== 'kairoku')
-    for (const name of Object.keys(KAIROKU_SERVE_FLAGS))
-      if (args.flags.has(name)) throw new UsageError(`--${name} is for --backend kairoku`);
+  const backend = oneOf(flag(args, 'backend'), Object.keys(SERVE_BACKENDS), 'backend', 'sim');
+  const entry = SERVE_BACKENDS[backend]!;
+  for (const [name, other] of Object.entries(SERVE_BACKENDS))
+    for (const only of Object.keys(other.flags))
+      if (args.flags.has(only) && !(only in entry.flags))
+        throw new UsageError(`--${only} is for serve --backend ${name}`);
   const listen = flag(args, 'listen') ?? '127.0.0.1:7420';
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
   if (!match || Number(match[2]) > 65535)
     throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
-  const delayMs = simDelay(flag(args, 'sim-delay'));
-  const scenarioFile = flag(args, 'scenario');
-  const scenario = scenarioFile === undefined ? undefined : readScenarioFile(scenarioFile, io.cwd);
   const panelDir = flag(args, 'panel-dir');
   const home = defaultHome();
+  const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
 
   return serveUntilStopped(io, {
     workspace,
     backend,
-    args,
     listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
-    delayMs,
-    scenario,
+    connect: () => entry.setup({ args, io, env: process.env, home, workspace, log }),
     panelDir,
     home,
+    log,
   });
 }
 
 interface ServeSettings {
   workspace: string;
-  backend: 'sim' | 'kairoku';
-  args: ReturnType<typeof parseArgs>;
+  backend: string;
   listen: { host: string; port: number };
-  delayMs: number | undefined;
-  scenario: ReturnType<typeof readScenarioFile> | undefined;
+  /** the backend, connected (after the check that no other serve owns the workspace) */
+  connect: () => Promise<ServeBackend>;
   panelDir: string | undefined;
   home: string;
+  log: (line: string) => void;
 }
 
 async function serveUntilStopped(
   io: CommandIo,
-  { workspace, backend, args, listen, delayMs, scenario, panelDir, home }: ServeSettings,
+  { workspace, backend, listen, connect, panelDir, home, log }: ServeSettings,
 ): Promise<number> {
   // Loaded only here: node:http and the server are for this command alone.
   const serve = await import('@kairoku-playbook/runtime/serve');
@@ -111,17 +128,23 @@ async function serveUntilStopped(
     throw new UsageError(
       `a serve (process ${running.pid}) already serves ${workspace} at ${running.url}; stop it first`,
     );
-  const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
-  // The backend runs are driven on; the ones with a listener of their own start it before recovery.
-  const served: ServeBackend =
-    backend === 'kairoku'
-      ? await startKairokuApp(args, { home, workspace, cwd: io.cwd, env: process.env, log })
-      : { backendFor: serve.simBackendFor(scenario, delayMs ?? 0), banner: [], close: async () => {} };
-  const host = new serve.RunHost({ home, workspace, backend, backendFor: served.backendFor });
+  const connected = await connect();
+  const host = new serve.RunHost({
+    home,
+    workspace,
+    backend,
+    backendFor: connected.backendFor,
+    ...(connected.managerExists ? { managerExists: connected.managerExists } : {}),
+    ...(connected.adopt ? { adopt: connected.adopt } : {}),
+  });
   const recovered = host.recover();
   for (const problem of recovered.problems) log(`warning: cannot read ${problem.file}: ${problem.message}`);
   if (recovered.adopted.length)
     log(`took up ${recovered.adopted.length} active run(s): ${recovered.adopted.join(', ')}`);
+  if (recovered.otherBackends.length)
+    log(
+      `left ${recovered.otherBackends.length} active run(s) of another backend for a serve of theirs: ${recovered.otherBackends.join(', ')}`,
+    );
   if (recovered.failed.length)
     log(`failed ${recovered.failed.length} run(s) whose manager is gone: ${recovered.failed.join(', ')}`);
   let server: Awaited<ReturnType<typeof serve.startServe>>;
@@ -130,6 +153,7 @@ async function serveUntilStopped(
       host,
       listen,
       ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : { panelFiles: panelFiles() }),
+      ...(connected.startOptions ? { startOptions: connected.startOptions } : {}),
       // Answers that went well are not worth a line each; refusals and failures are.
       log: (line) => {
         if (!/ [23]\d\d$/.test(line)) log(line);
@@ -137,7 +161,7 @@ async function serveUntilStopped(
     });
   } catch (error) {
     host.close();
-    await served.close();
+    await connected.close?.();
     throw new UsageError((error as Error).message, { cause: error });
   }
   serve.writeServeInfo(home, {
@@ -146,9 +170,10 @@ async function serveUntilStopped(
     port: server.port,
     token: server.token,
     workspace,
+    backend,
   });
   io.stdout(`kairoku-playbook serve: ${workspace}\nopen ${server.loginUrl}\n`);
-  for (const line of served.banner) io.stdout(`${line}\n`);
+  for (const line of connected.banner ?? []) io.stdout(`${line}\n`);
 
   return new Promise<number>((done) => {
     let stopping = false;
@@ -157,11 +182,13 @@ async function serveUntilStopped(
       stopping = true;
       serve.removeServeInfo(home, workspace);
       // A signal handler cannot wait; the process ends (done) only once the server has closed.
-      void server.close().then(async () => {
-        host.close();
-        await served.close();
-        done(0);
-      });
+      void server
+        .close()
+        .then(() => {
+          host.close();
+          return connected.close?.();
+        })
+        .then(() => done(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -60,7 +60,12 @@ export interface PlaybookCard {
   /** the IR's JSON Schema of the inputs */
   inputSchema?: Record<string, unknown>;
   /** what the backend supports */
-  startOptions: { newAgent: boolean; worktree: boolean };
+  startOptions: {
+    newAgent: boolean;
+    worktree: boolean;
+    /** present when the provider and model of steps that name none can be chosen (paseo): serve's defaults */
+    agents?: { defaultProvider: string; defaultModel?: string };
+  };
 }
 
 /** The runtime writes 'canceled'; the contract says 'cancelled': the page takes both. */
@@ -147,7 +152,7 @@ export interface RunDetail {
 export interface StartRequest {
   playbook: string;
   inputs: Record<string, unknown>;
-  options?: { newAgent?: boolean; worktree?: boolean };
+  options?: { newAgent?: boolean; worktree?: boolean; provider?: string; model?: string };
 }
 export interface StartAnswer {
   run: RunListItem;

@@ -102,22 +102,39 @@ export function StartForm({ card }: { card: PlaybookCard }) {
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(card.inputs));
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [options, setOptions] = useState({ newAgent: false, worktree: false });
+  // The provider and model of the run's steps that name none, where the backend lets them be chosen:
+  // serve's defaults to start with; sent only when changed.
+  const agents = card.startOptions.agents;
+  const [provider, setProvider] = useState(agents?.defaultProvider ?? '');
+  const [model, setModel] = useState(agents?.defaultModel ?? '');
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   // The form opens where its Start button was: focus moves into it, so the keyboard follows.
   useEffect(() => form.current?.querySelector<HTMLElement>('input, textarea, select, button')?.focus(), []);
   const errorOf = (name: string) => errors.find((e) => e.field === name)?.message;
-  const general = errors.filter((e) => !card.inputs.some((f) => f.name === e.field));
 
+  // Errors shown beside a field: an input's, or the provider's or model's where the form has them;
+  // any other (a refusal of the whole start, an option with no field of its own) is shown below.
+  const besideOption = (field: string) =>
+    agents !== undefined && (field === 'options/provider' || field === 'options/model');
+  const general = errors.filter(
+    (e) => !card.inputs.some((f) => f.name === e.field) && !besideOption(e.field),
+  );
+  const optionId = (name: string) => `${idOf(card, 'option')}-${name}`;
   const focusFirstError = (found: FieldError[]) =>
     requestAnimationFrame(() => {
-      const first = found.find((e) => card.inputs.some((f) => f.name === e.field));
-      if (first) document.getElementById(idOf(card, first.field))?.focus();
+      const first = found.find((e) => card.inputs.some((f) => f.name === e.field) || besideOption(e.field));
+      if (!first) return;
+      const id = first.field.startsWith('options/')
+        ? optionId(first.field.slice('options/'.length))
+        : idOf(card, first.field);
+      document.getElementById(id)?.focus();
     });
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const { inputs, errors: found } = readForm(card.inputs, values, card.inputSchema);
+    if (agents) found.push(...agentErrors(provider, model));
     setErrors(found);
     if (found.length) {
       focusFirstError(found);
@@ -125,7 +142,11 @@ export function StartForm({ card }: { card: PlaybookCard }) {
     }
     setBusy(true);
     try {
-      const chosen = Object.fromEntries(Object.entries(options).filter(([, on]) => on));
+      const chosen: Record<string, boolean | string> = Object.fromEntries(
+        Object.entries(options).filter(([, on]) => on),
+      );
+      if (agents && provider.trim() !== agents.defaultProvider) chosen.provider = provider.trim();
+      if (agents && model.trim() && model.trim() !== (agents.defaultModel ?? '')) chosen.model = model.trim();
       const answer = await api.start({
         playbook: card.id,
         inputs,
@@ -136,7 +157,8 @@ export function StartForm({ card }: { card: PlaybookCard }) {
       await loadRuns();
       openRun(answer.run.id);
     } catch (error) {
-      const field = error instanceof RefusedError ? fieldOfPointer(error.refusal.field) : undefined;
+      const pointer = error instanceof RefusedError ? error.refusal.field : undefined;
+      const field = pointer?.startsWith('/options/') ? pointer.slice(1) : fieldOfPointer(pointer);
       const refused = [{ field: field ?? '', message: refusalText(error) }];
       setErrors(refused);
       focusFirstError(refused);
@@ -160,7 +182,7 @@ export function StartForm({ card }: { card: PlaybookCard }) {
           onChange={(value) => setValues({ ...values, [field.name]: value })}
         />
       ))}
-      {(card.startOptions.newAgent || card.startOptions.worktree) && (
+      {(card.startOptions.newAgent || card.startOptions.worktree || agents) && (
         <fieldset class="options">
           <legend>Start options</legend>
           {card.startOptions.newAgent && (
@@ -186,6 +208,26 @@ export function StartForm({ card }: { card: PlaybookCard }) {
               />{' '}
               New worktree
             </label>
+          )}
+          {agents && (
+            <>
+              <OptionText
+                id={optionId('provider')}
+                label="Provider"
+                help="for steps whose role names none"
+                value={provider}
+                error={errorOf('options/provider')}
+                onChange={setProvider}
+              />
+              <OptionText
+                id={optionId('model')}
+                label="Model"
+                help="for steps whose role names none; empty: the provider's default"
+                value={model}
+                error={errorOf('options/model')}
+                onChange={setModel}
+              />
+            </>
           )}
         </fieldset>
       )}
@@ -219,5 +261,54 @@ export function StartForm({ card }: { card: PlaybookCard }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** A provider id as Paseo spells them, and a model name: what the server checks, checked here first. */
+function agentErrors(provider: string, model: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(provider.trim()))
+    errors.push({
+      field: 'options/provider',
+      message: 'must be a provider id: letters, digits, . _ - (claude, codex, …)',
+    });
+  // eslint-disable-next-line no-control-regex
+  if (model.trim() && !/^[^\s\u0000-\u001f\u007f]+$/.test(model.trim()))
+    errors.push({ field: 'options/model', message: 'must be one word: a model name has no spaces' });
+  return errors;
+}
+
+/** A start option typed in (provider, model), labelled, with its error beside it. */
+function OptionText(props: {
+  id: string;
+  label: string;
+  help: string;
+  value: string;
+  error: string | undefined;
+  onChange: (value: string) => void;
+}) {
+  const described = [`${props.id}-help`, ...(props.error ? [`${props.id}-error`] : [])].join(' ');
+  return (
+    <div class={`field${props.error ? ' invalid' : ''}`}>
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        type="text"
+        value={props.value}
+        spellcheck={false}
+        autocomplete="off"
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={described}
+        onInput={(e) => props.onChange((e.currentTarget as HTMLInputElement).value)}
+      />
+      <p class="help" id={`${props.id}-help`}>
+        {props.help}
+      </p>
+      {props.error && (
+        <p class="field-error" id={`${props.id}-error`}>
+          {props.label} {props.error}
+        </p>
+      )}
+    </div>
   );
 }

@@ -70,7 +70,7 @@ export const PLAYBOOKS: PlaybookCard[] = [
       { name: 'api_key', type: 'string', required: false, secret: true },
     ],
     inputSchema: PR_SCHEMA,
-    startOptions: { newAgent: false, worktree: true },
+    startOptions: { newAgent: false, worktree: true, agents: { defaultProvider: 'claude' } },
   },
   {
     id: 'playbooks/broken.yml',
@@ -423,6 +423,15 @@ export async function startFakeApi(): Promise<FakeApi> {
     }
     if (req.method === 'POST' && route === '/runs') {
       const body = await readBody(req);
+      bodies.set(path, [...(bodies.get(path) ?? []), body]);
+      const options = (body.options ?? {}) as { model?: string };
+      // As the paseo backend refuses a model its provider does not have: the page shows it beside the field.
+      if (options.model === 'no-such-model')
+        return refuse(res, 422, {
+          code: 'unknown-model',
+          message: 'the provider has no model "no-such-model"',
+          field: '/options/model',
+        });
       const card = PLAYBOOKS.find((p) => p.id === body.playbook);
       if (!card)
         return refuse(res, 404, {

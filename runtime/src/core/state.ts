@@ -174,6 +174,18 @@ export interface RunState {
   workspace?: string;
   manager?: string;
   archivedAt?: string;
+  /**
+   * What the run was started with beyond its inputs (the panel's start options): the provider and
+   * model of its steps that name none. Kept in the run file so a host that takes the run up again
+   * starts its next agents the same way.
+   */
+  startOptions?: RunStartOptions;
+}
+
+/** A run's start options (a backend that has agents: paseo). */
+export interface RunStartOptions {
+  provider?: string;
+  model?: string;
 }
 
 /** How much of the history notes may take (see `NoteLog`). */

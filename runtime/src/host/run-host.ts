@@ -6,7 +6,7 @@ import type { RunEvent } from '../core/events.js';
 import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../core/state.js';
-import type { RunState } from '../core/state.js';
+import type { RunStartOptions, RunState } from '../core/state.js';
 import { dueTimeouts } from '../core/timeouts.js';
 import { advance } from '../core/transition.js';
 import type { TransitionRefusal } from '../core/transition.js';
@@ -15,6 +15,9 @@ import { loseGoneAgents } from '../store/recover.js';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';
 import type { RoomConflict } from '../store/room.js';
 import { RunStore } from '../store/run-store.js';
+import type { OperatorRequest } from '../store/run-store.js';
+import { LiveRun } from './live-run.js';
+import type { LiveRunOptions } from './live-run.js';
 import { loadMaskKey } from './mask-key.js';
 
 /**
@@ -45,6 +48,15 @@ export type Operation =
   | { type: 'start-after'; name: string }
   | { type: 'archive' };
 
+/**
+ * How a run is started beyond its inputs (the panel's start options), where the host's backend
+ * supports them (`RunHostOptions.startOptions`): the provider and model of its steps that name
+ * none, and a worktree of its own (the playbook's `workspace: new-worktree`, for this run).
+ */
+export interface StartOptions extends RunStartOptions {
+  worktree?: boolean;
+}
+
 /** A run file was written: `version` increases with every write, across every run of the host. */
 export interface RunChange {
   state: RunState;
@@ -60,6 +72,12 @@ export interface RunHostOptions {
   backend: string;
   /** the backend that runs a run's agents and checks; gates are the host's (they wait for a decision) */
   backendFor: (state: RunState) => Backend;
+  /**
+   * A backend that was watching agents when an earlier host stopped takes them up again here
+   * (`PaseoBackend.adopt`): called for each run `recover` takes up, with the run's driver context,
+   * before the run goes on.
+   */
+  adopt?: (state: RunState, backend: Backend, context: BackendContext) => void;
   /** recorded as the manager of runs started here */
   manager?: string;
   /**
@@ -77,6 +95,13 @@ export interface RunHostOptions {
   tickMs?: number;
   timers?: { setInterval: typeof setInterval; clearInterval: typeof clearInterval };
 }
+
+/**
+ * A run driven with someone here to decide its gates (`RunHost.drive`): its backend is the caller's
+ * (connected before, closed after), the rest is the host's (the clock, the mask key, every write, the
+ * claim on the run, the requests of other processes).
+ */
+export type DriveOptions = Omit<LiveRunOptions, 'state' | 'persist' | 'requests' | 'clock' | 'maskKey'>;
 
 /** The manager name of runs a host drives itself (autopilot). */
 export const HOST_MANAGER = 'kairoku-playbook serve';
@@ -98,6 +123,8 @@ interface Hosted {
 export class RunHost {
   readonly store: RunStore;
   private readonly hosted = new Map<string, Hosted>();
+  /** runs driven with their gates decided here (`drive`) */
+  private readonly driven = new Map<string, LiveRun>();
   private readonly listeners = new Set<(change: RunChange) => void>();
   private readonly versions = new Map<string, number>();
   /** starts at the clock, so a later host's versions follow an earlier one's */
@@ -161,9 +188,16 @@ export class RunHost {
    * the step is lost); open gates stay open and are shown again; a run whose manager is gone fails.
    * What could not be read is returned, not fatal.
    */
-  recover(): { adopted: string[]; failed: string[]; problems: { file: string; message: string }[] } {
+  recover(): {
+    adopted: string[];
+    failed: string[];
+    /** active runs of another backend: left for a host of theirs (their agents may be at work) */
+    otherBackends: string[];
+    problems: { file: string; message: string }[];
+  } {
     const adopted: string[] = [];
     const failed: string[] = [];
+    const otherBackends: string[] = [];
     const problems = this.locked(() => {
       const all = this.store.loadAll();
       for (const stored of all.runs) {
@@ -187,6 +221,12 @@ export class RunHost {
         // manages (the MCP server's), is theirs: the host neither drives it with autopilot nor writes it.
         if (this.store.owner(stored.id) !== undefined) continue;
         if (manager && manager !== this.manager) continue;
+        // A sim host does not take up a paseo run (its agents would be sim agents from then on), nor
+        // the reverse: the run waits, whole, for a host of its backend.
+        if (stored.backend !== this.options.backend) {
+          otherBackends.push(stored.id);
+          continue;
+        }
         const backend = this.options.backendFor(stored);
         const exists =
           this.options.agentExists ??
@@ -202,7 +242,8 @@ export class RunHost {
         );
         if (state !== stored) this.save(state);
         if (!hasWorkGoing(state)) continue;
-        this.host(state, {}, backend);
+        const hosted = this.host(state, {}, backend);
+        this.options.adopt?.(state, backend, hosted.driver.context);
         adopted.push(state.id);
       }
       return all.problems;
@@ -212,7 +253,7 @@ export class RunHost {
       const hosted = this.hosted.get(id);
       if (hosted) this.kick(hosted);
     }
-    return { adopted, failed, problems };
+    return { adopted, failed, otherBackends, problems };
   }
 
   /**
@@ -220,7 +261,18 @@ export class RunHost {
    * `limits.concurrency`, or while another run of the workspace is active; a warning when an active
    * run of the playbook has the same inputs.
    */
-  start(ir: Ir, inputs: Record<string, unknown>): HostResult<{ state: RunState; warnings: string[] }> {
+  start(
+    playbook: Ir,
+    inputs: Record<string, unknown>,
+    options: StartOptions = {},
+  ): HostResult<{ state: RunState; warnings: string[] }> {
+    // A worktree asked for at start is the playbook's `workspace: new-worktree`, for this run: its
+    // snapshot says so, and everything that reads the run (its branch, its backend) follows it.
+    const ir: Ir = options.worktree ? { ...playbook, workspace: 'new-worktree' } : playbook;
+    const startOptions: RunStartOptions = {
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
+    };
     const prepared = prepareInputs(ir, inputs);
     if (!prepared.ok)
       return refused(
@@ -255,6 +307,7 @@ export class RunHost {
         }),
         workspace: this.workspace,
         manager: this.manager,
+        ...(Object.keys(startOptions).length ? { startOptions } : {}),
       };
       this.save(state);
       const hosted = this.host(state, secrets);
@@ -297,11 +350,41 @@ export class RunHost {
     });
   }
 
+  /**
+   * Drives `state` (created and saved by the caller, or loaded again for a restart) with its gates
+   * decided by whoever `options` names: a script, `--gate`, a person at a terminal; a gate nobody here
+   * decides stays open and the run waits at it (`LiveRun.done`, `waiting`). This is how `run` and
+   * `runs restart|decide` drive a run when no serve is up. The run is claimed until `letGo`.
+   */
+  drive(state: RunState, options: DriveOptions): LiveRun {
+    const run = new LiveRun({
+      ...options,
+      state,
+      clock: this.clock,
+      maskKey: this.maskKey,
+      persist: (next) => this.save(next),
+      requests: () => this.store.takeRequests(state.id).map(asRequested),
+    });
+    this.store.claim(state.id);
+    this.driven.set(state.id, run);
+    return run;
+  }
+
+  /** Stops driving a run `drive` started (its timers and questions) and lets go of its claim. */
+  letGo(id: string): void {
+    const run = this.driven.get(id);
+    if (!run) return;
+    this.driven.delete(id);
+    run.close();
+    this.store.release(id);
+  }
+
   /** Stops the timer and lets go of every hosted run (their files stay as they are: a new host takes them up). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.timers.clearInterval(this.ticker);
+    for (const id of [...this.driven.keys()]) this.letGo(id);
     for (const [id, hosted] of this.hosted) {
       this.store.release(id);
       // Not awaited: closing is the host letting go, nothing waits on it; a backend whose close fails
@@ -474,12 +557,7 @@ export class RunHost {
       const id = hosted.driver.state.id;
       try {
         this.locked(() => {
-          for (const asked of this.store.takeRequests(id))
-            hosted.driver.send(
-              asked.type === 'cancel' && asked.reason === undefined
-                ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
-                : asked,
-            );
+          for (const asked of this.store.takeRequests(id)) hosted.driver.send(asRequested(asked));
           for (const due of dueTimeouts(hosted.driver.state, this.clock())) hosted.driver.send(due);
           this.settle(hosted);
         });
@@ -520,6 +598,13 @@ export class RunHost {
       this.depth--;
     }
   }
+}
+
+/** An event another process asked for (`runs cancel`), as the run records it. */
+function asRequested(asked: OperatorRequest): RunEvent {
+  return asked.type === 'cancel' && asked.reason === undefined
+    ? { type: 'cancel', reason: 'canceled by kairoku-playbook runs cancel' }
+    : asked;
 }
 
 /** No room for another active run: the workspace has one, or the playbook is at `limits.concurrency`. */

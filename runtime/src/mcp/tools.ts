@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { PlaybookProtocol } from './protocol.js';
 import { ToolError } from './tool-error.js';
+import { askServe, serveOf, serveOwning, servePlaybook, serveRequest } from './through-serve.js';
 
 /**
  * The 13 tools of the manager protocol (seed 000) as MCP tools: inputs as zod schemas with
@@ -49,6 +50,34 @@ function answer(work: () => Record<string, unknown> | string): CallToolResult {
   } catch (error) {
     return refusal(error);
   }
+}
+
+const answer_ = (value: Record<string, unknown>) => answer(() => value);
+
+/**
+ * A run-changing tool's call on a run a live `serve` drives: asked of serve (the only writer of its
+ * runs) through its API, answered with the run as serve has it then; undefined for every other run.
+ */
+function throughServe(
+  protocol: PlaybookProtocol,
+  tool: 'resume' | 'nudge_step' | 'cancel_run' | 'restart_run',
+  args: { run: string } & Record<string, unknown>,
+): Promise<CallToolResult> | undefined {
+  const serve = serveOwning(protocol.store, protocol.workspace, args.run);
+  if (!serve) return undefined;
+  const { path, body } = serveRequest(tool, args);
+  return askServe(serve, path, body).then(
+    (detail) => {
+      const run = detail.run as { id: string; status: string } | undefined;
+      return answer_({
+        run: run?.id ?? args.run,
+        status: run?.status,
+        drivenBy: `kairoku-playbook serve at ${serve.url}`,
+        next: 'get_run shows the run as serve drives it on',
+      });
+    },
+    (error: unknown) => refusal(error),
+  );
 }
 
 function refusal(error: unknown): CallToolResult {
@@ -114,6 +143,24 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
       },
     },
     async (args) => {
+      const serve = serveOf(protocol.store, protocol.workspace);
+      if (serve) {
+        // serve owns the workspace's runs: the run is started there, and driven there (autopilot).
+        try {
+          const playbook = servePlaybook(protocol.workspace, args.playbook) ?? args.playbook;
+          const answer = await askServe(serve, '/api/v1/runs', { playbook, inputs: args.inputs ?? {} });
+          const run = answer.run as { id: string; status: string };
+          return answer_({
+            run: run.id,
+            status: run.status,
+            warnings: answer.warnings,
+            drivenBy: `kairoku-playbook serve at ${serve.url}`,
+            next: `serve drives run ${run.id} itself (its steps start and their reports are applied as reported): get_run follows it; decide its gates with resume, or in the panel`,
+          });
+        } catch (error) {
+          return refusal(error);
+        }
+      }
       let started: Record<string, unknown>;
       try {
         started = protocol.startPlaybook(args);
@@ -194,7 +241,8 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
           .describe("The human's comment, in their words (required by some choices)."),
       },
     },
-    (args) => onRun(protocol, args.run, false, () => protocol.resume(args)),
+    (args) =>
+      throughServe(protocol, 'resume', args) ?? onRun(protocol, args.run, false, () => protocol.resume(args)),
   );
 
   server.registerTool(
@@ -203,7 +251,9 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
       description: "Sends a follow-up to a running step's agent, in the same conversation.",
       inputSchema: { run, step, text: z.string().min(1).describe('The follow-up message for the agent.') },
     },
-    (args) => onRun(protocol, args.run, false, () => protocol.nudgeStep(args)),
+    (args) =>
+      throughServe(protocol, 'nudge_step', args) ??
+      onRun(protocol, args.run, false, () => protocol.nudgeStep(args)),
   );
 
   server.registerTool(
@@ -238,7 +288,9 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
       inputSchema: { run, reason: z.string().optional().describe('Why, for the run history.') },
       annotations: { destructiveHint: true },
     },
-    (args) => onRun(protocol, args.run, false, () => protocol.cancelRun(args)),
+    (args) =>
+      throughServe(protocol, 'cancel_run', args) ??
+      onRun(protocol, args.run, false, () => protocol.cancelRun(args)),
   );
 
   server.registerTool(
@@ -251,7 +303,9 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
         step: z.string().min(1).describe('The step to restart from (list_runs shows the candidates).'),
       },
     },
-    (args) => onRun(protocol, args.run, true, () => protocol.restartRun(args)),
+    (args) =>
+      throughServe(protocol, 'restart_run', args) ??
+      onRun(protocol, args.run, true, () => protocol.restartRun(args)),
   );
 
   server.registerTool(

@@ -73,7 +73,7 @@ export interface PlaybookCard {
   /** the IR's JSON Schema of the inputs: the page validates with it, the server again */
   inputSchema?: object;
   /** what the backend supports */
-  startOptions: { newAgent: boolean; worktree: boolean };
+  startOptions: StartOptionsOffered;
 }
 
 /** as the run file spells it (SPEC: `canceled`) */
@@ -160,12 +160,30 @@ export interface PlaybooksAnswer {
   playbooks: PlaybookCard[];
 }
 
+/** The start form's options beyond the inputs, as the host's backend supports them. */
+export interface StartOptionsOffered {
+  newAgent: boolean;
+  /** a worktree of the run's own, on a new branch (the playbook's `workspace: new-worktree`, for this run) */
+  worktree: boolean;
+  /**
+   * present when the provider and model of the run's steps that name none can be chosen (paseo):
+   * serve's defaults, which the form starts with
+   */
+  agents?: { defaultProvider: string; defaultModel?: string };
+}
+
 /** POST /api/v1/runs */
 export interface StartRequest {
   /** a PlaybookCard id */
   playbook: string;
   inputs: Record<string, unknown>;
-  options?: { newAgent?: boolean; worktree?: boolean };
+  options?: {
+    newAgent?: boolean;
+    worktree?: boolean;
+    /** a provider id as Paseo spells them (`claude`, `codex`, a custom `my-acp`) */
+    provider?: string;
+    model?: string;
+  };
 }
 
 /** 201 to POST /api/v1/runs */

@@ -16,6 +16,8 @@ export interface ServeInfo {
   port: number;
   token: string;
   workspace: string;
+  /** the backend its runs are started on (`sim`, `paseo`); absent in the file of an older serve: `sim` */
+  backend?: string;
 }
 
 export function serveInfoPath(home: string, workspace: string): string {

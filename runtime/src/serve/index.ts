@@ -6,7 +6,16 @@ export { startServe, SESSION_COOKIE, CONTENT_SECURITY_POLICY } from './server.js
 export type { ServeOptions, RunningServe } from './server.js';
 export { simBackendFor } from './backends.js';
 export { RunHost, HOST_MANAGER } from '../host/run-host.js';
-export type { HostRefusal, HostResult, Operation, RunChange, RunHostOptions } from '../host/run-host.js';
+export type {
+  HostRefusal,
+  HostResult,
+  Operation,
+  RunChange,
+  RunHostOptions,
+  StartOptions,
+} from '../host/run-host.js';
+export { DeferredBackend } from '../host/deferred-backend.js';
+export { hasWorkGoing } from '../core/state.js';
 export type * from './api-types.js';
 export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
 export type { ServeInfo } from './discovery.js';

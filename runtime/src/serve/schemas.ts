@@ -23,7 +23,13 @@ export const REQUEST_SCHEMAS = {
       options: {
         type: 'object',
         additionalProperties: false,
-        properties: { newAgent: { type: 'boolean' }, worktree: { type: 'boolean' } },
+        properties: {
+          newAgent: { type: 'boolean' },
+          worktree: { type: 'boolean' },
+          provider: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', maxLength: 100 },
+          // A model name as a provider spells it (`claude-sonnet-4-5`, `openai/gpt-5`): no blank, no control character.
+          model: { type: 'string', pattern: '^[^\\s\\u0000-\\u001f\\u007f]+$', maxLength: 200 },
+        },
       },
     },
   },

@@ -253,7 +253,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     body: {
       playbook: string;
       inputs: Record<string, unknown>;
-      options?: { newAgent?: boolean; worktree?: boolean };
+      options?: { newAgent?: boolean; worktree?: boolean; provider?: string; model?: string };
     },
   ): void {
     const snapshot = readWorkspace(host.workspace);
@@ -283,7 +283,21 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
           `the ${host.backendName} backend has no "${option}" option`,
           `/options/${option}`,
         );
-    const started = host.start(found.ir, body.inputs);
+    for (const option of ['provider', 'model'] as const)
+      if (body.options?.[option] !== undefined && !startOptions.agents)
+        return refuse(
+          res,
+          422,
+          'option-unsupported',
+          `the ${host.backendName} backend has no "${option}" option: its agents are not chosen by provider or model`,
+          `/options/${option}`,
+        );
+    const { provider, model, worktree } = body.options ?? {};
+    const started = host.start(found.ir, body.inputs, {
+      ...(provider !== undefined ? { provider } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(worktree ? { worktree } : {}),
+    });
     if (!started.ok) return refuseWith(res, started.refusal);
     answer(res, 201, 'started', {
       run: runListItem(started.value.state, false),

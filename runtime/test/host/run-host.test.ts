@@ -162,6 +162,30 @@ describe('RunHost', () => {
     expect(plan.status).toBe('lost');
     expect(lost.status).toBe('failed');
     expect(store.load('pr-orphan')!.status).toBe('failed');
+
+    // A paseo run a killed paseo serve left is not taken up by a sim host: it waits, untouched.
+    const paseoRun = advance(
+      advance(
+        started(
+          createRun(PR, {
+            id: 'pr-paseo',
+            inputs: { task: 'p', strict: false, reviewers: 1, target: 'main' },
+            now: at,
+            backend: 'paseo',
+          }),
+          '/fourth',
+          at,
+        ),
+        { type: 'start-step', step: 'plan' },
+        at,
+      ).state,
+      { type: 'step-started', step: 'plan', attempt: 1, agent: 'paseo-agent-1' },
+      at,
+    ).state;
+    store.save(paseoRun);
+    const simHost = newHost(dir, { workspace: '/fourth' });
+    expect(simHost.recover()).toMatchObject({ adopted: [], otherBackends: ['pr-paseo'] });
+    expect(store.load('pr-paseo')).toEqual(paseoRun);
   });
 
   it('retries a failed step (the run restarts there), nudges a running step, starts a manual after-task', () => {

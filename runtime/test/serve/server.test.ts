@@ -315,4 +315,54 @@ describe('serve: live updates', () => {
     expect((await stream.next(1))[0]!.event).toBe('playbooks');
     stream.close();
   });
+
+  it('takes start options only where the backend has them, checks them, and keeps them in the run file', async () => {
+    // The sim backend has none: provider, model and worktree are refused, pointing at the option.
+    const sim = await setup();
+    const noProvider = await sim.api('/api/v1/runs', {
+      body: { playbook: 'playbooks/pr.yml', inputs: { task: 'x' }, options: { provider: 'codex' } },
+    });
+    expect(noProvider.status).toBe(422);
+    expect(noProvider.body.refusal).toMatchObject({ code: 'option-unsupported', field: '/options/provider' });
+
+    // A host whose backend offers them (as serve --backend paseo does).
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    const startOptions = { newAgent: false, worktree: true, agents: { defaultProvider: 'claude' } };
+    const s = await served(ws.root, ws.home, { startOptions });
+    cleanups.push(s.close);
+    const cards = await s.api('/api/v1/playbooks');
+    expect(cards.body.playbooks.find((p) => p.id === 'playbooks/pr.yml')!.startOptions).toEqual(startOptions);
+    for (const [options, field] of [
+      [{ provider: 'two words' }, '/options/provider'],
+      [{ provider: '' }, '/options/provider'],
+      [{ model: 'has space' }, '/options/model'],
+      [{ model: 'x'.repeat(201) }, '/options/model'],
+      [{ colour: 'red' }, '/options/colour'],
+    ] as const) {
+      const refused = await s.api('/api/v1/runs', {
+        body: { playbook: 'playbooks/pr.yml', inputs: { task: 'x' }, options },
+      });
+      expect(refused.status, JSON.stringify(options)).toBe(400);
+      expect(refused.body.refusal.field, JSON.stringify(options)).toBe(field);
+    }
+    const started = await s.api('/api/v1/runs', {
+      body: {
+        playbook: 'playbooks/pr.yml',
+        inputs: { task: 'x' },
+        options: { provider: 'codex', model: 'gpt-5-codex', worktree: true },
+      },
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.run.id as string;
+    const stored = JSON.parse(readFileSync(join(ws.home, 'runs', `${id}.json`), 'utf8')) as {
+      startOptions: unknown;
+      branch: string;
+      ir: { workspace: string };
+    };
+    expect(stored.startOptions).toEqual({ provider: 'codex', model: 'gpt-5-codex' });
+    // A worktree of its own: the run's snapshot says new-worktree, and it has its branch.
+    expect(stored.ir.workspace).toBe('new-worktree');
+    expect(stored.branch).toBe(`playbooks/pr-${id.slice(-6)}`);
+  });
 });

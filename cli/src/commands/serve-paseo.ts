@@ -1,0 +1,169 @@
+/**
+ * `serve --backend paseo`: runs started by serve are driven by its run host (autopilot; gates wait for
+ * a decision from the panel, the API or `runs decide`), their agent steps Paseo agents of the daemon,
+ * connected with the flags and password handling of `run --backend paseo` (paseo-options.ts: the
+ * password from a file or $PASEO_PASSWORD, never a command-line value).
+ *
+ * Recovery on start (seed 000): each active paseo run of the workspace that serve drives is connected
+ * again before the host takes it up, so its agents the daemon still has are adopted (watched again)
+ * and those gone are lost by the lost-agent rule; a run whose manager agent is gone fails.
+ */
+import type { Backend, BackendContext, RunState } from '@kairoku-playbook/runtime';
+import { paseoOptions } from './paseo-options.js';
+import type { PaseoCliOptions } from './paseo-options.js';
+import type { ServeBackend, ServeBackendEntry, ServeBackendRequest } from './serve-backend.js';
+import { UsageError } from '../io.js';
+
+export const PASEO_SERVE: ServeBackendEntry = {
+  flags: {
+    'paseo-host': 'string',
+    'paseo-password-file': 'string',
+    'paseo-provider': 'string',
+    'paseo-model': 'string',
+  },
+  help: `paseo:
+  --paseo-host HOST:PORT
+                       the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
+  --paseo-password-file F
+                       the daemon's password, on the first line of F (default $PASEO_PASSWORD);
+                       there is no option taking the password itself: argv is visible to all
+  --paseo-provider NAME
+                       the Paseo provider of roles and steps that name none (default claude; the
+                       start form can choose another per run); NAME=OTHER sends those that name
+                       NAME to OTHER instead (repeatable)
+  --paseo-model NAME   the model of roles and steps that name none (default: the provider's; the
+                       start form can choose another per run)`,
+  setup: setupPaseo,
+};
+
+async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
+  const { args, env, io, home, workspace, log } = request;
+  const daemon = paseoOptions(args, env, io.cwd);
+  // Loaded only here: the paseo backend brings ws and the MCP SDK's HTTP transport.
+  const { paseo } = await import('@kairoku-playbook/runtime/backends');
+  const serve = await import('@kairoku-playbook/runtime/serve');
+  const runtime = await import('@kairoku-playbook/runtime');
+
+  // The daemon is asked once at start: a serve that cannot reach it says so rather than fail every run.
+  let client: Awaited<ReturnType<typeof paseo.PaseoClient.connect>>;
+  try {
+    client = await paseo.PaseoClient.connect({
+      host: daemon.host,
+      ...(daemon.password !== undefined ? { password: daemon.password } : {}),
+      log: paseoLog(log),
+    });
+  } catch (error) {
+    throw new UsageError(`serve --backend paseo: ${(error as Error).message}`, { cause: error });
+  }
+
+  const connectFor = (state: RunState) =>
+    paseo.PaseoBackend.connect({
+      ...daemonOptions(daemon, state),
+      cwd: state.workspace ?? workspace,
+      workspace: state.ir.workspace,
+      runId: state.id,
+      playbook: state.ir.id,
+      ...(state.branch ? { branch: state.branch } : {}),
+      log: paseoLog(log),
+    });
+
+  const store = new runtime.RunStore(home);
+  const ready = new Map<string, Backend>();
+  const goneManagers = new Set<string>();
+  try {
+    for (const state of store.loadAll().runs) {
+      if (state.workspace !== workspace || state.backend !== 'paseo') continue;
+      if (!serve.hasWorkGoing(state) || store.owner(state.id) !== undefined) continue;
+      if (state.manager && state.manager !== serve.HOST_MANAGER) {
+        if (await managerGone(client, state.id)) goneManagers.add(state.manager);
+        continue;
+      }
+      try {
+        ready.set(state.id, await connectFor(state));
+      } catch (error) {
+        // Its agents cannot be watched: the host's recovery finds none of them, and loses them.
+        log(`cannot take up the Paseo agents of run ${state.id}: ${(error as Error).message}`);
+      }
+    }
+  } finally {
+    await client.close();
+  }
+
+  const backends = new Set<Backend>();
+  return {
+    backendFor: (state) => {
+      const connected = ready.get(state.id);
+      ready.delete(state.id);
+      const backend = connected ?? new serve.DeferredBackend('paseo', () => connectFor(state));
+      backends.add(backend);
+      return backend;
+    },
+    managerExists: (manager) => !goneManagers.has(manager),
+    adopt: (_state: RunState, backend: Backend, context: BackendContext) => {
+      if (backend instanceof paseo.PaseoBackend) backend.adopt(context);
+    },
+    startOptions: {
+      newAgent: false,
+      worktree: true,
+      agents: {
+        defaultProvider: daemon.defaultProvider ?? 'claude',
+        ...(daemon.defaultModel !== undefined ? { defaultModel: daemon.defaultModel } : {}),
+      },
+    },
+    close: async () => {
+      await Promise.allSettled([...ready.values(), ...backends].map((b) => b.close?.() ?? Promise.resolve()));
+    },
+  };
+}
+
+/** The daemon and the run's provider and model: its start options win over serve's flags. */
+function daemonOptions(daemon: PaseoCliOptions, state: RunState): PaseoCliOptions {
+  const chosen = state.startOptions ?? {};
+  return {
+    ...daemon,
+    ...(chosen.provider !== undefined ? { defaultProvider: chosen.provider } : {}),
+    ...(chosen.model !== undefined ? { defaultModel: chosen.model } : {}),
+  };
+}
+
+/**
+ * Whether the manager agent of a run another process managed is gone: its step agents are labelled
+ * children of it (`paseo.parent-agent-id`), and the daemon no longer has it, or has it archived.
+ * A run whose agents name no parent has no manager agent to judge.
+ */
+async function managerGone(
+  client: { request(type: string, payload: Record<string, unknown>): Promise<Record<string, unknown>> },
+  runId: string,
+): Promise<boolean> {
+  const listed = await client.request('fetch_agents_request', {
+    filter: { labels: { 'kairoku.run': runId }, includeArchived: true },
+  });
+  const rows = Array.isArray(listed.entries)
+    ? listed.entries.map((e: unknown) => (isObject(e) ? e.agent : undefined))
+    : Array.isArray(listed.agents)
+      ? listed.agents
+      : [];
+  const parents = new Set<string>();
+  for (const row of rows as unknown[]) {
+    const labels = isObject(row) && isObject(row.labels) ? row.labels : {};
+    const parent = labels['paseo.parent-agent-id'];
+    if (typeof parent === 'string' && parent) parents.add(parent);
+  }
+  for (const parent of parents) {
+    const answer = await client.request('fetch_agent_request', { agentId: parent });
+    const agent = isObject(answer.agent) ? answer.agent : undefined;
+    if (!agent || (typeof agent.archivedAt === 'string' && agent.archivedAt.length > 0)) return true;
+  }
+  return false;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What the backend logs, as serve logs it: warnings and errors (they may quote the daemon). */
+function paseoLog(log: (line: string) => void) {
+  return (level: string, message: string) => {
+    if (level !== 'info' && level !== 'debug') log(message);
+  };
+}
