@@ -67,7 +67,7 @@ function checkPattern(context: CheckContext, pattern: TextRef): void {
   context.report('PB504', range, `invalid command pattern "${shown(value)}": ${problem.message}`);
 }
 
-function commandPatternProblem(value: string): { message: string; at?: number; length?: number } | undefined {
+export function commandPatternProblem(value: string): { message: string; at?: number; length?: number } | undefined {
   if (value.trim() === '') return { message: 'it is empty' };
   if (value.trimStart().startsWith('*'))
     return { message: 'it must start with a command name, not "*"', at: value.indexOf('*'), length: 1 };
