@@ -55,7 +55,7 @@ const SEPARATORS = /&&|\|\||[;|&\n]/;
 export function commandsOf(line: string): { pattern: string; start: number; end: number }[] {
   const found: { pattern: string; start: number; end: number }[] = [];
   // Templates are masked first, same length, so an operator inside one (`a || b`) splits nothing.
-  const masked = line.replace(/\$\{\{[\s\S]*?(\}\}|$)/g, (template) => '\u0001'.repeat(template.length));
+  const masked = line.replace(/\$\{\{[\s\S]*?(\}\}|$)/g, (template) => '\uE000'.repeat(template.length));
   let offset = 0;
   for (const part of masked.split(SEPARATORS)) {
     const start = offset;
@@ -66,7 +66,7 @@ export function commandsOf(line: string): { pattern: string; start: number; end:
     const lead = /^\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/.exec(part)![0].length;
     const written = part.slice(lead).trimEnd();
     if (written === '') continue;
-    const pattern = written.replace(/\u0001+/g, '*');
+    const pattern = written.replace(/\uE000+/g, '*');
     found.push({ pattern, start: start + lead, end: start + lead + written.length });
   }
   return found;
