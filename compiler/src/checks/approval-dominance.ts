@@ -6,6 +6,7 @@ import { BASE_POLICY, baseOf } from '../policy/base-policy.js';
 import type { GatedPattern } from '../policy-file/policy-file.js';
 import { rangeOf } from '../yaml/read-yaml.js';
 import { commandsOf, patternsOverlap } from './command-patterns.js';
+import { commandPatternProblem } from './tool-policy.js';
 
 /** The most hops of a path a PB700 lists: the ones nearest the step (a generated chain can be 2,000 deep). */
 const MAX_HOPS = 16;
@@ -15,7 +16,24 @@ interface Reach {
   range: OffsetRange;
   /** what it may run: `runs "git push origin"`, `its role "deployer" may run "git *"` */
   what: string;
-  gated: GatedPattern;
+  /** the gated pattern it matches; none for a role that may run anything under a strict policy */
+  gated: GatedPattern | undefined;
+}
+
+/** `, which reaches outside its worktree (…)`: why what a step may run counts. */
+function reachesOutside(reach: Reach): string {
+  if (!reach.gated) return 'which reaches outside its worktree under a strict policy';
+  const by = reach.gated.file ? ` by ${reach.gated.file}` : '';
+  return `which reaches outside its worktree ("${shown(reach.gated.pattern)}" is gated${by})`;
+}
+
+function reachHop(context: CheckContext, reach: Reach): RelatedLocation {
+  return context.related(
+    reach.range,
+    reach.gated
+      ? `it may run this: it matches "${shown(reach.gated.pattern)}"`
+      : 'it may run any command: its role does not list the commands it runs',
+  );
 }
 
 /** How a step can settle and let the steps that need it go on. */
@@ -75,6 +93,9 @@ export const checkApprovalDominance: Check = (context) => {
   const gatesOnPath = new Int32Array(n);
   for (const i of graph.order) {
     if (graph.onCycle.has(i)) continue;
+    // A need that names no step (PB200) or the step itself (PB208) is its own mistake: what would
+    // come before the step is unknown, so nothing after it is reported.
+    if (new Set(steps[i]!.needs.map((need) => need.name)).size !== graph.needs[i]!.length) continue;
     let isFree = true;
     let best = -1;
     for (const need of graph.needs[i]!) {
@@ -140,12 +161,9 @@ export const checkApprovalDominance: Check = (context) => {
     context.report(
       'PB700',
       step.keyRange,
-      `step "${shown(step.name)}" ${reach.what}, which reaches outside its worktree ("${shown(reach.gated.pattern)}" is gated${reach.gated.file ? ` by ${reach.gated.file}` : ''}), and can start with no gate approved before it: ${gates ? 'the gates before it can be passed without approving' : 'no gate comes before it'}; add a gate it needs`,
+      `step "${shown(step.name)}" ${reach.what}, ${reachesOutside(reach)}, and can start with no gate approved before it: ${gates ? 'the gates before it can be passed without approving' : 'no gate comes before it'}; add a gate it needs`,
       {
-        related: [
-          context.related(reach.range, `it may run this: it matches "${shown(reach.gated.pattern)}"`),
-          ...path,
-        ],
+        related: [reachHop(context, reach), ...path],
       },
     );
   }
@@ -190,12 +208,9 @@ export const checkApprovalDominance: Check = (context) => {
     context.report(
       'PB700',
       task.keyRange,
-      `after-task "${shown(task.name)}" ${reach.what}, which reaches outside its worktree ("${shown(reach.gated.pattern)}" is gated${reach.gated.file ? ` by ${reach.gated.file}` : ''}), and ${why}; let it start only after a completed run that passed a gate`,
+      `after-task "${shown(task.name)}" ${reach.what}, ${reachesOutside(reach)}, and ${why}; let it start only after a completed run that passed a gate`,
       {
-        related: [
-          context.related(reach.range, `it may run this: it matches "${shown(reach.gated.pattern)}"`),
-          ...related,
-        ],
+        related: [reachHop(context, reach), ...related],
       },
     );
   }
@@ -303,6 +318,8 @@ function roleReach(
   const run = role.tools?.run;
   if (run && Array.isArray(run.value)) {
     for (const pattern of run.value) {
+      // (an invalid pattern is PB504's)
+      if (commandPatternProblem(pattern.value)) continue;
       const match = gated.find((g) => patternsOverlap(pattern.value, g.pattern));
       if (match)
         return {
@@ -313,10 +330,10 @@ function roleReach(
     }
     return undefined;
   }
-  if (run?.value === false || !strict || !gated[0]) return undefined;
+  if (run?.value === false || !strict) return undefined;
   return {
     range: run?.range ?? role.keyRange ?? use,
-    what: `may run any command (its role "${shown(role.name)}" may, and the policy is strict)`,
-    gated: gated[0],
+    what: `may run any command (its role "${shown(role.name)}" may)`,
+    gated: undefined,
   };
 }
