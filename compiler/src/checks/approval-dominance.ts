@@ -197,12 +197,12 @@ export const checkApprovalDominance: Check = (context) => {
     let why: string;
     let related: RelatedLocation[];
     if (task.on.includes('failed')) {
-      why = `it may start after a failed run, and a run can fail before any gate is decided${task.onValue ? '' : ' ("on" is completed and failed unless it says otherwise)'}`;
+      why = `may start after a failed run, and a run can fail before any gate is decided${task.onValue ? '' : ' ("on" is [completed, failed] unless it says otherwise)'}`;
       related = [context.related(onRange, 'it starts after a failed run')];
     } else {
       const path = completedUnapproved();
       if (!path) continue;
-      why = 'a run can complete with no gate approved';
+      why = 'may start after a run that completed with no gate approved';
       related = path;
     }
     context.report(
