@@ -8,6 +8,7 @@
 // is reported), and one that gates every command the file runs, strict (most steps reach outside: the
 // analysis reports, and builds a path for each report). Each figure is the median of N runs (default 15)
 // after one warm-up run.
+import { performance } from 'node:perf_hooks';
 import { parseDocument } from 'yaml';
 import { analyzeFile, analyzePolicyFile } from '../compiler/dist/index.js';
 import { CheckContext } from '../compiler/dist/check-context.js';
