@@ -5,8 +5,7 @@ import type { RoleDecl, StepDecl, TransitionDecl } from '../model/model.js';
 import { BASE_POLICY, baseOf } from '../policy/base-policy.js';
 import type { GatedPattern } from '../policy-file/policy-file.js';
 import { rangeOf } from '../yaml/read-yaml.js';
-import { commandsOf, patternsOverlap } from './command-patterns.js';
-import { commandPatternProblem } from './tool-policy.js';
+import { commandPatternProblem, commandsOf, patternsOverlap } from './command-patterns.js';
 
 /** The most hops of a path a PB700 lists: the ones nearest the step (a generated chain can be 2,000 deep). */
 const MAX_HOPS = 16;

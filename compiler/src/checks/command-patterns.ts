@@ -1,3 +1,5 @@
+import { shown } from '../diagnostic.js';
+
 /**
  * Command patterns as SPEC §3.4 writes them: a command line in which `*` matches any run of characters
  * (the runtime's `matchesPattern`). Used by PB700 to ask whether a command a step may run can match a
@@ -70,4 +72,28 @@ export function commandsOf(line: string): { pattern: string; start: number; end:
     found.push({ pattern, start: start + lead, end: start + lead + written.length });
   }
   return found;
+}
+
+/**
+ * What is wrong with a command pattern (a role's `run` pattern, PB504; a gated one, PB702), if anything: it
+ * must name a command (not start with `*` or be empty), and carry no shell operators that would let one
+ * allowed command chain another.
+ */
+export function commandPatternProblem(
+  value: string,
+): { message: string; at?: number; length?: number } | undefined {
+  if (value.trim() === '') return { message: 'it is empty' };
+  if (value.trimStart().startsWith('*'))
+    return { message: 'it must start with a command name, not "*"', at: value.indexOf('*'), length: 1 };
+  const operator = /(&&|\|\||[;|&`<>]|\$\()/.exec(value);
+  if (operator) {
+    return {
+      message: `shell operator "${shown(operator[0])}" would let an allowed command run others; list each command on its own`,
+      at: operator.index,
+      length: operator[0].length,
+    };
+  }
+  if (/[\r\n]/.test(value))
+    return { message: 'it spans several lines', at: value.search(/[\r\n]/), length: 1 };
+  return undefined;
 }

@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { isScalar, isSeq } from 'yaml';
 import type { Node } from 'yaml';
 import { closest } from '@kairoku-playbook/grammar';
-import { commandPatternProblem } from '../checks/tool-policy.js';
+import { commandPatternProblem } from '../checks/command-patterns.js';
 import { createDiagnostic, replaceFix, shown, shownValue } from '../diagnostic.js';
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
 import { validate as validateAgainstPolicySchema } from '../generated/policy-validator.js';

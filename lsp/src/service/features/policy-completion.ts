@@ -4,7 +4,18 @@
  */
 import { DEFAULT_GATED } from '@kairoku-playbook/compiler';
 import type { YamlCursor } from '../language/yaml-cursor.js';
-import type { CompletionEntry } from './completion.js';
+import type { OffsetRange } from '../language/types.js';
+
+/** A completion entry, as completion.ts's `CompletionEntry` (which imports this file) takes it. */
+interface PolicyEntry {
+  label: string;
+  kind: 'key' | 'value';
+  detail?: string;
+  documentation?: string;
+  insertText: string;
+  range: OffsetRange;
+  sortText?: string;
+}
 
 const KEYS: { name: string; insert: string; documentation: string }[] = [
   {
@@ -34,7 +45,7 @@ const OFTEN_GATED = [
   'gh repo delete*',
 ];
 
-export function policyCompletions(cursor: YamlCursor): CompletionEntry[] {
+export function policyCompletions(cursor: YamlCursor): PolicyEntry[] {
   const range = { start: cursor.word.start, end: cursor.word.end };
   // (a listed item as written: quotes around it do not make it another pattern)
   const present = new Set(cursor.siblings.map((item) => item.replace(/^(['"])(.*)\1$/, '$2')));
