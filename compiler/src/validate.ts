@@ -11,6 +11,7 @@ import { analyzeTestFile } from './playbook-tests/test-file.js';
 import type { TestFileAnalysis } from './playbook-tests/test-file.js';
 import { isPlaybookTest, playbookFilesOf } from './workspace/discovery.js';
 import { DEFAULT_POLICY, analyzePolicyFile, isPolicyFile, samePolicy } from './policy-file/policy-file.js';
+import type { ApprovalPolicy } from './policy-file/policy-file.js';
 
 export interface WorkspaceFile {
   /** the path as it should appear in diagnostics (relative to the workspace) */
@@ -46,13 +47,13 @@ export function validateWorkspace(
   const diagnostics: Diagnostic[] = [];
   const testFiles: WorkspaceFile[] = [];
   const models: PlaybookModel[] = [];
-  // The workspace's approval policy (SPEC §4 PB700): the first `.kairoku/policy.yml` among the files. It
-  // is listed among the analyses (no model) so the edges find its text, as they find a playbook's.
-  let policy = DEFAULT_POLICY;
-  const policyFile = files.find((entry) => isPolicyFile(entry.file));
-  if (policyFile) {
-    const read = analyzePolicyFile(policyFile.file, policyFile.text);
-    policy = read.policy;
+  // The workspace's approval policy (SPEC §4 PB700): the first `.kairoku/policy.yml` among the files
+  // applies (each is checked). Each is listed among the analyses (no model) so the edges find its text.
+  let policy: ApprovalPolicy | undefined;
+  for (const entry of files) {
+    if (!isPolicyFile(entry.file)) continue;
+    const read = analyzePolicyFile(entry.file, entry.text);
+    policy ??= read.policy;
     analyses.set(read.file, {
       file: read.file,
       text: read.text,
@@ -63,6 +64,7 @@ export function validateWorkspace(
     });
     for (const diagnostic of read.diagnostics) diagnostics.push(diagnostic);
   }
+  policy ??= DEFAULT_POLICY;
   for (const entry of files) {
     if (isPolicyFile(entry.file)) continue;
     const { file, text } = entry;
