@@ -73,7 +73,7 @@ const GENERATORS = [
   {
     name: 'validators',
     writes: ['compiler/src/generated'],
-    from: 'grammar/schema/playbook.schema.json, playbook-test.schema.json and compiler/schema/ir.schema.json (ajv standalone code)',
+    from: 'grammar/schema/playbook.schema.json, playbook-test.schema.json, policy.schema.json and compiler/schema/ir.schema.json (ajv standalone code)',
     run: () => node('compiler/scripts/generate-validators.mjs'),
   },
   {

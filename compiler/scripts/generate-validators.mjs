@@ -11,6 +11,7 @@ const here = (path) => new URL(path, import.meta.url).pathname;
 const surface = JSON.parse(readFileSync(here('../../grammar/schema/playbook.schema.json'), 'utf8'));
 const playbookTest = JSON.parse(readFileSync(here('../../grammar/schema/playbook-test.schema.json'), 'utf8'));
 const ir = JSON.parse(readFileSync(here('../schema/ir.schema.json'), 'utf8'));
+const policy = JSON.parse(readFileSync(here('../../grammar/schema/policy.schema.json'), 'utf8'));
 
 function generate(schema, options) {
   const ajv = new Ajv({
@@ -37,4 +38,8 @@ writeFileSync(here('../src/generated/ir-validator.ts'), generate(ir, {}));
 writeFileSync(
   here('../src/generated/test-validator.ts'),
   generate(playbookTest, { verbose: true, strictNumbers: true }),
+);
+writeFileSync(
+  here('../src/generated/policy-validator.ts'),
+  generate(policy, { verbose: true, strictNumbers: true }),
 );

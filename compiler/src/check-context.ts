@@ -4,6 +4,8 @@ import { createDiagnostic } from './diagnostic.js';
 import type { Diagnostic, DiagnosticOptions, OffsetRange, RelatedLocation } from './diagnostic.js';
 import type { Graph } from './graph/graph.js';
 import type { PlaybookModel, TextRef } from './model/model.js';
+import { DEFAULT_POLICY } from './policy-file/policy-file.js';
+import type { ApprovalPolicy } from './policy-file/policy-file.js';
 
 /**
  * What every check sees: the semantic model, which it only reads, and one way to report. No check reads
@@ -12,7 +14,11 @@ import type { PlaybookModel, TextRef } from './model/model.js';
 export class CheckContext {
   private readonly found: Diagnostic[] = [];
 
-  constructor(readonly semantic: SemanticModel) {}
+  /** `policy`: the workspace's approval policy (`.kairoku/policy.yml`), which PB700 reads */
+  constructor(
+    readonly semantic: SemanticModel,
+    readonly policy: ApprovalPolicy = DEFAULT_POLICY,
+  ) {}
 
   get file(): string {
     return this.semantic.file;

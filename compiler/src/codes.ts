@@ -49,6 +49,12 @@ export const CODES = {
   PB603: { title: 'invalid duration', severity: 'error' },
   PB604: { title: 'limit out of range', severity: 'error' },
   PB605: { title: 'invalid transition', severity: 'error' },
+  PB700: {
+    title: 'a step that reaches outside can run with no gate approved before it',
+    severity: 'warning',
+  },
+  PB701: { title: 'policy file that does not fit its schema', severity: 'error' },
+  PB702: { title: 'invalid gated pattern in the policy file', severity: 'error' },
   PB800: { title: 'playbook test that does not fit its schema', severity: 'error' },
   PB801: { title: 'playbook test without its playbook', severity: 'error' },
   PB802: { title: 'playbook test of a playbook with errors', severity: 'error' },

@@ -14,6 +14,8 @@ import { buildModel } from './model/build-model.js';
 import type { PlaybookModel } from './model/model.js';
 import { validateSurface } from './schema/validate-surface.js';
 import { SourceText } from './source-text.js';
+import { DEFAULT_POLICY } from './policy-file/policy-file.js';
+import type { ApprovalPolicy } from './policy-file/policy-file.js';
 import { applySuppressions } from './suppressions.js';
 import { dropDamageFallout } from './yaml/damage.js';
 import { YAML_LIMITS, findPair, rangeOf, readYaml, unreadable } from './yaml/read-yaml.js';
@@ -33,6 +35,16 @@ export interface FileAnalysis {
 export interface AnalyzeOptions {
   /** the checks to run (default: all of them, `CHECKS`); for tests that run them in other orders */
   checks?: readonly Check[];
+  /** the workspace's approval policy, from `.kairoku/policy.yml` (default: SPEC §4's gated patterns) */
+  policy?: ApprovalPolicy;
+}
+
+/** The approval policy each analysis was checked under: an edit's analysis keeps it (incremental.ts). */
+const policies = new WeakMap<FileAnalysis, ApprovalPolicy>();
+
+/** The approval policy an analysis was checked under. */
+export function policyOf(analysis: FileAnalysis): ApprovalPolicy {
+  return policies.get(analysis) ?? DEFAULT_POLICY;
 }
 
 /**
@@ -50,6 +62,7 @@ export function analyzeFile(file: string, text: string, options: AnalyzeOptions 
     model: undefined,
     semantic: undefined,
   };
+  if (options.policy) policies.set(analysis, options.policy);
   const yaml = readYaml(file, text);
   const diagnostics = [...yaml.diagnostics];
   const document = yaml.document;
@@ -116,11 +129,12 @@ export function finishBound(
   yaml: YamlSource,
   model: PlaybookModel,
   semantic: SemanticModel,
+  policy: ApprovalPolicy = DEFAULT_POLICY,
 ): FileAnalysis {
   const document = yaml.document!;
   const diagnostics = [...yaml.diagnostics];
   for (const diagnostic of structureDiagnostics(yaml, document)) diagnostics.push(diagnostic);
-  for (const diagnostic of runChecks(semantic, {})) diagnostics.push(diagnostic);
+  for (const diagnostic of runChecks(semantic, { policy })) diagnostics.push(diagnostic);
   const source = new SourceText(text);
   const analysis: FileAnalysis = {
     file,
@@ -135,6 +149,7 @@ export function finishBound(
     semantic,
   };
   bound.set(analysis, yaml);
+  policies.set(analysis, policy);
   return analysis;
 }
 
@@ -153,7 +168,7 @@ function structureDiagnostics(yaml: YamlSource, document: Document.Parsed): Diag
 }
 
 function runChecks(semantic: SemanticModel, options: AnalyzeOptions): readonly Diagnostic[] {
-  const context = new CheckContext(semantic);
+  const context = new CheckContext(semantic, options.policy);
   for (const check of options.checks ?? CHECKS) check(context);
   return context.diagnostics;
 }

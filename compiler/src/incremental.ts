@@ -20,7 +20,7 @@ import { NameInExpression } from './bind/references.js';
 import type { ExpressionReference, SymbolReference } from './bind/references.js';
 import { ScalarLocator, SemanticModel } from './bind/semantic-model.js';
 import type { BoundTemplate } from './bind/template.js';
-import { analyzeFile, boundSource, finishBound } from './compile.js';
+import { analyzeFile, boundSource, finishBound, policyOf } from './compile.js';
 import type { FileAnalysis } from './compile.js';
 import type { OffsetRange } from './diagnostic.js';
 import type { PlaybookModel } from './model/model.js';
@@ -48,7 +48,7 @@ export function analyzeChange(previous: FileAnalysis, change: TextChange): EditA
   const analysis = incrementally(previous, change, text);
   return analysis
     ? { analysis, incremental: true }
-    : { analysis: analyzeFile(previous.file, text), incremental: false };
+    : { analysis: analyzeFile(previous.file, text, { policy: policyOf(previous) }), incremental: false };
 }
 
 /**
@@ -180,7 +180,7 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
     semantic.typeExpressions,
     locator,
   );
-  return finishBound(previous.file, text, yaml, model, next);
+  return finishBound(previous.file, text, yaml, model, next, policyOf(previous));
 }
 
 /** Whether an edit lies inside a scalar's text: after its first character, not past its value's end. */

@@ -91,3 +91,5 @@ export type {
 export type { Graph } from './graph/graph.js';
 export { FIXED_ROLES, isValidName } from './model/model.js';
 export { findSuppressions } from './suppressions.js';
+export { DEFAULT_GATED, DEFAULT_POLICY, analyzePolicyFile, isPolicyFile } from './policy-file/policy-file.js';
+export type { ApprovalPolicy, GatedPattern, PolicyAnalysis } from './policy-file/policy-file.js';

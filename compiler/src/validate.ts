@@ -1,5 +1,5 @@
 import { checkDuplicateIds } from './checks/duplicate-ids.js';
-import { analyzeFile } from './compile.js';
+import { analyzeFile, policyOf } from './compile.js';
 import { analyzeEdited } from './incremental.js';
 import type { FileAnalysis } from './compile.js';
 import { sortDiagnostics } from './diagnostic.js';
@@ -10,6 +10,8 @@ import { unreadable } from './yaml/read-yaml.js';
 import { analyzeTestFile } from './playbook-tests/test-file.js';
 import type { TestFileAnalysis } from './playbook-tests/test-file.js';
 import { isPlaybookTest, playbookFilesOf } from './workspace/discovery.js';
+import { DEFAULT_POLICY, analyzePolicyFile, isPolicyFile, samePolicy } from './policy-file/policy-file.js';
+import type { ApprovalPolicy } from './policy-file/policy-file.js';
 
 export interface WorkspaceFile {
   /** the path as it should appear in diagnostics (relative to the workspace) */
@@ -45,7 +47,26 @@ export function validateWorkspace(
   const diagnostics: Diagnostic[] = [];
   const testFiles: WorkspaceFile[] = [];
   const models: PlaybookModel[] = [];
+  // The workspace's approval policy (SPEC §4 PB700): the first `.kairoku/policy.yml` among the files
+  // applies (each is checked). Each is listed among the analyses (no model) so the edges find its text.
+  let policy: ApprovalPolicy | undefined;
   for (const entry of files) {
+    if (!isPolicyFile(entry.file)) continue;
+    const read = analyzePolicyFile(entry.file, entry.text);
+    policy ??= read.policy;
+    analyses.set(read.file, {
+      file: read.file,
+      text: read.text,
+      source: read.source,
+      diagnostics: read.diagnostics,
+      model: undefined,
+      semantic: undefined,
+    });
+    for (const diagnostic of read.diagnostics) diagnostics.push(diagnostic);
+  }
+  policy ??= DEFAULT_POLICY;
+  for (const entry of files) {
+    if (isPolicyFile(entry.file)) continue;
     const { file, text } = entry;
     // A playbook test is checked against its playbook, once every playbook is analysed.
     if (isPlaybookTest(file)) {
@@ -53,7 +74,11 @@ export function validateWorkspace(
       continue;
     }
     const cached = previous?.get(file);
-    const analysis = cached?.file === file ? analyzeEdited(cached, text) : analyzeFile(file, text);
+    // (a cached analysis checked under another policy is analysed again: its PB700s may differ)
+    const analysis =
+      cached?.file === file && samePolicy(policyOf(cached), policy)
+        ? analyzeEdited(cached, text)
+        : analyzeFile(file, text, { policy });
     analyses.set(file, analysis);
     if (entry.forTests) continue;
     for (const diagnostic of analysis.diagnostics) diagnostics.push(diagnostic);

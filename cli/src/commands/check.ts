@@ -6,6 +6,7 @@ import {
   isPlaybookTest,
   playbooksOfTests,
   isPlaybookFile,
+  isPolicyFile,
   sortDiagnostics,
   validateWorkspace,
 } from '@kairoku-playbook/compiler';
@@ -113,6 +114,15 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
   return checkOnce(args.positionals, options, io);
 }
 
+/** `.kairoku/policy.yml` in a folder given (or the current one), the first that has one. */
+function findPolicyFile(positionals: readonly string[], cwd: string): string | undefined {
+  for (const folder of [...positionals, '.']) {
+    const path = resolve(cwd, folder, '.kairoku', 'policy.yml');
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
 /** One check of the given paths (the current folder without any), printed; the exit code. */
 function checkOnce(positionals: readonly string[], options: CheckOptions, io: CommandIo): number {
   const { format, maxWarnings, root } = options;
@@ -151,6 +161,19 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
     throw new UsageError(
       `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)${skipped}`,
     );
+  }
+  // SPEC §4 PB700: the workspace's approval policy, read beside the playbooks unless it was named.
+  const policy = files.some((f) => isPolicyFile(f.file)) ? undefined : findPolicyFile(positionals, io.cwd);
+  if (policy) {
+    const shown = displayPath(policy, io.cwd);
+    const read = readPlaybookFile(policy, shown);
+    if ('diagnostic' in read) {
+      refused.push(read.diagnostic);
+      sources.set(shown, new SourceText(read.shownText));
+    } else {
+      files.push({ file: shown, text: read.text });
+      onDisk.set(shown, { path: policy, byteOrderMark: read.byteOrderMark });
+    }
   }
   if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
   const validation = validateWorkspace([
@@ -243,7 +266,7 @@ function exploreAll(files: readonly WorkspaceFile[], checked: readonly Diagnosti
   const used = new Set<string>();
   const failed = new Set(checked.filter((d) => d.severity === 'error').map((d) => d.file));
   for (const { file, text } of files) {
-    if (failed.has(file) || isPlaybookTest(file)) continue;
+    if (failed.has(file) || isPlaybookTest(file) || isPolicyFile(file)) continue;
     const { ir } = compilePlaybook(file, text);
     if (!ir) continue;
     const exploration = explore(ir, { maxMillis: CHECK_EXPLORE_SECONDS * 1000 });

@@ -2,6 +2,7 @@ import type { Check } from '../check-context.js';
 import type { Diagnostic } from '../diagnostic.js';
 import type { SchemaProblem, SurfaceCode } from '../schema/validate-surface.js';
 import { afterTaskFromSchema, checkAfterTasks } from './after-tasks.js';
+import { checkApprovalDominance } from './approval-dominance.js';
 import { checkCycles } from './cycles.js';
 import { checkDurations, durationFromSchema } from './durations.js';
 import { checkExpressionSyntax } from './expression-syntax.js';
@@ -67,6 +68,7 @@ export const CHECKS: readonly Check[] = [
   checkAfterTasks, // PB602
   checkDurations, // PB603
   checkTransitions, // PB605
+  checkApprovalDominance, // PB700
   checkUnusedInputs, // PB900
   checkUnusedOutputs, // PB901
   checkRedundantNeeds, // PB902

@@ -6,6 +6,7 @@ import { BASE_POLICY, baseOf } from '../policy/base-policy.js';
 import { unknownKeyMessage, schemaMessage } from '../schema/validate-surface.js';
 import type { SchemaProblem } from '../schema/validate-surface.js';
 import { rangeOf } from '../yaml/read-yaml.js';
+import { commandPatternProblem } from './command-patterns.js';
 
 /**
  * PB502 a policy that grants more than its base allows; PB504 an invalid command pattern. (A tool that
@@ -65,21 +66,4 @@ function checkPattern(context: CheckContext, pattern: TextRef): void {
   // An empty pattern has no characters to point at: point at its quotes.
   const range = value === '' ? rangeOf(pattern.node) : context.rangeIn(pattern, at, at + Math.max(length, 1));
   context.report('PB504', range, `invalid command pattern "${shown(value)}": ${problem.message}`);
-}
-
-function commandPatternProblem(value: string): { message: string; at?: number; length?: number } | undefined {
-  if (value.trim() === '') return { message: 'it is empty' };
-  if (value.trimStart().startsWith('*'))
-    return { message: 'it must start with a command name, not "*"', at: value.indexOf('*'), length: 1 };
-  const operator = /(&&|\|\||[;|&`<>]|\$\()/.exec(value);
-  if (operator) {
-    return {
-      message: `shell operator "${shown(operator[0])}" would let an allowed command run others; list each command on its own`,
-      at: operator.index,
-      length: operator[0].length,
-    };
-  }
-  if (/[\r\n]/.test(value))
-    return { message: 'it spans several lines', at: value.search(/[\r\n]/), length: 1 };
-  return undefined;
 }

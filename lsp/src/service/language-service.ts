@@ -23,7 +23,7 @@ import type {
   TextEdit,
   WorkspaceEdit,
 } from 'vscode-languageserver-types';
-import { analyzeTestFile } from '@kairoku-playbook/compiler';
+import { analyzeTestFile, isPolicyFile } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
 import {
   DIAGNOSTIC_SOURCE,
@@ -151,7 +151,7 @@ export class PlaybookLanguageService {
       } catch {
         continue;
       }
-      if (!isPlaybookPath(path) && !isPlaybookTest(path)) continue;
+      if (!isPlaybookPath(path) && !isPlaybookTest(path) && !isPolicyFile(path)) continue;
       if (change.type === 3) this.workspace.removeFromDisk(change.uri);
       else this.workspace.readFromDisk(change.uri);
       any = true;

@@ -100,7 +100,13 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
     const read = readFileBounded(resolve(root, file), FILE_LIMITS.playbook, 'a playbook');
     return read.problem === undefined ? decodeSource(file, read.bytes).text : undefined;
   };
-  const validation = validateWorkspace([...files, ...playbooksOfTests(files, readForTests)]);
+  // SPEC §4 PB700: the workspace's approval policy, read as `check` reads it (not a playbook).
+  const policy = policyFileOf(root);
+  const validation = validateWorkspace([
+    ...(policy ? [policy] : []),
+    ...files,
+    ...playbooksOfTests(files, readForTests),
+  ]);
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
   for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
   const sourceOf = (file: string) => sources.get(file);
@@ -127,6 +133,16 @@ export function readWorkspace(root: string): WorkspaceSnapshot {
   }
   playbooks.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { root, playbooks, diagnostics };
+}
+
+/** The workspace's `.kairoku/policy.yml`, when there is a readable one. */
+function policyFileOf(root: string): WorkspaceFile | undefined {
+  const path = join(root, '.kairoku', 'policy.yml');
+  const read = readFileBounded(path, FILE_LIMITS.playbook, 'a policy file');
+  if (read.problem !== undefined) return undefined;
+  const file = displayPath(path, root);
+  const decoded = decodeSource(file, read.bytes);
+  return decoded.text === undefined ? undefined : { file, text: decoded.text };
 }
 
 /** `validate_playbooks`: exactly what `kairoku-playbook check --format json` prints for the workspace. */

@@ -1,7 +1,7 @@
 /**
  * Quick fixes, keyed by diagnostic code: the diagnostic's own fix (did-you-mean replacements); PB205 adds
  * the step to the referencing step's `needs`; PB204 declares the missing output on the step; PB903 removes
- * the suppression that silences nothing; and any other diagnostic can be silenced with a
+ * the suppression that silences nothing; PB700 adds a gate before the step; and any other diagnostic can be silenced with a
  * `# playbook-ignore CODE` comment at the end of its line, where a comment can go.
  */
 import { isMap, isScalar, visit } from 'yaml';
@@ -10,7 +10,14 @@ import type { Diagnostic } from '@kairoku-playbook/compiler';
 import { chainOf, expressionsOf, walkExpression } from '../language/expression-at.js';
 import { NAME_PATTERN } from '../language/types.js';
 import type { FileAnalysis, OffsetEdit } from '../language/types.js';
-import { addToMapping, addToSection, addToSequence, lineEndOf, lineStartOf } from '../language/yaml-edit.js';
+import {
+  addToMapping,
+  addToSection,
+  addToSequence,
+  indentUnit,
+  lineEndOf,
+  lineStartOf,
+} from '../language/yaml-edit.js';
 import { pairAt, yamlDocument } from '../language/yaml-document.js';
 
 export interface CodeActionResult {
@@ -55,6 +62,12 @@ export function codeActionsFor(
       case 'PB903':
         add(`Remove this unused suppression`, removeSuppression(analysis.text, diagnostic), true);
         break;
+      case 'PB700': {
+        // Not the diagnostic's own fix, so `check --fix` never applies it: it changes what the run does.
+        const gate = gateBefore(analysis, diagnostic);
+        if (gate) add(`Add a gate "${gate.gate}" before "${gate.step}"`, gate.edits, false);
+        break;
+      }
     }
     // Errors are never silenced (a playbook with one must not compile): only warnings and infos.
     if (!NOT_SUPPRESSIBLE.has(diagnostic.code) && diagnostic.severity !== 'error') {
@@ -94,6 +107,55 @@ function missingNeed(
     return { step: owner.name, target: target.name, edits };
   }
   return undefined;
+}
+
+/**
+ * PB700: a new gate right before the step, taking over its needs, and the step needing the gate instead:
+ * every path to the step then passes it. Only for a step written as a block mapping under a block `steps:`.
+ */
+function gateBefore(
+  analysis: FileAnalysis,
+  diagnostic: Diagnostic,
+): { step: string; gate: string; edits: OffsetEdit[] } | undefined {
+  const model = analysis.model;
+  const document = yamlDocument(analysis);
+  if (!model || !document) return undefined;
+  const step = model.steps.find((s) => s.keyRange.start === diagnostic.range.start);
+  if (!step) return undefined;
+  const steps = pairAt(document, ['steps']);
+  const stepPair = pairAt(document, ['steps', step.name]);
+  if (!steps || !isMap(steps.value) || steps.value.flow || !stepPair || !isMap(stepPair.value))
+    return undefined;
+  if (stepPair.value.flow) return undefined;
+  let gate = `approve-${step.name}`;
+  for (let n = 2; model.stepByName.has(gate); n++) gate = `approve-${step.name}-${n}`;
+  const text = analysis.text;
+  const nl = text.includes('\r\n') ? '\r\n' : '\n';
+  const lineStart = lineStartOf(text, step.keyRange.start);
+  const indent = text.slice(lineStart, step.keyRange.start);
+  if (indent.trim() !== '') return undefined;
+  const unit = ' '.repeat(indentUnit(text, stepPair.key as Node | null, stepPair.value));
+  const needs = [...new Set(step.needs.map((need) => need.name))];
+  const lines = [
+    `${indent}${gate}:`,
+    ...(needs.length ? [`${indent}${unit}needs: [${needs.join(', ')}]`] : []),
+    `${indent}${unit}gate:`,
+    `${indent}${unit}${unit}title: Run ${step.name}?`,
+  ];
+  const edits: OffsetEdit[] = [{ range: { start: lineStart, end: lineStart }, newText: lines.join(nl) + nl }];
+  const needsPair = (stepPair.value.items as Pair[]).find((p) => isScalar(p.key) && p.key.value === 'needs');
+  const value = needsPair?.value as Node | null | undefined;
+  if (needsPair && value?.range) {
+    // (a block list's range runs on over the line break after it: that stays)
+    let end = value.range[1];
+    while (end > value.range[0] && /\s/.test(text[end - 1]!)) end--;
+    edits.push({ range: { start: value.range[0], end }, newText: `[${gate}]` });
+  } else if (!needsPair) {
+    const added = addToMapping(text, stepPair.value, 'needs', `[${gate}]`, true);
+    if (!added.length) return undefined;
+    edits.push(...added);
+  } else return undefined;
+  return { step: step.name, gate, edits };
 }
 
 /** PB204: `steps.S.outputs.O` with O undeclared; the edit declaring `O: string` on S. */

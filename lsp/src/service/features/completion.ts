@@ -5,7 +5,9 @@
  * targets, roles, and the values the schema lists.
  */
 import { BUILTIN_FUNCTIONS } from '@kairoku-playbook/grammar';
+import { isPolicyFile } from '@kairoku-playbook/compiler';
 import type { ScopeMember, StepDecl } from '@kairoku-playbook/compiler';
+import { policyCompletions } from './policy-completion.js';
 import { describeRole, describeStep } from '../language/describe.js';
 import { expressionIn, templateAt } from '../language/expression-at.js';
 import type { ExpressionSite } from '../language/expression-at.js';
@@ -44,6 +46,10 @@ export interface CompletionEntry {
 }
 
 export function completionsAt(analysis: FileAnalysis, offset: number): CompletionEntry[] {
+  if (isPolicyFile(analysis.file)) {
+    const cursor = yamlCursorAt(analysis.text, offset);
+    return cursor ? policyCompletions(cursor) : [];
+  }
   const info = templateAt(analysis, offset);
   if (info) {
     const site = expressionIn(analysis, info, offset);

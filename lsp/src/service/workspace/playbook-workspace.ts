@@ -6,7 +6,7 @@
  * publishes what it returns; files are read through the PlaybookFileSystem it is given.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import {
   FileWalk,
   analyzeEdited,
@@ -122,6 +122,9 @@ export class PlaybookWorkspace {
     this.discoveryLimits = [];
     this.discovering = true;
     // the playbooks and the playbook tests, as `check` discovers them
+    // the workspace's approval policy (SPEC §4 PB700), which discovery does not walk to
+    for (const root of this.roots)
+      this.readFromDisk(pathToFileURL(join(root.path, '.kairoku', 'policy.yml')).href);
     const walks = this.roots.map((root) => ({
       walk: new FileWalk(root.path, this.fs, { accept: isDiscoveredPath }),
       read: 0,

@@ -272,3 +272,68 @@ steps:
     expect(apply(trailing, actions(trailing, 'PB903')[0])).toContain('    prompt: Do it.\n');
   });
 });
+
+describe('PB700: add a gate before the step', () => {
+  const title = (step: string) => `Add a gate "approve-${step}" before "${step}"`;
+
+  it('inserts a gate that takes over the needs, and the step needs it: PB700 is gone, nothing else comes', () => {
+    const text = `${HEAD}  push:
+    needs: [plan]
+    run: git push origin HEAD
+`;
+    const fix = actions(text, 'PB700').find((a) => a.title === title('push'));
+    expect(fix?.isPreferred).toBe(false);
+    const fixed = apply(text, fix);
+    expect(fixed).toContain(`  approve-push:
+    needs: [plan]
+    gate:
+      title: Run push?
+  push:
+    needs: [approve-push]`);
+    expect(codesOf(fixed)).toEqual(['PB901']);
+  });
+
+  it('adds needs to a step without them, and a block list of needs becomes the gate', () => {
+    const first = `version: 1
+title: T
+steps:
+  push:
+    run: git push
+`;
+    expect(
+      codesOf(
+        apply(
+          first,
+          actions(first, 'PB700').find((a) => a.title === title('push')),
+        ),
+      ),
+    ).toEqual([]);
+    const block = `${HEAD}  push:
+    needs:
+      - plan
+    run: npm publish
+`;
+    expect(
+      codesOf(
+        apply(
+          block,
+          actions(block, 'PB700').find((a) => a.title === title('push')),
+        ),
+      ),
+    ).toEqual(['PB901']);
+  });
+
+  it('picks a name no step has', () => {
+    const text = `${HEAD}  approve-push:
+    needs: plan
+    when: false
+    gate: { title: Never asked }
+  push:
+    needs: [approve-push]
+    run: git push
+`;
+    const fix = actions(text, 'PB700').find((a) => a.title.startsWith('Add a gate'));
+    expect(fix?.title).toBe('Add a gate "approve-push-2" before "push"');
+    expect(codesOf(apply(text, fix))).toEqual(['PB901']);
+  });
+});

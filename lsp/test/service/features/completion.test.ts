@@ -328,3 +328,24 @@ describe('completion of YAML values', () => {
     expect(labels(after)).toEqual(['failed']);
   });
 });
+
+describe('completion in .kairoku/policy.yml', () => {
+  const policy = (sample: string) => {
+    const { analysis, offset } = analyzeAt(sample, '.kairoku/policy.yml');
+    return completionsAt(analysis, offset);
+  };
+
+  it('offers its keys, not a playbook’s, and not one already there', () => {
+    expect(policy('<|>').map((e) => e.label)).toEqual(['strict', 'gated']);
+    expect(policy('strict: true\n<|>').map((e) => e.label)).toEqual(['gated']);
+    expect(policy('<|>')[1]!.documentation).toContain('`git push*`');
+  });
+
+  it('offers true and false for strict, and patterns for gated that are not listed yet', () => {
+    expect(policy('strict: <|>').map((e) => e.label)).toEqual(['true', 'false']);
+    const gated = policy("gated:\n  - 'docker push*'\n  - <|>");
+    expect(gated.map((e) => e.label)).toContain('aws *');
+    expect(gated.map((e) => e.label)).not.toContain('docker push*');
+    expect(gated[0]!.insertText).toMatch(/^'.*'$/);
+  });
+});

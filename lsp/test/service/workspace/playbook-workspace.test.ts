@@ -170,3 +170,35 @@ describe('the workspace', () => {
     expect(ws.validate().diagnostics.get('file:///ws/z.playbook.yml')).toEqual([]);
   });
 });
+
+describe('the workspace policy (.kairoku/policy.yml)', () => {
+  const push = 'version: 1\ntitle: Push\nsteps:\n  push:\n    run: docker push app\n';
+  function workspace(policy: string) {
+    const ws = new PlaybookWorkspace(
+      memoryFs({ '/ws/push.playbook.yml': push, '/ws/.kairoku/policy.yml': policy }),
+    );
+    ws.setFolders([{ uri: 'file:///ws', name: 'ws' }]);
+    discover(ws);
+    return ws;
+  }
+  const codes = (ws: PlaybookWorkspace, uri: string) =>
+    (ws.validate().onDisk.get(uri) ?? []).map((d) => d.code);
+
+  it('is read with the workspace: its gated patterns apply to the playbooks, its mistakes are its own', () => {
+    const ws = workspace('gated: [docker push*]\nstrct: true\n');
+    expect(codes(ws, 'file:///ws/push.playbook.yml')).toEqual(['PB700']);
+    expect(codes(ws, 'file:///ws/.kairoku/policy.yml')).toEqual(['PB701']);
+  });
+
+  it('follows its edits in the editor, as check would read them', () => {
+    const ws = workspace('gated: [docker push*]\n');
+    expect(codes(ws, 'file:///ws/push.playbook.yml')).toEqual(['PB700']);
+    ws.openDocument('file:///ws/.kairoku/policy.yml', 'gated: []\n', 1);
+    expect(codes(ws, 'file:///ws/push.playbook.yml')).toEqual([]);
+    const files = [
+      { file: '.kairoku/policy.yml', text: 'gated: []\n' },
+      { file: 'push.playbook.yml', text: push },
+    ];
+    expect(validateWorkspace(files).diagnostics).toEqual([]);
+  });
+});
