@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { kairoku, paseo, resolveBindAddress } from '@kairoku-playbook/runtime/backends';
-import type { Backend, RunState } from '@kairoku-playbook/runtime';
+import type { Backend } from '@kairoku-playbook/runtime';
 import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
