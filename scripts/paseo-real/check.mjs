@@ -137,8 +137,6 @@ function runFiles() {
     .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
 }
 
-const runFile = (id) => runFiles().find((run) => run.id === id);
-
 async function agentsOf(runId) {
   const answer = await client.request('fetch_agents_request', {
     filter: { labels: { 'kairoku.run': runId }, includeArchived: true },
@@ -308,6 +306,38 @@ await check('failed-turn', async () => {
       .map((h) => h.text)
       .join(' | ')}${result.code ? `\n${result.stderr.slice(-1500)}` : ''}`,
   );
+});
+
+/** The daemon's own answer to a message after a failed turn, recorded as it comes (item 4). */
+await check('failed-turn-answer', async () => {
+  const dir = workspace('failed-turn-answer');
+  script([{ match: 'probe', turns: [{ fail: 'scripted failure' }, {}] }]);
+  const ends = [];
+  const stop = client.onStream((e) => ends.push(e));
+  const created = await client.request('create_agent_request', {
+    config: { provider, cwd: dir, title: 'kairoku check: failed turn' },
+    initialPrompt: 'probe',
+    labels: { 'kairoku.check': 'failed-turn' },
+  });
+  const id = created.agentId;
+  await waitFor('turn_failed', () => ends.some((e) => e.agentId === id && e.event.type === 'turn_failed'));
+  const answer = await client.request('send_agent_message_request', { agentId: id, text: 'again' });
+  await waitFor(
+    'the second turn to end',
+    () => ends.filter((e) => e.agentId === id && e.event.type === 'turn_completed').length > 0,
+    20_000,
+  ).catch(() => undefined);
+  stop();
+  const second = agentLog().find((e) => e.agent === id && e.kind === 'prompt' && e.index === 1);
+  judge(
+    'failed-turn-answer',
+    true,
+    `send_agent_message_response after a failed turn: accepted ${answer.accepted}, error ${JSON.stringify(answer.error)}; the second turn ${second ? 'ran' : 'did not run'}; events: ${ends
+      .filter((e) => e.agentId === id && e.event.type !== 'timeline')
+      .map((e) => e.event.type)
+      .join(' ')}`,
+  );
+  await client.request('archive_agent_request', { agentId: id }).catch(() => undefined);
 });
 
 /** An agent archived while its step runs: the run says archived (item 5). */

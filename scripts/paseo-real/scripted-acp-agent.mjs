@@ -19,6 +19,7 @@
 // run in that order: wait, write files in the session's cwd, call the tools (a string value
 // "$run" in args is the run id an earlier call's result named), then throw `fail` (the daemon
 // sees a failed turn) or wait for a cancel (`hang`), else end the turn.
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -104,7 +105,7 @@ class ScriptedAgent {
       })),
     });
     if (!probe && script.newSessionDelayMs) await sleep(script.newSessionDelayMs);
-    const sessionId = crypto.randomUUID();
+    const sessionId = randomUUID();
     const session = {
       cwd: params.cwd,
       servers: params.mcpServers,
@@ -147,7 +148,7 @@ class ScriptedAgent {
     const turns = session.rule?.turns ?? [{}];
     const turn = turns[Math.min(index, turns.length - 1)] ?? {};
     log({ kind: 'prompt', index, rule: session.rule?.match ?? null, text });
-    session.abort = new AbortController();
+    session.abort = new globalThis.AbortController();
     const signal = session.abort.signal;
     try {
       await this.say(params.sessionId, `Scripted turn ${index} (${session.rule?.match ?? 'no rule'}).`);

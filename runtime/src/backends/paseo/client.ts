@@ -56,6 +56,9 @@ export interface ServerInfo {
   [key: string]: unknown;
 }
 
+/** An `agent_update` of a subscription: an agent's snapshot (`upsert`), or one leaving the filter (`remove`). */
+export type AgentUpdate = { kind: 'upsert'; agent: Payload } | { kind: 'remove'; agentId: string };
+
 /** An `agent_stream` event: `event.type` is `turn_completed`, `timeline`, … */
 export interface StreamEvent {
   agentId: string;
@@ -155,6 +158,7 @@ export class PaseoClient {
   private state: State = 'idle';
   private readonly pending = new Map<string, Pending>();
   private readonly streamListeners = new Set<(event: StreamEvent) => void>();
+  private readonly agentUpdateListeners = new Set<(update: AgentUpdate) => void>();
   private readonly reconnectListeners = new Set<() => void>();
   private readonly disconnectListeners = new Set<(error: PaseoError) => void>();
   private readonly fatalListeners = new Set<(error: PaseoError) => void>();
@@ -195,6 +199,15 @@ export class PaseoClient {
   onStream(listener: (event: StreamEvent) => void): () => void {
     this.streamListeners.add(listener);
     return () => this.streamListeners.delete(listener);
+  }
+
+  /**
+   * Every `agent_update` of the session's subscription (`fetch_agents_request` with `subscribe`): an
+   * agent's state changed (its status, its archiving). Returns the way to stop listening.
+   */
+  onAgentUpdate(listener: (update: AgentUpdate) => void): () => void {
+    this.agentUpdateListeners.add(listener);
+    return () => this.agentUpdateListeners.delete(listener);
   }
 
   /** After each reconnection (hello answered again): the place to fetch what was missed. */
@@ -527,6 +540,14 @@ export class PaseoClient {
           return;
         }
         this.emit(this.streamListeners, payload as unknown as StreamEvent);
+        return;
+      }
+      case 'agent_update': {
+        if (payload.kind === 'upsert' && isObject(payload.agent) && typeof payload.agent.id === 'string')
+          this.emit(this.agentUpdateListeners, { kind: 'upsert', agent: payload.agent });
+        else if (payload.kind === 'remove' && typeof payload.agentId === 'string')
+          this.emit(this.agentUpdateListeners, { kind: 'remove', agentId: payload.agentId });
+        else this.log('warn', 'paseo: ignored an agent_update message of unknown shape');
         return;
       }
       case 'rpc_error': {
