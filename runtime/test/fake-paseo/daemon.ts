@@ -51,6 +51,11 @@ export interface FakePaseoOptions {
    * close then ends without any stream event, as on the daemon
    */
   archiveDelayMs?: number;
+  /**
+   * the agent is made and its first turn starts at once, but create_agent_request is answered only
+   * this much later (the daemon took over 30 s under load, after the turn had begun)
+   */
+  createAnswerDelayMs?: number;
 }
 
 export interface FakeAgent {
@@ -681,6 +686,11 @@ export class FakePaseoDaemon {
         type: 'status',
         payload: { status: 'agent_created', requestId, agentId: agent.id, agent: snapshot(agent) },
       });
+    if (this.options.createAnswerDelayMs) {
+      if (prompt) this.startTurn(agent, prompt);
+      setTimeout(answer, this.options.createAnswerDelayMs);
+      return;
+    }
     if (prompt && this.options.answerCreateLate) {
       // The first turn's events (all of them, for a turn that does not wait) go out before the answer.
       this.startTurn(agent, prompt);

@@ -54,6 +54,11 @@ export interface PaseoBackendOptions {
    * started all the same (default 15 s, the daemon's own wait for a run to start)
    */
   startConfirmMs?: number;
+  /**
+   * how long create_agent_request may take to answer (default 120 s): the daemon answers only once the
+   * agent's process has started, which took up to 15.7 s on a loaded machine, and over 30 s once
+   */
+  createTimeoutMs?: number;
   /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
   endpoint?: { host?: string; port?: number };
   /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
@@ -455,12 +460,24 @@ export class PaseoBackend implements Backend {
   /**
    * create_agent_request; when the connection drops before the answer, the daemon may or may not
    * have made the agent, so it is looked for by its labels once the connection is back, and asked for
-   * again only when it is not there.
+   * again only when it is not there. An answer that does not come in time is looked for the same way
+   * (the daemon may have made the agent, which then works): found, it is watched; not found, the
+   * attempt fails, without asking again (the daemon may still be making it).
    */
   private async create(request: Payload, step: string, attempt: number): Promise<string> {
+    const byLabels = async () => {
+      const found = await listAgents(this.client, {
+        [LABELS.run]: this.options.runId,
+        [LABELS.step]: step,
+        [LABELS.attempt]: String(attempt),
+      });
+      return [...found].find(([, info]) => !info.archived)?.[0];
+    };
     for (let tries = 0; ; tries++) {
       try {
-        const answer = await this.client.request('create_agent_request', request);
+        const answer = await this.client.request('create_agent_request', request, {
+          timeoutMs: this.options.createTimeoutMs ?? 120_000,
+        });
         if (answer.status === 'agent_create_failed')
           throw new PaseoError(`${String(answer.error ?? 'agent_create_failed')}`, {
             ...(typeof answer.errorCode === 'string' ? { code: answer.errorCode } : {}),
@@ -474,14 +491,21 @@ export class PaseoBackend implements Backend {
         if (!agentId) throw new PaseoError('the daemon answered create_agent_request without an agent id');
         return agentId;
       } catch (error) {
-        if (!(error instanceof PaseoError) || !error.details.connectionLost || tries > 0) throw error;
-        const found = await listAgents(this.client, {
-          [LABELS.run]: this.options.runId,
-          [LABELS.step]: step,
-          [LABELS.attempt]: String(attempt),
-        });
-        const existing = [...found].find(([, info]) => !info.archived);
-        if (existing) return existing[0];
+        if (!(error instanceof PaseoError)) throw error;
+        if (error.details.timedOut) {
+          const existing = await byLabels();
+          if (existing) {
+            this.log(
+              'warn',
+              `paseo: ${step}'s agent ${existing} was made, but Paseo answered too late (${error.message})`,
+            );
+            return existing;
+          }
+          throw error;
+        }
+        if (!error.details.connectionLost || tries > 0) throw error;
+        const existing = await byLabels();
+        if (existing) return existing;
       }
     }
   }

@@ -79,6 +79,8 @@ export class PaseoError extends Error {
       closeCode?: number;
       /** `rpc_error`'s code */
       code?: string;
+      /** the answer did not come within the request's timeout: the daemon may still act on it */
+      timedOut?: boolean;
       /** the connection was lost while a request waited: the daemon may or may not have acted on it */
       connectionLost?: boolean;
       /** retrying cannot help (a wrong password, an incompatible protocol): the client stopped */
@@ -243,7 +245,11 @@ export class PaseoClient {
       const timer = setTimeout(
         () => {
           this.pending.delete(requestId);
-          reject(new PaseoError(`${type}: the Paseo daemon did not answer within ${timeoutMs} ms`));
+          reject(
+            new PaseoError(`${type}: the Paseo daemon did not answer within ${timeoutMs} ms`, {
+              timedOut: true,
+            }),
+          );
         },
         Math.max(0, deadline - Date.now()),
       );

@@ -482,6 +482,32 @@ describe('step agents on the paseo backend', () => {
     },
   );
 
+  it('watches an agent whose create_agent_request answers after its timeout, found by its labels', async () => {
+    // Under load the daemon took more than the request's timeout to answer, while the agent it made
+    // worked and reported with a token the backend had already revoked.
+    const fake = await daemon({
+      createAnswerDelayMs: 4000,
+      scripts: { work: [{ turns: [{ hold: true, reports: [{ outcome: 'done', outputs: { count: 6 } }] }] }] },
+    });
+    const run = await start({
+      ir: WORK,
+      daemon: fake,
+      cwd: repo,
+      inputs: { task: 'x' },
+      backend: { createTimeoutMs: 1000, connection: { requestTimeoutMs: 1000 } },
+    });
+    await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+    const agent = fake.agentOf('work')!;
+    fake.release(agent.id);
+    const state = await run.settled();
+    expect(state.status).toBe('completed');
+    expect(history(state, 'agent-lost')).toEqual([]);
+    expect(stepRun(state, 'work')!.attempts).toEqual([
+      expect.objectContaining({ agent: agent.id, outcome: 'done' }),
+    ]);
+    expect(fake.received('create_agent_request')).toHaveLength(1);
+  });
+
   it('takes a turn end that comes before the answer to create_agent_request', async () => {
     const fake = await daemon({
       answerCreateLate: true,
