@@ -56,7 +56,7 @@ export interface PaseoBackendOptions {
   startConfirmMs?: number;
   /**
    * how long create_agent_request may take to answer (default 120 s): the daemon answers only once the
-   * agent's process has started, which took up to 15.7 s on a loaded machine, and over 30 s once
+   * agent's process has started, which took 3 to 72 s (median 15 s) on a loaded 2-core machine
    */
   createTimeoutMs?: number;
   /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
