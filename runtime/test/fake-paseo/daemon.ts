@@ -45,6 +45,17 @@ export interface FakePaseoOptions {
   holdCreates?: boolean;
   /** answer create_agent_request only after the first turn's events went out (a slow answer) */
   answerCreateLate?: boolean;
+  /**
+   * how long an archive takes between canceling the agent's turn and marking it archived and closed
+   * (default 20 ms; the daemon took about a second): a message sent meanwhile starts a turn that the
+   * close then ends without any stream event, as on the daemon
+   */
+  archiveDelayMs?: number;
+  /**
+   * the agent is made and its first turn starts at once, but create_agent_request is answered only
+   * this much later (the daemon took over 30 s under load, after the turn had begun)
+   */
+  createAnswerDelayMs?: number;
 }
 
 export interface FakeAgent {
@@ -103,6 +114,8 @@ interface Connection {
 
 export class FakePaseoDaemon {
   readonly agents = new Map<string, FakeAgent>();
+  /** each connection's `fetch_agents_request` subscription (one per session, as on the daemon) */
+  private readonly subscriptions = new Map<WebSocket, Record<string, unknown>>();
   /** every session request received, in order */
   readonly requests: ReceivedRequest[] = [];
   readonly hellos: Record<string, unknown>[] = [];
@@ -305,6 +318,7 @@ export class FakePaseoDaemon {
     ws.on('close', () => {
       clearTimeout(connection.timer);
       this.connections.delete(connection);
+      this.subscriptions.delete(connection.ws);
     });
     ws.on('error', () => {});
     if (this.options.password !== undefined && ws.protocol !== `paseo.bearer.${this.options.password}`) {
@@ -415,13 +429,14 @@ export class FakePaseoDaemon {
       case 'fetch_agents_request': {
         const filter = isRecord(message.filter) ? message.filter : {};
         const labels = isRecord(filter.labels) ? (filter.labels as Record<string, string>) : {};
-        const agents = [...this.agents.values()].filter(
-          (a) =>
-            (filter.includeArchived === true || !a.archivedAt) &&
-            Object.entries(labels).every(([name, value]) => a.labels[name] === value),
-        );
+        const agents = [...this.agents.values()].filter((a) => matchesFilter(a, filter, labels));
+        // With `subscribe`, the session gets `agent_update` for the agents the filter matches.
+        const subscriptionId = isRecord(message.subscribe)
+          ? String(message.subscribe.subscriptionId ?? randomUUID())
+          : null;
+        if (subscriptionId) this.subscriptions.set(ws, filter);
         return reply('fetch_agents_response', {
-          subscriptionId: null,
+          subscriptionId,
           entries: agents.map((agent) => ({ agent: snapshot(agent), project: projectOf(agent) })),
           pageInfo: { nextCursor: null, prevCursor: null, hasMore: false },
         });
@@ -437,12 +452,19 @@ export class FakePaseoDaemon {
       }
       case 'send_agent_message_request': {
         const agent = this.agents.get(String(message.agentId));
-        if (!agent || agent.archivedAt)
+        if (!agent)
           return reply('send_agent_message_response', {
             agentId: message.agentId,
             accepted: false,
             error: 'Agent not found',
           });
+        if (agent.archivedAt) {
+          // As the daemon does (sendPromptToAgent: unarchiveAgentState, then ensureAgentLoaded): a
+          // message to an archived agent brings it back and runs the turn.
+          agent.archivedAt = null;
+          agent.status = 'idle';
+          this.agentUpdate(agent);
+        }
         const text = String(message.text ?? '');
         agent.followUps.push(text);
         if (agent.status === 'error' && !agent.turn) {
@@ -464,13 +486,7 @@ export class FakePaseoDaemon {
       }
       case 'cancel_agent_request': {
         const agent = this.agents.get(String(message.agentId));
-        if (agent?.turn) {
-          agent.turn.canceled = true;
-          agent.turn.wake?.();
-          agent.turn = undefined;
-          agent.status = 'idle';
-          this.stream(agent, { type: 'turn_canceled', reason: 'Canceled by user' });
-        }
+        if (agent) this.cancelTurn(agent);
         if (typeof requestId === 'string')
           reply('cancel_agent_response', {
             agentId: message.agentId,
@@ -531,8 +547,11 @@ export class FakePaseoDaemon {
       case 'archive_agent_request': {
         const agent = this.agents.get(String(message.agentId));
         if (!agent) return this.rpcError(ws, message, 'Agent not found', 'not_found');
-        agent.archivedAt = new Date().toISOString();
-        return reply('agent_archived', { agentId: agent.id, archivedAt: agent.archivedAt });
+        // Answered once archived, as the daemon does; archive cannot fail for an agent that exists.
+        void this.archive(agent.id).then((archivedAt) =>
+          reply('agent_archived', { agentId: agent.id, archivedAt }),
+        );
+        return;
       }
       case 'update_agent_request': {
         const agent = this.agents.get(String(message.agentId));
@@ -667,6 +686,11 @@ export class FakePaseoDaemon {
         type: 'status',
         payload: { status: 'agent_created', requestId, agentId: agent.id, agent: snapshot(agent) },
       });
+    if (this.options.createAnswerDelayMs) {
+      if (prompt) this.startTurn(agent, prompt);
+      setTimeout(answer, this.options.createAnswerDelayMs);
+      return;
+    }
     if (prompt && this.options.answerCreateLate) {
       // The first turn's events (all of them, for a turn that does not wait) go out before the answer.
       this.startTurn(agent, prompt);
@@ -678,6 +702,61 @@ export class FakePaseoDaemon {
   }
 
   // ---- agents -------------------------------------------------------------------------------------
+
+  /**
+   * Archives an agent as the daemon does (archiveAgentForClose), as a person does in Paseo's app: its
+   * running turn is interrupted (turn_canceled), then, `archiveDelayMs` later, it is marked archived
+   * and closed, and subscribed sessions get its `agent_update`. A turn started between the two (a
+   * message sent on the cancel) is ended by the close without any stream event.
+   */
+  archive(agentId: string): Promise<string> {
+    const agent = this.agents.get(agentId);
+    if (!agent) return Promise.reject(new Error(`Agent not found: ${agentId}`));
+    this.cancelTurn(agent);
+    const close = (): string => {
+      const archivedAt = new Date().toISOString();
+      agent.archivedAt = archivedAt;
+      if (agent.turn) {
+        agent.turn.canceled = true;
+        agent.turn.wake?.();
+        agent.turn = undefined;
+      }
+      agent.status = 'closed';
+      this.agentUpdate(agent);
+      return archivedAt;
+    };
+    // 0: archived at once, before any message the cancel brings can arrive.
+    const delay = this.options.archiveDelayMs ?? 20;
+    if (delay === 0) return Promise.resolve(close());
+    return new Promise((resolve) => setTimeout(() => resolve(close()), delay));
+  }
+
+  private cancelTurn(agent: FakeAgent): void {
+    if (!agent.turn) return;
+    agent.turn.canceled = true;
+    agent.turn.wake?.();
+    agent.turn = undefined;
+    agent.status = 'idle';
+    this.stream(agent, { type: 'turn_canceled', reason: 'Canceled by user' });
+  }
+
+  /** `agent_update` to the sessions whose subscription matches the agent (archived ones included if asked). */
+  private agentUpdate(agent: FakeAgent): void {
+    for (const connection of this.connections) {
+      const filter = this.subscriptions.get(connection.ws);
+      if (!connection.hello || !filter) continue;
+      const labels = isRecord(filter.labels) ? (filter.labels as Record<string, string>) : {};
+      this.send(
+        connection.ws,
+        matchesFilter(agent, filter, labels)
+          ? {
+              type: 'agent_update',
+              payload: { kind: 'upsert', agent: snapshot(agent), project: projectOf(agent) },
+            }
+          : { type: 'agent_update', payload: { kind: 'remove', agentId: agent.id } },
+      );
+    }
+  }
 
   private startTurn(agent: FakeAgent, text: string): void {
     if (this.agents.get(agent.id) !== agent) return;
@@ -740,6 +819,7 @@ export class FakePaseoDaemon {
       timestamp: new Date().toISOString(),
       shouldNotify: false,
     });
+    if (script.deleted) this.agents.delete(agent.id);
   }
 
   /** One report, as an agent makes it: the MCP tool of the server in its config, over HTTP. */
@@ -869,6 +949,17 @@ export class FakePaseoDaemon {
     this.worktrees.push(path);
     return path;
   }
+}
+
+function matchesFilter(
+  agent: FakeAgent,
+  filter: Record<string, unknown>,
+  labels: Record<string, string>,
+): boolean {
+  return (
+    (filter.includeArchived === true || !agent.archivedAt) &&
+    Object.entries(labels).every(([name, value]) => agent.labels[name] === value)
+  );
 }
 
 function snapshot(agent: FakeAgent): Record<string, unknown> {

@@ -24,6 +24,8 @@ export interface AgentTurn {
   fail?: string;
   /** a `permission_requested` event for this tool comes first (the turn then goes on as scripted) */
   asksPermission?: string;
+  /** the agent is deleted from the daemon as the turn ends (its end still goes out): a message then finds no agent */
+  deleted?: boolean;
 }
 
 export interface AgentScript {

@@ -8,7 +8,7 @@ import type { Backend, BackendContext, BackendEffect } from '../../driver/backen
 import { startReportEndpoint } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
 import { PaseoClient, PaseoError, isObject } from './client.js';
-import type { Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
+import type { AgentUpdate, Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
 import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
 import type { ReportContract, StartAgent } from './first-message.js';
 import { BUSY, TURN_ENDS, turnStartedAnyway } from './turns.js';
@@ -54,6 +54,11 @@ export interface PaseoBackendOptions {
    * started all the same (default 15 s, the daemon's own wait for a run to start)
    */
   startConfirmMs?: number;
+  /**
+   * how long create_agent_request may take to answer (default 120 s): the daemon answers only once the
+   * agent's process has started, which took 3 to 72 s (median 15 s) on a loaded 2-core machine
+   */
+  createTimeoutMs?: number;
   /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
   endpoint?: { host?: string; port?: number };
   /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
@@ -166,6 +171,7 @@ export class PaseoBackend implements Backend {
     this.guard = new ReadOnlyGuard(worktree);
     this.unsubscribe.push(
       client.onStream((event) => this.onStream(event)),
+      client.onAgentUpdate((update) => this.onAgentUpdate(update)),
       client.onDisconnect(() => {
         this.drops++;
       }),
@@ -217,7 +223,7 @@ export class PaseoBackend implements Backend {
       } else if (options.workspace === 'new-worktree') {
         branch = options.branch ?? runBranch(options.playbook, options.runId);
       }
-      const known = await listAgents(client, { [LABELS.run]: options.runId });
+      const known = await listAgents(client, { [LABELS.run]: options.runId }, subscription(options.runId));
       route.backend = new PaseoBackend(options, client, endpoint, worktree, branch, known, log);
       return route.backend;
     } catch (error) {
@@ -454,12 +460,24 @@ export class PaseoBackend implements Backend {
   /**
    * create_agent_request; when the connection drops before the answer, the daemon may or may not
    * have made the agent, so it is looked for by its labels once the connection is back, and asked for
-   * again only when it is not there.
+   * again only when it is not there. An answer that does not come in time is looked for the same way
+   * (the daemon may have made the agent, which then works): found, it is watched; not found, the
+   * attempt fails, without asking again (the daemon may still be making it).
    */
   private async create(request: Payload, step: string, attempt: number): Promise<string> {
+    const byLabels = async () => {
+      const found = await listAgents(this.client, {
+        [LABELS.run]: this.options.runId,
+        [LABELS.step]: step,
+        [LABELS.attempt]: String(attempt),
+      });
+      return [...found].find(([, info]) => !info.archived)?.[0];
+    };
     for (let tries = 0; ; tries++) {
       try {
-        const answer = await this.client.request('create_agent_request', request);
+        const answer = await this.client.request('create_agent_request', request, {
+          timeoutMs: this.options.createTimeoutMs ?? 120_000,
+        });
         if (answer.status === 'agent_create_failed')
           throw new PaseoError(`${String(answer.error ?? 'agent_create_failed')}`, {
             ...(typeof answer.errorCode === 'string' ? { code: answer.errorCode } : {}),
@@ -473,14 +491,21 @@ export class PaseoBackend implements Backend {
         if (!agentId) throw new PaseoError('the daemon answered create_agent_request without an agent id');
         return agentId;
       } catch (error) {
-        if (!(error instanceof PaseoError) || !error.details.connectionLost || tries > 0) throw error;
-        const found = await listAgents(this.client, {
-          [LABELS.run]: this.options.runId,
-          [LABELS.step]: step,
-          [LABELS.attempt]: String(attempt),
-        });
-        const existing = [...found].find(([, info]) => !info.archived);
-        if (existing) return existing[0];
+        if (!(error instanceof PaseoError)) throw error;
+        if (error.details.timedOut) {
+          const existing = await byLabels();
+          if (existing) {
+            this.log(
+              'warn',
+              `paseo: ${step}'s agent ${existing} was made, but Paseo answered too late (${error.message})`,
+            );
+            return existing;
+          }
+          throw error;
+        }
+        if (!error.details.connectionLost || tries > 0) throw error;
+        const existing = await byLabels();
+        if (existing) return existing;
       }
     }
   }
@@ -492,6 +517,13 @@ export class PaseoBackend implements Backend {
     const tracked = this.attempts.get(key(effect.step, effect.attempt));
     if (!tracked?.agentId || tracked.phase === 'stopped' || tracked.phase === 'done') {
       this.log('warn', `paseo: no agent of ${effect.step} (attempt ${effect.attempt}) to send a message to`);
+      return;
+    }
+    // A message un-archives an agent on the daemon: what a person archived in Paseo (which also
+    // cancels its turn, the end this reminder answers) stays archived. Asked first, once per reminder.
+    if (effect.type === 'remind-agent' && (await this.archivedNow(tracked.agentId))) {
+      if (tracked.phase === 'idle')
+        this.lose(tracked, goneReason(tracked.agentId, this.known.get(tracked.agentId)));
       return;
     }
     const before = tracked.phase;
@@ -735,6 +767,43 @@ export class PaseoBackend implements Backend {
     });
   }
 
+  /**
+   * The subscription's `agent_update`s: an agent of the run archived in Paseo (by a person, in its app)
+   * is lost. On the daemon, archiving interrupts the running turn (`turn_canceled`), then marks the agent
+   * archived and closes it about a second later; a turn begun in between (the reminder for the canceled
+   * turn) is ended by the close without any stream event, so without this the run would wait on it.
+   */
+  private onAgentUpdate(update: AgentUpdate): void {
+    if (this.closed || update.kind !== 'upsert') return;
+    const id = String(update.agent.id);
+    const info = agentInfo(update.agent);
+    if (info.labels[LABELS.run] !== this.options.runId) return;
+    this.known.set(id, info);
+    const tracked = this.byAgent.get(id);
+    if (!info.archived || !tracked || (tracked.phase !== 'turn' && tracked.phase !== 'idle')) return;
+    this.lose(tracked, goneReason(id, info));
+  }
+
+  /** Whether the daemon has the agent archived now (what it last said, else asked). */
+  private async archivedNow(agentId: string): Promise<boolean> {
+    if (this.known.get(agentId)?.archived) return true;
+    try {
+      const answer = await this.client.request('fetch_agent_request', { agentId });
+      if (!isObject(answer.agent)) return false;
+      const info = agentInfo(answer.agent);
+      if (info.archived) this.known.set(agentId, info);
+      return info.archived;
+    } catch {
+      // Not known: the reminder is sent, and says itself whether it arrived.
+      return false;
+    }
+  }
+
+  private lose(tracked: Tracked, reason: string): void {
+    this.end(tracked);
+    tracked.context.emit({ type: 'agent-lost', step: tracked.step, attempt: tracked.attempt, reason });
+  }
+
   // ---- reconnection -----------------------------------------------------------------------------
 
   /**
@@ -744,7 +813,11 @@ export class PaseoBackend implements Backend {
    */
   private async resync(): Promise<void> {
     const drops = this.drops;
-    const agents = await listAgents(this.client, { [LABELS.run]: this.options.runId });
+    const agents = await listAgents(
+      this.client,
+      { [LABELS.run]: this.options.runId },
+      subscription(this.options.runId),
+    );
     if (this.closed) return;
     this.known = agents;
     for (const tracked of this.byAgent.values()) {
@@ -843,12 +916,16 @@ function goneReason(agentId: string, info: AgentInfo | undefined): string {
 async function listAgents(
   client: PaseoClient,
   labels: Record<string, string>,
+  subscriptionId?: string,
 ): Promise<Map<string, AgentInfo>> {
   const agents = new Map<string, AgentInfo>();
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
     const answer = await client.request('fetch_agents_request', {
       filter: { labels, includeArchived: true },
+      // With `subscribe`, the daemon sends this session an `agent_update` whenever one of these agents
+      // changes (one subscription per session: the backend's own connection).
+      ...(subscriptionId && page === 0 ? { subscribe: { subscriptionId } } : {}),
       ...(cursor ? { page: { limit: 200, cursor } } : {}),
     });
     // Newer daemons answer `entries: [{agent, project}]`, older ones `agents: [agent]`.
@@ -862,17 +939,27 @@ async function listAgents(
       const rowLabels = isObject(row.labels) ? (row.labels as Record<string, string>) : {};
       // A daemon that ignores the filter must not hand this run another run's agents.
       if (Object.entries(labels).some(([name, value]) => rowLabels[name] !== value)) continue;
-      agents.set(row.id, {
-        status: typeof row.status === 'string' ? row.status : 'unknown',
-        labels: rowLabels,
-        archived: typeof row.archivedAt === 'string' && row.archivedAt.length > 0,
-      });
+      agents.set(row.id, agentInfo(row));
     }
     const info = isObject(answer.pageInfo) ? answer.pageInfo : undefined;
     if (!info?.hasMore || typeof info.nextCursor !== 'string') break;
     cursor = info.nextCursor;
   }
   return agents;
+}
+
+/** What the backend keeps of an agent the daemon lists or updates. */
+function agentInfo(row: Record<string, unknown>): AgentInfo {
+  return {
+    status: typeof row.status === 'string' ? row.status : 'unknown',
+    labels: isObject(row.labels) ? (row.labels as Record<string, string>) : {},
+    archived: typeof row.archivedAt === 'string' && row.archivedAt.length > 0,
+  };
+}
+
+/** The backend's subscription to its run's agents. */
+function subscription(runId: string): string {
+  return `kairoku-playbook:${runId}`;
 }
 
 /** The step's outcomes and outputs, for the first message and the tool's description. */

@@ -56,6 +56,9 @@ export interface ServerInfo {
   [key: string]: unknown;
 }
 
+/** An `agent_update` of a subscription: an agent's snapshot (`upsert`), or one leaving the filter (`remove`). */
+export type AgentUpdate = { kind: 'upsert'; agent: Payload } | { kind: 'remove'; agentId: string };
+
 /** An `agent_stream` event: `event.type` is `turn_completed`, `timeline`, … */
 export interface StreamEvent {
   agentId: string;
@@ -76,6 +79,8 @@ export class PaseoError extends Error {
       closeCode?: number;
       /** `rpc_error`'s code */
       code?: string;
+      /** the answer did not come within the request's timeout: the daemon may still act on it */
+      timedOut?: boolean;
       /** the connection was lost while a request waited: the daemon may or may not have acted on it */
       connectionLost?: boolean;
       /** retrying cannot help (a wrong password, an incompatible protocol): the client stopped */
@@ -155,6 +160,7 @@ export class PaseoClient {
   private state: State = 'idle';
   private readonly pending = new Map<string, Pending>();
   private readonly streamListeners = new Set<(event: StreamEvent) => void>();
+  private readonly agentUpdateListeners = new Set<(update: AgentUpdate) => void>();
   private readonly reconnectListeners = new Set<() => void>();
   private readonly disconnectListeners = new Set<(error: PaseoError) => void>();
   private readonly fatalListeners = new Set<(error: PaseoError) => void>();
@@ -197,6 +203,15 @@ export class PaseoClient {
     return () => this.streamListeners.delete(listener);
   }
 
+  /**
+   * Every `agent_update` of the session's subscription (`fetch_agents_request` with `subscribe`): an
+   * agent's state changed (its status, its archiving). Returns the way to stop listening.
+   */
+  onAgentUpdate(listener: (update: AgentUpdate) => void): () => void {
+    this.agentUpdateListeners.add(listener);
+    return () => this.agentUpdateListeners.delete(listener);
+  }
+
   /** After each reconnection (hello answered again): the place to fetch what was missed. */
   onReconnect(listener: () => void): () => void {
     this.reconnectListeners.add(listener);
@@ -230,7 +245,11 @@ export class PaseoClient {
       const timer = setTimeout(
         () => {
           this.pending.delete(requestId);
-          reject(new PaseoError(`${type}: the Paseo daemon did not answer within ${timeoutMs} ms`));
+          reject(
+            new PaseoError(`${type}: the Paseo daemon did not answer within ${timeoutMs} ms`, {
+              timedOut: true,
+            }),
+          );
         },
         Math.max(0, deadline - Date.now()),
       );
@@ -527,6 +546,14 @@ export class PaseoClient {
           return;
         }
         this.emit(this.streamListeners, payload as unknown as StreamEvent);
+        return;
+      }
+      case 'agent_update': {
+        if (payload.kind === 'upsert' && isObject(payload.agent) && typeof payload.agent.id === 'string')
+          this.emit(this.agentUpdateListeners, { kind: 'upsert', agent: payload.agent });
+        else if (payload.kind === 'remove' && typeof payload.agentId === 'string')
+          this.emit(this.agentUpdateListeners, { kind: 'remove', agentId: payload.agentId });
+        else this.log('warn', 'paseo: ignored an agent_update message of unknown shape');
         return;
       }
       case 'rpc_error': {

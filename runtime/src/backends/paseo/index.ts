@@ -12,6 +12,7 @@ export {
 export type {
   Log,
   LogLevel,
+  AgentUpdate,
   PaseoClientOptions,
   ReconnectOptions,
   ServerInfo,

@@ -443,17 +443,69 @@ describe('step agents on the paseo backend', () => {
   });
 
   it('loses the attempt whose reminder the daemon refuses and whose agent did not start a turn', async () => {
-    const fake = await daemon({ scripts: { work: [runsUntilCanceled(), reports('done', { count: 3 })] } });
+    // Deleted from the daemon as its turn ends: the reminder finds no agent.
+    const fake = await daemon({
+      scripts: { work: [{ turns: [{ deleted: true }] }, reports('done', { count: 3 })] },
+    });
     const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+    const state = await run.settled();
+    const agent = stepRun(state, 'work')!.attempts[0]!.agent;
+    expect(state.status).toBe('completed');
+    expect(history(state, 'agent-lost')).toEqual([
+      `work lost: its reminder could not be delivered to Paseo agent ${agent}: Agent not found`,
+    ]);
+  });
+
+  it.each([
+    ['a reminder sent while the archive is under way', 300],
+    ['the archive done before the reminder goes out', 0],
+  ])(
+    'loses an agent archived in Paseo while its step runs, and does not bring it back (%s)',
+    async (_case, archiveDelayMs) => {
+      // On the daemon, archiving a running agent cancels its turn (turn_canceled), then marks it
+      // archived and closes it about a second later; a message to an archived agent un-archives it
+      // and runs it. The reminder for the canceled turn must neither hang the run on a turn the close
+      // ends silently nor bring the archived agent back.
+      const fake = await daemon({
+        archiveDelayMs,
+        scripts: { work: [{ turns: [{ hold: true }, { hold: true }] }, reports('done', { count: 4 })] },
+      });
+      const run = await start({ ir: WORK, daemon: fake, cwd: repo, inputs: { task: 'x' } });
+      await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
+      const first = fake.agentOf('work', 1)!;
+      await fake.archive(first.id);
+      const state = await run.settled();
+      expect(state.status).toBe('completed');
+      expect(history(state, 'agent-lost')).toEqual([`work lost: Paseo agent ${first.id} was archived`]);
+      expect(first.archivedAt).toBeTruthy();
+      expect(stepRun(state, 'work')!.attempts.map((a) => a.outcome)).toEqual([undefined, 'done']);
+    },
+  );
+
+  it('watches an agent whose create_agent_request answers after its timeout, found by its labels', async () => {
+    // Under load the daemon took more than the request's timeout to answer, while the agent it made
+    // worked and reported with a token the backend had already revoked.
+    const fake = await daemon({
+      createAnswerDelayMs: 4000,
+      scripts: { work: [{ turns: [{ hold: true, reports: [{ outcome: 'done', outputs: { count: 6 } }] }] }] },
+    });
+    const run = await start({
+      ir: WORK,
+      daemon: fake,
+      cwd: repo,
+      inputs: { task: 'x' },
+      backend: { createTimeoutMs: 1000, connection: { requestTimeoutMs: 1000 } },
+    });
     await run.until((s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined);
     const agent = fake.agentOf('work')!;
-    agent.archivedAt = new Date().toISOString();
     fake.release(agent.id);
     const state = await run.settled();
     expect(state.status).toBe('completed');
-    expect(history(state, 'agent-lost')).toEqual([
-      `work lost: its reminder could not be delivered to Paseo agent ${agent.id}: Agent not found`,
+    expect(history(state, 'agent-lost')).toEqual([]);
+    expect(stepRun(state, 'work')!.attempts).toEqual([
+      expect.objectContaining({ agent: agent.id, outcome: 'done' }),
     ]);
+    expect(fake.received('create_agent_request')).toHaveLength(1);
   });
 
   it('takes a turn end that comes before the answer to create_agent_request', async () => {
