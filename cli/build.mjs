@@ -75,6 +75,9 @@ export async function buildCli() {
   // the GitHub Action or the pre-commit hook runs only this script.
   const { buildPanel } = await import('../panel/build.mjs');
   await buildPanel();
+  // The playground's page too (`playground` serves it).
+  const { buildPlayground } = await import('../playground/build.mjs');
+  await buildPlayground();
 
   // The program: CommonJS, so the launcher can compile it with vm.Script and a code cache, and so it can
   // be a single executable's main script (Node 20 runs only CommonJS there).
