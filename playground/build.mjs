@@ -117,6 +117,24 @@ export async function buildPlayground({ minify = true } = {}) {
   return result;
 }
 
+/**
+ * engine.ts alone, bundled for Node from the same sources with the same aliases as the page: the
+ * baseline bench/playground.mjs measures the page against.
+ */
+export async function buildEngineForNode(outfile) {
+  await build({
+    entryPoints: [join(here, 'src', 'engine.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    absWorkingDir: root,
+    plugins: [browserAliases, workspaceSources],
+  });
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { metafile } = await buildPlayground();
   const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);

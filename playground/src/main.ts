@@ -21,7 +21,7 @@ import { graphGeometry } from '@kairoku-playbook/panel/layout';
 import { EXAMPLES } from '#examples';
 import { boundOf, checkText } from './engine.js';
 import type { Checked } from './engine.js';
-import { decodeShared, encodeShared } from './share.js';
+import { decodeShared, encodeShared, isFileName } from './share.js';
 
 const EXPLORE_AFTER_MS = 400;
 
@@ -122,7 +122,7 @@ function runCheck(): void {
 
 function fileName(): string {
   const name = fileInput.value.trim();
-  return /^[^/\\]+\.ya?ml$/.test(name) ? name : 'playbook.yml';
+  return isFileName(name) ? name : 'playbook.yml';
 }
 
 function clamp(offset: number, length: number): number {

@@ -29,10 +29,10 @@ export async function decodeShared(fragment: string): Promise<Decoded> {
   if (data === null)
     return { kind: 'bad', message: 'the link has no playbook in it (its fragment has no "playbook=" part)' };
   const file = params.get('file') || 'playbook.yml';
-  if (!/^[^/\\]+\.ya?ml$/.test(file))
+  if (!isFileName(file))
     return {
       kind: 'bad',
-      message: `the link names the file "${file}"; a playbook's name ends in .yml or .yaml`,
+      message: `the link names the file "${file}"; a playbook's name is a relative path (no "..") ending in .yml or .yaml`,
     };
   const bytes = fromBase64Url(data);
   if (!bytes)
@@ -57,6 +57,14 @@ export async function decodeShared(fragment: string): Promise<Decoded> {
     return { kind: 'bad', message: 'the link is damaged: its playbook is not UTF-8 text' };
   }
   return { kind: 'shared', shared: { file, text } };
+}
+
+/**
+ * A name the page checks a text under, as `check` prints a file's path: relative, with forward slashes
+ * and no `..` (the docs' examples include `.kairoku/playbooks/x.yml`), ending in .yml or .yaml.
+ */
+export function isFileName(name: string): boolean {
+  return /^[^/\\]+(\/[^/\\]+)*\.ya?ml$/.test(name) && !name.split('/').includes('..');
 }
 
 class TooLarge extends Error {}
