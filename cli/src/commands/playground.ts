@@ -43,7 +43,8 @@ export function sharedFragment(file: string, text: string): string {
   return `#${new URLSearchParams({ file, playbook }).toString()}`;
 }
 
-export async function runPlayground(argv: readonly string[], io: CommandIo): Promise<number> {
+/** Help and usage errors answer at once (as every command's do); the server runs until Ctrl-C. */
+export function runPlayground(argv: readonly string[], io: CommandIo): number | Promise<number> {
   const args = parseArgs(argv, { listen: 'string', help: 'boolean' }, { h: 'help' });
   if (args.flags.has('help')) {
     io.stdout(`${PLAYGROUND_HELP}\n`);
@@ -65,11 +66,21 @@ export async function runPlayground(argv: readonly string[], io: CommandIo): Pro
     fragment = sharedFragment(/\.ya?ml$/.test(name) ? name : 'playbook.yml', read.text);
   }
 
+  return servePlayground(io, match[1]!, Number(match[2]), fragment);
+}
+
+async function servePlayground(
+  io: CommandIo,
+  hostName: string,
+  port: number,
+  fragment: string,
+): Promise<number> {
+  const listen = `${hostName}:${port}`;
   const files = playgroundFiles();
   const policy = playgroundPolicy(files['index.html']!.text);
   let address: string;
   try {
-    address = await resolveBindAddress(match[1]!, { what: `playground --listen ${match[1]}` });
+    address = await resolveBindAddress(hostName, { what: `playground --listen ${hostName}` });
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
@@ -78,12 +89,12 @@ export async function runPlayground(argv: readonly string[], io: CommandIo): Pro
     server.once('error', (error) =>
       fail(new UsageError(`playground: cannot listen on ${listen}: ${error.message}`)),
     );
-    server.listen(Number(match[2]), address, () => done());
+    server.listen(port, address, () => done());
   });
   const bound = server.address();
-  const port = typeof bound === 'object' && bound ? bound.port : Number(match[2]);
+  const shownPort = typeof bound === 'object' && bound ? bound.port : port;
   const host = address.includes(':') ? `[${address}]` : address;
-  io.stdout(`kairoku-playbook playground: open http://${host}:${port}/${fragment}\n`);
+  io.stdout(`kairoku-playbook playground: open http://${host}:${shownPort}/${fragment}\n`);
 
   return new Promise<number>((done) => {
     const stop = () => {
