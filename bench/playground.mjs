@@ -119,6 +119,7 @@ async function bundledWorkbench() {
     platform: 'node',
     format: 'esm',
     logLevel: 'warning',
+    external: ['playwright-core'],
   });
   return file;
 }

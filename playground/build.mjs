@@ -131,6 +131,10 @@ export async function buildEngineForNode(outfile) {
     target: 'node20',
     logLevel: 'warning',
     absWorkingDir: root,
+    // (CommonJS packages in an ES module bundle call require for Node's built-ins)
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
     plugins: [browserAliases, workspaceSources],
   });
 }
