@@ -48,9 +48,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   if (server && server.exitCode === null) {
-    const exited = new Promise((done) => server.once('exit', done));
+    const exited = new Promise<number | null>((done) => server.once('exit', done));
     server.kill('SIGTERM');
-    await exited;
+    expect(await exited).toBe(0);
   }
   rmSync(work, { recursive: true, force: true });
 });
@@ -136,7 +136,11 @@ describe('the playground', () => {
       writeFileSync(join(dir, example.file), example.text);
       const cli = runMain(['check', '--format', 'json', example.file], dir);
       expect(await page.locator('#check-json').textContent(), example.origin).toBe(cli.stdout);
-      const clean = !JSON.parse(cli.stdout).some((d: { severity: string }) => d.severity === 'error');
+      const printed = JSON.parse(cli.stdout) as { severity: string; related?: unknown[] }[];
+      const clean = !printed.some((d) => d.severity === 'error');
+      // every related location listed under its diagnostic (the hops of a path, for PB700)
+      const related = printed.reduce((sum, d) => sum + (d.related?.length ?? 0), 0);
+      expect(await page.locator('.problem .related > li').count(), example.origin).toBe(related);
       expect(await page.locator('#graph').getAttribute('data-state'), example.origin).toBe(
         clean ? 'current' : 'stale',
       );
@@ -209,6 +213,20 @@ describe('the playground', () => {
       await page.context().close();
     }
   }, 240_000);
+
+  it('is served with its own CSP, and nothing but its three files', async () => {
+    const page = await fetch(url);
+    const html = await page.text();
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
+    expect(page.headers.get('content-security-policy')).toBe(meta);
+    expect(meta).toContain("default-src 'none'");
+    expect((await fetch(`${url}playground.js`)).headers.get('content-type')).toBe(
+      'text/javascript; charset=utf-8',
+    );
+    expect((await fetch(`${url}playground.css`)).status).toBe(200);
+    expect((await fetch(`${url}../package.json`)).status).toBe(404);
+    expect((await fetch(url, { method: 'POST', body: 'x' })).status).toBe(405);
+  });
 
   it('works opened from a file: URL', async () => {
     const { page, problems } = await open(pathToFileURL(join(PLAYGROUND_DIST, 'index.html')).href);
