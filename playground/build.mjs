@@ -1,15 +1,16 @@
 // Builds the playground's page into docs/playground/: index.html, playground.js (CodeMirror, the grammar,
-// the compiler, the explorer and the page, one classic script) and playground.css. Nothing inline, nothing
+// the compiler, the explorer and the page, one classic script), playground.css and the licences of the
+// packages in playground.js (THIRD-PARTY-NOTICES.txt). Nothing inline, nothing
 // from a CDN, no module script and nothing fetched at run time: the page works offline, from a file: URL,
 // under its own CSP meta tag. Built by `npm run build` (cli/build.mjs builds it first, as `playground`
 // serves it from the CLI's bundle); the output is not committed.
 //
 //   node playground/build.mjs      docs/playground/index.html, playground.js, playground.css
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { workspaceSources } from '../scripts/build/bundling.mjs';
+import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -114,6 +115,11 @@ export async function buildPlayground({ minify = true } = {}) {
   });
   copyFileSync(join(here, 'static', 'index.html'), join(PLAYGROUND_DIST, 'index.html'));
   copyFileSync(join(here, 'static', 'playground.css'), join(PLAYGROUND_DIST, 'playground.css'));
+  // the licences of CodeMirror, Lezer, yaml, Ajv, chevrotain, … that travel with the page
+  writeFileSync(
+    join(PLAYGROUND_DIST, 'THIRD-PARTY-NOTICES.txt'),
+    thirdPartyNotices(result.metafile, 'The kairoku-playbook playground (playground.js)'),
+  );
   return result;
 }
 
