@@ -73,6 +73,8 @@ const view = new EditorView({
       syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
       yaml(),
       lintGutter(),
+      // (half a page wide: long prompts wrap rather than scroll the editor sideways)
+      EditorView.lineWrapping,
       keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
       EditorView.contentAttributes.of({ 'aria-label': 'Playbook' }),
       EditorView.updateListener.of((update) => {
