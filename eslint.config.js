@@ -58,7 +58,13 @@ const voidSaysWhy = {
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'compiler/src/generated/**', 'bench/out/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'compiler/src/generated/**',
+      'bench/out/**',
+      'docs/playground/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

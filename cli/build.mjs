@@ -75,6 +75,9 @@ export async function buildCli() {
   // the GitHub Action or the pre-commit hook runs only this script.
   const { buildPanel } = await import('../panel/build.mjs');
   await buildPanel();
+  // The playground's page too (`playground` serves it).
+  const { buildPlayground } = await import('../playground/build.mjs');
+  const playground = await buildPlayground();
 
   // The program: CommonJS, so the launcher can compile it with vm.Script and a code cache, and so it can
   // be a single executable's main script (Node 20 runs only CommonJS there).
@@ -86,7 +89,9 @@ export async function buildCli() {
     plugins: [workspaceSources, embeddedAssets, prettierBundling],
     metafile: true,
   });
-  writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(program.metafile, 'kairoku-playbook'));
+  // (with the packages of the playground's page, which the bundle carries as text)
+  const inputs = { ...program.metafile.inputs, ...playground.metafile.inputs };
+  writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices({ inputs }, 'kairoku-playbook'));
 
   // The launcher: what the `kairoku-playbook` bin runs.
   await build({

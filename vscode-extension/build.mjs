@@ -19,6 +19,7 @@ import { readVsix, vsixProblems } from './vsix-rules.mjs';
 import { prettierBundling, thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
 import { embeddedAssets } from '../cli/build.mjs';
 import { buildPanel } from '../panel/build.mjs';
+import { buildPlayground } from '../playground/build.mjs';
 
 export { workspaceSourceOf } from '../scripts/build/bundling.mjs';
 
@@ -68,6 +69,7 @@ export async function buildExtension() {
   rmSync(join(dist, 'panel'), { recursive: true, force: true });
   // The panel first: the CLI embeds it too (serve serves it to browsers).
   await buildPanel();
+  await buildPlayground(); // the bundled CLI's `playground` serves it (cli/build.mjs embeds it)
   mkdirSync(join(dist, 'panel'), { recursive: true });
   for (const file of PANEL_FILES) copyFileSync(join(root, 'panel', 'dist', file), join(dist, 'panel', file));
   const extension = await build({

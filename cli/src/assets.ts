@@ -16,6 +16,10 @@ export const ASSETS = {
   panelScript: 'panel/dist/panel.js',
   panelStyle: 'panel/dist/panel.css',
   panelIcon: 'panel/dist/favicon.svg',
+  // The playground that `playground` serves (playground/build.mjs builds it before the CLI's bundle).
+  playgroundIndex: 'docs/playground/index.html',
+  playgroundScript: 'docs/playground/playground.js',
+  playgroundStyle: 'docs/playground/playground.css',
 } as const;
 
 export type AssetName = keyof typeof ASSETS;

@@ -11,6 +11,7 @@ import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
 import { runSchema } from './commands/schema.js';
 import { runServe } from './commands/serve.js';
+import { runPlayground } from './commands/playground.js';
 import { runTest } from './commands/test.js';
 import { runComplete, runCompletion } from './commands/completion.js';
 import { runHelp, unknownCommand } from './commands/help.js';
@@ -40,6 +41,7 @@ Commands:
   lsp --stdio         start the language server (LSP over stdin/stdout)
   mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
   serve [DIR]         serve the Playbooks panel and its HTTP API; owns the workspace's active runs
+  playground [FILE]   serve the playground page: check, graph and explore a playbook as it is typed
   runner --app URL    the reference Kairoku runner daemon: claims steps from run --backend kairoku
   explain [CODE]      print a diagnostic code's reference (what it means, an example, the fix)
   schema [--ir]       print the JSON Schema of playbooks (for editors), or of the IR
@@ -63,6 +65,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   explain: runExplain,
   schema: runSchema,
   serve: runServe,
+  playground: runPlayground,
   runner: (argv) => import('@kairoku-playbook/runtime/runner').then((runner) => runner.runRunner(argv)),
   init: runInit,
   help: (argv, io) => runHelp(argv, io, main),

@@ -106,6 +106,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
     },
     positionals: 'dir',
   },
+  playground: { flags: { listen: 'text', help: 'none' }, positionals: 'playbooks' },
   lsp: { flags: { stdio: 'none', help: 'none' }, positionals: 'none' },
   mcp: {
     flags: {
