@@ -91,3 +91,4 @@ export type {
 export type { Graph } from './graph/graph.js';
 export { FIXED_ROLES, isValidName } from './model/model.js';
 export { findSuppressions } from './suppressions.js';
+export * from './diff/index.js';
