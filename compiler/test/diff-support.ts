@@ -8,7 +8,10 @@ const FIXED = ['implementer', 'reviewer', 'planner', 'researcher'];
 /** The IR of a playbook that must compile. */
 export function irOf(text: string, file = 'playbook.yml'): Ir {
   const { ir, diagnostics } = compilePlaybook(file, text);
-  if (!ir) throw new Error(`${file} does not compile: ${diagnostics.map((d) => `${d.code} ${d.message}`).join('; ')}`);
+  if (!ir)
+    throw new Error(
+      `${file} does not compile: ${diagnostics.map((d) => `${d.code} ${d.message}`).join('; ')}`,
+    );
   return ir;
 }
 
@@ -51,7 +54,8 @@ export function renameEverything(text: string): string {
     }
     const needs = step.get('needs', true) as YamlNode | undefined;
     const renameValue = (node: unknown, table: Map<string, string>) => {
-      if (isScalar(node) && typeof node.value === 'string' && table.has(node.value)) node.value = table.get(node.value)!;
+      if (isScalar(node) && typeof node.value === 'string' && table.has(node.value))
+        node.value = table.get(node.value)!;
     };
     if (isSeq(needs)) needs.items.forEach((n) => renameValue(n, stepNames));
     else renameValue(needs, stepNames);
@@ -81,24 +85,29 @@ export function renameEverything(text: string): string {
   }
   // names inside expressions and templates (dotted or bracketed), before their keys are renamed
   const rewriteText = (value: string, step: string | undefined) =>
-    value.replace(/\b(steps|inputs|report)((?:\.[a-z][a-z0-9_-]*|\[(?:'[^']*'|"[^"]*")\])+)/g, (whole, root: string, chain: string) => {
-      const segments = [...chain.matchAll(/\.([a-z][a-z0-9_-]*)|\[(['"])(.*?)\2\]/g)].map((m) => ({
-        name: m[1] ?? m[3]!,
-        quote: m[2],
-      }));
-      const rename = (i: number, table: Map<string, string> | undefined) => {
-        const segment = segments[i];
-        if (segment && table?.has(segment.name)) segment.name = table.get(segment.name)!;
-      };
-      if (root === 'inputs') rename(0, inputNames);
-      else if (root === 'steps') {
-        const stepName = segments[0]?.name ?? '';
-        if (segments[1]?.name === 'outputs') rename(2, outputNames.get(stepName));
-        rename(0, stepNames);
-      } else if (step !== undefined && segments[0]?.name === 'outputs') rename(1, outputNames.get(step));
-      else return whole;
-      return root + segments.map((g) => (g.quote ? `[${g.quote}${g.name}${g.quote}]` : `.${g.name}`)).join('');
-    });
+    value.replace(
+      /\b(steps|inputs|report)((?:\.[a-z][a-z0-9_-]*|\[(?:'[^']*'|"[^"]*")\])+)/g,
+      (whole, root: string, chain: string) => {
+        const segments = [...chain.matchAll(/\.([a-z][a-z0-9_-]*)|\[(['"])(.*?)\2\]/g)].map((m) => ({
+          name: m[1] ?? m[3]!,
+          quote: m[2],
+        }));
+        const rename = (i: number, table: Map<string, string> | undefined) => {
+          const segment = segments[i];
+          if (segment && table?.has(segment.name)) segment.name = table.get(segment.name)!;
+        };
+        if (root === 'inputs') rename(0, inputNames);
+        else if (root === 'steps') {
+          const stepName = segments[0]?.name ?? '';
+          if (segments[1]?.name === 'outputs') rename(2, outputNames.get(stepName));
+          rename(0, stepNames);
+        } else if (step !== undefined && segments[0]?.name === 'outputs') rename(1, outputNames.get(step));
+        else return whole;
+        return (
+          root + segments.map((g) => (g.quote ? `[${g.quote}${g.name}${g.quote}]` : `.${g.name}`)).join('')
+        );
+      },
+    );
   const walk = (node: unknown, step: string | undefined) => {
     if (isMap(node)) {
       for (const pair of node.items) walk(pair.value, step);

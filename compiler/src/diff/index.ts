@@ -1,4 +1,11 @@
 export { diffPlaybooks, toolChanges } from './policy-diff.js';
-export type { ChangeKind, ChangeSubject, DiffOptions, Direction, PolicyChange, UngatedStep } from './policy-diff.js';
+export type {
+  ChangeKind,
+  ChangeSubject,
+  DiffOptions,
+  Direction,
+  PolicyChange,
+  UngatedStep,
+} from './policy-diff.js';
 export { matchPlaybooks } from './match.js';
 export type { Matching } from './match.js';

@@ -99,7 +99,11 @@ class Graph {
       this.all.push(node);
     }
     const owners: [IrStep | IrAfterTask, Node, Map<string, Map<string, Node>>][] = [
-      ...ir.steps.map((s): [IrStep, Node, Map<string, Map<string, Node>>] => [s, this.steps[s.index]!, this.outputs]),
+      ...ir.steps.map((s): [IrStep, Node, Map<string, Map<string, Node>>] => [
+        s,
+        this.steps[s.index]!,
+        this.outputs,
+      ]),
       ...ir.after.map((t, i): [IrAfterTask, Node, Map<string, Map<string, Node>>] => [
         t,
         this.after[i]!,
@@ -167,7 +171,8 @@ class Graph {
       if (step.role) push(this.users.role, step.role, node);
       for (const input of step.inputs) {
         const output = /^steps\.([^.]+)\.outputs\.([^.]+)$/.exec(input.from);
-        if (input.from.startsWith('inputs.')) push(this.users.input, input.from.slice('inputs.'.length), node);
+        if (input.from.startsWith('inputs.'))
+          push(this.users.input, input.from.slice('inputs.'.length), node);
         else if (output) push(this.readers, `${output[1]}\0${output[2]}`, node);
       }
     }
@@ -208,7 +213,9 @@ class Graph {
       run: step.run.map(t),
       env: step.env.map((e) => [e.name, t(e.value)]).sort(byFirst),
       cwd: t(step.cwd),
-      outputs: [...((isStep ? this.outputs : this.afterOutputs).get(step.name)?.values() ?? [])].map(c).sort(),
+      outputs: [...((isStep ? this.outputs : this.afterOutputs).get(step.name)?.values() ?? [])]
+        .map(c)
+        .sort(),
       outcomes: step.outcomes
         .map((o) => [o.name, o.label, o.comment, transitionText(o.transition, c, this.steps, resolve)])
         .sort(byFirst),
@@ -230,7 +237,8 @@ class Graph {
   private dependentsOf(index: number): Node[] {
     if (!this.dependents) {
       this.dependents = this.ir.steps.map(() => []);
-      for (const step of this.ir.steps) for (const n of step.needs) this.dependents[n]!.push(this.steps[step.index]!);
+      for (const step of this.ir.steps)
+        for (const n of step.needs) this.dependents[n]!.push(this.steps[step.index]!);
     }
     return this.dependents[index]!;
   }
@@ -282,7 +290,9 @@ function transitionText(
 
 /** A template as text, each name inside its expressions written by `resolve`. */
 export function templateText(template: IrTemplate, resolve: Resolver): string {
-  return template.parts.map((p) => ('text' in p ? p.text : `\${{ ${expressionText(p.expr, resolve)} }}`)).join('');
+  return template.parts
+    .map((p) => ('text' in p ? p.text : `\${{ ${expressionText(p.expr, resolve)} }}`))
+    .join('');
 }
 
 /** An expression as text, each name of a step, an output or an input written by `resolve`. */
@@ -345,7 +355,8 @@ export function matchPlaybooks(base: Ir, head: Ir): Matching {
   };
   // round 0: own content only, every reference the same placeholder
   let colors = new Map<Node, string>();
-  for (const node of nodes) colors.set(node, intern(`${node.type}:${node.label((ref) => (ref ? ref.type : '-'))}`));
+  for (const node of nodes)
+    colors.set(node, intern(`${node.type}:${node.label((ref) => (ref ? ref.type : '-'))}`));
   const rounds = [colors];
   let classes = new Set(colors.values()).size;
   for (let round = 0; round < nodes.length; round++) {
@@ -380,9 +391,10 @@ export function matchPlaybooks(base: Ir, head: Ir): Matching {
     for (const [b, h] of classPairs(free(0), free(1), (n) => `${n.type}${at.get(n)}`, false)) pair(b, h);
   }
   // 4: by name
-  for (const [b, h] of classPairs(free(0), free(1), (n) => `${n.type}\0${n.kind}\0${n.name}`, false)) pair(b, h);
+  for (const [b, h] of classPairs(free(0), free(1), (n) => `${n.type}\0${n.kind}\0${n.name}`, false))
+    pair(b, h);
   // 5: by place
-  for (let moved = true; moved; ) {
+  for (let moved = true; moved;) {
     moved = false;
     const key = (n: Node, side: 0 | 1) => {
       if (n.anchors.length === 0) return undefined;
@@ -414,11 +426,13 @@ export function matchPlaybooks(base: Ir, head: Ir): Matching {
       const outputs = [graphs[0].outputs.get(b.name), graphs[1].outputs.get(h.name)];
       const [bo, ho] = outputs.map((o) => [...(o?.values() ?? [])]) as [Node[], Node[]];
       const pairs = classPairs(bo, ho, (n) => colors.get(n)!, true);
-      const left = [bo.filter((n) => !pairs.some(([x]) => x === n)), ho.filter((n) => !pairs.some(([, y]) => y === n))];
+      const left = [
+        bo.filter((n) => !pairs.some(([x]) => x === n)),
+        ho.filter((n) => !pairs.some(([, y]) => y === n)),
+      ];
       pairs.push(...classPairs(left[0]!, left[1]!, (n) => n.name, true));
       for (const [x, y] of pairs) matching.outputs.set(`${b.name}\0${x.name}`, y.name);
-    }
-    else if (b.type === 'after') matching.after.set(graphs[0].after.indexOf(b), graphs[1].after.indexOf(h));
+    } else if (b.type === 'after') matching.after.set(graphs[0].after.indexOf(b), graphs[1].after.indexOf(h));
     else if (b.type === 'role') matching.roles.set(b.name, h.name);
     else if (b.type === 'input') matching.inputs.set(b.name, h.name);
   }

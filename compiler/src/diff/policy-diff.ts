@@ -106,7 +106,13 @@ export function diffPlaybooks(
   head: Ir | undefined,
   options: DiffOptions = {},
 ): PolicyChange[] {
-  return new PolicyDiff(base ?? EMPTY, head ?? EMPTY, base === undefined, head === undefined, options).changes();
+  return new PolicyDiff(
+    base ?? EMPTY,
+    head ?? EMPTY,
+    base === undefined,
+    head === undefined,
+    options,
+  ).changes();
 }
 
 class PolicyDiff {
@@ -156,9 +162,19 @@ class PolicyDiff {
   changes(): PolicyChange[] {
     const { base, head } = this;
     if (this.added)
-      this.push('playbook-added', 'widened', { type: 'playbook', name: head.id }, `playbook ${head.id} added`);
+      this.push(
+        'playbook-added',
+        'widened',
+        { type: 'playbook', name: head.id },
+        `playbook ${head.id} added`,
+      );
     if (this.removed)
-      this.push('playbook-removed', 'narrowed', { type: 'playbook', name: base.id }, `playbook ${base.id} removed`);
+      this.push(
+        'playbook-removed',
+        'narrowed',
+        { type: 'playbook', name: base.id },
+        `playbook ${base.id} removed`,
+      );
     if (!this.added && !this.removed) this.limits();
     this.inputs();
     this.roles();
@@ -253,17 +269,24 @@ class PolicyDiff {
     const kept = new Set(this.matching.inputs.keys());
     for (const input of this.base.inputs) {
       if (kept.has(input.name) || !input.secret) continue;
-      this.push('secret-input', 'narrowed', { type: 'input', name: input.name }, `secret input ${input.name} removed`, {
-        before: 'secret',
-        after: null,
-      });
+      this.push(
+        'secret-input',
+        'narrowed',
+        { type: 'input', name: input.name },
+        `secret input ${input.name} removed`,
+        {
+          before: 'secret',
+          after: null,
+        },
+      );
     }
   }
 
   /** Roles used by some step on either side: what their tools and base do to those steps. */
   private roles(): void {
     const baseRoles = new Map(this.base.roles.map((r) => [r.name, r]));
-    const users = (ir: Ir, name: string) => [...ir.steps, ...ir.after].filter((s) => s.role === name).map((s) => s.name);
+    const users = (ir: Ir, name: string) =>
+      [...ir.steps, ...ir.after].filter((s) => s.role === name).map((s) => s.name);
     for (const role of this.head.roles) {
       const back = this.roleBack.get(role.name);
       const before = back === undefined ? undefined : baseRoles.get(back);
@@ -317,7 +340,11 @@ class PolicyDiff {
   }
 
   private what(step: Task, type: 'step' | 'after'): string {
-    return type === 'after' ? `after-task ${step.name}` : step.kind === 'gate' ? `gate ${step.name}` : `step ${step.name}`;
+    return type === 'after'
+      ? `after-task ${step.name}`
+      : step.kind === 'gate'
+        ? `gate ${step.name}`
+        : `step ${step.name}`;
   }
 
   private addedStep(step: Task, type: 'step' | 'after'): void {
@@ -401,15 +428,27 @@ class PolicyDiff {
       const added = afterRun.filter((r) => !beforeRun.includes(r));
       const gone = beforeRun.filter((r) => !afterRun.includes(r));
       if (added.length)
-        this.push('commands', 'widened', subject, `${what} runs new commands: ${added.map((r) => JSON.stringify(r)).join(', ')}`, {
-          before: beforeRun,
-          after: afterRun,
-        });
+        this.push(
+          'commands',
+          'widened',
+          subject,
+          `${what} runs new commands: ${added.map((r) => JSON.stringify(r)).join(', ')}`,
+          {
+            before: beforeRun,
+            after: afterRun,
+          },
+        );
       if (gone.length)
-        this.push('commands', 'narrowed', subject, `${what} no longer runs ${gone.map((r) => JSON.stringify(r)).join(', ')}`, {
-          before: beforeRun,
-          after: afterRun,
-        });
+        this.push(
+          'commands',
+          'narrowed',
+          subject,
+          `${what} no longer runs ${gone.map((r) => JSON.stringify(r)).join(', ')}`,
+          {
+            before: beforeRun,
+            after: afterRun,
+          },
+        );
     }
     // gates: made optional, choices that lead on, steps no longer (or now) after them
     if ('when' in step && 'when' in before && step.kind === 'gate') {
@@ -438,7 +477,9 @@ class PolicyDiff {
         { before: before.retries, after: step.retries },
       );
     }
-    const defaults = before.timeoutMs === this.base.limits.stepTimeoutMs && step.timeoutMs === this.head.limits.stepTimeoutMs;
+    const defaults =
+      before.timeoutMs === this.base.limits.stepTimeoutMs &&
+      step.timeoutMs === this.head.limits.stepTimeoutMs;
     if (before.timeoutMs !== step.timeoutMs && !defaults && step.kind !== 'gate') {
       const direction = step.timeoutMs > before.timeoutMs ? 'widened' : 'narrowed';
       this.push(
@@ -480,9 +521,15 @@ class PolicyDiff {
         { steps: bypassed },
       );
     if (guarded.length)
-      this.push('gate-guards', 'narrowed', subject, `gate ${gate.name} now comes before ${guarded.join(', ')}`, {
-        steps: guarded,
-      });
+      this.push(
+        'gate-guards',
+        'narrowed',
+        subject,
+        `gate ${gate.name} now comes before ${guarded.join(', ')}`,
+        {
+          steps: guarded,
+        },
+      );
   }
 
   private outcomes(before: Task, step: Task, subject: ChangeSubject, what: string): void {
@@ -513,24 +560,42 @@ class PolicyDiff {
           );
         }
       }
-      const bText = this.transitionText({ ...b, ...(b.kind === 'loop' ? { max: 0 } : {}) } as IrTransition, 0);
-      const hText = this.transitionText({ ...h, ...(h.kind === 'loop' ? { max: 0 } : {}) } as IrTransition, 1);
+      const bText = this.transitionText(
+        { ...b, ...(b.kind === 'loop' ? { max: 0 } : {}) } as IrTransition,
+        0,
+      );
+      const hText = this.transitionText(
+        { ...h, ...(h.kind === 'loop' ? { max: 0 } : {}) } as IrTransition,
+        1,
+      );
       if (bText === hText) continue;
       let direction: Direction = 'changed';
       if (leadsOn(h) && !leadsOn(b)) direction = 'widened';
       else if (leadsOn(b) && !leadsOn(h)) direction = 'narrowed';
       else if (h.kind === 'loop' && b.kind !== 'loop') direction = 'widened';
       else if (b.kind === 'loop' && h.kind !== 'loop') direction = 'narrowed';
-      this.push(kind, direction, subject, `${what} ${noun} ${outcome.name}: ${extra.before} → ${extra.after}`, extra);
+      this.push(
+        kind,
+        direction,
+        subject,
+        `${what} ${noun} ${outcome.name}: ${extra.before} → ${extra.after}`,
+        extra,
+      );
     }
     for (const outcome of before.outcomes) {
       if (headNames.has(outcome.name)) continue;
       const t = outcome.transition;
       const direction: Direction = leadsOn(t) || t.kind === 'loop' ? 'narrowed' : 'changed';
-      this.push(kind, direction, subject, `${what} loses ${noun} ${outcome.name} (${this.transitionText(t, 0)})`, {
-        before: this.transitionText(t, 0),
-        after: null,
-      });
+      this.push(
+        kind,
+        direction,
+        subject,
+        `${what} loses ${noun} ${outcome.name} (${this.transitionText(t, 0)})`,
+        {
+          before: this.transitionText(t, 0),
+          after: null,
+        },
+      );
     }
   }
 
@@ -558,13 +623,19 @@ class PolicyDiff {
       return names;
     };
     const now = reads(step, headSecret);
-    const was = before ? reads(before, baseSecret, (name) => this.matching.inputs.get(name) ?? `(removed) ${name}`) : new Set<string>();
+    const was = before
+      ? reads(before, baseSecret, (name) => this.matching.inputs.get(name) ?? `(removed) ${name}`)
+      : new Set<string>();
     const what = this.what(step, subject.type === 'after' ? 'after' : 'step');
     for (const name of now)
       if (!was.has(name))
-        this.push('secret-exposed', 'widened', subject, `${what} now reads secret input ${name}`, { after: name });
+        this.push('secret-exposed', 'widened', subject, `${what} now reads secret input ${name}`, {
+          after: name,
+        });
+    // an input that stays read but is no longer secret is reported once, on the input
+    const stillRead = reads(step, new Set(this.head.inputs.map((i) => i.name)));
     for (const name of was)
-      if (!now.has(name))
+      if (!now.has(name) && !stillRead.has(name))
         this.push('secret-exposed', 'narrowed', subject, `${what} no longer reads secret input ${name}`, {
           before: name,
         });
@@ -642,7 +713,8 @@ export function toolChanges(before: Tools, after: Tools): ToolChange[] {
   for (const tool of TOOLS) {
     const b = before[tool];
     const h = after[tool];
-    const change = (direction: Direction, message: string) => changes.push({ direction, message, before: b, after: h });
+    const change = (direction: Direction, message: string) =>
+      changes.push({ direction, message, before: b, after: h });
     const list = (values: string[]) => values.map((v) => JSON.stringify(v)).join(', ');
     const noun = tool === 'mcp' ? 'servers' : 'commands';
     if (Array.isArray(b) && Array.isArray(h)) {
@@ -656,7 +728,10 @@ export function toolChanges(before: Tools, after: Tools): ToolChange[] {
       else if (b === true) change('narrowed', `may only ${tool} ${list(h as string[])} (was any)`);
       else change('widened', `may ${tool} ${list(h as string[])} (${tool} granted)`);
     } else if (b !== h) {
-      change(h ? 'widened' : 'narrowed', h ? `may ${toolVerb(tool)} (${tool} granted)` : `may no longer ${toolVerb(tool)}`);
+      change(
+        h ? 'widened' : 'narrowed',
+        h ? `may ${toolVerb(tool)} (${tool} granted)` : `may no longer ${toolVerb(tool)}`,
+      );
     }
   }
   return changes;
