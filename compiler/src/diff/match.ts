@@ -331,16 +331,16 @@ function nameOf(expr: IrExpr, resolve: Resolver): string | undefined {
   const outer = member(expr);
   if (!outer) return undefined;
   const [object, property] = outer;
-  if (isContext(object, 'inputs')) return `inputs[${resolve.input(property)}]`;
+  if (isContext(object, 'inputs')) return `inputs.${resolve.input(property)}`;
   const reported = member(object);
   if (resolve.report && reported && reported[1] === 'outputs' && isContext(reported[0], 'report'))
-    return `report.outputs[${resolve.report(property)}]`;
-  if (isContext(object, 'steps')) return `steps[${resolve.step(property)}]`;
+    return `report.outputs.${resolve.report(property)}`;
+  if (isContext(object, 'steps')) return `steps.${resolve.step(property)}`;
   const middle = member(object);
   if (!middle || middle[1] !== 'outputs') return undefined;
   const inner = member(middle[0]);
   if (!inner || !isContext(inner[0], 'steps')) return undefined;
-  return `steps[${resolve.step(inner[1])}].outputs[${resolve.output(inner[1], property)}]`;
+  return `steps.${resolve.step(inner[1])}.outputs.${resolve.output(inner[1], property)}`;
 }
 
 /** Matches the nodes of two versions of a playbook (the rule is on `Matching`). */

@@ -98,7 +98,8 @@ type Tool = (typeof TOOLS)[number];
 /**
  * What HEAD changes in the power of a playbook against BASE, compared on their IR: steps and roles are
  * matched by what they are, not by name (`matchPlaybooks`), so renaming and reordering report nothing.
- * `undefined` on one side is a playbook added or removed. The changes come in a stable order: playbook,
+ * `undefined` on one side is a playbook added (every step, gate and secret of it reported) or removed
+ * (one change). The changes come in a stable order: playbook,
  * inputs, roles, then steps and after-tasks in HEAD's order (removed ones in BASE's), kind by kind.
  */
 export function diffPlaybooks(
@@ -168,13 +169,16 @@ class PolicyDiff {
         { type: 'playbook', name: head.id },
         `playbook ${head.id} added`,
       );
-    if (this.removed)
+    // a playbook removed takes all its power with it: its gates going too widens nothing
+    if (this.removed) {
       this.push(
         'playbook-removed',
         'narrowed',
         { type: 'playbook', name: base.id },
         `playbook ${base.id} removed`,
       );
+      return this.out;
+    }
     if (!this.added && !this.removed) this.limits();
     this.inputs();
     this.roles();
