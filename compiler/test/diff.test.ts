@@ -133,6 +133,24 @@ describe('diffPlaybooks', () => {
     ]);
   });
 
+  it('a role renamed and changed at once is still one role: matched by the steps that run in it', () => {
+    const head = BASE.replace(
+      '  implementer:\n    tools: { run: ["npm test", "npm run lint*"] }',
+      '  coder:\n    base: implementer\n    tools: { run: ["npm test"] }',
+    ).replace('    role: implementer\n', '    role: coder\n');
+    expect(
+      diffPlaybooks(irOf(BASE), irOf(head)).map((c) => [
+        c.direction,
+        c.kind,
+        c.message,
+        c.subject.baseName,
+        c.steps,
+      ]),
+    ).toEqual([
+      ['narrowed', 'tool', 'role coder may no longer run "npm run lint*"', 'implementer', ['implement']],
+    ]);
+  });
+
   it('check commands added and removed', () => {
     expect(changesOf(replace('run: [npm test]', 'run: [npm test, npm publish]'))).toEqual([
       ['widened', 'commands', 'step qa runs new commands: "npm publish"'],

@@ -15,8 +15,9 @@ import type { Ir, IrAfterTask, IrExpr, IrRole, IrStep, IrTemplate, IrTransition 
  *    holds exactly one node of each version at an earlier round of the refinement, from the last
  *    round down to the first (the node's own content, names taken out).
  * 4. Then by name (a step only with a step of the same kind).
- * 5. Then by place: an unmatched node of each version, of the same kind, whose needs (or, for a role,
- *    whose users) are the same matched nodes, when that pairing is unique. Repeated until nothing moves.
+ * 5. Then by place: an unmatched node of each version, of the same kind, whose needs (or, for a role
+ *    or an input, whose users) are the same matched nodes, when that pairing is unique. Repeated until
+ *    nothing moves. Roles go by place before they go by name.
  * 6. Whatever is left was added or removed.
  */
 export interface Matching {
@@ -390,27 +391,36 @@ export function matchPlaybooks(base: Ir, head: Ir): Matching {
     const at = rounds[round]!;
     for (const [b, h] of classPairs(free(0), free(1), (n) => `${n.type}${at.get(n)}`, false)) pair(b, h);
   }
-  // 4: by name
-  for (const [b, h] of classPairs(free(0), free(1), (n) => `${n.type}\0${n.kind}\0${n.name}`, false))
-    pair(b, h);
-  // 5: by place
-  for (let moved = true; moved;) {
-    moved = false;
-    const key = (n: Node, side: 0 | 1) => {
-      if (n.anchors.length === 0) return undefined;
-      const anchors = n.anchors.map((a) => (side === 0 ? matched.get(a) : a));
-      if (anchors.some((a) => a === undefined || (side === 1 && !taken.has(a)))) return undefined;
-      return `${n.type}\0${n.kind}\0${anchors
-        .map((a) => headPosition.get(a!)!)
-        .sort((x, y) => x - y)
-        .join(',')}`;
-    };
-    const keyed = (side: 0 | 1) => free(side).filter((n) => key(n, side) !== undefined);
-    for (const [b, h] of classPairs(keyed(0), keyed(1), (n) => key(n, sideOf.get(n)!)!, false)) {
+  // 4: by name; 5: by place. A role goes by place first: what a role is, is the steps that run in
+  // it, and a playbook that renames its \`implementer\` still has the undeclared fixed one of that name
+  const byName = (types: readonly NodeType[]) => {
+    const of = (side: 0 | 1) => free(side).filter((n) => types.includes(n.type));
+    for (const [b, h] of classPairs(of(0), of(1), (n) => `${n.type}\0${n.kind}\0${n.name}`, false))
       pair(b, h);
-      moved = true;
+  };
+  const byPlace = () => {
+    for (let moved = true; moved;) {
+      moved = false;
+      const key = (n: Node, side: 0 | 1) => {
+        if (n.anchors.length === 0) return undefined;
+        const anchors = n.anchors.map((a) => (side === 0 ? matched.get(a) : a));
+        if (anchors.some((a) => a === undefined || (side === 1 && !taken.has(a)))) return undefined;
+        return `${n.type}\0${n.kind}\0${anchors
+          .map((a) => headPosition.get(a!)!)
+          .sort((x, y) => x - y)
+          .join(',')}`;
+      };
+      const keyed = (side: 0 | 1) => free(side).filter((n) => key(n, side) !== undefined);
+      for (const [b, h] of classPairs(keyed(0), keyed(1), (n) => key(n, sideOf.get(n)!)!, false)) {
+        pair(b, h);
+        moved = true;
+      }
     }
-  }
+  };
+  byName(['step', 'after', 'input']);
+  byPlace();
+  byName(['role']);
+  byPlace();
 
   const matching: Matching = {
     steps: new Map(),

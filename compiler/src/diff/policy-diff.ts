@@ -289,13 +289,24 @@ class PolicyDiff {
   /** Roles used by some step on either side: what their tools and base do to those steps. */
   private roles(): void {
     const baseRoles = new Map(this.base.roles.map((r) => [r.name, r]));
-    const users = (ir: Ir, name: string) =>
-      [...ir.steps, ...ir.after].filter((s) => s.role === name).map((s) => s.name);
+    // the steps that run in the role in both versions: a step that moves to another role is reported
+    // on the step (step-role), one added or removed as such, so each change of power is said once
+    const kept: [Task, Task][] = [];
+    this.head.steps.forEach((h) => {
+      const b = this.stepBack.get(h.index);
+      if (b !== undefined) kept.push([this.base.steps[b]!, h]);
+    });
+    this.head.after.forEach((h, i) => {
+      const b = this.afterBack.get(i);
+      if (b !== undefined) kept.push([this.base.after[b]!, h]);
+    });
     for (const role of this.head.roles) {
       const back = this.roleBack.get(role.name);
       const before = back === undefined ? undefined : baseRoles.get(back);
       if (!before) continue;
-      const steps = [...new Set([...users(this.head, role.name), ...users(this.base, before.name)])];
+      const steps = kept
+        .filter(([b, h]) => b.role === before.name && h.role === role.name)
+        .map(([, h]) => h.name);
       if (steps.length === 0) continue;
       const subject: ChangeSubject = { type: 'role', name: role.name, ...renamed(back, role.name) };
       if (before.base !== role.base) {
