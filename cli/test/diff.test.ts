@@ -201,7 +201,7 @@ describe('kairoku-playbook diff', () => {
     ).stdout;
     expect(markdown).toBe(
       [
-        `### Playbook policy diff: \`${renamed}\` → \`${widened}\``,
+        `### Playbook policy diff: \`${renamed.slice(0, 12)}\` → \`${widened.slice(0, 12)}\``,
         '',
         '**2 widened, 0 narrowed, 0 changed in 1 of 1 playbook**',
         '',

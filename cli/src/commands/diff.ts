@@ -304,7 +304,9 @@ export function diffMarkdown(report: DiffReport): string {
       .replace(/\|/g, '\\|')
       .replace(/[\r\n]+/g, ' ');
   const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
-  const lines = [`### Playbook policy diff: ${code(report.base)} → ${code(report.head)}`, ''];
+  // a commit's full name is noise in a comment's heading; its first 12 digits name it as well
+  const revision = (text: string) => code(/^[0-9a-f]{40}$/.test(text) ? text.slice(0, 12) : text);
+  const lines = [`### Playbook policy diff: ${revision(report.base)} → ${revision(report.head)}`, ''];
   const n = counts(report);
   lines.push(
     n.widened
