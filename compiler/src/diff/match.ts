@@ -40,8 +40,13 @@ interface Node {
   name: string;
   /** a step's kind, for steps and after-tasks */
   kind: string;
-  /** builds the label of this node from the current colours of the nodes it points at */
+  /**
+   * the label of this node's own content, with each node it points at written by `color`; written
+   * once (with placeholders), then filled in with each round's colours
+   */
   label: (color: (ref: Node | undefined) => string) => string;
+  /** the sets of nodes it is linked to whose order does not count (needs, dependents, users …) */
+  sets: () => Node[][];
   /** the node's needs (steps) or users (roles, inputs): for matching by place */
   anchors: Node[];
 }
@@ -75,7 +80,8 @@ class Graph {
         type: 'input',
         name: input.name,
         kind: '',
-        label: (c) => `${stat}|${this.usersOf(input.name, 'input').map(c).sort().join(',')}`,
+        label: () => stat,
+        sets: () => [this.usersOf(input.name, 'input')],
         anchors: [],
       });
     }
@@ -85,7 +91,8 @@ class Graph {
         type: 'role',
         name: role.name,
         kind: '',
-        label: (c) => `${stat}|${this.usersOf(role.name, 'role').map(c).sort().join(',')}`,
+        label: () => stat,
+        sets: () => [this.usersOf(role.name, 'role')],
         anchors: [],
       });
     }
@@ -120,9 +127,8 @@ class Graph {
           type: 'output',
           name: output.name,
           kind: '',
-          label: (c) =>
-            `${stat}|${c(owner)}|` +
-            (readable ? this.readersOf(step.name, output.name).map(c).sort().join(',') : ''),
+          label: (c) => `${stat}|${c(owner)}`,
+          sets: () => (readable ? [this.readersOf(step.name, output.name)] : []),
           anchors: [],
         };
         outputs.set(output.name, node);
@@ -185,6 +191,13 @@ class Graph {
       name: step.name,
       kind: step.kind,
       label: (c) => this.stepLabel(step, c),
+      sets: () => {
+        const outputs = [
+          ...((isStepTask(step) ? this.outputs : this.afterOutputs).get(step.name)?.values() ?? []),
+        ];
+        if (!isStepTask(step)) return [outputs];
+        return [outputs, step.needs.map((n) => this.steps[n]!), this.dependentsOf(step.index)];
+      },
       anchors: [],
     };
     return node;
@@ -214,9 +227,6 @@ class Graph {
       run: step.run.map(t),
       env: step.env.map((e) => [e.name, t(e.value)]).sort(byFirst),
       cwd: t(step.cwd),
-      outputs: [...((isStep ? this.outputs : this.afterOutputs).get(step.name)?.values() ?? [])]
-        .map(c)
-        .sort(),
       outcomes: step.outcomes
         .map((o) => [o.name, o.label, o.comment, transitionText(o.transition, c, this.steps, resolve)])
         .sort(byFirst),
@@ -225,8 +235,6 @@ class Graph {
       labels: step.labels.map((l) => [l.name, t(l.value)]).sort(byFirst),
       when: isStep && step.when ? expressionText(step.when.expr, resolve) : null,
       gate: isStep && step.gate ? [t(step.gate.title), t(step.gate.summary)] : null,
-      needs: isStep ? step.needs.map((n) => c(this.steps[n])).sort() : null,
-      dependents: isStep ? this.dependentsOf(step.index).map(c).sort() : null,
       trigger: isStep ? null : step.trigger,
       on: isStep ? null : [...step.on].sort(),
     };
@@ -348,23 +356,47 @@ function nameOf(expr: IrExpr, resolve: Resolver): string | undefined {
 export function matchPlaybooks(base: Ir, head: Ir): Matching {
   const graphs = [new Graph(base), new Graph(head)] as const;
   const nodes = [...graphs[0].all, ...graphs[1].all];
-  const interned = new Map<string, string>();
+  // colours are compared within a round only, so each round interns its labels afresh
+  let interned = new Map<string, string>();
+  let round = 0;
   const intern = (label: string) => {
     let id = interned.get(label);
-    if (id === undefined) interned.set(label, (id = `#${interned.size}`));
+    if (id === undefined) interned.set(label, (id = `${round}#${interned.size}`));
     return id;
   };
-  // round 0: own content only, every reference the same placeholder
+  // Each node's own label is written once with placeholders for the nodes it points at (private-use
+  // characters, which JSON leaves as they are), then filled in each round: a round costs the size of
+  // the labels, not their rendering.
+  const shapes = new Map<Node, { parts: string[]; refs: (Node | undefined)[]; sets: Node[][] }>();
+  for (const node of nodes) {
+    const refs: (Node | undefined)[] = [];
+    const text = node.label((ref) => `\u{E000}${refs.push(ref) - 1}\u{E001}`);
+    const split = text.split(/\u{E000}(\d+)\u{E001}/u);
+    const parts: string[] = [];
+    const ordered: (Node | undefined)[] = [];
+    split.forEach((piece, k) => (k % 2 === 0 ? parts.push(piece) : ordered.push(refs[Number(piece)])));
+    shapes.set(node, { parts, refs: ordered, sets: node.sets() });
+  }
+  /** the whole label in round 0; after it, the node's own text is in its previous colour */
+  const labelOf = (node: Node, color: (ref: Node | undefined) => string, whole: boolean) => {
+    const { parts, refs, sets } = shapes.get(node)!;
+    let text = whole ? parts[0]! : '';
+    refs.forEach((ref, k) => (text += whole ? color(ref) + parts[k + 1]! : `${color(ref)},`));
+    for (const set of sets) text += `|${set.map(color).sort().join(',')}`;
+    return text;
+  };
+  // round 0: own content only, every node pointed at the same placeholder for its type
   let colors = new Map<Node, string>();
   for (const node of nodes)
-    colors.set(node, intern(`${node.type}:${node.label((ref) => (ref ? ref.type : '-'))}`));
+    colors.set(node, intern(`${node.type}:${labelOf(node, (ref) => (ref ? ref.type : '-'), true)}`));
   const rounds = [colors];
   let classes = new Set(colors.values()).size;
-  for (let round = 0; round < nodes.length; round++) {
+  for (round = 1; round <= nodes.length; round++) {
     const previous = colors;
     const color = (ref: Node | undefined) => (ref ? previous.get(ref)! : '-');
     const next = new Map<Node, string>();
-    for (const node of nodes) next.set(node, intern(`${previous.get(node)}:${node.label(color)}`));
+    interned = new Map();
+    for (const node of nodes) next.set(node, intern(`${previous.get(node)}:${labelOf(node, color, false)}`));
     const count = new Set(next.values()).size;
     colors = next;
     rounds.push(colors);
