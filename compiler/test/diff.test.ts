@@ -259,6 +259,16 @@ describe('diffPlaybooks', () => {
     ]);
   });
 
+  it('the workspace: a worktree of its own left for the checkout itself widens', () => {
+    expect(changesOf((t) => t.replace('limits:', 'workspace: new-worktree\nlimits:'))).toEqual([
+      ['narrowed', 'workspace', "the run's workspace: current → new-worktree"],
+    ]);
+    const isolated = BASE.replace('limits:', 'workspace: new-worktree\nlimits:');
+    expect(changesOf(() => BASE, isolated)).toEqual([
+      ['widened', 'workspace', "the run's workspace: new-worktree → current"],
+    ]);
+  });
+
   it('secret inputs added, unmarked and exposed to a step', () => {
     expect(
       changesOf(

@@ -25,6 +25,7 @@ export type ChangeKind =
   | 'retries'
   | 'timeout'
   | 'concurrency'
+  | 'workspace'
   | 'tool'
   | 'step-role'
   | 'role-base'
@@ -230,6 +231,15 @@ class PolicyDiff {
         `the default loop max ${direction === 'widened' ? 'raised' : 'lowered'}: ${b.maxLoops} → ${h.maxLoops}`,
         { before: b.maxLoops, after: h.maxLoops },
       );
+    }
+    if (this.base.workspace !== this.head.workspace) {
+      // `current` runs the agents in the checkout itself: leaving a worktree of their own widens
+      const [from, to] = [this.base.workspace, this.head.workspace];
+      const direction: Direction = to === 'current' ? 'widened' : from === 'current' ? 'narrowed' : 'changed';
+      this.push('workspace', direction, subject, `the run's workspace: ${from} → ${to}`, {
+        before: from,
+        after: to,
+      });
     }
     if (b.concurrency !== h.concurrency) {
       const direction = h.concurrency > b.concurrency ? 'widened' : 'narrowed';
