@@ -222,6 +222,16 @@ describe('kairoku-playbook diff', () => {
     expect(result.stderr).toContain('playbooks/pr.yml:18:12: error PB200 unknown step "qq" in needs');
   });
 
+  it('a revision without playbooks compares none', () => {
+    const empty = git('hash-object', '-t', 'tree', '-w', '/dev/null');
+    const commitOfEmpty = git('commit-tree', empty, '-m', 'empty');
+    expect(runMain(['diff', commitOfEmpty, commitOfEmpty], repo)).toEqual({
+      code: 0,
+      stdout: `no playbook in ${commitOfEmpty} or ${commitOfEmpty}\n`,
+      stderr: '',
+    });
+  });
+
   it('two files', () => {
     writeFileSync(join(repo, 'a.yml'), PR);
     writeFileSync(

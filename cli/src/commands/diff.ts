@@ -9,7 +9,7 @@ import {
   isPlaybookFile,
   isPlaybookPath,
 } from '@kairoku-playbook/compiler';
-import type { Diagnostic, Ir, PolicyChange } from '@kairoku-playbook/compiler';
+import type { Diagnostic, DiffOptions, Ir, PolicyChange } from '@kairoku-playbook/compiler';
 import { FILE_LIMITS } from '@kairoku-playbook/compiler/disk';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
@@ -36,6 +36,14 @@ Options:
 
 Exit codes: 0 the diff was printed (and nothing matched --fail-on), 1 something matched --fail-on,
 or a version of a playbook has errors (printed on standard error), 2 usage, git or I/O errors.`;
+
+/**
+ * The seam for approval dominance (PB700, issue 16 §1): the steps of a playbook that can reach outside
+ * their worktree with no gate approved before them, and one path to each. When the compiler's analysis
+ * lands, it goes here, and `diff` reports each ungated path a change opens (widened) or closes
+ * (narrowed) as an `ungated-path` change; nothing else changes.
+ */
+const ungatedSteps: DiffOptions['ungatedSteps'] = undefined;
 
 /** The JSON output's version: bumped only when a field changes meaning or goes away. */
 export const DIFF_JSON_VERSION = 1;
@@ -95,7 +103,7 @@ export function runDiff(argv: readonly string[], io: CommandIo): number {
       continue;
     }
     const [b, h] = irs as (Ir | undefined)[];
-    const changes = diffPlaybooks(b, h);
+    const changes = diffPlaybooks(b, h, ungatedSteps ? { ungatedSteps } : {});
     report.playbooks.push({
       path: h ? after.shown : before.shown,
       ...(b && h && before.shown !== after.shown ? { basePath: before.shown } : {}),
@@ -164,7 +172,8 @@ function gitPairs(io: CommandIo, base: string, head: string, paths: readonly str
       throw new UsageError(`${p} is outside the repository at ${top}`);
     return inRepo;
   });
-  const listed = [base, head].map((revision) => new Set(listFiles(io.cwd, revision, specs)));
+  // from the top, where --full-tree reads pathspecs too
+  const listed = [base, head].map((revision) => new Set(listFiles(top, revision, specs)));
   const named = new Set(specs);
   const candidates = [...new Set([...listed[0]!, ...listed[1]!])]
     .filter((path) => named.has(path) || isPlaybookPath(path))
@@ -177,7 +186,7 @@ function gitPairs(io: CommandIo, base: string, head: string, paths: readonly str
   for (const path of candidates) {
     const shown = displayPath(resolve(top, path), io.cwd);
     const versions = [base, head].map((revision, side) =>
-      listed[side]!.has(path) ? blob(io.cwd, revision, path, shown) : { shown, text: undefined },
+      listed[side]!.has(path) ? blob(top, revision, path, shown) : { shown, text: undefined },
     ) as [Version, Version];
     // a file only the bare playbooks/ folder rule finds, holding a list, is Ansible's (SPEC §2)
     const ours = versions.some(
@@ -262,6 +271,7 @@ function summaryLine(report: DiffReport): string {
   const total = report.playbooks.length;
   const touched = report.playbooks.filter((p) => p.changes.length).length;
   const n = counts(report);
+  if (total === 0) return `no playbook in ${report.base} or ${report.head}`;
   if (touched === 0)
     return `no change to what ${total === 1 ? 'the playbook' : `the ${total} playbooks`} may do`;
   return `${n.widened} widened, ${n.narrowed} narrowed, ${n.changed} changed in ${touched} of ${total} playbook${total === 1 ? '' : 's'}`;
