@@ -1,6 +1,7 @@
 import { IR_VERSION } from '@kairoku-playbook/compiler';
 import { runCheck } from './commands/check.js';
 import { runCompile } from './commands/compile.js';
+import { runDiff } from './commands/diff.js';
 import { runFormat } from './commands/format.js';
 import { runExplain } from './commands/explain.js';
 import { runExplore } from './commands/explore.js';
@@ -31,6 +32,7 @@ Commands:
   format [PATH...]    format playbooks with Prettier's YAML printer (--check: list the unformatted)
   compile FILE        print the validated execution IR as JSON
   graph FILE          print the step graph (text, mermaid, dot)
+  diff BASE HEAD      what a change does to playbooks' power: grants, gates, loops, secrets (git or files)
   explore FILE        explore every run: most attempts per step, worst-case agent turns, PB310, PB311
   run FILE            run a playbook: on the sim backend (scripted or generated agents, no model),
                       on a Paseo daemon (--backend paseo) or on Kairoku runners (--backend kairoku)
@@ -56,6 +58,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   format: runFormat,
   compile: runCompile,
   graph: runGraph,
+  diff: runDiff,
   explore: runExplore,
   run: (argv, io) => runRun(argv, io),
   runs: (argv, io) => runRuns(argv, io),

@@ -93,3 +93,4 @@ export { FIXED_ROLES, isValidName } from './model/model.js';
 export { findSuppressions } from './suppressions.js';
 export { DEFAULT_GATED, DEFAULT_POLICY, analyzePolicyFile, isPolicyFile } from './policy-file/policy-file.js';
 export type { ApprovalPolicy, GatedPattern, PolicyAnalysis } from './policy-file/policy-file.js';
+export * from './diff/index.js';

@@ -61,6 +61,10 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
   format: { flags: { check: 'none', help: 'none' }, positionals: 'playbooks' },
   compile: { flags: { output: 'file', help: 'none' }, positionals: 'playbooks' },
   graph: { flags: { format: ['text', 'mermaid', 'dot'], help: 'none' }, positionals: 'playbooks' },
+  diff: {
+    flags: { format: ['text', 'json', 'markdown'], 'fail-on': ['widened', 'any'], help: 'none' },
+    positionals: 'playbooks',
+  },
   explore: {
     flags: { 'max-states': 'text', 'max-seconds': 'text', 'no-color': 'none', help: 'none' },
     positionals: 'playbooks',
