@@ -24,30 +24,41 @@ const dist = (name) => join(here, 'dist', name);
 
 /**
  * cli/src/assets.ts, with the texts it would read from the repository written into it (the schemas, the
- * diagnostics reference, the panel `serve` serves): a bundle needs no file of the repository beside it.
- * The extension's build bundles the CLI with it too.
+ * diagnostics reference, the panel `serve` serves, the playground): a bundle needs no file of the
+ * repository beside it. The extension's build bundles the CLI with it too, leaving out what it never
+ * runs (`leaveOut`: the playground page, a megabyte the .vsix's per-file budget has no room for).
  */
-export const embeddedAssets = {
-  name: 'embedded-assets',
-  setup(builder) {
-    const source = join(here, 'src', 'assets.ts');
-    builder.onLoad({ filter: /[\\/]cli[\\/]src[\\/]assets\.ts$/ }, (args) => {
-      if (args.path !== source) return undefined;
-      const assets = assetPaths();
-      const texts = Object.fromEntries(
-        Object.entries(assets).map(([name, path]) => [name, readFileSync(join(root, path), 'utf8')]),
-      );
-      return {
-        loader: 'js',
-        contents:
-          `export const ASSETS = ${JSON.stringify(assets)};\n` +
-          `const TEXTS = ${JSON.stringify(texts)};\n` +
-          'export function assetText(name) { return TEXTS[name]; }\n',
-        watchFiles: Object.values(assets).map((path) => join(root, path)),
-      };
-    });
-  },
-};
+export function embeddedAssetsPlugin({ leaveOut = [] } = {}) {
+  return {
+    name: 'embedded-assets',
+    setup(builder) {
+      const source = join(here, 'src', 'assets.ts');
+      builder.onLoad({ filter: /[\\/]cli[\\/]src[\\/]assets\.ts$/ }, (args) => {
+        if (args.path !== source) return undefined;
+        const assets = assetPaths();
+        const carried = Object.entries(assets).filter(([name]) => !leaveOut.includes(name));
+        const texts = Object.fromEntries(
+          carried.map(([name, path]) => [name, readFileSync(join(root, path), 'utf8')]),
+        );
+        return {
+          loader: 'js',
+          contents:
+            `export const ASSETS = ${JSON.stringify(assets)};\n` +
+            `const TEXTS = ${JSON.stringify(texts)};\n` +
+            'export function assetText(name) {\n' +
+            '  if (!(name in TEXTS)) throw new Error(`this build of kairoku-playbook does not carry ${ASSETS[name]}: ' +
+            "the VS Code extension's bundled CLI leaves it out; use the npm package (npx kairoku-playbook)`);\n" +
+            '  return TEXTS[name];\n' +
+            '}\n',
+          watchFiles: carried.map(([, path]) => join(root, path)),
+        };
+      });
+    },
+  };
+}
+
+/** Every asset embedded: the CLI's own bundle (npm package, single executable). */
+export const embeddedAssets = embeddedAssetsPlugin();
 
 /** The ASSETS table of cli/src/assets.ts (name → path in the repository), read from its source. */
 export function assetPaths() {

@@ -17,9 +17,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readVsix, vsixProblems } from './vsix-rules.mjs';
 import { prettierBundling, thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
-import { embeddedAssets } from '../cli/build.mjs';
+import { embeddedAssetsPlugin } from '../cli/build.mjs';
 import { buildPanel } from '../panel/build.mjs';
-import { buildPlayground } from '../playground/build.mjs';
 
 export { workspaceSourceOf } from '../scripts/build/bundling.mjs';
 
@@ -69,7 +68,6 @@ export async function buildExtension() {
   rmSync(join(dist, 'panel'), { recursive: true, force: true });
   // The panel first: the CLI embeds it too (serve serves it to browsers).
   await buildPanel();
-  await buildPlayground(); // the bundled CLI's `playground` serves it (cli/build.mjs embeds it)
   mkdirSync(join(dist, 'panel'), { recursive: true });
   for (const file of PANEL_FILES) copyFileSync(join(root, 'panel', 'dist', file), join(dist, 'panel', file));
   const extension = await build({
@@ -88,7 +86,13 @@ export async function buildExtension() {
     ...common,
     entryPoints: [join(root, 'cli', 'src', 'bin.ts')],
     outfile: join(dist, 'cli.js'),
-    plugins: [workspaceSources, embeddedAssets, prettierBundling],
+    // The playground's page stays out: the extension never runs `playground`, and it would take the
+    // bundle past the .vsix's per-file budget (vsix-rules.mjs).
+    plugins: [
+      workspaceSources,
+      embeddedAssetsPlugin({ leaveOut: ['playgroundIndex', 'playgroundScript', 'playgroundStyle'] }),
+      prettierBundling,
+    ],
   });
   const bundled = {
     inputs: { ...extension.metafile.inputs, ...server.metafile.inputs, ...cli.metafile.inputs },

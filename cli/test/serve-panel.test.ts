@@ -92,6 +92,13 @@ describe('serve and its panel in Chromium', () => {
       .first()
       .waitFor();
     await page.screenshot({ path: join(SHOTS, 'serve-2-completed.png'), fullPage: true });
+    // A step's sheet lists what happened in it: the run's history for that step.
+    await page.locator('.node-button[data-step="implement"]').click();
+    const activity = page
+      .getByRole('complementary', { name: 'implement' })
+      .getByRole('list', { name: 'What happened in implement' });
+    await activity.getByText('implement started (attempt 1)').waitFor();
+    await activity.getByText(/#1 implement completed with /).waitFor();
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -208,4 +208,25 @@ describe('authoring in a real VS Code (code-server)', () => {
     expect((await readProblems(page)).filter((p) => p.code === 'PB104')).toEqual([]);
     await screenshot('4-ansible-yaml');
   });
+
+  it("the workspace's .kairoku/policy.yml, opened, shows check's PB701 in the Problems panel", async () => {
+    session!.keepFailure('policy-file');
+    mkdirSync(join(workspace, '.kairoku'), { recursive: true });
+    writeFileSync(join(workspace, '.kairoku', 'policy.yml'), 'strict: false\ngatd:\n  - "make deploy*"\n');
+    const expected = check(workspace).filter((d) => d.file.endsWith('policy.yml'));
+    expect(expected.map((d) => d.code)).toEqual(['PB701']);
+    await openFile(page, 'policy.yml');
+    await expect
+      .poll(
+        async () =>
+          (await readProblems(page))
+            .filter((p) => p.code === 'PB701')
+            .map((p) => ({ severity: p.severity, message: p.message, line: p.line, column: p.column })),
+        { timeout: 90_000, interval: 250 },
+      )
+      .toEqual(
+        expected.map((d) => ({ severity: d.severity, message: d.message, line: d.line, column: d.column })),
+      );
+    await screenshot('5-policy-file-pb701');
+  });
 });

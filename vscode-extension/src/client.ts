@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind } from 'vscode-languageclient/node';
 import type { LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { DEFAULT_VALIDATION_DELAY, LANGUAGE_ID, SETTINGS_SECTION } from './manifest.js';
+import { DEFAULT_VALIDATION_DELAY, LANGUAGE_ID, POLICY_FILE_GLOB, SETTINGS_SECTION } from './manifest.js';
 import { describeServerCommand, serverCommand } from './server-command.js';
 
 export const CLIENT_NAME = 'Kairoku Playbooks';
@@ -75,6 +75,8 @@ export function createClient(
     documentSelector: [
       { scheme: 'file', language: LANGUAGE_ID },
       { scheme: 'untitled', language: LANGUAGE_ID },
+      // the workspace's approval policy (PB700): plain YAML to VS Code, checked and completed by the server
+      { scheme: 'file', language: 'yaml', pattern: POLICY_FILE_GLOB },
     ],
     outputChannel: output,
     initializationOptions: () => {

@@ -24,3 +24,6 @@ export const PLAYBOOKS_CONTAINER_ID = 'kairokuPlaybooks';
 export const PLAYBOOKS_VIEW_ID = 'kairokuPlaybook.playbooks';
 
 export const DEFAULT_VALIDATION_DELAY = 150;
+
+/** The workspace's approval policy (`.kairoku/policy.yml`, PB700–PB702), which the server checks too. */
+export const POLICY_FILE_GLOB = '**/.kairoku/policy.{yml,yaml}';

@@ -43,6 +43,24 @@ describe('the bundles', () => {
     }
   });
 
+  it("the bundled CLI leaves the playground's page out, and its playground command says so (exit 2)", () => {
+    let failure: { status: number; stderr: string } | undefined;
+    try {
+      execFileSync(process.execPath, [dist('cli.js'), 'playground'], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+        timeout: 30_000, // a page carried would be served until killed
+      });
+    } catch (error) {
+      failure = error as { status: number; stderr: string };
+    }
+    expect(failure?.status).toBe(2);
+    expect(failure?.stderr).toContain(
+      "does not carry docs/playground/index.html: the VS Code extension's bundled CLI leaves it out",
+    );
+    expect(readFileSync(dist('cli.js'), 'utf8')).not.toContain('@codemirror/');
+  });
+
   it('the extension loads with a stand-in vscode module and exports activate and deactivate', () => {
     // A child process: the stand-in answers every property with itself.
     const script = `

@@ -76,7 +76,13 @@ async function servePlayground(
   fragment: string,
 ): Promise<number> {
   const listen = `${hostName}:${port}`;
-  const files = playgroundFiles();
+  let files: ReturnType<typeof playgroundFiles>;
+  try {
+    files = playgroundFiles();
+  } catch (error) {
+    // a build that leaves the page out (the VS Code extension's bundled CLI) says so
+    throw new UsageError((error as Error).message, { cause: error });
+  }
   const policy = playgroundPolicy(files['index.html']!.text);
   let address: string;
   try {

@@ -114,6 +114,16 @@ export interface GateChoice {
   comment: 'none' | 'optional' | 'required';
 }
 
+/** One entry of a step's history (`kind`: step-started, agent, tool-denied, …). */
+export interface StepActivity {
+  at: string;
+  kind: string;
+  attempt?: number;
+  text: string;
+  /** a note that came again: how many times in all */
+  count?: number;
+}
+
 export interface StepDetail {
   name: string;
   kind: 'agent' | 'check' | 'gate';
@@ -127,6 +137,8 @@ export interface StepDetail {
   inputs?: { name: string; source: string; value: unknown }[];
   brief?: string;
   role?: { name: string; instructions: string };
+  /** the step's latest history entries: its transitions, and what its agent and runner noted */
+  activity: StepActivity[];
   canNudge: boolean;
   canRetry: boolean;
   /** after-tasks: whether Start is offered now, and the run ends it follows */

@@ -184,6 +184,21 @@ function StepSheet({
               <Values values={step.outputs} label={`Outputs of ${step.name}`} />
             </>
           )}
+          {step.activity.length > 0 && (
+            <>
+              <h4>Activity</h4>
+              <ol class="activity" aria-label={`What happened in ${step.name}`}>
+                {step.activity.map((entry, index) => (
+                  <li key={index} class={`activity-${entry.kind}`}>
+                    <time dateTime={entry.at}>{entry.at.slice(11, 19)}</time>{' '}
+                    {entry.attempt !== undefined ? `#${entry.attempt} ` : ''}
+                    {entry.text}
+                    {entry.count !== undefined ? ` (×${entry.count})` : ''}
+                  </li>
+                ))}
+              </ol>
+            </>
+          )}
           {step.attempts.length > 0 && (
             <>
               <h4>Attempts</h4>

@@ -134,6 +134,7 @@ function newStep(node: GraphNodeView): StepDetail {
     ...(node.kind === 'agent'
       ? { role: { name: 'implementer', instructions: 'Make the change, run the tests.' } }
       : {}),
+    activity: [],
     canNudge: false,
     canRetry: false,
   };

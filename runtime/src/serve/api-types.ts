@@ -115,6 +115,17 @@ export interface ChoiceView {
   comment: 'none' | 'optional' | 'required';
 }
 
+/** One entry of a step's history, as the detail sheet lists it. */
+export interface StepActivity {
+  at: string;
+  /** the history entry's kind: `step-started`, `agent`, `tool-denied`, … */
+  kind: string;
+  attempt?: number;
+  text: string;
+  /** a note that came again: how many times in all */
+  count?: number;
+}
+
 /** The MCP server's StepView (runtime/src/mcp/views.ts), plus what the panel needs. */
 export interface StepDetail {
   /** after-tasks are named `after.NAME` */
@@ -130,6 +141,11 @@ export interface StepDetail {
   inputs?: { name: string; source: string; value: unknown }[];
   brief?: string;
   role?: { name: string; instructions: string };
+  /**
+   * the step's entries of the run's history, the last STEP_ACTIVITY_SHOWN: its transitions, and the
+   * notes backends and runners wrote (an agent's curated events, RF-003; tool denials, RF-017)
+   */
+  activity: StepActivity[];
   canNudge: boolean;
   canRetry: boolean;
   /** after-tasks: whether Start is offered now */

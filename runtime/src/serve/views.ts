@@ -12,6 +12,7 @@ import type {
   PlaybookCard,
   RunDetail,
   RunListItem,
+  StepActivity,
   StepDetail,
 } from './api-types.js';
 
@@ -154,6 +155,7 @@ function stepDetail(
     outputs: run.outputs,
     reason: run.reason,
     attempts: run.attempts,
+    activity: activityOf(state, run.name),
     canNudge: run.status === 'running',
     canRetry: false,
   };
@@ -176,6 +178,21 @@ function stepDetail(
     if (role) detail.role = { name: role.name, instructions: role.instructions ?? '' };
   }
   return detail;
+}
+
+/** How many of a step's history entries its detail carries (the latest; the run file has them all). */
+export const STEP_ACTIVITY_SHOWN = 50;
+
+/** The step's history entries (an after-task's are under `after.NAME`, as its run is named here). */
+function activityOf(state: RunState, step: string): StepActivity[] {
+  const entries = vecToArray(state.history).filter((entry) => entry.step === step);
+  return entries.slice(-STEP_ACTIVITY_SHOWN).map(({ at, kind, attempt, text, count }) => ({
+    at,
+    kind,
+    ...(attempt !== undefined ? { attempt } : {}),
+    text,
+    ...(count !== undefined && count > 1 ? { count } : {}),
+  }));
 }
 
 /** The value at `inputs.X`, `steps.S.outputs.O` or `steps.S.outcome`, as the run holds it now. */
