@@ -224,6 +224,33 @@ describe('kairoku-playbook diff', () => {
     );
   });
 
+  it('judges each revision by its own .kairoku/policy.yml: a policy that gates more opens ungated paths', () => {
+    const gated = commit(
+      {
+        '.kairoku/policy.yml': 'gated:\n  - "npm test*"\n',
+        'playbooks/pr.yml': PR_RENAMED.replace('max: 2', 'max: 1'), // as in `narrowed`
+      },
+      'gate npm test',
+    );
+    try {
+      const result = runMain(['diff', narrowed, gated, 'playbooks/pr.yml'], repo);
+      expect(result).toEqual({
+        code: 0,
+        stdout: [
+          'playbooks/pr.yml',
+          '  widened   step tests can reach outside its worktree with no gate approved before it: code → tests',
+          '  widened   step code can reach outside its worktree with no gate approved before it: code',
+          '',
+          '2 widened, 0 narrowed, 0 changed in 1 of 1 playbook',
+          '',
+        ].join('\n'),
+        stderr: '',
+      });
+    } finally {
+      commit({ '.kairoku/policy.yml': null }, 'drop the policy'); // the tests after read the working tree
+    }
+  });
+
   it('a version with errors: its diagnostics on standard error, exit 1', () => {
     const result = runMain(['diff', narrowed, broken, 'playbooks/pr.yml'], repo);
     expect(result.code).toBe(1);

@@ -3,14 +3,16 @@ import { existsSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import {
   SourceText,
-  compilePlaybook,
+  analyzeFile,
+  analyzePolicyFile,
+  compileAnalysis,
   decodeSource,
   diffPlaybooks,
   isPlaybookFile,
   isPlaybookPath,
   ungatedFromDiagnostics,
 } from '@kairoku-playbook/compiler';
-import type { Diagnostic, Ir, PolicyChange, UngatedStep } from '@kairoku-playbook/compiler';
+import type { ApprovalPolicy, Diagnostic, Ir, PolicyChange, UngatedStep } from '@kairoku-playbook/compiler';
 import { FILE_LIMITS } from '@kairoku-playbook/compiler/disk';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
@@ -62,6 +64,8 @@ interface Version {
   text: string | undefined;
   /** a file that cannot be read as a playbook: its refusal */
   refused?: Diagnostic;
+  /** the approval policy (PB700) it is judged under: its version's `.kairoku/policy.yml`, else the defaults */
+  policy?: ApprovalPolicy;
 }
 
 export function runDiff(argv: readonly string[], io: CommandIo): number {
@@ -123,7 +127,7 @@ function compiled(version: Version, io: CommandIo): { ir: Ir; ungated: UngatedSt
   const text = version.text ?? '';
   const result = version.refused
     ? { diagnostics: [version.refused], ir: undefined }
-    : compilePlaybook(version.shown, text);
+    : compileAnalysis(analyzeFile(version.shown, text, version.policy ? { policy: version.policy } : {}));
   if (result.ir)
     return { ir: result.ir, ungated: ungatedFromDiagnostics(text, result.ir, result.diagnostics) };
   io.stderr(
@@ -142,12 +146,34 @@ function bothFiles(cwd: string, base: string, head: string, paths: readonly stri
 }
 
 function filePair(io: CommandIo, base: string, head: string): [Version, Version] {
+  // two files of one workspace: the current folder's policy judges both
+  const policyPath = resolve(io.cwd, POLICY_FILE);
+  let policy: ApprovalPolicy | undefined;
+  if (existsSync(policyPath)) {
+    const read = readPlaybookFile(policyPath, displayPath(policyPath, io.cwd));
+    if ('text' in read) policy = analyzePolicyFile(POLICY_FILE, read.text).policy;
+  }
   return [base, head].map((file) => {
     const path = resolve(io.cwd, file);
     const shown = displayPath(path, io.cwd);
     const read = readPlaybookFile(path, shown);
-    return 'text' in read ? { shown, text: read.text } : { shown, text: '', refused: read.diagnostic };
+    const version: Version =
+      'text' in read ? { shown, text: read.text } : { shown, text: '', refused: read.diagnostic };
+    if (policy) version.policy = policy;
+    return version;
   }) as [Version, Version];
+}
+
+/** The workspace's approval policy, at the top of the repository (SPEC §4). */
+const POLICY_FILE = '.kairoku/policy.yml';
+
+/** The policy a revision holds (what it says well; a mistaken entry is left out), or undefined. */
+function policyAt(top: string, revision: string): ApprovalPolicy | undefined {
+  if (spawnGit(top, ['cat-file', '-e', `${revision}:${POLICY_FILE}`]).status !== 0) return undefined;
+  const version = blob(top, revision, POLICY_FILE, POLICY_FILE);
+  return version.refused || version.text === undefined
+    ? undefined
+    : analyzePolicyFile(POLICY_FILE, version.text).policy;
 }
 
 // ------------------------------------------------------------------------------------ git, at the edge
@@ -180,12 +206,17 @@ function gitPairs(io: CommandIo, base: string, head: string, paths: readonly str
   for (const spec of specs)
     if (!candidates.some((path) => path === spec || path.startsWith(`${spec === '' ? '' : `${spec}/`}`)))
       throw new UsageError(`${spec || '.'} holds no playbook in ${base} or ${head}`);
+  const policies = [base, head].map((revision) => policyAt(top, revision));
   const pairs: [Version, Version][] = [];
   for (const path of candidates) {
     const shown = displayPath(resolve(top, path), io.cwd);
-    const versions = [base, head].map((revision, side) =>
-      listed[side]!.has(path) ? blob(top, revision, path, shown) : { shown, text: undefined },
-    ) as [Version, Version];
+    const versions = [base, head].map((revision, side) => {
+      const version: Version = listed[side]!.has(path)
+        ? blob(top, revision, path, shown)
+        : { shown, text: undefined };
+      if (policies[side]) version.policy = policies[side];
+      return version;
+    }) as [Version, Version];
     // a file only the bare playbooks/ folder rule finds, holding a list, is Ansible's (SPEC §2)
     const ours = versions.some(
       (v) => v.text === undefined || v.refused || named.has(path) || isPlaybookFile(path, v.text),
