@@ -26,7 +26,11 @@ async function helpOf(command: string): Promise<string> {
 const HELP_OMITS: Record<string, string[]> = { runs: ['allow-remote-runners'], runner: ['help'] };
 
 /** Flags of other commands a help text names (the runner's `run --backend kairoku`, completion's examples). */
-const HELP_QUOTES: Record<string, string[]> = { runner: ['backend'], completion: ['format', 'backend'] };
+const HELP_QUOTES: Record<string, string[]> = {
+  runner: ['backend', 'tls-self-signed'], // serve's flag, which prints the fingerprint
+  completion: ['format', 'backend'],
+  serve: ['app-fingerprint'], // the runners' flag its self-signed certificate is pinned with
+};
 
 const FLAG = /(?<![\w-])--([a-z][a-z-]*[a-z])/g;
 

@@ -4,7 +4,7 @@ import { flag, oneOf, parseArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { selfCommand } from '../self-command.js';
-import { paseoOptions } from './paseo-options.js';
+import { PASEO_FLAGS, PASEO_FLAGS_HELP, paseoOptions } from './paseo-options.js';
 import { VERSION } from '../version.js';
 
 export const MCP_HELP = `Usage: kairoku-playbook mcp [--workspace DIR] [--agents sim|external] [--scenario FILE] [--with-step-tools]
@@ -28,14 +28,7 @@ Options:
                        in the run's workspace or worktree; their reports reach the run as they
                        come, and the manager agent is woken with a message while it is idle
                        (docs/paseo.md)
-  --paseo-host HOST:PORT
-                       the Paseo daemon (default: $PASEO_HOST, else 127.0.0.1:6767)
-  --paseo-password-file F
-                       the daemon's password, on the first line of F (default: $PASEO_PASSWORD)
-  --paseo-provider NAME
-                       the Paseo provider of roles and steps that name none (default claude);
-                       NAME=OTHER sends those that name NAME to OTHER instead (repeatable)
-  --paseo-model NAME   the model of roles and steps that name none (default: the provider's)
+${PASEO_FLAGS_HELP}
   --manager-agent ID   the Paseo agent this server serves (default: $PASEO_AGENT_ID, which Paseo
                        sets in its agents' environment): step agents are labelled its children
                        (paseo.parent-agent-id) and it is sent the wake-ups; without one, wake-ups
@@ -60,10 +53,7 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       scenario: 'string',
       'with-step-tools': 'boolean',
       'step-agent': 'boolean',
-      'paseo-host': 'string',
-      'paseo-password-file': 'string',
-      'paseo-provider': 'string',
-      'paseo-model': 'string',
+      ...PASEO_FLAGS,
       'manager-agent': 'string',
       run: 'string',
       step: 'string',

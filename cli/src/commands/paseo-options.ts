@@ -4,6 +4,25 @@ import type { ParsedArgs } from '../args.js';
 import { flag } from '../args.js';
 import { UsageError } from '../io.js';
 
+/** The Paseo flags of `run`, `runs restart`, `mcp --agents paseo` and `serve --backend paseo`. */
+export const PASEO_FLAGS = {
+  'paseo-host': 'string',
+  'paseo-password-file': 'string',
+  'paseo-provider': 'string',
+  'paseo-model': 'string',
+} as const;
+
+/** Their help lines, the same in every command that takes them. */
+export const PASEO_FLAGS_HELP = `  --paseo-host HOST:PORT
+                       the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
+  --paseo-password-file F
+                       the daemon's password, on the first line of F (default $PASEO_PASSWORD);
+                       there is no option taking the password itself: argv is visible to all
+  --paseo-provider NAME
+                       the Paseo provider of roles and steps that name none (default claude);
+                       NAME=OTHER sends those that name NAME to OTHER instead (repeatable)
+  --paseo-model NAME   the model of roles and steps that name none (default: the provider's)`;
+
 /** The Paseo flags `run`, `runs restart` and `mcp --agents paseo` share, as the backend takes them. */
 export interface PaseoCliOptions {
   host: string;

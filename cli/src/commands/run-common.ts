@@ -23,6 +23,7 @@ import { UsageError, readScenarioFile } from '../io.js';
 import { LiveView, isLiveTerminal } from '../live-view.js';
 import type { CommandIo } from '../io.js';
 import { commandLineWarning, secretHint, secretsOnCommandLine } from './run-inputs.js';
+import { PASEO_FLAGS } from './paseo-options.js';
 import type { Terminal } from './terminal.js';
 
 export function warnSecretsOnCommandLine(args: ParsedArgs, ir: Ir, io: CommandIo): void {
@@ -70,10 +71,7 @@ export function runDisplay(
 /** The flags of the live backends, shared by `run` and `runs restart`. */
 export const LIVE_FLAGS = {
   gate: 'string',
-  'paseo-host': 'string',
-  'paseo-password-file': 'string',
-  'paseo-provider': 'string',
-  'paseo-model': 'string',
+  ...PASEO_FLAGS,
   'parent-agent': 'string',
   listen: 'string',
   'allow-remote-runners': 'boolean',

@@ -29,6 +29,7 @@ import {
   warnSecretsOnCommandLine,
 } from './run-common.js';
 import { driveRun, gateFlags, simBackend } from './run-drive.js';
+import { PASEO_FLAGS_HELP } from './paseo-options.js';
 import type { Terminal } from './terminal.js';
 
 export const RUN_HELP = `Usage: kairoku-playbook run FILE [--input NAME=VALUE...] [--backend sim|paseo|kairoku] [--json]
@@ -69,15 +70,7 @@ sim:
   --sim-delay MS       each sim agent and check takes MS milliseconds, and the run is saved after
                        every event (for tests that need a run to last)
 paseo and kairoku:
-  --paseo-host HOST:PORT
-                       the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
-  --paseo-password-file F
-                       the daemon's password, on the first line of F (default $PASEO_PASSWORD);
-                       there is no option taking the password itself: argv is visible to all
-  --paseo-provider NAME
-                       the Paseo provider of roles and steps that name none (default claude);
-                       NAME=OTHER sends those that name NAME to OTHER instead (repeatable)
-  --paseo-model NAME   the model of roles and steps that name none (default: the provider's)
+${PASEO_FLAGS_HELP}
   --parent-agent ID    a Paseo agent managing this run (paseo): step agents are labelled its
                        children (paseo.parent-agent-id)
   --listen HOST:PORT   where runners dial in (kairoku; default 127.0.0.1:0, a free port, said on

@@ -9,30 +9,16 @@
  * and those gone are lost by the lost-agent rule; a run whose manager agent is gone fails.
  */
 import type { Backend, BackendContext, RunState } from '@kairoku-playbook/runtime';
-import { paseoOptions } from './paseo-options.js';
+import { PASEO_FLAGS, PASEO_FLAGS_HELP, paseoOptions } from './paseo-options.js';
 import type { PaseoCliOptions } from './paseo-options.js';
 import type { ServeBackend, ServeBackendEntry, ServeBackendRequest } from './serve-backend.js';
 import { UsageError } from '../io.js';
 
 export const PASEO_SERVE: ServeBackendEntry = {
-  flags: {
-    'paseo-host': 'string',
-    'paseo-password-file': 'string',
-    'paseo-provider': 'string',
-    'paseo-model': 'string',
-  },
+  flags: PASEO_FLAGS,
   help: `paseo:
-  --paseo-host HOST:PORT
-                       the Paseo daemon (default $PASEO_HOST, else 127.0.0.1:6767)
-  --paseo-password-file F
-                       the daemon's password, on the first line of F (default $PASEO_PASSWORD);
-                       there is no option taking the password itself: argv is visible to all
-  --paseo-provider NAME
-                       the Paseo provider of roles and steps that name none (default claude; the
-                       start form can choose another per run); NAME=OTHER sends those that name
-                       NAME to OTHER instead (repeatable)
-  --paseo-model NAME   the model of roles and steps that name none (default: the provider's; the
-                       start form can choose another per run)`,
+${PASEO_FLAGS_HELP}
+                       (the start form can choose another provider and model for a run)`,
   setup: setupPaseo,
 };
 

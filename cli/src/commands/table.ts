@@ -102,10 +102,20 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
   serve: {
     flags: {
       listen: 'text',
-      backend: ['sim'],
+      backend: ['sim', 'paseo', 'kairoku'],
       scenario: 'file',
       'sim-delay': 'text',
       'panel-dir': 'dir',
+      'paseo-host': 'text',
+      'paseo-password-file': 'file',
+      'paseo-provider': 'text',
+      'paseo-model': 'text',
+      'app-listen': 'text',
+      'tls-cert': 'file',
+      'tls-key': 'file',
+      'tls-self-signed': 'none',
+      'app-token-file': 'file',
+      repository: 'text',
       help: 'none',
     },
     positionals: 'dir',
@@ -135,6 +145,8 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
   runner: {
     flags: {
       app: 'text',
+      'app-fingerprint': 'text',
+      'app-ca': 'file',
       'token-file': 'file',
       repo: 'dir',
       repository: 'text',
