@@ -24,6 +24,8 @@ export const MAY_IMPORT: Readonly<Record<string, readonly string[] | undefined>>
   runtime: ['compiler', 'grammar'],
   panel: [],
   'vscode-extension': ['panel'],
+  // the page bundles the pure parts of the others (its #check-json, #explore and #graph aliases)
+  playground: ['compiler', 'grammar', 'panel', 'lsp', 'runtime', 'cli'],
   cli: undefined,
 };
 

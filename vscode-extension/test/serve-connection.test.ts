@@ -245,7 +245,7 @@ describe('a serve for the workspace', () => {
     );
     // serve refuses (exit 2) and says why on standard error: that sentence is the error.
     await expect(
-      connectServe({ cli: CLI, workspace: join(scratch, 'home'), home, args: ['--backend', 'paseo'] }),
-    ).rejects.toThrow(/^serve exited \(2\): .*serve drives sim runs in this version/);
+      connectServe({ cli: CLI, workspace: join(scratch, 'home'), home, args: ['--backend', 'nope'] }),
+    ).rejects.toThrow(/^serve exited \(2\): .*--backend must be one of sim, paseo, kairoku/);
   }, 60_000);
 });

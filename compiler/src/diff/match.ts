@@ -214,8 +214,8 @@ class Graph {
 
   private stepLabel(step: IrStep | IrAfterTask, c: (ref: Node | undefined) => string): string {
     const own = (isStepTask(step) ? this.outputs : this.afterOutputs).get(step.name);
-    const resolve: Resolver = { ...this.resolver(c), report: (output) => c(own?.get(output)) };
-    const t = (template: IrTemplate | null) => (template ? templateText(template, resolve) : null);
+    const resolve: Resolver = { ...this.resolver(c), ownOutput: (output) => c(own?.get(output)) };
+    const t = (template: IrTemplate | null) => (template ? canonicalTemplate(template, resolve) : null);
     const isStep = 'needs' in step;
     const content = {
       kind: step.kind,
@@ -233,7 +233,7 @@ class Graph {
       retries: step.retries,
       timeoutMs: step.timeoutMs,
       labels: step.labels.map((l) => [l.name, t(l.value)]).sort(byFirst),
-      when: isStep && step.when ? expressionText(step.when.expr, resolve) : null,
+      when: isStep && step.when ? canonicalExpression(step.when.expr, resolve) : null,
       gate: isStep && step.gate ? [t(step.gate.title), t(step.gate.summary)] : null,
       trigger: isStep ? null : step.trigger,
       on: isStep ? null : [...step.on].sort(),
@@ -283,7 +283,7 @@ export interface Resolver {
   output(step: string, output: string): string;
   input(name: string): string;
   /** `report.outputs.O` in a step's own transitions: that step's output O */
-  report?(output: string): string;
+  ownOutput?(output: string): string;
 }
 
 function transitionText(
@@ -293,19 +293,19 @@ function transitionText(
   resolve: Resolver,
 ): string {
   if (transition.kind !== 'loop') return transition.kind;
-  const feedback = transition.feedback ? templateText(transition.feedback, resolve) : '';
+  const feedback = transition.feedback ? canonicalTemplate(transition.feedback, resolve) : '';
   return `loop(${c(steps[transition.target])},${transition.max},${transition.exhausted},${feedback})`;
 }
 
 /** A template as text, each name inside its expressions written by `resolve`. */
-export function templateText(template: IrTemplate, resolve: Resolver): string {
+export function canonicalTemplate(template: IrTemplate, resolve: Resolver): string {
   return template.parts
-    .map((p) => ('text' in p ? p.text : `\${{ ${expressionText(p.expr, resolve)} }}`))
+    .map((p) => ('text' in p ? p.text : `\${{ ${canonicalExpression(p.expr, resolve)} }}`))
     .join('');
 }
 
 /** An expression as text, each name of a step, an output or an input written by `resolve`. */
-export function expressionText(expr: IrExpr, resolve: Resolver): string {
+export function canonicalExpression(expr: IrExpr, resolve: Resolver): string {
   const named = nameOf(expr, resolve);
   if (named !== undefined) return named;
   switch (expr.kind) {
@@ -314,17 +314,17 @@ export function expressionText(expr: IrExpr, resolve: Resolver): string {
     case 'context':
       return expr.name;
     case 'member':
-      return `${expressionText(expr.object, resolve)}.${expr.property}`;
+      return `${canonicalExpression(expr.object, resolve)}.${expr.property}`;
     case 'index':
-      return `${expressionText(expr.object, resolve)}[${expressionText(expr.index, resolve)}]`;
+      return `${canonicalExpression(expr.object, resolve)}[${canonicalExpression(expr.index, resolve)}]`;
     case 'not':
-      return `!(${expressionText(expr.operand, resolve)})`;
+      return `!(${canonicalExpression(expr.operand, resolve)})`;
     case 'binary':
-      return `(${expressionText(expr.left, resolve)} ${expr.operator} ${expressionText(expr.right, resolve)})`;
+      return `(${canonicalExpression(expr.left, resolve)} ${expr.operator} ${canonicalExpression(expr.right, resolve)})`;
     case 'call':
-      return `${expr.function}(${expr.args.map((a) => expressionText(a, resolve)).join(', ')})`;
+      return `${expr.function}(${expr.args.map((a) => canonicalExpression(a, resolve)).join(', ')})`;
     case 'list':
-      return `[${expr.items.map((a) => expressionText(a, resolve)).join(', ')}]`;
+      return `[${expr.items.map((a) => canonicalExpression(a, resolve)).join(', ')}]`;
   }
 }
 
@@ -342,8 +342,8 @@ function nameOf(expr: IrExpr, resolve: Resolver): string | undefined {
   const [object, property] = outer;
   if (isContext(object, 'inputs')) return `inputs.${resolve.input(property)}`;
   const reported = member(object);
-  if (resolve.report && reported && reported[1] === 'outputs' && isContext(reported[0], 'report'))
-    return `report.outputs.${resolve.report(property)}`;
+  if (resolve.ownOutput && reported && reported[1] === 'outputs' && isContext(reported[0], 'report'))
+    return `report.outputs.${resolve.ownOutput(property)}`;
   if (isContext(object, 'steps')) return `steps.${resolve.step(property)}`;
   const middle = member(object);
   if (!middle || middle[1] !== 'outputs') return undefined;

@@ -1,6 +1,6 @@
 import type { Ir, IrAfterTask, IrRole, IrStep, IrTransition } from '../ir/ir.js';
 import { IR_VERSION } from '../ir/ir.js';
-import { expressionText, matchPlaybooks, templateText } from './match.js';
+import { canonicalExpression, matchPlaybooks, canonicalTemplate } from './match.js';
 import type { Matching, Resolver } from './match.js';
 
 /**
@@ -382,10 +382,10 @@ class PolicyDiff {
     }
     const power =
       step.kind === 'check'
-        ? `runs ${step.run.map((r) => JSON.stringify(templateText(r, this.resolvers[1]))).join(', ')}`
+        ? `runs ${step.run.map((r) => JSON.stringify(canonicalTemplate(r, this.resolvers[1]))).join(', ')}`
         : `role ${step.role}${this.roleTools(this.head, step.role)}`;
     this.push('step-added', 'widened', subject, `${this.what(step, type)} added (${step.kind}: ${power})`, {
-      after: step.kind === 'check' ? step.run.map((r) => templateText(r, this.resolvers[1])) : step.role,
+      after: step.kind === 'check' ? step.run.map((r) => canonicalTemplate(r, this.resolvers[1])) : step.role,
     });
     this.secrets(undefined, step, subject);
   }
@@ -448,8 +448,8 @@ class PolicyDiff {
     }
     // check commands
     if (step.kind === 'check') {
-      const beforeRun = before.run.map((r) => templateText(r, this.resolvers[0]));
-      const afterRun = step.run.map((r) => templateText(r, this.resolvers[1]));
+      const beforeRun = before.run.map((r) => canonicalTemplate(r, this.resolvers[0]));
+      const afterRun = step.run.map((r) => canonicalTemplate(r, this.resolvers[1]));
       const added = afterRun.filter((r) => !beforeRun.includes(r));
       const gone = beforeRun.filter((r) => !afterRun.includes(r));
       if (added.length)
@@ -477,8 +477,8 @@ class PolicyDiff {
     }
     // gates: made optional, choices that lead on, steps no longer (or now) after them
     if ('when' in step && 'when' in before && step.kind === 'gate') {
-      const b = before.when ? expressionText(before.when.expr, this.resolvers[0]) : null;
-      const h = step.when ? expressionText(step.when.expr, this.resolvers[1]) : null;
+      const b = before.when ? canonicalExpression(before.when.expr, this.resolvers[0]) : null;
+      const h = step.when ? canonicalExpression(step.when.expr, this.resolvers[1]) : null;
       if (b !== h) {
         const direction: Direction = h === null ? 'narrowed' : 'widened';
         const message =

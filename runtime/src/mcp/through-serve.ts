@@ -35,7 +35,7 @@ export function serveOf(store: RunStore, workspace: string): ServeInfo | undefin
 }
 
 /** A run-changing tool's call as the serve API's request. */
-export function serveRequest(
+export function toolServeRequest(
   tool: 'resume' | 'nudge_step' | 'cancel_run' | 'restart_run',
   args: Record<string, unknown>,
 ): { path: string; body: Record<string, unknown> } {

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { PlaybookProtocol } from './protocol.js';
 import { ToolError } from './tool-error.js';
-import { askServe, serveOf, serveOwning, servePlaybook, serveRequest } from './through-serve.js';
+import { askServe, serveOf, serveOwning, servePlaybook, toolServeRequest } from './through-serve.js';
 
 /**
  * The 13 tools of the manager protocol (seed 000) as MCP tools: inputs as zod schemas with
@@ -65,7 +65,7 @@ function throughServe(
 ): Promise<CallToolResult> | undefined {
   const serve = serveOwning(protocol.store, protocol.workspace, args.run);
   if (!serve) return undefined;
-  const { path, body } = serveRequest(tool, args);
+  const { path, body } = toolServeRequest(tool, args);
   return askServe(serve, path, body).then(
     (detail) => {
       const run = detail.run as { id: string; status: string } | undefined;

@@ -160,7 +160,7 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
   return seq(oid(id), ...(critical ? [tlv(0x01, Buffer.from([0xff]))] : []), tlv(0x04, value));
 }
 
-/** UTCTime through 2049, GeneralizedTime after (RFC 5280 §4.1.2.5). */
+/** UTCTime through 2049, GeneralizedTime after (RFC 5280, section 4.1.2.5). */
 function time(date: Date): Buffer {
   const iso = date.toISOString().replace(/[-:T]/g, '').slice(0, 14); // YYYYMMDDHHMMSS
   return date.getUTCFullYear() < 2050
