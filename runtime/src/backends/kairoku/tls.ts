@@ -64,8 +64,8 @@ export function makeSelfSigned(names: readonly string[], now = new Date()): TlsI
     extension('2.5.29.17', false, seq(...alternatives)), // subjectAltName
   );
   const tbs = seq(
-    tlv(0xa0, integer(Buffer.from([2]))), // v3
-    integer(serial),
+    tlv(0xa0, derInteger(Buffer.from([2]))), // v3
+    derInteger(serial),
     ecdsaSha256,
     name,
     seq(time(notBefore), time(notAfter)),
@@ -140,8 +140,14 @@ function set(...items: Buffer[]): Buffer {
   return tlv(0x31, Buffer.concat(items));
 }
 
-function integer(bytes: Buffer): Buffer {
-  return tlv(0x02, bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+/** A DER INTEGER of the unsigned big-endian `bytes` (exported for its test). */
+export function derInteger(bytes: Buffer): Buffer {
+  // DER's minimal form: no leading zero byte unless the next one's high bit needs it (a random serial
+  // starting 0x00 was 'illegal padding' to OpenSSL), and one added where the high bit would make it negative
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0 && !(bytes[start + 1]! & 0x80)) start++;
+  const minimal = bytes.subarray(start);
+  return tlv(0x02, minimal[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
 }
 
 function oid(dotted: string): Buffer {

@@ -11,6 +11,7 @@ import {
   normalizeFingerprint,
   selfSignedIdentity,
 } from '../../../src/backends/kairoku/index.js';
+import { derInteger } from '../../../src/backends/kairoku/tls.js';
 import { AppClient, AppUntrusted } from '../../../src/runner/app-client.js';
 import { APP_TOKEN } from '../../fixtures/kairoku/harness.js';
 
@@ -168,5 +169,17 @@ describe('the app over TLS', () => {
     });
     await expect(client.post('heartbeat', hello)).rejects.toThrow(/not loopback/);
     await expect(client.post('heartbeat', hello)).rejects.toThrow(AppUntrusted);
+  });
+});
+
+describe('DER integers in the certificate', () => {
+  it('are minimal: no leading zero unless the high bit needs one (OpenSSL refuses "illegal padding")', () => {
+    const hex = (bytes: number[]) => derInteger(Buffer.from(bytes)).toString('hex');
+    expect(hex([0x00, 0x12, 0x34])).toBe('02021234'); // a random serial that began with 0x00
+    expect(hex([0x00, 0x00, 0x05])).toBe('020105');
+    expect(hex([0x80, 0x01])).toBe('0203008001'); // positive: a zero before a high bit
+    expect(hex([0x00, 0x80])).toBe('02020080'); // that zero kept
+    expect(hex([0x00])).toBe('020100');
+    expect(hex([0x02])).toBe('020102');
   });
 });
