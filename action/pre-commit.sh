@@ -9,7 +9,7 @@ if [ ! -f "$clone/cli/dist/kairoku-playbook.bundle.cjs" ]; then
   echo "kairoku-playbook: building the CLI once in $clone" >&2
   (
     cd "$clone"
-    npm ci --workspace cli --include-workspace-root=false --no-audit --no-fund --loglevel error >&2
+    npm ci --workspace cli --workspace playground --include-workspace-root=false --no-audit --no-fund --loglevel error >&2
     node cli/build.mjs >&2
   )
 fi

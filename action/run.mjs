@@ -113,13 +113,16 @@ function buildFromCheckout(actionPath) {
   if (!existsSync(bin)) fail(`GITHUB_ACTION_PATH (${actionPath}) is not a checkout of ${NAME}: no cli/bin`);
   if (!existsSync(join(actionPath, 'cli', 'dist', `${NAME}.bundle.cjs`))) {
     group(`Build ${NAME} from the action's checkout`, () => {
-      // Only the CLI's workspace and what it builds from (no editor or test tooling).
+      // Only the CLI's workspace and what it builds from (no editor or test tooling): the playground's
+      // too, whose page the CLI's bundle embeds.
       runOrFail(
         'npm',
         [
           'ci',
           '--workspace',
           'cli',
+          '--workspace',
+          'playground',
           '--include-workspace-root=false',
           '--no-audit',
           '--no-fund',
