@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../test/e2e/support/workbench.js';
+import { launchChromium, pageWithProblems } from '../../test/e2e/support/workbench.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
@@ -60,14 +60,7 @@ afterAll(async () => {
 
 describe('serve and its panel in Chromium', () => {
   it('starts pr.yml on sim from the printed URL, decides its gate, and sees the run complete', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    const { context, page, problems } = await pageWithProblems(browser, { width: 1200, height: 900 });
 
     await page.goto(loginUrl);
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar (303 to /)

@@ -15,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../../cli/test/in-process.js';
 import { BIN, REPO } from '../../cli/test/tools.js';
-import { launchChromium } from '../../test/e2e/support/workbench.js';
+import { launchChromium, pageWithProblems } from '../../test/e2e/support/workbench.js';
 import { PLAYGROUND_DIST, buildPlayground, examples } from '../build.mjs';
 
 const PR = readFileSync(join(REPO, 'playbooks', 'pr.yml'), 'utf8');
@@ -62,14 +62,7 @@ interface Opened {
 
 /** A fresh page at `address`, its console errors and page errors (a CSP refusal is one) collected. */
 async function open(address: string): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
+  const { page, problems } = await pageWithProblems(browser, { width: 1400, height: 1000 });
   await page.goto(address);
   await page.locator('body[data-generation]').waitFor();
   return { page, problems };

@@ -4,7 +4,7 @@
  * never a fixed sleep.
  */
 import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /** One row of the Problems panel, or one diagnostic of `check --format json`, in the same shape. */
 export interface Problem {
@@ -36,6 +36,22 @@ export const CHROMIUM_ARGS = [
 /** Debian's Chromium (the `chromium` package), headless, with CHROMIUM_ARGS. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+/** A new page in a context of its own, collecting its console errors and page errors (a CSP refusal is one). */
+export async function pageWithProblems(
+  browser: Browser,
+  viewport: { width: number; height: number },
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { context, page, problems };
 }
 
 /** Waits for the workbench, then opens a file of the folder with Quick Open. */
