@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunStore, stepRun, vecToArray } from '@kairoku-playbook/runtime';
 import type { RunState } from '@kairoku-playbook/runtime';
+import { waitFor } from '../../runtime/test/fixtures/kairoku/harness.js';
 
 /**
  * The fleet across a real network boundary (issue 15 §1): two network namespaces joined by a veth
@@ -280,22 +281,6 @@ function runState(home: string, id: string): RunState | undefined {
     return new RunStore(home).load(id);
   } catch {
     return undefined;
-  }
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | false,
-  timeoutMs: number,
-  explain?: () => string,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${explain ? `\n${explain()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
