@@ -215,7 +215,7 @@ describe('authoring in a real VS Code (code-server)', () => {
     writeFileSync(join(workspace, '.kairoku', 'policy.yml'), 'strict: false\ngatd:\n  - "make deploy*"\n');
     const expected = check(workspace).filter((d) => d.file.endsWith('policy.yml'));
     expect(expected.map((d) => d.code)).toEqual(['PB701']);
-    await openFile(page, 'policy.yml');
+    await openFile(page, 'policy.yml', join(workspace, '.kairoku', 'policy.yml'));
     await expect
       .poll(
         async () =>

@@ -54,14 +54,19 @@ export async function pageWithProblems(
   return { context, page, problems };
 }
 
-/** Waits for the workbench, then opens a file of the folder with Quick Open. */
-export async function openFile(page: Page, name: string): Promise<void> {
+/**
+ * Waits for the workbench, then opens a file of the folder with Quick Open. A file written after
+ * the workbench started is opened by its absolute path (`typed`): Quick Open answers an existing
+ * absolute path at once, while its file search may not list a new file until the watcher has
+ * seen it (a clean-clone CI run timed out waiting for it under load).
+ */
+export async function openFile(page: Page, name: string, typed: string = name): Promise<void> {
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
   // The explorer shows the folder once the workbench has restored it.
   await page.locator('.explorer-folders-view').waitFor({ timeout: 90_000 });
   await page.keyboard.press('Control+P');
   await page.locator('.quick-input-widget input').waitFor();
-  await page.keyboard.type(name);
+  await page.keyboard.type(typed);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor();
   await page.keyboard.press('Enter');
   await page.locator('.tab.active', { hasText: name }).waitFor();
