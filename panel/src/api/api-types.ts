@@ -1,7 +1,8 @@
 /**
  * The serve API's shapes as the page reads them (issue 9; the contract the host implements in
- * runtime/src/serve/api-types.ts). The page imports nothing of the playbook packages: a test will hold
- * this copy equal to the runtime's, as the extension's protocol copy is held to the language server's.
+ * runtime/src/serve/api-types.ts). The page imports nothing of the playbook packages: panel/test/api-types.test.ts
+ * holds this copy to the runtime's (every answer serve sends reads as these types; every request the
+ * page sends is one serve accepts), as the extension's protocol copy is held to the language server's.
  */
 
 /** Every 4xx body. `code` is stable (kebab-case), `message` one sentence that says what to do. */

@@ -71,7 +71,7 @@ export interface PlaybookCard {
   /** [] when the playbook does not compile */
   inputs: InputField[];
   /** the IR's JSON Schema of the inputs: the page validates with it, the server again */
-  inputSchema?: object;
+  inputSchema?: Record<string, unknown>;
   /** what the backend supports */
   startOptions: StartOptionsOffered;
 }
@@ -126,6 +126,33 @@ export interface StepActivity {
   count?: number;
 }
 
+/** One attempt of a step, as the run file records it (timestamps ISO 8601). */
+export interface AttemptView {
+  /** 1-based, counted over the step's whole life (loops and retries included) */
+  attempt: number;
+  startedAt: string;
+  endedAt?: string;
+  outcome?: string;
+  /** set when the manager applied another outcome than the one reported */
+  reportedOutcome?: string;
+  summary?: string;
+  outputs?: Record<string, unknown>;
+  reportedAt?: string;
+  /** loop feedback handed to this attempt */
+  feedback?: string;
+  loopCount?: number;
+  brief?: string;
+  /** the backend's handle on the agent */
+  agent?: string;
+  reminded?: boolean;
+  /** how an attempt without an outcome ended */
+  ended?: 'lost' | 'timeout' | 'stopped' | 'canceled' | 'read-only';
+  /** gates: the comment given with the choice, and the title and summary shown when it opened */
+  comment?: string;
+  title?: string;
+  gateSummary?: string;
+}
+
 /** The MCP server's StepView (runtime/src/mcp/views.ts), plus what the panel needs. */
 export interface StepDetail {
   /** after-tasks are named `after.NAME` */
@@ -136,7 +163,7 @@ export interface StepDetail {
   summary: string | null;
   outputs: Record<string, unknown> | null;
   reason: string | null;
-  attempts: unknown[];
+  attempts: AttemptView[];
   gate?: { title: string; summary: string; choices: ChoiceView[] };
   inputs?: { name: string; source: string; value: unknown }[];
   brief?: string;

@@ -101,7 +101,19 @@ const stepDetail = {
     name: { type: 'string' },
     kind: { enum: ['agent', 'check', 'gate'] },
     status: { type: 'string' },
-    attempts: { type: 'array' },
+    attempts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['attempt', 'startedAt'],
+        properties: {
+          attempt: { type: 'integer', minimum: 1 },
+          startedAt: { type: 'string' },
+          outcome: { type: 'string' },
+          ended: { enum: ['lost', 'timeout', 'stopped', 'canceled', 'read-only'] },
+        },
+      },
+    },
     activity: {
       type: 'array',
       items: {
