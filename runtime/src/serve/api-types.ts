@@ -6,6 +6,7 @@
  * Auth: the cookie `kairoku_session` (HttpOnly, SameSite=Strict, Path=/) or `Authorization: Bearer
  * <token>`; without either, 401 with a `RefusalBody`.
  */
+import type { Attempt } from '../core/state.js';
 
 /** Every 4xx body. `code` is stable (kebab-case), `message` one sentence that says what to do. */
 export interface Refusal {
@@ -126,32 +127,8 @@ export interface StepActivity {
   count?: number;
 }
 
-/** One attempt of a step, as the run file records it (timestamps ISO 8601). */
-export interface AttemptView {
-  /** 1-based, counted over the step's whole life (loops and retries included) */
-  attempt: number;
-  startedAt: string;
-  endedAt?: string;
-  outcome?: string;
-  /** set when the manager applied another outcome than the one reported */
-  reportedOutcome?: string;
-  summary?: string;
-  outputs?: Record<string, unknown>;
-  reportedAt?: string;
-  /** loop feedback handed to this attempt */
-  feedback?: string;
-  loopCount?: number;
-  brief?: string;
-  /** the backend's handle on the agent */
-  agent?: string;
-  reminded?: boolean;
-  /** how an attempt without an outcome ended */
-  ended?: 'lost' | 'timeout' | 'stopped' | 'canceled' | 'read-only';
-  /** gates: the comment given with the choice, and the title and summary shown when it opened */
-  comment?: string;
-  title?: string;
-  gateSummary?: string;
-}
+/** One attempt of a step, exactly as the run file records it (timestamps ISO 8601). */
+export type AttemptView = Attempt;
 
 /** The MCP server's StepView (runtime/src/mcp/views.ts), plus what the panel needs. */
 export interface StepDetail {
