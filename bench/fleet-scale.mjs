@@ -17,28 +17,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { compilePlaybook } from '../compiler/dist/index.js';
 import { KairokuBackend, makeSelfSigned, fingerprintOf } from '../runtime/dist/backends/kairoku/index.js';
 import { AppClient } from '../runtime/dist/runner/app-client.js';
-import { createRun } from '../runtime/dist/core/create-run.js';
-import { Driver } from '../runtime/dist/driver/driver.js';
 import { RunHost } from '../runtime/dist/host/run-host.js';
 import { SimBackend } from '../runtime/dist/backends/sim.js';
+import { createRun } from '../runtime/dist/core/create-run.js';
+import { REPO, TOKEN, arg, compile, median, ms, quantile, queueRuns } from './kairoku-support.mjs';
 
-const arg = (name, fallback) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-};
 const RUNNERS = arg('runners', 20);
 const DISPATCHES = arg('dispatches', 200);
-const TOKEN = 'bench-app-token-0123456789';
-const REPO = 'git@example.com:acme/shop.git';
-
-function compile(yaml) {
-  const { ir, diagnostics } = compilePlaybook('bench.yml', yaml);
-  if (!ir) throw new Error(diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return ir;
-}
 
 /** One run of `width` ready check steps: that many dispatches queued at once. */
 const wide = (width) =>
@@ -49,29 +36,6 @@ steps:
 ${Array.from({ length: width }, (_, i) => `  s${i}: { run: [make s${i}] }`).join('\n')}
 `);
 
-function queue(backend, ir, runs, prefix) {
-  const drivers = [];
-  for (let i = 0; i < runs; i++) {
-    const state = createRun(ir, {
-      id: `${prefix}-${i}`,
-      inputs: {},
-      now: Date.now(),
-      backend: 'kairoku',
-      branch: '',
-    });
-    const driver = new Driver(state, { backend });
-    driver.dispatch({ type: 'start' });
-    drivers.push(driver);
-  }
-  return drivers;
-}
-
-const quantile = (values, q) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
-const median = (values) => quantile(values, 0.5);
-const ms = (value) => `${value.toFixed(3)} ms`;
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 
 // ---- the runners' side (a child process) ----------------------------------------------------------
@@ -149,7 +113,7 @@ async function drain(tls) {
     missLimit: 60,
   });
   const url = await backend.listen('127.0.0.1', 0, tls ? { tls } : {});
-  const drivers = queue(backend, wide(DISPATCHES), 1, tls ? 'tls' : 'http');
+  const drivers = queueRuns(backend, wide(DISPATCHES), 1, tls ? 'tls' : 'http');
   // Warm the validators before the clock starts (they compile on first use).
   backend.handle('heartbeat', {
     runner: 'warm',
@@ -194,7 +158,7 @@ async function drain(tls) {
 async function claimCost(queued, claims = 300) {
   const backend = new KairokuBackend({ appToken: TOKEN, target: { repository: REPO, baseBranch: 'main' } });
   const url = await backend.listen('127.0.0.1', 0);
-  queue(backend, wide(100), Math.ceil((queued + claims) / 100), `q${queued}`);
+  queueRuns(backend, wide(100), Math.ceil((queued + claims) / 100), `q${queued}`);
   const client = new AppClient(url, TOKEN);
   const hello = {
     runner: 'r',

@@ -10,25 +10,11 @@
 /* global fetch */
 import { performance } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { compilePlaybook } from '../compiler/dist/index.js';
 import { KairokuBackend } from '../runtime/dist/backends/kairoku/index.js';
-import { createRun } from '../runtime/dist/core/create-run.js';
-import { Driver } from '../runtime/dist/driver/driver.js';
+import { REPO, TOKEN, arg, compile, median, ms, quantile, queueRuns } from './kairoku-support.mjs';
 
-const arg = (name, fallback) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-};
 const RUNS = arg('runs', 50);
 const RUNNERS = arg('runners', 20);
-const TOKEN = 'bench-app-token-0123456789';
-const REPO = 'git@example.com:acme/shop.git';
-
-function compile(yaml) {
-  const { ir, diagnostics } = compilePlaybook('bench.yml', yaml);
-  if (!ir) throw new Error(diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return ir;
-}
 
 // Check steps only: a runner reports their result in its terminal update, so no agent is needed.
 const FLEET = compile(`version: 1
@@ -46,23 +32,6 @@ steps:
 ${Array.from({ length: 60 }, (_, i) => `  s${i}: { run: [make s${i}] }`).join('\n')}
 `);
 
-function startRuns(backend, ir, count) {
-  const drivers = [];
-  for (let i = 0; i < count; i++) {
-    const state = createRun(ir, {
-      id: `run-${i}`,
-      inputs: {},
-      now: Date.now(),
-      backend: 'kairoku',
-      branch: '',
-    });
-    const driver = new Driver(state, { backend });
-    driver.dispatch({ type: 'start' });
-    drivers.push(driver);
-  }
-  return drivers;
-}
-
 async function post(url, route, body) {
   const response = await fetch(`${url}/v1/${route}`, {
     method: 'POST',
@@ -73,12 +42,6 @@ async function post(url, route, body) {
   if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
-
-const quantile = (values, q) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
-const ms = (value) => `${value.toFixed(3)} ms`;
 
 async function fleet() {
   const backend = new KairokuBackend({
@@ -98,7 +61,7 @@ async function fleet() {
     capacity: { running: 0, max: 0 },
   });
   await post(url, 'drain-ack', { runner: 'warm', held: [] });
-  const drivers = startRuns(backend, FLEET, RUNS);
+  const drivers = queueRuns(backend, FLEET, RUNS);
   const worker = new Worker(new URL(import.meta.url), { workerData: { url, runners: RUNNERS } });
   const started = performance.now();
   const watch = setInterval(() => {
@@ -179,7 +142,7 @@ async function runners({ url, runners: count }) {
 async function perClaim(runs, claims) {
   const backend = new KairokuBackend({ appToken: TOKEN, target: { repository: REPO, baseBranch: 'main' } });
   const url = await backend.listen('127.0.0.1', 0);
-  startRuns(backend, WIDE, runs);
+  queueRuns(backend, WIDE, runs);
   const queued = backend.queued();
   const hello = {
     machine: 'box',
@@ -229,7 +192,6 @@ async function main() {
         : [await perClaim(5, 250), await perClaim(50, 250)];
     rounds.push(pair);
   }
-  const median = (xs) => quantile(xs, 0.5);
   const small = {
     queued: rounds[0][0].queued,
     http: median(rounds.map((r) => r[0].http)),
