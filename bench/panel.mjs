@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const out = join(root, 'bench', 'out');
@@ -45,18 +45,6 @@ await build({
   },
 });
 const { startFakeApi, TOKEN } = await import(pathToFileURL(fakeFile).href);
-// The same Chromium flags as the browser tests: test/e2e/support/workbench.ts, bundled too (Node 20 reads
-// no TypeScript; it imports only playwright-core's types, so the bundle needs nothing beside it).
-const workbenchFile = join(out, 'workbench.mjs');
-await build({
-  entryPoints: [join(root, 'test', 'e2e', 'support', 'workbench.ts')],
-  outfile: workbenchFile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  logLevel: 'warning',
-});
-const { CHROMIUM_ARGS } = await import(pathToFileURL(workbenchFile).href);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const quantile = (xs, q) =>
@@ -75,11 +63,7 @@ function bigGraph(rows = 200, width = 10) {
   return nodes;
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: CHROMIUM_ARGS,
-});
+const browser = await launchChromium();
 const results = {};
 try {
   // ---------------------------------------------------------------- (1) a 2,000-step run's graph

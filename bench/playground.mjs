@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { performance as nodePerformance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { PLAYGROUND_DIST, buildEngineForNode, buildPlayground } from '../playground/build.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -65,12 +65,7 @@ for (let i = 0; i < WARM + 2 * KEYS; i++) {
 }
 
 // (2) keystroke → diagnostics in Chromium
-const { CHROMIUM_ARGS } = await import(pathToFileURL(await bundledWorkbench()).href);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: CHROMIUM_ARGS,
-});
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
 await page.goto(pathToFileURL(join(PLAYGROUND_DIST, 'index.html')).href);
 await page.locator('body[data-generation]').waitFor();
@@ -107,19 +102,3 @@ console.log(
 );
 console.log(`baseline, the same check in Node: median ${ms(n.median)}, p95 ${ms(n.p95)} (${n.n} checks)`);
 console.log(`ratio (medians): ${(b.median / n.median).toFixed(2)}×`);
-
-/** test/e2e/support/workbench.ts's Chromium flags, bundled (Node 20 reads no TypeScript). */
-async function bundledWorkbench() {
-  const { build } = await import('esbuild');
-  const file = join(out, 'workbench.mjs');
-  await build({
-    entryPoints: [join(root, 'test', 'e2e', 'support', 'workbench.ts')],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'warning',
-    external: ['playwright-core'],
-  });
-  return file;
-}
