@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { analyzeFile } from '../src/compile.js';
 import type { Check } from '../src/check-context.js';
+import { prng } from '../../test/support/random.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -37,14 +38,7 @@ function corpus(): { name: string; text: string }[] {
 
 /** A deterministic shuffle (mulberry32). */
 function shuffled(checks: readonly Check[], seed: number): Check[] {
-  let a = seed >>> 0;
-  const random = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = prng(seed);
   const out = [...checks];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));

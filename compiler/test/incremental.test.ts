@@ -16,6 +16,7 @@ import { validateWorkspace } from '../src/validate.js';
 import type { TextChange } from '../src/incremental.js';
 // @ts-expect-error: a JavaScript module without types (the benchmarks' generator)
 import { generatePlaybook } from '../../bench/generate.mjs';
+import { prng } from '../../test/support/random.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,18 +25,6 @@ function files(dir: string): { file: string; text: string }[] {
     .filter((name) => /\.ya?ml$/.test(name) && !/\.test\.ya?ml$/.test(name))
     .sort()
     .map((name) => ({ file: `${dir}/${name}`, text: readFileSync(join(ROOT, dir, name), 'utf8') }));
-}
-
-/** mulberry32: the same edits on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0 || 1;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const TYPED = [
@@ -111,7 +100,7 @@ function referencesOf(analysis: FileAnalysis): unknown[] {
  * where the incremental path is.
  */
 function check(file: string, text: string, count: number, seed: number, undoBreaks = false): number {
-  const next = random(seed);
+  const next = prng(seed);
   let analysis = analyzeFile(file, text);
   let incremental = 0;
   let undo: TextChange | undefined;
@@ -162,7 +151,7 @@ describe('incremental analysis gives what a full analysis gives', () => {
     const text = generatePlaybook(20, 5) as string;
     let previous = validateWorkspace([{ file, text }]).analyses;
     let current = text;
-    const next = random(9);
+    const next = prng(9);
     for (let i = 0; i < 40; i++) {
       const change = nextEdit(previous.get(file)!, next);
       current = current.slice(0, change.start) + change.text + current.slice(change.end);

@@ -16,6 +16,7 @@ import { Model } from '../src/explore/model.js';
 import type { RunState } from '../src/core/state.js';
 import { isEnded } from '../src/core/state.js';
 import { repo } from './helpers.js';
+import { prng } from '../../test/support/random.js';
 
 const FIRST_CHARACTERS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./_-~"\'$'];
 const GATE_EVERYTHING = `strict: true\ngated:\n${FIRST_CHARACTERS.map((c) => `  - ${JSON.stringify(`${c}*`)}`).join('\n')}\n`;
@@ -168,18 +169,6 @@ describe('PB700 agrees with explore', () => {
     expect(compared - reported).toBeGreaterThan(compared / 10);
   });
 });
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0 || 1;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * 2 to 6 steps (checks that deploy, agents, gates), random needs, `when`s on inputs of their own (so each

@@ -1,15 +1,10 @@
+import { prng } from '../../../test/support/random.js';
+
 /** A small seeded PRNG (mulberry32), so a failing fuzz run can be replayed from its seed. */
 export class Random {
-  private state: number;
+  readonly next: () => number;
   constructor(readonly seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = prng(seed);
   }
   int(below: number): number {
     return Math.floor(this.next() * below);

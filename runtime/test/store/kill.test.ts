@@ -8,6 +8,7 @@ import type { RunState } from '../../src/core/state.js';
 import { recoverRuns } from '../../src/store/recover.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { repo } from '../helpers.js';
+import { prng } from '../../../test/support/random.js';
 
 /**
  * Kills a real `kairoku-playbook run` process with SIGKILL at random moments of its run and checks the
@@ -36,18 +37,6 @@ let total = 0;
 let startup = 0;
 /** history entries of a whole run: kills inside the run are placed by its progress, not by the clock */
 let events = 0;
-
-/** mulberry32: a small seeded RNG, so a failure can be replayed */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -158,7 +147,7 @@ function runCli(
 }
 
 async function trial(seed: number): Promise<Trial> {
-  const random = rng(seed);
+  const random = prng(seed);
   const home = mkdtempSync(join(tmpdir(), 'kp-kill-home-'));
   const { args, env } = cliArgs(home);
   const begun = Date.now();
