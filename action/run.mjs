@@ -1,5 +1,7 @@
 // The GitHub Action's step (action.yml runs it): installs kairoku-playbook, checks the playbooks with
-// GitHub annotations, writes SARIF when asked, and reports the counts as outputs and in the job summary.
+// GitHub annotations, writes SARIF when asked, and reports the counts as outputs and in the job summary;
+// with `diff-base`, also compares the playbooks' power between that revision and the checkout
+// (`kairoku-playbook diff`), in the job summary and as a Markdown file for a pull request comment.
 //
 // It reads only what a runner gives a step: GITHUB_WORKSPACE (the checkout: paths are relative to it),
 // GITHUB_ACTION_PATH (this action's checkout), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY (files to append
@@ -191,6 +193,61 @@ function check(bin, workspace) {
   return { exit: annotated.status, log, sarifFile: sarifInput ? sarifFile : undefined };
 }
 
+// ------------------------------------------------------------------------------------------------- diff
+
+const FAIL_ON = ['widened', 'any', 'never'];
+
+/**
+ * `diff-base`: the playbooks of the checkout (HEAD) against their merge base with that revision, as
+ * `kairoku-playbook diff` compares them. Undefined without the input.
+ */
+function diff(bin, workspace) {
+  const base = input('diff-base');
+  if (!base) return undefined;
+  const failOn = (input('diff-fail-on') || 'widened').toLowerCase();
+  if (!FAIL_ON.includes(failOn)) fail(`diff-fail-on: one of ${FAIL_ON.join(', ')}, not "${failOn}"`);
+  // A revision, passed as one argument (no shell); a leading dash would be read as an option.
+  if (base.startsWith('-')) fail(`diff-base: a revision (a commit, branch or tag), not "${base}"`);
+  const mergeBase = spawnSync('git', ['merge-base', base, 'HEAD'], { cwd: workspace, encoding: 'utf8' });
+  if (mergeBase.status !== 0)
+    fail(
+      `diff-base: no merge base of ${base} and HEAD in the checkout (${(mergeBase.stderr || `exit ${mergeBase.status}`).trim()}): ` +
+        'give actions/checkout fetch-depth: 0 so both commits and their history are there',
+    );
+  const from = mergeBase.stdout.trim();
+  const paths = pathsInput();
+  const run = (format, extra = []) => {
+    const result = spawnSync(
+      process.execPath,
+      [bin, 'diff', from, 'HEAD', '--format', format, ...extra, '--', ...paths],
+      {
+        cwd: workspace,
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      },
+    );
+    if (result.status !== 0 && result.status !== 1)
+      fail(
+        `${NAME} diff could not compare ${from} and HEAD (exit ${result.status ?? result.signal}); see above`,
+      );
+    return result;
+  };
+  const counted = JSON.parse(run('json').stdout);
+  const markdown = run('markdown', failOn === 'never' ? [] : ['--fail-on', failOn]);
+  const file = join(required('RUNNER_TEMP'), `${NAME}-diff.md`);
+  writeFileSync(file, markdown.stdout);
+  // An error in either version exits 1 too: `check` has annotated it, and it fails the step only where
+  // the diff was asked to fail on something.
+  const failed = failOn !== 'never' && markdown.status === 1;
+  return {
+    file,
+    markdown: markdown.stdout,
+    widened: counted.summary.widened,
+    failed,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------- report
 
 function counts(log) {
@@ -255,7 +312,13 @@ function main() {
   setOutput('notes', String(found.notes));
   if (result.sarifFile) setOutput('sarif-file', result.sarifFile);
   if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, summary(result.log, found));
-  return result.exit;
+  const compared = diff(bin, workspace);
+  if (!compared) return result.exit;
+  setOutput('diff-file', compared.file);
+  setOutput('widened', String(compared.widened));
+  if (env.GITHUB_STEP_SUMMARY && compared.markdown.trim())
+    appendFileSync(env.GITHUB_STEP_SUMMARY, `\n${compared.markdown.trimEnd()}\n`);
+  return result.exit === 1 || compared.failed ? 1 : result.exit;
 }
 
 try {

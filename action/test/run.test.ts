@@ -288,6 +288,45 @@ describe('the action, run with the variables a runner sets', { timeout: 60_000 }
     expect(outside.stdout).toContain('GITHUB_WORKSPACE is not set');
   });
 
+  it('with diff-base, compares the playbooks from the merge base: widened fails, a rename reports nothing', () => {
+    const PLAYBOOK =
+      'version: 1\ntitle: Ship\nsteps:\n  build:\n    run: npm test\n    retries: 1\n  approve:\n    needs: [build]\n    gate: { title: Ship it? }\n';
+    const workspace = repository({ 'playbooks/ship.yml': PLAYBOOK });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=ci', '-c', 'user.email=ci@example.com', ...args], {
+        cwd: workspace,
+        encoding: 'utf8',
+      }).trim();
+    const base = git('rev-parse', 'HEAD');
+    // A rename changes nothing the playbook can do.
+    writeFileSync(join(workspace, 'playbooks/ship.yml'), PLAYBOOK.replace(/build/g, 'compile'));
+    git('commit', '-qam', 'rename');
+    const renameCommit = git('rev-parse', 'HEAD');
+    const renamed = runAction(workspace, { 'diff-base': base });
+    expect(renamed.status, renamed.stdout + renamed.stderr).toBe(0);
+    expect(renamed.outputs.widened).toBe('0');
+    expect(renamed.summary).toContain('### kairoku-playbook check');
+
+    // More retries widen it: the step fails, the summary and the diff file say why.
+    writeFileSync(
+      join(workspace, 'playbooks/ship.yml'),
+      PLAYBOOK.replace(/build/g, 'compile').replace('retries: 1', 'retries: 5'),
+    );
+    git('commit', '-qam', 'more retries');
+    const widened = runAction(workspace, { 'diff-base': renameCommit });
+    expect(widened.status, widened.stdout + widened.stderr).toBe(1);
+    expect(Number(widened.outputs.widened)).toBeGreaterThan(0);
+    const markdown = readFileSync(widened.outputs['diff-file']!, 'utf8');
+    expect(markdown).toMatch(/retries/i);
+    expect(widened.summary).toContain(markdown.trimEnd());
+    // 'never': the same diff, and the step passes.
+    expect(runAction(workspace, { 'diff-base': renameCommit, 'diff-fail-on': 'never' }).status).toBe(0);
+    // A base the checkout does not have: said, with what to do.
+    const missing = runAction(workspace, { 'diff-base': '0123456789abcdef0123456789abcdef01234567' });
+    expect(missing.status).toBe(2);
+    expect(missing.stdout).toContain('fetch-depth: 0');
+  }, 240_000);
+
   it('installs the npm package when version names one (a missing tarball fails, saying so)', () => {
     const workspace = repository({ 'playbooks/clean.yml': CLEAN });
     const result = runAction(
