@@ -152,6 +152,8 @@ describe('a whole run of playbooks/pr.yml on the paseo backend', { timeout: 30_0
         'kairoku.playbook': 'pr',
         'kairoku.step': 'implement',
         'kairoku.attempt': String(index + 1),
+        // The port its report endpoint listens on: whether a restarted runtime answers there.
+        'kairoku.report-port': new URL(run.backend.endpoint.url).port,
       });
     });
     // The loops' feedback reaches the next attempt's first message.
@@ -280,6 +282,7 @@ describe('step agents on the paseo backend', () => {
         'kairoku.playbook': 't',
         'kairoku.step': 'work',
         'kairoku.attempt': '1',
+        'kairoku.report-port': new URL(run.backend.endpoint.url).port,
         'paseo.parent-agent-id': 'manager-agent-1',
       },
     });
