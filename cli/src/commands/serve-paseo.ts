@@ -61,9 +61,12 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
     });
   } catch (error) {
     await client.close();
-    throw new UsageError(`serve --backend paseo: the step agents' report endpoint: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new UsageError(
+      `serve --backend paseo: the step agents' report endpoint: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
   if (reports.movedFrom !== undefined)
     log(

@@ -183,7 +183,10 @@ function keyOf(options: Pick<ReportEndpointOptions, 'home'>): Buffer {
   return options.home === undefined ? randomBytes(32) : storeKey(options.home);
 }
 
-async function listenReports(options: ReportEndpointOptions | Omit<ReportEndpointOptions, 'onReport'>, service: ReportService): Promise<ReportEndpoint> {
+async function listenReports(
+  options: ReportEndpointOptions | Omit<ReportEndpointOptions, 'onReport'>,
+  service: ReportService,
+): Promise<ReportEndpoint> {
   const host = await resolveBindAddress(options.host ?? '127.0.0.1', {
     what: 'the report endpoint',
   });

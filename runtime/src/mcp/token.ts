@@ -17,7 +17,10 @@ export const STEP_TOKEN_VARIABLE = 'KAIROKU_STEP_TOKEN';
  * Nothing is saved per token, and run state holds none.
  */
 export function stepAgentToken(home: string, run: string, step: string, attempt: number): string {
-  return createHmac('sha256', storeKey(home)).update(`${run}\n${step}\n${attempt}`).digest('hex').slice(0, 32);
+  return createHmac('sha256', storeKey(home))
+    .update(`${run}\n${step}\n${attempt}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export function checkStepAgentToken(

@@ -351,7 +351,10 @@ export class PaseoBackend implements Backend {
       this.log('info', `paseo: ${tracked.step} (attempt ${attempt}) is Paseo agent ${agentId}, taken up`);
       if (tracked.phase === 'idle') {
         // Its turn ended while no runtime watched: a report it tried then found no endpoint.
-        this.log('info', `paseo: ${tracked.step} (attempt ${attempt}) ended its turn while the runtime was down`);
+        this.log(
+          'info',
+          `paseo: ${tracked.step} (attempt ${attempt}) ended its turn while the runtime was down`,
+        );
         context.emit({ type: 'agent-stopped', step: tracked.step, attempt });
       }
     }
