@@ -26,6 +26,8 @@ export interface ServeBackend {
   managerExists?: (manager: string) => boolean;
   /** recovery: watch the agents of a run taken up again (`RunHostOptions.adopt`) */
   adopt?: (state: RunState, backend: Backend, context: BackendContext) => void;
+  /** once the host's recovery has taken up the runs, before serve listens */
+  recovered?: () => void;
   /** what the start form offers (default: nothing beyond the inputs) */
   startOptions?: PlaybookCard['startOptions'];
   /** lines for standard output once serve listens (where runners dial in, the fingerprint) */

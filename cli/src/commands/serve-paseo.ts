@@ -7,7 +7,17 @@
  * Recovery on start (seed 000): each active paseo run of the workspace that serve drives is connected
  * again before the host takes it up, so its agents the daemon still has are adopted (watched again)
  * and those gone are lost by the lost-agent rule; a run whose manager agent is gone fails.
+ *
+ * Every run's step agents report to one endpoint of serve's (`startSharedReportEndpoint`): on
+ * 127.0.0.1, at a port kept in the home (`serve/<workspace hash>.reports.json`), with tokens under the
+ * store's key. So an agent adopted after a restart (even a `kill -9`) reports to the same address
+ * with the same token, minted again for it, and its report lands. It answers only once the recovery
+ * has minted those tokens again (`recovered`). Not serve's own listener: its port may change with
+ * each start (`--listen 127.0.0.1:0`, as VS Code starts it), and the agents of the runs it takes up
+ * are made before it listens.
  */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { Backend, BackendContext, RunState } from '@kairoku-playbook/runtime';
 import { PASEO_FLAGS, PASEO_FLAGS_HELP, paseoOptions } from './paseo-options.js';
 import type { PaseoCliOptions } from './paseo-options.js';
@@ -26,7 +36,7 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
   const { args, env, io, home, workspace, log } = request;
   const daemon = paseoOptions(args, env, io.cwd);
   // Loaded only here: the paseo backend brings ws and the MCP SDK's HTTP transport.
-  const { paseo } = await import('@kairoku-playbook/runtime/backends');
+  const { paseo, startSharedReportEndpoint } = await import('@kairoku-playbook/runtime/backends');
   const serve = await import('@kairoku-playbook/runtime/serve');
   const runtime = await import('@kairoku-playbook/runtime');
 
@@ -42,6 +52,27 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
     throw new UsageError(`serve --backend paseo: ${(error as Error).message}`, { cause: error });
   }
 
+  let reports: Awaited<ReturnType<typeof startSharedReportEndpoint>>;
+  try {
+    reports = await startSharedReportEndpoint({
+      home,
+      portFile: reportPortFile(home, workspace),
+      log: (message) => log(`paseo: ${message}`),
+    });
+  } catch (error) {
+    await client.close();
+    throw new UsageError(
+      `serve --backend paseo: the step agents' report endpoint: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (reports.movedFrom !== undefined)
+    log(
+      `the step agents' report endpoint could not listen on port ${reports.movedFrom} again (taken): it listens at ${reports.url}; agents started by an earlier serve cannot report, and are lost when their turn ends`,
+    );
+
   const connectFor = (state: RunState) =>
     paseo.PaseoBackend.connect({
       ...daemonOptions(daemon, state),
@@ -50,6 +81,7 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
       runId: state.id,
       playbook: state.ir.id,
       ...(state.branch ? { branch: state.branch } : {}),
+      reports,
       log: paseoLog(log),
     });
 
@@ -71,6 +103,10 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
         log(`cannot take up the Paseo agents of run ${state.id}: ${(error as Error).message}`);
       }
     }
+  } catch (error) {
+    await Promise.allSettled([...ready.values()].map((b) => b.close?.() ?? Promise.resolve()));
+    await reports.close();
+    throw error;
   } finally {
     await client.close();
   }
@@ -85,6 +121,7 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
       return backend;
     },
     managerExists: (manager) => !goneManagers.has(manager),
+    recovered: () => reports.open(),
     adopt: (_state: RunState, backend: Backend, context: BackendContext) => {
       if (backend instanceof paseo.PaseoBackend) backend.adopt(context);
     },
@@ -98,8 +135,15 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
     },
     close: async () => {
       await Promise.allSettled([...ready.values(), ...backends].map((b) => b.close?.() ?? Promise.resolve()));
+      await reports.close();
     },
   };
+}
+
+/** Where serve keeps the port of its step agents' report endpoint, per workspace. */
+function reportPortFile(home: string, workspace: string): string {
+  const hash = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
+  return join(home, 'serve', `${hash}.reports.json`);
 }
 
 /** The daemon and the run's provider and model: its start options win over serve's flags. */

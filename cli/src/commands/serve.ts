@@ -138,6 +138,7 @@ async function serveUntilStopped(
     ...(connected.adopt ? { adopt: connected.adopt } : {}),
   });
   const recovered = host.recover();
+  connected.recovered?.();
   for (const problem of recovered.problems) log(`warning: cannot read ${problem.file}: ${problem.message}`);
   if (recovered.adopted.length)
     log(`took up ${recovered.adopted.length} active run(s): ${recovered.adopted.join(', ')}`);

@@ -8,7 +8,14 @@
  */
 export * as paseo from './paseo/index.js';
 export * as kairoku from './kairoku/index.js';
-export { startReportEndpoint } from './report-endpoint.js';
+export { reportToken, startReportEndpoint, startSharedReportEndpoint } from './report-endpoint.js';
 export { addressKind, resolveBindAddress } from './bind-address.js';
 export type { AddressKind, BindCheck, Lookup } from './bind-address.js';
-export type { ReportBinding, ReportEndpoint, ReportEndpointOptions, StepReport } from './report-endpoint.js';
+export type {
+  ReportBinding,
+  ReportEndpoint,
+  ReportEndpointOptions,
+  ReportHandlers,
+  SharedReportEndpoint,
+  StepReport,
+} from './report-endpoint.js';

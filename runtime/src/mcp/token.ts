@@ -17,7 +17,10 @@ export const STEP_TOKEN_VARIABLE = 'KAIROKU_STEP_TOKEN';
  * Nothing is saved per token, and run state holds none.
  */
 export function stepAgentToken(home: string, run: string, step: string, attempt: number): string {
-  return createHmac('sha256', key(home)).update(`${run}\n${step}\n${attempt}`).digest('hex').slice(0, 32);
+  return createHmac('sha256', storeKey(home))
+    .update(`${run}\n${step}\n${attempt}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export function checkStepAgentToken(
@@ -32,7 +35,11 @@ export function checkStepAgentToken(
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-function key(home: string): Buffer {
+/**
+ * The store's key (`mcp.key` in its home): step-agent tokens and the report tokens of a persistent
+ * report endpoint (report-endpoint.ts) are HMACs under it, each with a message of its own form.
+ */
+export function storeKey(home: string): Buffer {
   const path = join(home, 'mcp.key');
   const existing = readKey(path);
   if (existing.problem === undefined) return Buffer.from(existing.text.trim(), 'hex');

@@ -6,7 +6,13 @@ import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
 import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
-import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';
+import type {
+  ReportBinding,
+  ReportEndpoint,
+  ReportHandlers,
+  SharedReportEndpoint,
+  StepReport,
+} from '../report-endpoint.js';
 import { PaseoClient, PaseoError, isObject } from './client.js';
 import type { AgentUpdate, Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
 import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
@@ -61,6 +67,12 @@ export interface PaseoBackendOptions {
   createTimeoutMs?: number;
   /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
   endpoint?: { host?: string; port?: number };
+  /**
+   * a report endpoint shared by every run of a long-lived host (serve), used instead of one of the
+   * backend's own (`endpoint` is then ignored): the backend attaches its run to it and never closes
+   * it. When it is persistent, the agents `adopt` takes up after a restart report to it again.
+   */
+  reports?: SharedReportEndpoint;
   /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
   checks?: (cwd: string) => CheckExecutor;
   /** timeouts and reconnection of the daemon connection */
@@ -74,6 +86,8 @@ export const LABELS = {
   playbook: 'kairoku.playbook',
   step: 'kairoku.step',
   attempt: 'kairoku.attempt',
+  /** the port of the report endpoint the agent was given: whether a restarted runtime is still there */
+  reportPort: 'kairoku.report-port',
   parent: 'paseo.parent-agent-id',
 } as const;
 
@@ -119,8 +133,8 @@ interface Tracked {
   turnEpoch: number;
   /** a nudge was sent during the turn: a `turn_canceled` that follows is the steer, not the end */
   steered?: boolean;
-  /** an agent of an earlier process of the runtime: its report token died with that process */
-  orphan?: boolean;
+  /** an agent of an earlier process of the runtime that cannot report here: why, as the reason it is lost */
+  orphan?: string;
   /** `turn_started` events seen from its agent (whether a message started a turn after all) */
   turnStarts?: number;
 }
@@ -160,6 +174,8 @@ export class PaseoBackend implements Backend {
     private readonly options: PaseoBackendOptions,
     readonly client: PaseoClient,
     readonly endpoint: ReportEndpoint,
+    /** the run's handlers on a shared endpoint, detached by `close` (undefined: the endpoint is its own) */
+    private readonly detach: (() => void) | undefined,
     /** the run's folder: its Paseo worktree, or the workspace */
     readonly worktree: string,
     /** the run's branch when it has a worktree of its own */
@@ -195,12 +211,12 @@ export class PaseoBackend implements Backend {
       log,
     });
     let endpoint: ReportEndpoint | undefined;
+    let detach: (() => void) | undefined;
     try {
       // The endpoint comes first (its address goes into every agent's config); reports reach the
       // backend once it exists.
       const route: { backend?: PaseoBackend } = {};
-      endpoint = await startReportEndpoint({
-        ...(options.endpoint ?? {}),
+      const handlers: ReportHandlers = {
         onReport: (binding, report) =>
           route.backend
             ? route.backend.onReport(binding, report)
@@ -209,7 +225,11 @@ export class PaseoBackend implements Backend {
           if (binding && route.backend?.noteRejected(binding, reason)) return;
           log('warn', `paseo: a report was refused before it reached the run: ${reason}`);
         },
-      });
+      };
+      if (options.reports) {
+        endpoint = options.reports;
+        detach = options.reports.attach(options.runId, handlers);
+      } else endpoint = await startReportEndpoint({ ...(options.endpoint ?? {}), ...handlers });
       let worktree = options.worktree ?? options.cwd;
       let branch: string | undefined;
       if (options.worktree === undefined && options.workspace === 'new-worktree') {
@@ -224,10 +244,11 @@ export class PaseoBackend implements Backend {
         branch = options.branch ?? runBranch(options.playbook, options.runId);
       }
       const known = await listAgents(client, { [LABELS.run]: options.runId }, subscription(options.runId));
-      route.backend = new PaseoBackend(options, client, endpoint, worktree, branch, known, log);
+      route.backend = new PaseoBackend(options, client, endpoint, detach, worktree, branch, known, log);
       return route.backend;
     } catch (error) {
-      await endpoint?.close();
+      if (detach) detach();
+      else await endpoint?.close();
       await client.close();
       throw error;
     }
@@ -283,10 +304,14 @@ export class PaseoBackend implements Backend {
   }
 
   /**
-   * After a restart of the runtime: watch the run's agents that outlived the old process. Their
-   * report tokens died with it, so they can no longer report: one whose turn already ended is lost
-   * now, a running one when its turn ends. (Those that no longer exist are lost by the store's
-   * recovery, through `agentExists`.)
+   * After a restart of the runtime: watch the run's agents that outlived the old process. With a
+   * persistent report endpoint (serve's, at the port the agent was given), its token is minted again
+   * (the same token: an HMAC of its attempt under the store's key) and the attempt goes on as any
+   * other: its report lands, and a turn that ended without one (while nothing watched) gets the
+   * reminder. Otherwise it cannot report any more: one whose turn already ended is lost now, a running
+   * one when its turn ends. A read-only role's agent is lost the same way: the snapshot its report
+   * would be checked against died with the old process. (Agents that no longer exist are lost by the
+   * store's recovery, through `agentExists`.)
    */
   adopt(context: BackendContext): void {
     const state = context.state();
@@ -298,6 +323,8 @@ export class PaseoBackend implements Backend {
       const current = run?.attempts[run.attempts.length - 1];
       if (!run || run.status !== 'running' || current?.attempt !== attempt || current.agent !== agentId)
         continue;
+      const contract = contractOf(state, name!);
+      const orphan = this.cannotReport(agentId, info, stepIr(state, name!)?.readOnly === true);
       const tracked: Tracked = {
         step: name!,
         attempt,
@@ -307,12 +334,45 @@ export class PaseoBackend implements Backend {
         context,
         agentId,
         turnEpoch: this.drops,
-        orphan: true,
+        ...(orphan !== undefined ? { orphan } : {}),
       };
       this.attempts.set(key(tracked.step, attempt), tracked);
       this.byAgent.set(agentId, tracked);
-      if (tracked.phase === 'idle') this.loseOrphan(tracked);
+      if (orphan !== undefined) {
+        if (tracked.phase === 'idle') this.loseOrphan(tracked);
+        continue;
+      }
+      tracked.token = this.endpoint.mint({
+        run: this.options.runId,
+        step: tracked.step,
+        attempt,
+        ...(contract ? { outcomes: contract.outcomes, outputs: contract.outputs } : {}),
+      });
+      this.log('info', `paseo: ${tracked.step} (attempt ${attempt}) is Paseo agent ${agentId}, taken up`);
+      if (tracked.phase === 'idle') {
+        // Its turn ended while no runtime watched: a report it tried then found no endpoint.
+        this.log(
+          'info',
+          `paseo: ${tracked.step} (attempt ${attempt}) ended its turn while the runtime was down`,
+        );
+        context.emit({ type: 'agent-stopped', step: tracked.step, attempt });
+      }
     }
+  }
+
+  /** Why an adopted agent cannot report to this runtime, or undefined when it can. */
+  private cannotReport(agentId: string, info: AgentInfo, readOnly: boolean): string | undefined {
+    const lost = `Paseo agent ${agentId} outlived a restart of the runtime`;
+    if (!this.endpoint.persistent) return `${lost}, and with it the token it reports with`;
+    const given = info.labels[LABELS.reportPort];
+    const here = new URL(this.endpoint.url).port;
+    if (given !== here)
+      return given === undefined
+        ? `${lost}, and with it the token it reports with (it was not given this runtime's report endpoint)`
+        : `${lost}: it reports to port ${given}, and the report endpoint listens on ${here} now (${given} was taken)`;
+    if (readOnly)
+      return `${lost}: its read-only role's report cannot be checked (the worktree's snapshot from its start died with the old process)`;
+    return undefined;
   }
 
   /** Stops checks and closes the connection and the report endpoint; agents and the worktree stay. */
@@ -328,7 +388,9 @@ export class PaseoBackend implements Backend {
     for (const tracked of this.attempts.values()) if (tracked.token) this.endpoint.revoke(tracked.token);
     for (const stop of this.unsubscribe) stop();
     await this.client.close();
-    await this.endpoint.close();
+    // A shared endpoint is the host's: only this run's handlers leave it.
+    if (this.detach) this.detach();
+    else await this.endpoint.close();
   }
 
   // ---- agents -------------------------------------------------------------------------------------
@@ -431,6 +493,7 @@ export class PaseoBackend implements Backend {
       [LABELS.playbook]: this.options.playbook,
       [LABELS.step]: effect.step,
       [LABELS.attempt]: String(effect.attempt),
+      [LABELS.reportPort]: new URL(this.endpoint.url).port,
     };
     if (this.options.parentAgentId) labels[LABELS.parent] = this.options.parentAgentId;
     const instructions = effect.role.instructions?.trim();
@@ -763,7 +826,7 @@ export class PaseoBackend implements Backend {
       type: 'agent-lost',
       step: tracked.step,
       attempt: tracked.attempt,
-      reason: `Paseo agent ${tracked.agentId} outlived a restart of the runtime, and with it the token it reports with`,
+      reason: tracked.orphan!,
     });
   }
 

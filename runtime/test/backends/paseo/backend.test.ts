@@ -2,8 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { realpathSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PaseoBackend } from '../../../src/backends/paseo/backend.js';
+import { startSharedReportEndpoint } from '../../../src/backends/report-endpoint.js';
 import { REMINDER } from '../../../src/core/effects.js';
 import { createRun } from '../../../src/core/create-run.js';
 import { prepareInputs } from '../../../src/core/inputs.js';
@@ -21,6 +24,7 @@ import {
   triesReports,
   writesThenReports,
 } from '../../fake-paseo/index.js';
+import type { FakeAgent } from '../../fake-paseo/index.js';
 import { PaseoRun, makeRepo, removeRepo, scriptedChecks } from '../../fake-paseo/harness.js';
 import { compileFile, playbook } from '../../helpers.js';
 
@@ -152,6 +156,8 @@ describe('a whole run of playbooks/pr.yml on the paseo backend', { timeout: 30_0
         'kairoku.playbook': 'pr',
         'kairoku.step': 'implement',
         'kairoku.attempt': String(index + 1),
+        // The port its report endpoint listens on: whether a restarted runtime answers there.
+        'kairoku.report-port': new URL(run.backend.endpoint.url).port,
       });
     });
     // The loops' feedback reaches the next attempt's first message.
@@ -280,6 +286,7 @@ describe('step agents on the paseo backend', () => {
         'kairoku.playbook': 't',
         'kairoku.step': 'work',
         'kairoku.attempt': '1',
+        'kairoku.report-port': new URL(run.backend.endpoint.url).port,
         'paseo.parent-agent-id': 'manager-agent-1',
       },
     });
@@ -789,6 +796,159 @@ describe('the paseo backend when the daemon goes away', () => {
     );
     await fake.quiet();
     expect(fake.reports[0]).toMatchObject({ attempt: 1, refused: true });
+  });
+
+  describe('with serve\u2019s persistent report endpoint', () => {
+    const tokenOf = (agent: FakeAgent) =>
+      (agent.config.mcpServers as Record<string, { headers: { Authorization: string } }>)['kairoku-playbook']!
+        .headers.Authorization;
+    const urlOf = (agent: FakeAgent) =>
+      (agent.config.mcpServers as Record<string, { url: string }>)['kairoku-playbook']!.url;
+
+    /** The first process: a run on a shared endpoint kept in a home, until its step's agent works. */
+    async function firstProcess(fake: FakePaseoDaemon, home: string, until: (s: RunState) => boolean) {
+      const reports = await startSharedReportEndpoint({ home, portFile: join(home, 'reports.json') });
+      reports.open();
+      const run = await start({
+        ir: WORK,
+        daemon: fake,
+        cwd: repo,
+        inputs: { task: 'x' },
+        backend: { reports },
+      });
+      await run.until(until);
+      return { run, reports };
+    }
+
+    /** The next process: the endpoint started again from the home, the run taken up, then opened. */
+    async function nextProcess(fake: FakePaseoDaemon, home: string, state: RunState) {
+      const reports = await startSharedReportEndpoint({ home, portFile: join(home, 'reports.json') });
+      cleanup.push(() => reports.close());
+      const backend = await PaseoBackend.connect({
+        host: fake.host,
+        cwd: repo,
+        workspace: 'current',
+        runId: state.id,
+        playbook: 't',
+        reports,
+        log: () => {},
+      });
+      cleanup.push(() => backend.close());
+      const driver = new Driver(state, { backend });
+      backend.adopt(driver.context);
+      reports.open();
+      return { reports, backend, driver };
+    }
+
+    it('an adopted agent reports through the address and token it was given; an ended attempt\u2019s token stays refused', async () => {
+      const home = join(root, 'home');
+      const fake = await daemon({
+        scripts: { work: [silent(), runsUntilCanceled({ outcome: 'done', outputs: { count: 2 } })] },
+      });
+      // Attempt 1 is silent (reminded, then lost); attempt 2 works when the runtime goes away.
+      const first = await firstProcess(
+        fake,
+        home,
+        (s) => stepRun(s, 'work')!.attempts[1]?.agent !== undefined,
+      );
+      const ended = fake.agentOf('work', 1)!;
+      const agent = fake.agentOf('work', 2)!;
+      expect(agent.labels['kairoku.report-port']).toBe(new URL(first.reports.url).port);
+      await first.run.close();
+      await first.reports.close();
+
+      const next = await nextProcess(fake, home, first.run.state);
+      expect(next.reports.url).toBe(urlOf(agent));
+      expect(next.reports.liveTokens()).toBe(1);
+      const refused = await fetch(next.reports.url, {
+        method: 'POST',
+        headers: { authorization: tokenOf(ended), 'content-type': 'application/json', connection: 'close' },
+        body: '{}',
+      });
+      expect(refused.status).toBe(401);
+      fake.release(agent.id);
+      await vi.waitFor(() => expect(next.driver.state.status).toBe('completed'), {
+        timeout: 10_000,
+        interval: 10,
+      });
+      const work = stepRun(next.driver.state, 'work')!;
+      expect(work.attempts.map((a) => a.ended ?? a.outcome)).toEqual(['lost', 'done']);
+      expect(next.driver.state.outputs).toEqual({ count: 2 });
+      // No third agent: the adopted one's report was taken.
+      expect(fake.agentOf('work', 3)).toBeUndefined();
+      await fake.quiet();
+      expect(fake.reports.filter((r) => r.attempt === 2)).toMatchObject([{ refused: false }]);
+      expect(next.reports.liveTokens()).toBe(0);
+    });
+
+    it('an agent whose turn ended while no runtime watched is reminded, and its report then lands', async () => {
+      const home = join(root, 'home');
+      const fake = await daemon({
+        scripts: {
+          work: [{ turns: [{ hold: true }, { reports: [{ outcome: 'done', outputs: { count: 5 } }] }] }],
+        },
+      });
+      const first = await firstProcess(
+        fake,
+        home,
+        (s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined,
+      );
+      const agent = fake.agentOf('work', 1)!;
+      await first.run.close();
+      await first.reports.close();
+      // Its turn ends while the runtime is down.
+      fake.release(agent.id);
+      await vi.waitFor(() => expect(fake.agentOf('work', 1)!.status).toBe('idle'), { timeout: 10_000 });
+
+      const next = await nextProcess(fake, home, first.run.state);
+      await vi.waitFor(() => expect(next.driver.state.status).toBe('completed'), {
+        timeout: 10_000,
+        interval: 10,
+      });
+      expect(stepRun(next.driver.state, 'work')!.attempts.map((a) => a.ended ?? a.outcome)).toEqual(['done']);
+      expect(fake.agentOf('work', 1)!.followUps).toHaveLength(1);
+      expect(fake.agentOf('work', 2)).toBeUndefined();
+    });
+
+    it('an agent given a port the restarted endpoint could not take again is lost, with that reason', async () => {
+      const home = join(root, 'home');
+      const fake = await daemon({
+        scripts: {
+          work: [
+            runsUntilCanceled({ outcome: 'done', outputs: { count: 1 } }),
+            reports('done', { count: 2 }),
+          ],
+        },
+      });
+      const first = await firstProcess(
+        fake,
+        home,
+        (s) => stepRun(s, 'work')!.attempts[0]?.agent !== undefined,
+      );
+      const agent = fake.agentOf('work', 1)!;
+      const port = Number(new URL(first.reports.url).port);
+      await first.run.close();
+      await first.reports.close();
+      // Another program took the port since: it hangs up on the agent's report.
+      const squatter = createNetServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+      cleanup.push(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+
+      const next = await nextProcess(fake, home, first.run.state);
+      expect(next.reports.movedFrom).toBe(port);
+      fake.release(agent.id);
+      await vi.waitFor(() => expect(next.driver.state.status).toBe('completed'), {
+        timeout: 10_000,
+        interval: 10,
+      });
+      expect(stepRun(next.driver.state, 'work')!.attempts.map((a) => a.ended ?? a.outcome)).toEqual([
+        'lost',
+        'done',
+      ]);
+      expect(history(next.driver.state, 'agent-lost')[0]).toContain(
+        `Paseo agent ${agent.id} outlived a restart of the runtime: it reports to port ${port}, and the report endpoint listens on ${new URL(next.reports.url).port} now`,
+      );
+    });
   });
 
   it('knows after a restart of the runtime which of the run\u2019s agents still exist', async () => {

@@ -303,6 +303,7 @@ describe('kairoku-playbook mcp --agents paseo: the manager is a Paseo agent', ()
       'kairoku.playbook': 'duo',
       'kairoku.step': 'first',
       'kairoku.attempt': '1',
+      'kairoku.report-port': expect.stringMatching(/^\d+$/),
       'paseo.parent-agent-id': manager.id,
     });
     expect(agent.cwd).toBe(repo);
