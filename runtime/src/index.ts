@@ -48,8 +48,18 @@ export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
 export { Driver } from './driver/driver.js';
 export { LiveRun } from './host/live-run.js';
-export { RunHost, HOST_MANAGER } from './host/run-host.js';
-export type { DriveOptions, RunHostOptions, StartOptions } from './host/run-host.js';
+export { RunHost, HOST_MANAGER, newWorktreeBranch } from './host/run-host.js';
+export type {
+  Changed,
+  CreateOptions,
+  DriveOptions,
+  HostRefusal,
+  HostResult,
+  ManagedChange,
+  RoomHelp,
+  RunHostOptions,
+  StartOptions,
+} from './host/run-host.js';
 export type { GateAsker, LiveRunOptions } from './host/live-run.js';
 export type { DriverOptions, Refusal } from './driver/driver.js';
 export { continueSim, runSim } from './sim-run.js';
