@@ -417,9 +417,7 @@ export class RunHost {
 
   /** The secret input values this host holds for a run (memory only); none for other runs. */
   secretsOf(id: string): Record<string, unknown> {
-    return (
-      this.hosted.get(id)?.secrets ?? this.driven.get(id)?.secrets ?? this.managedSecrets.get(id) ?? {}
-    );
+    return this.hosted.get(id)?.secrets ?? this.driven.get(id)?.secrets ?? this.managedSecrets.get(id) ?? {};
   }
 
   /**
