@@ -38,6 +38,7 @@ export type { RunSummary, StepSummary, AttemptSummary } from './core/view.js';
 export { RunStore, defaultHome, serializeRun, deserializeRun } from './store/run-store.js';
 export type { OperatorRequest } from './store/run-store.js';
 export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
+export { StoreBusyError } from './store/lock.js';
 export { recoverRuns } from './store/recover.js';
 export type { Recovery } from './store/recover.js';
 export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';

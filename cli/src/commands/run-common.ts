@@ -10,10 +10,10 @@ import {
   findRoomConflict,
   RunHost,
   RunStore,
+  StoreBusyError,
   defaultHome,
   forTerminal,
   readScenario,
-  recoverRuns,
   advance,
   summarize,
   toText,
@@ -98,24 +98,36 @@ export function openRoom(
   agentExists: (agent: string | undefined) => boolean,
   now: () => number,
 ): { host: RunHost; id: string; workspace: string } {
-  const store = new RunStore(defaultHome());
-  const recovered = recoverRuns(store, { backend, agentExists, now: now() });
-  for (const problem of recovered.problems)
-    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
   const workspace = realpathSync(io.cwd);
   const host = new RunHost({
-    home: store.home,
+    home: defaultHome(),
     workspace,
     backend,
     clock: now,
     roomHelp: { cancel: cancelCommand, decide: decideCommand },
   });
+  const recovered = busyAsUsage(() => host.loseGone(agentExists));
+  for (const problem of recovered.problems)
+    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
   const refusal = host.room(ir);
   if (refusal) {
     host.close();
     throw new UsageError(refusal.message);
   }
   return { host, id: host.store.newId(ir.id), workspace };
+}
+
+/**
+ * `action` (a change under the run store's lock), with a store that stayed locked by another live
+ * process turned into a refusal the user can act on (it says to try again), not a crash.
+ */
+export function busyAsUsage<T>(action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof StoreBusyError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** The commands a refusal for want of room names, for the run in the way. */

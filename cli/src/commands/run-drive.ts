@@ -24,7 +24,7 @@ import type {
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { progressLine } from '../live-view.js';
-import { askGateAsync, printRunEnd, runDisplay, settleSimRun } from './run-common.js';
+import { askGateAsync, busyAsUsage, printRunEnd, runDisplay, settleSimRun } from './run-common.js';
 import type { Terminal } from './terminal.js';
 
 /** `run`'s exit code when the run waits at a gate nobody here could decide (docs/cli.md). */
@@ -132,19 +132,24 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
   let run: LiveRun;
   if ('create' in drive) {
     const { ir, inputs, options: start } = drive.create;
-    const started = host.startDriven(ir, inputs, start ?? {}, options);
-    if (!started.ok) {
-      // No room (another run took it since it was looked at), or inputs the host refuses: nothing was
-      // created, and the backend connected for the run is let go.
+    // Nothing created (no room: another run took it since it was looked at; a store that stayed busy;
+    // a failed write): the backend connected for the run is let go before the refusal is said.
+    const refuse = (error: unknown): Promise<number> => {
       host.close();
-      const refusal = new UsageError(started.refusal.message);
       const closing = live.close();
       if (closing instanceof Promise)
         return closing.then(() => {
-          throw refusal;
+          throw error;
         });
-      throw refusal;
+      throw error;
+    };
+    let started: ReturnType<RunHost['startDriven']>;
+    try {
+      started = busyAsUsage(() => host.startDriven(ir, inputs, start ?? {}, options));
+    } catch (error) {
+      return refuse(error);
     }
+    if (!started.ok) return refuse(new UsageError(started.refusal.message));
     for (const warning of started.value.warnings)
       io.stderr(`kairoku-playbook: warning: ${forTerminal(warning)}\n`);
     run = started.value.run;

@@ -322,6 +322,30 @@ export class RunHost {
   }
 
   /**
+   * Recovery for callers that drive runs themselves (`run`, the MCP server), where `recover` would take
+   * them up: the lost-agent rule on every active run of `backend` (default this host's) whose running
+   * agents no longer exist, under the store's lock; changed runs are saved (subscribers told). A run
+   * another live process has claimed is left to it (its agents are that process's). Returns every
+   * run of the store as it is then, and the files that do not read.
+   */
+  loseGone(
+    agentExists: (agent: string | undefined) => boolean,
+    backend = this.options.backend,
+  ): { runs: RunState[]; problems: { file: string; message: string }[] } {
+    return this.locked(() => {
+      const { runs, problems } = this.store.loadAll();
+      const now = this.clock();
+      const after = runs.map((stored) => {
+        if (stored.backend !== backend || this.store.owner(stored.id) !== undefined) return stored;
+        const { state, lost } = loseGoneAgents(stored, agentExists, now);
+        if (lost.length) this.save(state);
+        return state;
+      });
+      return { runs: after, problems };
+    });
+  }
+
+  /**
    * Starts a run of `ir` with `inputs` (checked against its input schema), driven here with autopilot
    * (gates held open for a decision). Refused past `limits.concurrency`, or while another run of the
    * workspace is active; a warning when an active run of the playbook has the same inputs.

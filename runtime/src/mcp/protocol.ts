@@ -17,12 +17,11 @@ import { dueTimeouts } from '../core/timeouts.js';
 import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 import { defaultHome } from '../store/run-store.js';
 import type { RunStore } from '../store/run-store.js';
-import { recoverRuns } from '../store/recover.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
 import type { AgentMode, StartEffect } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
 import type { PaseoHost } from '../backends/paseo/host.js';
-import { busyAsRefusal, withStoreLock } from './store-lock.js';
+import { busyAsRefusal } from './store-lock.js';
 import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
 import { progress, restartableSteps, runLine, runView } from './views.js';
@@ -140,14 +139,7 @@ export class PlaybookProtocol {
    * step (a killed server) get the lost-agent rule, as `kairoku-playbook run` does.
    */
   recover(): { file: string; message: string }[] {
-    return withStoreLock(this.store.folder, () => {
-      const { problems } = recoverRuns(this.store, {
-        backend: 'sim',
-        agentExists: () => false,
-        now: this.clock(),
-      });
-      return problems;
-    });
+    return busyAsRefusal(() => this.host.loseGone(() => false, BACKEND_OF.sim).problems);
   }
 
   // ---- playbooks ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -427,5 +427,40 @@ describe('RunHost: every run is created in one place, whoever drives it', () => 
       ),
     ).toThrow('no');
     expect(host.store.loadAll().runs).toEqual([]);
+  });
+});
+
+describe('RunHost.loseGone', () => {
+  it("applies the lost-agent rule to a backend's runs whose agents are gone, leaving a run another live process claims alone", () => {
+    const dir = home();
+    const store = new RunStore(dir);
+    const at = Date.now();
+    const withAgent = (id: string, workspace: string) =>
+      advance(
+        advance(
+          started(
+            createRun(PR, { id, inputs: { task: id, strict: false, reviewers: 1, target: 'main' }, now: at }),
+            workspace,
+            at,
+          ),
+          { type: 'start-step', step: 'plan' },
+          at,
+        ).state,
+        { type: 'step-started', step: 'plan', attempt: 1, agent: 'sim:gone' },
+        at,
+      ).state;
+    store.save(withAgent('pr-left', '/a'));
+    store.save(withAgent('pr-claimed', '/b'));
+    // Another live process (this test's parent) drives pr-claimed.
+    writeFileSync(join(store.folder, 'pr-claimed.owner'), `${JSON.stringify({ pid: process.ppid })}\n`);
+    const host = newHost(dir, { backendFor: undefined });
+    const changes: string[] = [];
+    host.subscribe(({ state }) => changes.push(state.id));
+    const { runs, problems } = host.loseGone(() => false);
+    expect(problems).toEqual([]);
+    expect(changes).toEqual(['pr-left']);
+    expect(runs.find((r) => r.id === 'pr-left')!.status).toBe('failed');
+    expect(statusOf(store.load('pr-left')!, 'plan')).toBe('lost');
+    expect(statusOf(store.load('pr-claimed')!, 'plan')).toBe('running');
   });
 });
