@@ -356,4 +356,41 @@ describe('room for a run', () => {
     expect(capped.code).toBe(2);
     expect(capped.stderr).toContain('allows 1 active run at once (limits.concurrency)');
   });
+
+  it("run and the MCP server's start_playbook create runs through the run host: each is refused for the other's run with the host's refusal", async () => {
+    const { PlaybookProtocol } = await import('@kairoku-playbook/runtime/mcp');
+    const here = workspace({ 'playbooks/pr.yml': readFileSync(join(repo, 'playbooks/pr.yml'), 'utf8') });
+    // A home of its own: the test above leaves a run of pr.yml active, and pr.yml allows one at once.
+    const own = mkdtempSync(join(tmpdir(), 'kp-run-home-'));
+    process.env.KAIROKU_PLAYBOOK_HOME = own;
+    try {
+      const protocol = new PlaybookProtocol({ workspace: here, home: own, caller: () => 'tester' });
+      const created: string[] = [];
+      protocol.host.subscribe(({ state }) => created.push(state.id));
+
+      // A run the MCP server started: `run` is refused for it, in the CLI's words.
+      const managed = protocol.startPlaybook({ playbook: 'pr', inputs: { task: 't' } }).run as string;
+      expect(created).toEqual([managed]);
+      const refused = run(['run', 'playbooks/pr.yml', '--input', 'task=x', '--json'], here);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `kairoku-playbook: run "${managed}" of playbook "pr" is already active in this workspace (running); one run may be active per workspace: finish it (or cancel it with kairoku-playbook runs cancel ${managed}) before starting another\n`,
+      );
+      protocol.cancelRun({ run: managed });
+
+      // A run `run` started (it waits at its gate): start_playbook is refused for it with the host's code.
+      const waiting = run(['run', 'playbooks/pr.yml', '--input', 'task=x', '--json'], here);
+      expect(waiting.code).toBe(3);
+      const id = JSON.parse(waiting.stdout).id as string;
+      expect(() => protocol.startPlaybook({ playbook: 'pr', inputs: { task: 'u' } })).toThrow(
+        expect.objectContaining({
+          code: 'workspace-busy',
+          message: `run "${id}" of playbook "pr" is already active in this workspace (running); one run may be active per workspace: finish it (or cancel it with cancel_run with run "${id}") before starting another`,
+        }),
+      );
+      protocol.cancelRun({ run: id });
+    } finally {
+      process.env.KAIROKU_PLAYBOOK_HOME = home;
+    }
+  });
 });

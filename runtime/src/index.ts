@@ -38,6 +38,7 @@ export type { RunSummary, StepSummary, AttemptSummary } from './core/view.js';
 export { RunStore, defaultHome, serializeRun, deserializeRun } from './store/run-store.js';
 export type { OperatorRequest } from './store/run-store.js';
 export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
+export { StoreBusyError } from './store/lock.js';
 export { recoverRuns } from './store/recover.js';
 export type { Recovery } from './store/recover.js';
 export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';
@@ -48,8 +49,18 @@ export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
 export { Driver } from './driver/driver.js';
 export { LiveRun } from './host/live-run.js';
-export { RunHost, HOST_MANAGER } from './host/run-host.js';
-export type { DriveOptions, RunHostOptions, StartOptions } from './host/run-host.js';
+export { RunHost, HOST_MANAGER, newWorktreeBranch } from './host/run-host.js';
+export type {
+  Changed,
+  CreateOptions,
+  DriveOptions,
+  HostRefusal,
+  HostResult,
+  ManagedChange,
+  RoomHelp,
+  RunHostOptions,
+  StartOptions,
+} from './host/run-host.js';
 export type { GateAsker, LiveRunOptions } from './host/live-run.js';
 export type { DriverOptions, Refusal } from './driver/driver.js';
 export { continueSim, runSim } from './sim-run.js';

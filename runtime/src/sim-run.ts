@@ -8,6 +8,7 @@ import { prepareInputs, splitSecrets } from './core/inputs.js';
 import type { RunState } from './core/state.js';
 import { Driver } from './driver/driver.js';
 import type { Refusal } from './driver/driver.js';
+import { newWorktreeBranch } from './host/run-host.js';
 
 export interface SimRunOptions {
   ir: Ir;
@@ -39,7 +40,11 @@ export interface SimRunOptions {
 export type SimRunResult =
   { ok: true; state: RunState; refusals: Refusal[] } | { ok: false; inputErrors: string[] };
 
-/** Runs a playbook on the `sim` backend with autopilot, from start to where it stops. */
+/**
+ * Runs a playbook on the `sim` backend with autopilot, from start to where it stops, in memory (playbook
+ * tests, benchmarks): no store, no workspace, no claim, which is why it does not go through the run
+ * host (`RunHost`, where every stored run is created); `persist` is the caller's.
+ */
 export function runSim(options: SimRunOptions): SimRunResult {
   const prepared = prepareInputs(options.ir, { ...options.scenario.inputs, ...(options.inputs ?? {}) });
   if (!prepared.ok) return { ok: false, inputErrors: prepared.errors };
@@ -120,7 +125,7 @@ function simDriver(
   });
 }
 
-/** `new-worktree` runs get `playbooks/<playbook>-<short id>` (seed 000); others the current branch, unknown to sim. */
+/** `new-worktree` runs get their own branch, named as the run host names it; others the current branch, unknown to sim. */
 function defaultBranch(ir: Ir, id: string): string {
-  return ir.workspace === 'new-worktree' ? `playbooks/${ir.id}-${id.slice(-6)}` : '';
+  return ir.workspace === 'new-worktree' ? newWorktreeBranch(ir.id, id) : '';
 }

@@ -8,11 +8,12 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import {
   describeRoomConflict,
   findRoomConflict,
+  RunHost,
   RunStore,
+  StoreBusyError,
   defaultHome,
   forTerminal,
   readScenario,
-  recoverRuns,
   advance,
   summarize,
   toText,
@@ -84,9 +85,11 @@ export function refuseFlags(args: ParsedArgs, names: readonly string[], why: str
 }
 
 /**
- * The store, with runs a killed process left behind recovered (`agentExists` answers for their
- * agents), the room checked (one active run per workspace, limits.concurrency per playbook), and a
- * fresh run id.
+ * The run host of a new run (`RunHost`, which creates it: `startDriven`), with runs a killed process
+ * left behind recovered first (`agentExists` answers for their agents), the room looked at before
+ * anything else is done (one active run per workspace, limits.concurrency per playbook; the host
+ * checks it again, under the store's lock, as it creates the run), and a fresh run id for a backend
+ * that is connected for the run before it is created.
  */
 export function openRoom(
   ir: Ir,
@@ -94,15 +97,37 @@ export function openRoom(
   backend: string,
   agentExists: (agent: string | undefined) => boolean,
   now: () => number,
-): { store: RunStore; id: string; workspace: string } {
-  const store = new RunStore(defaultHome());
-  const recovered = recoverRuns(store, { backend, agentExists, now: now() });
+): { host: RunHost; id: string; workspace: string } {
+  const workspace = realpathSync(io.cwd);
+  const host = new RunHost({
+    home: defaultHome(),
+    workspace,
+    backend,
+    clock: now,
+    roomHelp: { cancel: cancelCommand, decide: decideCommand },
+  });
+  const recovered = busyAsUsage(() => host.loseGone(agentExists));
   for (const problem of recovered.problems)
     io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
-  const workspace = realpathSync(io.cwd);
-  const conflict = findRoomConflict(recovered.runs, ir, workspace);
-  if (conflict) throw new UsageError(describeRoomConflict(conflict, ir, cancelCommand, decideCommand));
-  return { store, id: store.newId(ir.id), workspace };
+  const refusal = host.room(ir);
+  if (refusal) {
+    host.close();
+    throw new UsageError(refusal.message);
+  }
+  return { host, id: host.store.newId(ir.id), workspace };
+}
+
+/**
+ * `action` (a change under the run store's lock), with a store that stayed locked by another live
+ * process turned into a refusal the user can act on (it says to try again), not a crash.
+ */
+export function busyAsUsage<T>(action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof StoreBusyError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** The commands a refusal for want of room names, for the run in the way. */

@@ -10,7 +10,10 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import { RunHost, SimBackend, forTerminal, vecGet, vecSlice } from '@kairoku-playbook/runtime';
 import type {
   Backend,
+  CreateOptions,
+  DriveOptions,
   GateAsker,
+  LiveRun,
   OpenGate,
   RunEvent,
   RunState,
@@ -21,7 +24,7 @@ import type {
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { progressLine } from '../live-view.js';
-import { askGateAsync, printRunEnd, runDisplay, settleSimRun } from './run-common.js';
+import { askGateAsync, busyAsUsage, printRunEnd, runDisplay, settleSimRun } from './run-common.js';
 import type { Terminal } from './terminal.js';
 
 /** `run`'s exit code when the run waits at a gate nobody here could decide (docs/cli.md). */
@@ -60,14 +63,11 @@ export function simBackend(options: {
   };
 }
 
-export interface RunDrive {
-  state: RunState;
+interface RunDriveCommon {
   /** what sets the run going: `start`, `restart-from`, a `gate-decided` */
   event: RunEvent;
-  secrets: Record<string, unknown>;
   /** `--gate` decisions, by gate name */
   gates: Map<string, ScriptedDecision>;
-  store: RunStore;
   live: LiveBackend;
   io: CommandIo;
   terminal: Terminal | undefined;
@@ -76,13 +76,25 @@ export interface RunDrive {
 }
 
 /**
+ * The run to drive: a stored one taken up again (a restart, a decision), or a new one the host creates
+ * as it starts driving it (`RunHost.startDriven`: the checks and refusals every run gets).
+ */
+export type RunDrive = RunDriveCommon &
+  (
+    | { state: RunState; secrets: Record<string, unknown>; store: RunStore }
+    | {
+        host: RunHost;
+        create: { ir: Ir; inputs: Record<string, unknown>; options?: CreateOptions };
+      }
+  );
+
+/**
  * Drives a run to its end, or to a gate nobody here can decide; the exit code (0 completed, 1 failed
  * or canceled, 3 waiting at a gate, 130 canceled by Ctrl-C). Synchronous when the run settles without
  * waiting for anything (a sim run without a delay or a prompt), so its output comes at once.
  */
 export function driveRun(drive: RunDrive): number | Promise<number> {
-  const { state, secrets, gates, store, live, io, json, now } = drive;
-  const id = state.id;
+  const { gates, live, io, json, now } = drive;
   const { interactive, progress, view } = runDisplay(json, drive.terminal, io, now);
   const askGate: GateAsker | undefined = interactive
     ? async (gate: OpenGate, _state: RunState, signal: AbortSignal) => {
@@ -95,18 +107,19 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
       }
     : undefined;
 
-  // The one place runs are driven (and saved, and claimed): a host of this process, for this one run;
-  // its backend stays this command's, connected before and closed after.
-  const host = new RunHost({
-    home: store.home,
-    workspace: state.workspace ?? '',
-    backend: live.backend.name,
-    backendFor: () => live.backend,
-    clock: now,
-  });
-  const run = host.drive(state, {
+  // The one place runs are created, driven (and saved, and claimed): a host of this process, for this
+  // one run; its backend stays this command's, connected before and closed after.
+  const host =
+    'host' in drive
+      ? drive.host
+      : new RunHost({
+          home: drive.store.home,
+          workspace: drive.state.workspace ?? '',
+          backend: live.backend.name,
+          clock: now,
+        });
+  const options: Omit<DriveOptions, 'secrets'> = {
     backend: live.backend,
-    secrets,
     decideGate: (gate) => live.decideGate?.(gate) ?? gates.get(gate.step),
     ...(askGate ? { askGate } : {}),
     onTransition: (before, after) => {
@@ -115,7 +128,33 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
         for (const entry of vecSlice(after.history, before.history.size))
           progress(`${progressLine(entry)}\n`);
     },
-  });
+  };
+  let run: LiveRun;
+  if ('create' in drive) {
+    const { ir, inputs, options: start } = drive.create;
+    // Nothing created (no room: another run took it since it was looked at; a store that stayed busy;
+    // a failed write): the backend connected for the run is let go before the refusal is said.
+    const refuse = (error: unknown): Promise<number> => {
+      host.close();
+      const closing = live.close();
+      if (closing instanceof Promise)
+        return closing.then(() => {
+          throw error;
+        });
+      throw error;
+    };
+    let started: ReturnType<RunHost['startDriven']>;
+    try {
+      started = busyAsUsage(() => host.startDriven(ir, inputs, start ?? {}, options));
+    } catch (error) {
+      return refuse(error);
+    }
+    if (!started.ok) return refuse(new UsageError(started.refusal.message));
+    for (const warning of started.value.warnings)
+      io.stderr(`kairoku-playbook: warning: ${forTerminal(warning)}\n`);
+    run = started.value.run;
+  } else run = host.drive(drive.state, { ...options, secrets: drive.secrets });
+  const id = run.state.id;
   let interrupted = false;
   const onInterrupt = () => {
     // The first Ctrl-C's cancel is on disk already (each save is whole: write, fsync, rename), so
@@ -146,7 +185,7 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
     const closing = letGo();
     let end = reached;
     if (live.backend.name === 'sim' && run.refusals.length)
-      end = settleSimRun(end, run.refusals, store, io, now);
+      end = settleSimRun(end, run.refusals, host.store, io, now);
     view?.update(end);
     view?.close();
     if (end.status === 'running' && run.waiting.length) {

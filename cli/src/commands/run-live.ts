@@ -3,14 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { join, resolve } from 'node:path';
-import {
-  createRun,
-  defaultHome,
-  forTerminal,
-  loadMaskKey,
-  splitSecrets,
-  writeFileAtomic,
-} from '@kairoku-playbook/runtime';
+import { defaultHome, forTerminal, loadMaskKey, writeFileAtomic } from '@kairoku-playbook/runtime';
 import { kairoku, paseo, resolveBindAddress } from '@kairoku-playbook/runtime/backends';
 import type { RunEvent, RunState } from '@kairoku-playbook/runtime';
 import { flag } from '../args.js';
@@ -54,7 +47,7 @@ export async function runLive(
   const now = Date.now;
   // Runs of a live backend outlive this process: another process may be driving one now, so none
   // is marked lost here (`runs restart` takes a run up again and applies the lost-agent rule).
-  const { store, id, workspace } = openRoom(ir, io, backendName, () => true, now);
+  const { host, id, workspace } = openRoom(ir, io, backendName, () => true, now);
   // What backends log may quote a daemon, a runner or an agent.
   const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
 
@@ -69,23 +62,17 @@ export async function runLive(
       log,
     });
   } catch (error) {
+    host.close();
     io.stderr(`kairoku-playbook: ${forTerminal((error as Error).message)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
 
-  const { secrets } = splitSecrets(ir, inputs);
-  const maskKey = loadMaskKey(store.home);
-  const state: RunState = {
-    ...createRun(ir, { id, inputs, now: now(), backend: backendName, branch: live.branch, maskKey }),
-    workspace,
-  };
-  store.save(state);
+  // The host creates the run under the id and branch the backend was connected for, and drives it.
   return driveRun({
-    state,
+    host,
+    create: { ir, inputs, options: { id, branch: live.branch } },
     event: { type: 'start' },
-    secrets,
     gates,
-    store,
     live,
     io,
     terminal,

@@ -1,16 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
-import {
-  createRun,
-  findServe,
-  RunStore,
-  defaultHome,
-  loadMaskKey,
-  prepareInputs,
-  splitSecrets,
-} from '@kairoku-playbook/runtime';
-import type { RunState, ServeInfo } from '@kairoku-playbook/runtime';
+import { findServe, RunStore, defaultHome, prepareInputs } from '@kairoku-playbook/runtime';
+import type { ServeInfo } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
@@ -170,26 +162,14 @@ export function runRun(
     if (!prepared.ok) return inputErrors(ir, prepared.errors, io);
     const now = Date.now;
     // Sim agents live in this process only: runs a killed sim process left behind lose theirs.
-    const { store, id, workspace } = openRoom(ir, io, 'sim', () => false, now);
-    const maskKey = loadMaskKey(store.home);
-    const state: RunState = {
-      ...createRun(ir, {
-        id,
-        inputs: prepared.inputs,
-        now: now(),
-        backend: 'sim',
-        branch: ir.workspace === 'new-worktree' ? `playbooks/${ir.id}-${id.slice(-6)}` : '',
-        maskKey,
-      }),
-      workspace,
-    };
-    store.save(state);
+    const { host } = openRoom(ir, io, 'sim', () => false, now);
+    // The host creates the run (the room checked again under the store's lock) and drives it;
+    // secret inputs stay in its memory.
     return driveRun({
-      state,
+      host,
+      create: { ir, inputs: prepared.inputs },
       event: { type: 'start' },
-      secrets: splitSecrets(ir, prepared.inputs).secrets,
       gates,
-      store,
       live: simBackend({ scenario, delayMs, worktree }),
       io,
       terminal: asking,

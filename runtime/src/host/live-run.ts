@@ -98,6 +98,11 @@ export class LiveRun {
     return this.driver.state;
   }
 
+  /** The secret input values the run is driven with (memory only). */
+  get secrets(): Record<string, unknown> {
+    return this.options.secrets ?? {};
+  }
+
   get refusals(): readonly Refusal[] {
     return this.driver.refusals;
   }

@@ -70,8 +70,17 @@ export interface RunHostOptions {
   workspace: string;
   /** the backend new runs are started on, by name (`sim`, `paseo`, `kairoku`) */
   backend: string;
-  /** the backend that runs a run's agents and checks; gates are the host's (they wait for a decision) */
-  backendFor: (state: RunState) => Backend;
+  /**
+   * the backend that runs the agents and checks of a run the host drives itself (`start`, `recover`,
+   * `operate`); gates are the host's (they wait for a decision). A host whose runs are all driven by
+   * their callers (`startDriven`, `drive`) or managed (`startManaged`, `change`) needs none.
+   */
+  backendFor?: (state: RunState) => Backend;
+  /**
+   * How a refusal for want of room names what frees it, for the run in the way: `cancel` (a command,
+   * a tool call), `decide` a gate it waits at. Default: the panel and `kairoku-playbook runs`.
+   */
+  roomHelp?: RoomHelp;
   /**
    * A backend that was watching agents when an earlier host stopped takes them up again here
    * (`PaseoBackend.adopt`): called for each run `recover` takes up, with the run's driver context,
@@ -103,6 +112,50 @@ export interface RunHostOptions {
  */
 export type DriveOptions = Omit<LiveRunOptions, 'state' | 'persist' | 'requests' | 'clock' | 'maskKey'>;
 
+/** How a refusal for want of room says to free it (`describeRoomConflict`). */
+export interface RoomHelp {
+  cancel: (id: string) => string;
+  decide?: (id: string, gate: string) => string;
+}
+
+/** How a run is created (`startDriven`, `startManaged`) beyond its start options. */
+export interface CreateOptions extends StartOptions {
+  /** an id chosen before (a backend was connected for the run); default a new one */
+  id?: string;
+  /**
+   * the run's branch when the caller knows it (a backend connected for the run named it); default a
+   * new worktree's `playbooks/<playbook>-<short id>`, else `workspaceBranch`
+   */
+  branch?: string;
+  /** the branch of the workspace, for a run that works in it (not in a new worktree of its own) */
+  workspaceBranch?: string;
+}
+
+/**
+ * One change of a run a manager drives (`change`, `startManaged`): nobody claims the run and no
+ * autopilot plays the manager; the change is a one-shot under the store's lock.
+ */
+export interface ManagedChange<B extends Backend> {
+  /** the backend of this change, made for the run as loaded; it performs the change's effects */
+  backend: (state: RunState) => B;
+  /**
+   * runs the change: a backend whose agents feed events in while it is applied routes them to this
+   * driver (`PaseoHost.within`) instead of taking the store's lock again
+   */
+  around?: <T>(driver: Driver, work: () => T) => T;
+  /**
+   * a restart by a manager: refused without room when the run had ended; once reopened, the run is
+   * managed by `reopenAs` and no longer archived
+   */
+  reopenAs?: string;
+}
+
+/** What a managed change did: `work`'s value and the run as it is on disk. */
+export interface Changed<T> {
+  value: T;
+  state: RunState;
+}
+
 /** The manager name of runs a host drives itself (autopilot). */
 export const HOST_MANAGER = 'kairoku-playbook serve';
 
@@ -113,25 +166,39 @@ interface Hosted {
 }
 
 /**
- * The one place runs are built and driven: it starts runs, takes up the ones a killed host left
- * (`recover`), applies operators' decisions (`operate`), and tells subscribers each time a run file
- * is written (`subscribe`). Each active run is driven by a `Driver` with autopilot; gates stay open
- * until someone decides them; step and run timeouts come from one timer. The host is the only
- * writer of the run files of the runs it drives (each is claimed in the store, so other processes
- * ask it rather than write), and a write is on disk (fsync, rename) before `operate` returns.
+ * The one place runs are built and driven (`serve`, `run`, `runs`, `mcp` and the tests use it). Every
+ * run is created here (`create`: inputs checked, room refused with typed codes, the active-twin
+ * warning, id, branch, record), then driven one of three ways:
+ *
+ * - **hosted** (`start`, `recover`, `operate`: `serve`): a `Driver` with autopilot; gates stay open
+ *   until someone decides them; step and run timeouts come from one timer. The run is claimed in the
+ *   store, so other processes ask the host (requests) rather than write its file.
+ * - **driven** (`startDriven`, `drive`: `run`, `runs restart|decide` without a serve): a `LiveRun`
+ *   with autopilot and the caller's backend; gates decided by a script, `--gate` or a person at a
+ *   terminal. Claimed too.
+ * - **managed** (`startManaged`, `change`: the MCP server, a manager agent decides): no claim, no
+ *   autopilot; each change a one-shot under the store's lock (load, a driver over the caller's
+ *   backend, the events, save), so the manager's server and step agents' servers, in other
+ *   processes, share the run file.
+ *
+ * Every write goes through `save` (whole: write, fsync, rename) and is told to subscribers
+ * (`subscribe`); secret input values stay in memory (`secretsOf`).
  */
 export class RunHost {
   readonly store: RunStore;
   private readonly hosted = new Map<string, Hosted>();
   /** runs driven with their gates decided here (`drive`) */
   private readonly driven = new Map<string, LiveRun>();
+  /** secret input values of the managed runs started here (`startManaged`), in memory only */
+  private readonly managedSecrets = new Map<string, Record<string, unknown>>();
   private readonly listeners = new Set<(change: RunChange) => void>();
   private readonly versions = new Map<string, number>();
   /** starts at the clock, so a later host's versions follow an earlier one's */
   private sequence: number;
   private readonly clock: () => number;
   private readonly timers: NonNullable<RunHostOptions['timers']>;
-  private readonly ticker: ReturnType<typeof setInterval>;
+  /** started when the host first drives a run itself: only those have timeouts and requests to look for */
+  private ticker: ReturnType<typeof setInterval> | undefined;
   private maskKeyOfHome: Uint8Array | undefined;
   private closed = false;
 
@@ -140,8 +207,6 @@ export class RunHost {
     this.clock = options.clock ?? Date.now;
     this.sequence = this.clock();
     this.timers = options.timers ?? { setInterval, clearInterval };
-    this.ticker = this.timers.setInterval(() => this.tick(), options.tickMs ?? 1000);
-    this.ticker.unref?.();
   }
 
   get workspace(): string {
@@ -227,7 +292,7 @@ export class RunHost {
           otherBackends.push(stored.id);
           continue;
         }
-        const backend = this.options.backendFor(stored);
+        const backend = this.backendOf(stored);
         const exists =
           this.options.agentExists ??
           ((_state: RunState, agent: string | undefined) => backend.agentExists(agent));
@@ -257,65 +322,136 @@ export class RunHost {
   }
 
   /**
-   * Starts a run of `ir` with `inputs` (checked against its input schema). Refused past
-   * `limits.concurrency`, or while another run of the workspace is active; a warning when an active
-   * run of the playbook has the same inputs.
+   * Recovery for callers that drive runs themselves (`run`, the MCP server), where `recover` would take
+   * them up: the lost-agent rule on every active run of `backend` (default this host's) whose running
+   * agents no longer exist, under the store's lock; changed runs are saved (subscribers told). A run
+   * another live process has claimed is left to it (its agents are that process's). Returns every
+   * run of the store as it is then, and the files that do not read.
+   */
+  loseGone(
+    agentExists: (agent: string | undefined) => boolean,
+    backend = this.options.backend,
+  ): { runs: RunState[]; problems: { file: string; message: string }[] } {
+    return this.locked(() => {
+      const { runs, problems } = this.store.loadAll();
+      const now = this.clock();
+      const after = runs.map((stored) => {
+        if (stored.backend !== backend || this.store.owner(stored.id) !== undefined) return stored;
+        const { state, lost } = loseGoneAgents(stored, agentExists, now);
+        if (lost.length) this.save(state);
+        return state;
+      });
+      return { runs: after, problems };
+    });
+  }
+
+  /**
+   * Starts a run of `ir` with `inputs` (checked against its input schema), driven here with autopilot
+   * (gates held open for a decision). Refused past `limits.concurrency`, or while another run of the
+   * workspace is active; a warning when an active run of the playbook has the same inputs.
    */
   start(
     playbook: Ir,
     inputs: Record<string, unknown>,
     options: StartOptions = {},
   ): HostResult<{ state: RunState; warnings: string[] }> {
-    // A worktree asked for at start is the playbook's `workspace: new-worktree`, for this run: its
-    // snapshot says so, and everything that reads the run (its branch, its backend) follows it.
-    const ir: Ir = options.worktree ? { ...playbook, workspace: 'new-worktree' } : playbook;
-    const startOptions: RunStartOptions = {
-      ...(options.provider !== undefined ? { provider: options.provider } : {}),
-      ...(options.model !== undefined ? { model: options.model } : {}),
-    };
-    const prepared = prepareInputs(ir, inputs);
-    if (!prepared.ok)
-      return refused(
-        'invalid-input',
-        prepared.errors.join('; '),
-        'invalid',
-        inputPointer(ir, prepared.errors),
-      );
-    return this.locked(() => {
-      const { runs } = this.store.loadAll();
-      const conflict = findRoomConflict(runs, ir, this.workspace);
-      if (conflict) return roomRefusal(conflict, ir);
-      const { secrets, visible } = splitSecrets(ir, prepared.inputs);
-      const same = JSON.stringify(visible);
-      const warnings = runs
-        .filter(
-          (r) =>
-            r.playbook === ir.id &&
-            (r.status === 'running' || r.status === 'paused') &&
-            JSON.stringify(r.inputs) === same,
-        )
-        .map((r) => `run ${r.id} of playbook "${ir.id}" is already active with the same inputs`);
-      const id = this.store.newId(ir.id);
-      const state: RunState = {
-        ...createRun(ir, {
-          id,
-          inputs: prepared.inputs,
-          now: this.clock(),
-          maskKey: this.maskKey,
-          backend: this.options.backend,
-          branch: ir.workspace === 'new-worktree' ? `playbooks/${ir.id}-${id.slice(-6)}` : '',
-        }),
-        workspace: this.workspace,
-        manager: this.manager,
-        ...(Object.keys(startOptions).length ? { startOptions } : {}),
-      };
+    const started = this.create(playbook, inputs, { ...options, manager: this.manager }, (state, secrets) => {
       this.save(state);
       const hosted = this.host(state, secrets);
       const refusal = hosted.driver.send({ type: 'start' });
-      if (refusal) return fromTransition(refusal);
+      if (refusal) return fromTransition<RunState>(refusal);
       this.settle(hosted);
-      return { ok: true, value: { state: hosted.driver.state, warnings } };
+      return { ok: true, value: hosted.driver.state };
     });
+    if (!started.ok) return started;
+    return { ok: true, value: { state: started.value.made, warnings: started.value.warnings } };
+  }
+
+  /**
+   * Creates a run as `start` does (the same checks, refusals and warnings) and drives it with its gates
+   * decided by whoever `drive` names, as `drive` does (`kairoku-playbook run`). No manager is recorded:
+   * a host started later takes the run up if this process dies. The run is saved and claimed; the
+   * caller sets it going (`LiveRun.begin`) and lets go of it (`letGo`).
+   */
+  startDriven(
+    playbook: Ir,
+    inputs: Record<string, unknown>,
+    options: CreateOptions,
+    drive: Omit<DriveOptions, 'secrets'>,
+  ): HostResult<{ run: LiveRun; warnings: string[] }> {
+    const started = this.create(playbook, inputs, options, (state, secrets) => {
+      this.save(state);
+      return { ok: true, value: this.drive(state, { ...drive, secrets }) };
+    });
+    if (!started.ok) return started;
+    return { ok: true, value: { run: started.value.made, warnings: started.value.warnings } };
+  }
+
+  /**
+   * Creates a run as `start` does, managed by `manager` (a manager agent over MCP): nobody claims it and
+   * no autopilot drives it. `work` applies its first events (`start`) through a driver without
+   * autopilot, as `change` does, before it is first written; a throw in `work` leaves no run behind.
+   * The run's secret input values stay in this host's memory (`secretsOf`).
+   */
+  startManaged<B extends Backend, T>(
+    playbook: Ir,
+    inputs: Record<string, unknown>,
+    options: CreateOptions & { manager: string },
+    how: ManagedChange<B>,
+    work: (driver: Driver, backend: B) => T,
+  ): HostResult<Changed<T> & { warnings: string[] }> {
+    const started = this.create(playbook, inputs, options, (state, secrets) => {
+      this.managedSecrets.set(state.id, secrets);
+      let applied: HostResult<Changed<T>> | undefined;
+      try {
+        applied = this.apply(state, how, work, true);
+        return applied;
+      } finally {
+        if (!applied?.ok) this.managedSecrets.delete(state.id);
+      }
+    });
+    if (!started.ok) return started;
+    return { ok: true, value: { ...started.value.made, warnings: started.value.warnings } };
+  }
+
+  /**
+   * One change of a run a manager drives (manager mode: the MCP server's tools): under the store's lock,
+   * the run is loaded, its due timeouts and `work`'s events go through a driver without autopilot over
+   * `how.backend`, with the secrets this host holds for it, and it is saved (subscribers told). Nobody
+   * claims the run: the manager's server and step agents' servers, in other processes, change it the
+   * same way. A throw in `work` is passed on (what was saved before it stays).
+   */
+  change<B extends Backend, T>(
+    id: string,
+    how: ManagedChange<B>,
+    work: (driver: Driver, backend: B) => T,
+  ): HostResult<Changed<T>> {
+    return this.locked(() => {
+      if (this.hosted.has(id) || this.driven.has(id))
+        return refused(
+          'driven-here',
+          `run ${id} is driven by this host: operate on it instead of changing it as a manager`,
+          'conflict',
+        );
+      const loaded = this.load(id);
+      if (!loaded.ok) return loaded;
+      return this.apply(loaded.value, how, work, false);
+    });
+  }
+
+  /** The secret input values this host holds for a run (memory only); none for other runs. */
+  secretsOf(id: string): Record<string, unknown> {
+    return this.hosted.get(id)?.secrets ?? this.driven.get(id)?.secrets ?? this.managedSecrets.get(id) ?? {};
+  }
+
+  /**
+   * Whether a new run of `ir` has room in this host's workspace (one active run per workspace,
+   * `limits.concurrency` per playbook): the refusal `start` would give, read without the lock, for a
+   * caller that has more to do before starting (connect a backend) and would rather be refused first.
+   */
+  room(ir: Ir): HostRefusal | undefined {
+    const conflict = findRoomConflict(this.store.loadAll().runs, ir, this.workspace);
+    return conflict ? this.roomRefusal(conflict, ir) : undefined;
   }
 
   /** An operator's decision on a run; the run as it is once the decision is on disk. */
@@ -329,7 +465,8 @@ export class RunHost {
       if ('refusal' in event) return { ok: false, refusal: event.refusal };
       if (operation.type === 'restart' || operation.type === 'retry') {
         const conflict = findRoomConflict(this.store.loadAll().runs, state.ir, this.workspace, state.id);
-        if (conflict && isEnded(state.status)) return roomRefusal(conflict, state.ir);
+        if (conflict && isEnded(state.status))
+          return { ok: false, refusal: this.roomRefusal(conflict, state.ir) };
       }
       const hosted = this.hosted.get(id) ?? this.host(state, {});
       const refusal = hosted.driver.send(event.event);
@@ -383,7 +520,7 @@ export class RunHost {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.timers.clearInterval(this.ticker);
+    if (this.ticker !== undefined) this.timers.clearInterval(this.ticker);
     for (const id of [...this.driven.keys()]) this.letGo(id);
     for (const [id, hosted] of this.hosted) {
       this.store.release(id);
@@ -404,6 +541,124 @@ export class RunHost {
 
   private get manager(): string {
     return this.options.manager ?? HOST_MANAGER;
+  }
+
+  /**
+   * The one place a run is made: its inputs checked, its room (under the store's lock), the warning
+   * about an active twin, its id, branch and record; `then` saves and drives it (under the same lock).
+   */
+  private create<T>(
+    playbook: Ir,
+    inputs: Record<string, unknown>,
+    options: CreateOptions & { manager?: string },
+    then: (state: RunState, secrets: Record<string, unknown>) => HostResult<T>,
+  ): HostResult<{ made: T; warnings: string[] }> {
+    // A worktree asked for at start is the playbook's `workspace: new-worktree`, for this run: its
+    // snapshot says so, and everything that reads the run (its branch, its backend) follows it.
+    const ir: Ir = options.worktree ? { ...playbook, workspace: 'new-worktree' } : playbook;
+    const startOptions: RunStartOptions = {
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
+    };
+    const prepared = prepareInputs(ir, inputs);
+    if (!prepared.ok)
+      return refused(
+        'invalid-input',
+        prepared.errors.join('; '),
+        'invalid',
+        inputPointer(ir, prepared.errors),
+      );
+    return this.locked(() => {
+      const { runs } = this.store.loadAll();
+      const conflict = findRoomConflict(runs, ir, this.workspace);
+      if (conflict) return { ok: false, refusal: this.roomRefusal(conflict, ir) };
+      const { secrets, visible } = splitSecrets(ir, prepared.inputs);
+      const same = JSON.stringify(visible);
+      const warnings = runs
+        .filter(
+          (r) =>
+            r.playbook === ir.id &&
+            (r.status === 'running' || r.status === 'paused') &&
+            JSON.stringify(r.inputs) === same,
+        )
+        .map((r) => `run ${r.id} of playbook "${ir.id}" is already active with the same inputs`);
+      const id = options.id ?? this.store.newId(ir.id);
+      const branch =
+        options.branch ??
+        (ir.workspace === 'new-worktree' ? newWorktreeBranch(ir.id, id) : (options.workspaceBranch ?? ''));
+      const state: RunState = {
+        ...createRun(ir, {
+          id,
+          inputs: prepared.inputs,
+          now: this.clock(),
+          maskKey: this.maskKey,
+          backend: this.options.backend,
+          branch,
+        }),
+        workspace: this.workspace,
+        ...(options.manager !== undefined ? { manager: options.manager } : {}),
+        ...(Object.keys(startOptions).length ? { startOptions } : {}),
+      };
+      const made = then(state, secrets);
+      if (!made.ok) return made;
+      return { ok: true, value: { made: made.value, warnings } };
+    });
+  }
+
+  /**
+   * A managed change of `loaded` (under the store's lock): a driver without autopilot, `work`, and a
+   * reopened run handed to its new manager. `fresh`: a run not yet on disk, written even when `work`
+   * changed nothing.
+   */
+  private apply<B extends Backend, T>(
+    loaded: RunState,
+    how: ManagedChange<B>,
+    work: (driver: Driver, backend: B) => T,
+    fresh: boolean,
+  ): HostResult<Changed<T>> {
+    if (how.reopenAs !== undefined && isEnded(loaded.status)) {
+      const workspace = loaded.workspace ?? this.workspace;
+      const conflict = findRoomConflict(this.store.loadAll().runs, loaded.ir, workspace, loaded.id);
+      if (conflict) return { ok: false, refusal: this.roomRefusal(conflict, loaded.ir) };
+    }
+    const backend = how.backend(loaded);
+    let saved = false;
+    const driver = new Driver(loaded, {
+      backend,
+      autopilot: false,
+      clock: this.clock,
+      secrets: this.managedSecrets.get(loaded.id) ?? {},
+      maskKey: this.maskKey,
+      persist: (next) => {
+        saved = true;
+        this.save(next);
+      },
+    });
+    const value = how.around ? how.around(driver, () => work(driver, backend)) : work(driver, backend);
+    let state = driver.state;
+    if (
+      how.reopenAs !== undefined &&
+      state !== loaded &&
+      (state.manager !== how.reopenAs || state.archivedAt !== undefined)
+    ) {
+      const { archivedAt: _archived, ...rest } = state;
+      state = { ...rest, manager: how.reopenAs };
+      this.save(state);
+    } else if (fresh && !saved) this.save(state);
+    return { ok: true, value: { value, state } };
+  }
+
+  /** No room for another active run: the workspace has one, or the playbook is at `limits.concurrency`. */
+  private roomRefusal(conflict: RoomConflict, ir: Ir): HostRefusal {
+    const help = this.options.roomHelp ?? {
+      cancel: (id: string) => `the panel or kairoku-playbook runs cancel ${id}`,
+      decide: (id: string, gate: string) => `the panel or kairoku-playbook runs decide ${id} ${gate} CHOICE`,
+    };
+    return refusedValue(
+      conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
+      describeRoomConflict(conflict, ir, help.cancel, help.decide),
+      'conflict',
+    );
   }
 
   private eventFor(state: RunState, operation: Operation): { event: RunEvent } | { refusal: HostRefusal } {
@@ -484,7 +739,8 @@ export class RunHost {
 
   /** Drives `state` from now on: its backend, autopilot, its gates held open for a decision. */
   private host(state: RunState, secrets: Record<string, unknown>, backend?: Backend): Hosted {
-    const inner = backend ?? this.options.backendFor(state);
+    const inner = backend ?? this.backendOf(state);
+    this.startTicking();
     const routed: Backend = {
       name: inner.name,
       perform: (effect: BackendEffect, context: BackendContext) => {
@@ -506,6 +762,19 @@ export class RunHost {
     this.hosted.set(state.id, hosted);
     this.store.claim(state.id);
     return hosted;
+  }
+
+  /** The backend of a run the host drives itself. */
+  private backendOf(state: RunState): Backend {
+    const backendFor = this.options.backendFor;
+    if (!backendFor) throw new Error(`this host has no backend of its own to drive run ${state.id} with`);
+    return backendFor(state);
+  }
+
+  private startTicking(): void {
+    if (this.ticker !== undefined || this.closed) return;
+    this.ticker = this.timers.setInterval(() => this.tick(), this.options.tickMs ?? 1000);
+    this.ticker.unref?.();
   }
 
   /** The same backend and secrets, driving a state the host changed outside the driver (archive, a new manager). */
@@ -607,18 +876,9 @@ function asRequested(asked: OperatorRequest): RunEvent {
     : asked;
 }
 
-/** No room for another active run: the workspace has one, or the playbook is at `limits.concurrency`. */
-function roomRefusal<T>(conflict: RoomConflict, ir: Ir): HostResult<T> {
-  return refused(
-    conflict.kind === 'workspace' ? 'workspace-busy' : 'concurrency-limit',
-    describeRoomConflict(
-      conflict,
-      ir,
-      (id) => `the panel or kairoku-playbook runs cancel ${id}`,
-      (id, gate) => `the panel or kairoku-playbook runs decide ${id} ${gate} CHOICE`,
-    ),
-    'conflict',
-  );
+/** A run's own worktree gets its own branch (seed 000): `playbooks/<playbook>-<short id>`. */
+export function newWorktreeBranch(playbook: string, runId: string): string {
+  return `playbooks/${playbook}-${runId.slice(-6)}`;
 }
 
 /**

@@ -1,29 +1,27 @@
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describeRoomConflict, findRoomConflict } from '../store/room.js';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { readScenario } from '../backends/scenario.js';
 import type { Scenario } from '../backends/scenario.js';
-import { createRun } from '../core/create-run.js';
 import type { RunEvent } from '../core/events.js';
-import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecSlice, vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
 import type { TransitionRefusal } from '../core/transition.js';
-import { Driver } from '../driver/driver.js';
-import { loadMaskKey } from '../host/mask-key.js';
+import type { Driver } from '../driver/driver.js';
+import { RunHost } from '../host/run-host.js';
+import type { HostResult } from '../host/run-host.js';
 import { stepIr, stepRun } from '../core/view.js';
 import { dueTimeouts } from '../core/timeouts.js';
 import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
-import { RunStore, defaultHome } from '../store/run-store.js';
-import { recoverRuns } from '../store/recover.js';
+import { defaultHome } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
 import type { AgentMode, StartEffect } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
 import type { PaseoHost } from '../backends/paseo/host.js';
-import { withStoreLock } from './store-lock.js';
+import { busyAsRefusal } from './store-lock.js';
 import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
 import { progress, restartableSteps, runLine, runView } from './views.js';
@@ -59,31 +57,38 @@ interface Change {
 }
 
 /**
- * The manager protocol (SPEC §6, seed 000), without a transport: one method per tool. Every change
- * loads the run from the store under the store's lock, applies events through the transition
- * function (driver without autopilot: the manager decides), lets the backend perform their effects,
+ * The manager protocol (SPEC §6, seed 000), without a transport: one method per tool. Runs are
+ * created and changed by the runtime's `RunHost` in manager mode (`startManaged`, `change`): every
+ * change loads the run from the store under the store's lock, applies events through the transition
+ * function (a driver without autopilot: the manager decides), lets the backend perform their effects,
  * and saves the state, so servers in several processes (a manager's, step agents') share runs
  * safely. A refusal throws `ToolError` with what to do instead.
  */
 export class PlaybookProtocol {
+  /** creates the runs started here and applies every change (manager mode: no claim, no autopilot) */
+  readonly host: RunHost;
   readonly store: RunStore;
   /** snapshots of read-only attempts' worktrees, between start_step and their report */
   private readonly readOnlyGuard: StoredReadOnlyGuard;
   readonly workspace: string;
   readonly agents: AgentMode;
   private readonly clock: () => number;
-  /** secret input values of the runs started here, in memory only (SPEC §3.5) */
-  private readonly secrets = new Map<string, Record<string, unknown>>();
   /** per run, how much of its history this server has shown: results list what happened since */
   private readonly seen = new Map<string, number>();
-  private maskKeyOfHome: Uint8Array | undefined;
 
   constructor(private readonly options: ProtocolOptions) {
     this.workspace = realpath(resolve(options.workspace));
-    this.store = new RunStore(options.home ?? defaultHome());
-    this.readOnlyGuard = new StoredReadOnlyGuard(join(this.store.home, 'read-only'));
     this.agents = options.agents ?? 'sim';
     this.clock = options.clock ?? Date.now;
+    this.host = new RunHost({
+      home: options.home ?? defaultHome(),
+      workspace: this.workspace,
+      backend: BACKEND_OF[this.agents],
+      clock: this.clock,
+      roomHelp: { cancel: (id) => `cancel_run with run "${id}"` },
+    });
+    this.store = this.host.store;
+    this.readOnlyGuard = new StoredReadOnlyGuard(join(this.store.home, 'read-only'));
   }
 
   private caller(): string {
@@ -95,16 +100,12 @@ export class PlaybookProtocol {
   }
 
   /**
-   * The key of the home's secret fingerprints: a run started here keeps fingerprints of its secrets, so
-   * a server without their values (a step agent's, or this one after a restart) still masks them.
+   * The secret input values of a run started here (memory only, SPEC §3.5); none for other runs. A run
+   * keeps fingerprints of its secrets under the home's key, so a server without their values (a step
+   * agent's, or this one after a restart) still masks them.
    */
-  private get maskKey(): Uint8Array {
-    return (this.maskKeyOfHome ??= loadMaskKey(this.store.home));
-  }
-
-  /** The secret input values of a run started here (memory only); none for other runs. */
   secretsOf(runId: string): Record<string, unknown> {
-    return this.secrets.get(runId) ?? {};
+    return this.host.secretsOf(runId);
   }
 
   /**
@@ -138,14 +139,7 @@ export class PlaybookProtocol {
    * step (a killed server) get the lost-agent rule, as `kairoku-playbook run` does.
    */
   recover(): { file: string; message: string }[] {
-    return withStoreLock(this.store.folder, () => {
-      const { problems } = recoverRuns(this.store, {
-        backend: 'sim',
-        agentExists: () => false,
-        now: this.clock(),
-      });
-      return problems;
-    });
+    return busyAsRefusal(() => this.host.loseGone(() => false, BACKEND_OF.sim).problems);
   }
 
   // ---- playbooks ----------------------------------------------------------------------------------
@@ -220,39 +214,34 @@ export class PlaybookProtocol {
       throw new ToolError(
         `the scenario given to this server does not fit playbook "${ir.id}": ${scripted.errors.join('; ')}`,
       );
-    const prepared = prepareInputs(ir, { ...(scripted.scenario?.inputs ?? {}), ...(args.inputs ?? {}) });
-    if (!prepared.ok)
-      throw new ToolError(
-        `the inputs do not fit playbook "${ir.id}": ${prepared.errors.join('; ')}. Its inputs: ${describeInputs(ir)}`,
-      );
-    return withStoreLock(this.store.folder, () => {
-      this.checkRoom(ir, this.workspace, undefined);
-      const id = this.store.newId(ir.id);
-      const { secrets } = splitSecrets(ir, prepared.inputs);
-      const now = this.clock();
-      const created: RunState = {
-        ...createRun(ir, {
-          id,
-          inputs: prepared.inputs,
-          now,
-          maskKey: this.maskKey,
-          backend: BACKEND_OF[this.agents],
-          branch:
-            ir.workspace === 'new-worktree'
-              ? `playbooks/${ir.id}-${id.slice(-6)}`
-              : workspaceBranch(this.workspace),
-        }),
-        workspace: this.workspace,
-        manager: this.caller(),
-      };
-      this.secrets.set(id, secrets);
-      this.seen.set(id, 0);
-      const backend = this.backendFor(created);
-      const driver = this.driver(created, backend);
-      const refused = driver.send({ type: 'start' });
-      if (refused !== undefined) throw new ToolError(inToolTerms(refused.message), refused.code);
-      this.store.save(driver.state);
-      return this.report(driver.state, 0, { started: true, file: found.file, branch: driver.state.branch });
+    const started = busyAsRefusal(() =>
+      this.host.startManaged(
+        ir,
+        { ...(scripted.scenario?.inputs ?? {}), ...(args.inputs ?? {}) },
+        { manager: this.caller(), workspaceBranch: workspaceBranch(this.workspace) },
+        { backend: (created) => this.backendFor(created) },
+        (driver) => {
+          const refused = driver.send({ type: 'start' });
+          if (refused !== undefined) throw new ToolError(inToolTerms(refused.message), refused.code);
+        },
+      ),
+    );
+    if (!started.ok) {
+      const { code, message } = started.refusal;
+      if (code === 'invalid-input')
+        throw new ToolError(
+          `the inputs do not fit playbook "${ir.id}": ${message}. Its inputs: ${describeInputs(ir)}`,
+          code,
+        );
+      throw new ToolError(message, code);
+    }
+    const { state, warnings } = started.value;
+    this.seen.set(state.id, 0);
+    return this.report(state, 0, {
+      started: true,
+      file: found.file,
+      branch: state.branch,
+      ...(warnings.length ? { warnings } : {}),
     });
   }
 
@@ -368,22 +357,28 @@ export class PlaybookProtocol {
   }
 
   restartRun(args: { run: string; step: string }): Result {
-    return withStoreLock(this.store.folder, () => {
-      const state = this.load(args.run);
-      const before = state.history.size;
-      if (isEnded(state.status)) this.checkRoom(state.ir, state.workspace ?? this.workspace, state.id);
-      const backend = this.backendFor(state);
-      const driver = this.driver(state, backend);
-      const refusal = this.within(driver, () => driver.send({ type: 'restart-from', step: args.step }));
-      if (refusal !== undefined) {
-        const from = isEnded(state.status) ? restartHint(state) : '';
-        throw new ToolError(`${inToolTerms(refusal.message)}${from}`, refusal.code);
-      }
-      const restarted: RunState = { ...driver.state, manager: this.caller() };
-      delete restarted.archivedAt;
-      this.store.save(restarted);
-      return this.report(restarted, before, {});
-    });
+    const changed = busyAsRefusal(() =>
+      this.host.change(
+        args.run,
+        {
+          backend: (loaded) => this.backendFor(loaded),
+          around: (driver, work) => this.within(driver, work),
+          // The caller becomes the manager of the run it reopens (which is no longer archived).
+          reopenAs: this.caller(),
+        },
+        (driver) => {
+          const loaded = driver.state;
+          const refusal = driver.send({ type: 'restart-from', step: args.step });
+          if (refusal !== undefined) {
+            const from = isEnded(loaded.status) ? restartHint(loaded) : '';
+            throw new ToolError(`${inToolTerms(refusal.message)}${from}`, refusal.code);
+          }
+          return loaded.history.size;
+        },
+      ),
+    );
+    const { value: before, state } = this.settled(args.run, changed);
+    return this.report(state, before, {});
   }
 
   /**
@@ -428,49 +423,69 @@ export class PlaybookProtocol {
 
   // ---- the machinery ------------------------------------------------------------------------------
 
-  /** Loads a run, applies due timeouts and `event` (if any), saves, and describes what happened. */
+  /**
+   * Loads a run, applies due timeouts and `event` (if any), saves, and describes what happened: one
+   * managed change of the host, under the store's lock.
+   */
   private change(
     runId: string,
     event: RunEvent | ((state: RunState) => RunEvent) | undefined,
     hint: (state: RunState, refusal: TransitionRefusal) => string,
   ): Change {
-    return withStoreLock(this.store.folder, () => {
-      const loaded = this.load(runId);
-      const before = loaded.history.size;
-      if (
-        loaded.backend === BACKEND_OF.paseo &&
-        !this.paseo &&
-        typeof event === 'object' &&
-        event.type === 'start-step'
-      )
-        throw new ToolError(
-          `run ${runId} runs its steps as Paseo agents: start them from a manager's server started with --agents paseo`,
-        );
-      const backend = this.backendFor(loaded);
-      const driver = this.driver(loaded, backend);
-      const own = this.within(driver, () => {
-        for (const due of dueTimeouts(driver.state, this.clock())) driver.dispatch(due);
-        const timeoutRefusals = driver.refusals.length;
-        if (event) {
-          const refusal = driver.send(typeof event === 'function' ? event(driver.state) : event);
-          if (refusal !== undefined)
-            throw new ToolError(
-              `${inToolTerms(refusal.message)}${hint(driver.state, refusal)}`,
-              refusal.code,
+    const changed = busyAsRefusal(() =>
+      this.host.change(
+        runId,
+        {
+          backend: (loaded) => {
+            if (
+              loaded.backend === BACKEND_OF.paseo &&
+              !this.paseo &&
+              typeof event === 'object' &&
+              event.type === 'start-step'
+            )
+              throw new ToolError(
+                `run ${runId} runs its steps as Paseo agents: start them from a manager's server started with --agents paseo`,
+              );
+            return this.backendFor(loaded);
+          },
+          around: (driver, work) => this.within(driver, work),
+        },
+        (driver, backend): Change => {
+          const before = driver.state.history.size;
+          for (const due of dueTimeouts(driver.state, this.clock())) driver.dispatch(due);
+          const own = driver.refusals.length;
+          if (event) {
+            const refusal = driver.send(typeof event === 'function' ? event(driver.state) : event);
+            if (refusal !== undefined)
+              throw new ToolError(
+                `${inToolTerms(refusal.message)}${hint(driver.state, refusal)}`,
+                refusal.code,
+              );
+          }
+          if (isEnded(driver.state.status)) this.readOnlyGuard.forgetRun(driver.state.id);
+          const result = this.report(driver.state, before, {});
+          const refused = driver.refusals.slice(own);
+          if (refused.length)
+            result.warnings = refused.map(
+              (r) =>
+                `${r.event.type}${'step' in r.event ? ` of ${r.event.step}` : ''} from the ${backend.name} backend was refused: ${inToolTerms(r.error)}`,
             );
-        }
-        return timeoutRefusals;
-      });
-      if (isEnded(driver.state.status)) this.readOnlyGuard.forgetRun(driver.state.id);
-      const result = this.report(driver.state, before, {});
-      const refused = driver.refusals.slice(own);
-      if (refused.length)
-        result.warnings = refused.map(
-          (r) =>
-            `${r.event.type}${'step' in r.event ? ` of ${r.event.step}` : ''} from the ${backend.name} backend was refused: ${inToolTerms(r.error)}`,
-        );
-      return { state: driver.state, backend, result };
-    });
+          return { state: driver.state, backend, result };
+        },
+      ),
+    );
+    return this.settled(runId, changed).value;
+  }
+
+  /**
+   * What the host did, or its refusal as a tool error: an unknown or unreadable run in this protocol's
+   * words (with a did-you-mean), the others as the host says them, with their codes.
+   */
+  private settled<T>(runId: string, result: HostResult<T>): T {
+    if (result.ok) return result.value;
+    const { code, message } = result.refusal;
+    if (code === 'unknown-run' || code === 'unreadable-run') this.load(runId);
+    throw new ToolError(message, code);
   }
 
   /** A change of a paseo run: what its backend feeds in meanwhile joins `driver`'s queue. */
@@ -479,17 +494,6 @@ export class PlaybookProtocol {
     return paseo && driver.state.backend === BACKEND_OF.paseo
       ? paseo.within(driver.state.id, driver, work)
       : work();
-  }
-
-  private driver(state: RunState, backend: ProtocolBackend): Driver {
-    return new Driver(state, {
-      backend,
-      autopilot: false,
-      clock: this.clock,
-      secrets: this.secrets.get(state.id) ?? {},
-      maskKey: this.maskKey,
-      persist: (next) => this.store.save(next),
-    });
   }
 
   private backendFor(state: RunState): ProtocolBackend {
@@ -527,13 +531,6 @@ export class PlaybookProtocol {
     throw new ToolError(
       `unknown run "${runId}"${suggestion ? `; did you mean "${suggestion}"?` : ''} (list_runs lists the runs)`,
     );
-  }
-
-  /** One active run per workspace; `limits.concurrency` active runs per playbook. Under the lock. */
-  private checkRoom(ir: Ir, workspace: string, except: string | undefined): void {
-    const conflict = findRoomConflict(this.store.loadAll().runs, ir, workspace, except);
-    if (conflict)
-      throw new ToolError(describeRoomConflict(conflict, ir, (id) => `cancel_run with run "${id}"`));
   }
 
   /** The progress of a run and what happened since this server last showed it. */

@@ -10,9 +10,17 @@ export function withStoreLock<T>(
   action: () => T,
   options: { waitMs?: number; staleMs?: number } = {},
 ): T {
+  return busyAsRefusal(() => lockStore(folder, action, options));
+}
+
+/**
+ * `action` (a change that takes the store's lock itself: `RunHost.change`, `startManaged`), with a
+ * store that stayed busy turned into the refusal `withStoreLock` gives.
+ */
+export function busyAsRefusal<T>(action: () => T): T {
   try {
-    return lockStore(folder, action, options);
+    return action();
   } catch (error) {
-    throw error instanceof StoreBusyError ? new ToolError(error.message) : error;
+    throw error instanceof StoreBusyError ? new ToolError(error.message, 'store-busy') : error;
   }
 }

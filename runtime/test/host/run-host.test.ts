@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -256,3 +256,211 @@ steps:
 function started(state: RunState, workspace: string, at: number): RunState {
   return { ...advance(state, { type: 'start' }, at).state, workspace };
 }
+
+describe('RunHost: every run is created in one place, whoever drives it', () => {
+  /** A backend that records what it is asked and reports nothing (a manager's, an agent elsewhere). */
+  function quiet() {
+    const performed: string[] = [];
+    return {
+      performed,
+      backend: {
+        name: 'sim',
+        perform: (effect: { type: string }) => void performed.push(effect.type),
+        agentExists: () => true,
+      },
+    };
+  }
+
+  it('refuses a run without room with the same code and words, hosted, driven or managed', () => {
+    const dir = home();
+    const first = newHost(dir).start(PR, { task: 'x' });
+    if (!first.ok) throw new Error('not started');
+    const id = first.value.state.id;
+    const help = { cancel: (run: string) => `cancel ${run}` };
+    const hosts = [newHost(dir, { roomHelp: help }), newHost(dir, { roomHelp: help })];
+    const driven = hosts[0]!.startDriven(PR, { task: 'y' }, {}, { backend: quiet().backend });
+    const managed = hosts[1]!.startManaged(
+      PR,
+      { task: 'y' },
+      { manager: 'a manager' },
+      { backend: () => quiet().backend },
+      () => undefined,
+    );
+    const hosted = newHost(dir, { roomHelp: help }).start(PR, { task: 'y' });
+    const expected = {
+      ok: false,
+      refusal: {
+        code: 'workspace-busy',
+        kind: 'conflict',
+        message: `run "${id}" of playbook "pr" is already active in this workspace (running); one run may be active per workspace: finish it (or cancel it with cancel ${id}) before starting another`,
+      },
+    };
+    expect(driven).toEqual(expected);
+    expect(managed).toEqual(expected);
+    expect(hosted).toEqual(expected);
+    expect(hosts[0]!.room(PR)).toEqual(expected.refusal);
+    // Another workspace: pr.yml allows one active run at once.
+    const elsewhere = newHost(dir, { workspace: '/work/elsewhere' });
+    expect(elsewhere.startDriven(PR, { task: 'y' }, {}, { backend: quiet().backend })).toMatchObject({
+      ok: false,
+      refusal: { code: 'concurrency-limit' },
+    });
+    expect(new RunStore(dir).loadAll().runs.map((r) => r.id)).toEqual([id]);
+  });
+
+  it("startDriven: records the run (no manager, a new worktree's branch), claims it and drives it with the caller's backend; secrets stay in memory", () => {
+    const host = newHost(home(), { backendFor: undefined });
+    const changes: RunChange[] = [];
+    host.subscribe((change) => changes.push(change));
+    const { backend, performed } = quiet();
+    const started = host.startDriven(PR, { task: 'x', api_key: 'sk-very-secret' }, {}, { backend });
+    if (!started.ok) throw new Error(started.refusal.message);
+    const run = started.value.run;
+    const id = run.state.id;
+    expect(changes.map((c) => c.state.id)).toEqual([id]);
+    const stored = host.store.load(id)!;
+    expect(stored).toMatchObject({ workspace: '/work/space', backend: 'sim', status: 'running' });
+    expect(stored.manager).toBeUndefined();
+    expect(stored.branch).toBe(`playbooks/pr-${id.slice(-6)}`);
+    expect(JSON.stringify(stored)).not.toContain('sk-very-secret');
+    expect(host.secretsOf(id)).toEqual({ api_key: 'sk-very-secret' });
+    const claim = join(host.store.folder, `${id}.owner`);
+    expect(existsSync(claim)).toBe(true);
+    expect(run.begin({ type: 'start' })).toBeUndefined();
+    expect(performed).toContain('start-agent');
+    expect(changes.length).toBeGreaterThan(1);
+    host.letGo(id);
+    expect(existsSync(claim)).toBe(false);
+    expect(host.secretsOf(id)).toEqual({});
+  });
+
+  it('manager mode: no claim, no autopilot; each change a one-shot under the lock, told to subscribers', () => {
+    const dir = home();
+    const host = newHost(dir, { backendFor: undefined, backend: 'mcp' });
+    const changes: RunChange[] = [];
+    host.subscribe((change) => changes.push(change));
+    const started = host.startManaged(
+      PR,
+      { task: 'x', api_key: 'sk-very-secret' },
+      { manager: 'tester (mcp)', workspaceBranch: 'main' },
+      { backend: () => quiet().backend },
+      (driver) => driver.send({ type: 'start' }),
+    );
+    if (!started.ok) throw new Error(started.refusal.message);
+    const { state, value } = started.value;
+    expect(value).toBeUndefined();
+    expect(state).toMatchObject({
+      manager: 'tester (mcp)',
+      backend: 'mcp',
+      branch: `playbooks/pr-${state.id.slice(-6)}`,
+    });
+    // Nobody claims it, nothing started by itself: the manager decides.
+    expect(existsSync(join(dir, 'runs', `${state.id}.owner`))).toBe(false);
+    expect(statusOf(state, 'plan')).toBe('ready');
+    expect(changes.map((c) => c.state.id)).toEqual([state.id]);
+    expect(host.secretsOf(state.id)).toEqual({ api_key: 'sk-very-secret' });
+
+    // Another process's host (a step agent's server) changes the same file the same way.
+    const other = newHost(dir, { backendFor: undefined, backend: 'mcp' });
+    const { backend, performed } = quiet();
+    const changed = other.change(state.id, { backend: () => backend }, (driver) =>
+      driver.send({ type: 'start-step', step: 'plan' }),
+    );
+    expect(changed).toMatchObject({ ok: true, value: { value: undefined } });
+    expect(performed).toContain('start-agent');
+    expect(statusOf(host.store.load(state.id)!, 'plan')).toBe('running');
+    expect(other.change('pr-nope', { backend: () => backend }, () => 1)).toMatchObject({
+      ok: false,
+      refusal: { code: 'unknown-run', kind: 'not-found' },
+    });
+    // A throw in the work is passed on, and what it would have written is not.
+    expect(() =>
+      other.change(state.id, { backend: () => backend }, (driver) => {
+        driver.send({ type: 'cancel', reason: 'x' });
+        throw new Error('refused by the caller');
+      }),
+    ).toThrow('refused by the caller');
+    // (a cancel is written at once: the driver saves each batch; the throw came after it)
+    expect(host.store.load(state.id)!.status).toBe('canceled');
+    expect(existsSync(join(dir, 'runs', `${state.id}.owner`))).toBe(false);
+  });
+
+  it('manager mode: a restart (reopenAs) needs room, and hands the reopened run to its new manager, unarchived', () => {
+    const dir = home();
+    const host = newHost(dir, { backendFor: undefined, backend: 'mcp' });
+    const how = { backend: () => quiet().backend };
+    const started = host.startManaged(PR, { task: 'x' }, { manager: 'first' }, how, (driver) =>
+      driver.send({ type: 'start' }),
+    );
+    if (!started.ok) throw new Error(started.refusal.message);
+    const id = started.value.state.id;
+    host.change(id, how, (driver) => driver.send({ type: 'cancel', reason: 'x' }));
+    host.store.save({ ...host.store.load(id)!, archivedAt: new Date().toISOString() });
+    // Another run of the workspace is active now: no room to reopen this one.
+    const blocking = host.startManaged(PR, { task: 'y' }, { manager: 'other' }, how, (driver) =>
+      driver.send({ type: 'start' }),
+    );
+    if (!blocking.ok) throw new Error(blocking.refusal.message);
+    const restart = { ...how, reopenAs: 'second' };
+    const send = (driver: { send: (e: { type: 'restart-from'; step: string }) => unknown }) =>
+      driver.send({ type: 'restart-from', step: 'plan' });
+    expect(host.change(id, restart, send)).toMatchObject({ ok: false, refusal: { code: 'workspace-busy' } });
+    host.change(blocking.value.state.id, how, (driver) => driver.send({ type: 'cancel', reason: 'y' }));
+    const reopened = host.change(id, restart, send);
+    expect(reopened).toMatchObject({ ok: true, value: { state: { status: 'running', manager: 'second' } } });
+    const stored = host.store.load(id)!;
+    expect(stored.manager).toBe('second');
+    expect(stored.archivedAt).toBeUndefined();
+  });
+
+  it('manager mode: a throw while the run is first applied leaves no run and no secret behind', () => {
+    const host = newHost(home(), { backendFor: undefined });
+    expect(() =>
+      host.startManaged(
+        PR,
+        { task: 'x', api_key: 'sk-very-secret' },
+        { manager: 'm' },
+        { backend: () => quiet().backend },
+        () => {
+          throw new Error('no');
+        },
+      ),
+    ).toThrow('no');
+    expect(host.store.loadAll().runs).toEqual([]);
+  });
+});
+
+describe('RunHost.loseGone', () => {
+  it("applies the lost-agent rule to a backend's runs whose agents are gone, leaving a run another live process claims alone", () => {
+    const dir = home();
+    const store = new RunStore(dir);
+    const at = Date.now();
+    const withAgent = (id: string, workspace: string) =>
+      advance(
+        advance(
+          started(
+            createRun(PR, { id, inputs: { task: id, strict: false, reviewers: 1, target: 'main' }, now: at }),
+            workspace,
+            at,
+          ),
+          { type: 'start-step', step: 'plan' },
+          at,
+        ).state,
+        { type: 'step-started', step: 'plan', attempt: 1, agent: 'sim:gone' },
+        at,
+      ).state;
+    store.save(withAgent('pr-left', '/a'));
+    store.save(withAgent('pr-claimed', '/b'));
+    // Another live process (this test's parent) drives pr-claimed.
+    writeFileSync(join(store.folder, 'pr-claimed.owner'), `${JSON.stringify({ pid: process.ppid })}\n`);
+    const host = newHost(dir, { backendFor: undefined });
+    const changes: string[] = [];
+    host.subscribe(({ state }) => changes.push(state.id));
+    const { runs, problems } = host.loseGone(() => false);
+    expect(problems).toEqual([]);
+    expect(changes).toEqual(['pr-left']);
+    expect(runs.find((r) => r.id === 'pr-left')!.status).toBe('failed');
+    expect(statusOf(store.load('pr-left')!, 'plan')).toBe('lost');
+    expect(statusOf(store.load('pr-claimed')!, 'plan')).toBe('running');
+  });
+});

@@ -171,6 +171,46 @@ describe('PlaybookProtocol', () => {
   });
 });
 
+describe('runs the protocol starts and changes go through the run host', () => {
+  it('a subscriber of its host sees start_playbook create the run and each tool call write it', () => {
+    const { protocol, workspace } = setup();
+    const seen: { id: string; status: string; manager: string | undefined; version: number }[] = [];
+    protocol.host.subscribe(({ state, version }) =>
+      seen.push({ id: state.id, status: state.status, manager: state.manager, version }),
+    );
+    const started = protocol.startPlaybook({ playbook: 'pr', inputs: { task: 't' } });
+    const run = started.run as string;
+    expect(seen).toEqual([{ id: run, status: 'running', manager: 'tester', version: expect.any(Number) }]);
+    protocol.startStep({ run, step: 'plan' });
+    expect(seen.length).toBe(2);
+    expect(seen[1]!.version).toBeGreaterThan(seen[0]!.version);
+    expect(protocol.store.load(run)).toMatchObject({ workspace, manager: 'tester', backend: 'sim' });
+  });
+
+  it("refuses a run without room with the host's code, in the protocol's words", () => {
+    const { protocol } = setup();
+    const first = protocol.startPlaybook({ playbook: 'pr', inputs: { task: 't' } }).run as string;
+    let refusal: unknown;
+    try {
+      protocol.startPlaybook({ playbook: 'pr', inputs: { task: 'u' } });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ToolError);
+    expect(refusal).toMatchObject({
+      code: 'workspace-busy',
+      message: `run "${first}" of playbook "pr" is already active in this workspace (running); one run may be active per workspace: finish it (or cancel it with cancel_run with run "${first}") before starting another`,
+    });
+    // The same refusal a run host gives any caller (serve's, run's) for that room, but for its words.
+    expect(protocol.host.room(compileFile('playbooks/pr.yml'))).toMatchObject({
+      code: 'workspace-busy',
+      message: (refusal as ToolError).message,
+    });
+    expect(() => protocol.getRun({ run: 'pr-nope' })).toThrow('unknown run "pr-nope"');
+    expect(() => protocol.restartRun({ run: 'pr-nope', step: 'plan' })).toThrow('unknown run "pr-nope"');
+  });
+});
+
 describe('the store lock', () => {
   it('takes over a lock whose process is gone', () => {
     const folder = temp('kp-lock-');
