@@ -19,6 +19,7 @@ import type { OperatorRequest } from '../store/run-store.js';
 import { LiveRun } from './live-run.js';
 import type { LiveRunOptions } from './live-run.js';
 import { loadMaskKey } from './mask-key.js';
+import { fileStamp, watchStore } from './store-watch.js';
 
 /**
  * Why the host did not do what was asked. `code` is stable (kebab-case): the transition function's
@@ -193,6 +194,9 @@ export class RunHost {
   private readonly managedSecrets = new Map<string, Record<string, unknown>>();
   private readonly listeners = new Set<(change: RunChange) => void>();
   private readonly versions = new Map<string, number>();
+  /** `watchOtherWriters`: the watch, and each run file's stamp as this host last wrote it */
+  private storeWatch: { close: () => void } | undefined;
+  private ownStamps: Map<string, string> | undefined;
   /** starts at the clock, so a later host's versions follow an earlier one's */
   private sequence: number;
   private readonly clock: () => number;
@@ -521,6 +525,7 @@ export class RunHost {
     if (this.closed) return;
     this.closed = true;
     if (this.ticker !== undefined) this.timers.clearInterval(this.ticker);
+    this.storeWatch?.close();
     for (const id of [...this.driven.keys()]) this.letGo(id);
     for (const [id, hosted] of this.hosted) {
       this.store.release(id);
@@ -530,6 +535,27 @@ export class RunHost {
     }
     this.hosted.clear();
     this.listeners.clear();
+  }
+
+  /**
+   * From now on, subscribers also hear of run files other processes write (a manager agent's MCP
+   * server, a step agent's report, `runs cancel` on a run nobody hosts), each as a change with a new
+   * version, as soon as the file lands (an inotify watch on the run folder, not polling). `serve`
+   * turns it on, so its page shows every run of the store live. Stops with `close`.
+   */
+  watchOtherWriters(log?: (line: string) => void): void {
+    if (this.storeWatch || this.closed) return;
+    this.ownStamps = new Map();
+    this.storeWatch = watchStore({
+      store: this.store,
+      ownStamp: (id) => this.ownStamps?.get(id),
+      changed: (state) => {
+        // A run hosted here has one writer, this host: what the file says is what it wrote.
+        if (this.hosted.has(state.id) || this.driven.has(state.id)) return;
+        this.tell(state);
+      },
+      ...(log ? { log } : {}),
+    });
   }
 
   /** The runs this host drives now. */
@@ -840,6 +866,15 @@ export class RunHost {
   /** Writes a run file (whole, fsynced) and tells subscribers. */
   private save(state: RunState): void {
     this.store.save(state);
+    if (this.ownStamps) {
+      const stamp = fileStamp(this.store.path(state.id));
+      if (stamp !== undefined) this.ownStamps.set(state.id, stamp);
+    }
+    this.tell(state);
+  }
+
+  /** A new version of a run for the subscribers. */
+  private tell(state: RunState): void {
     const version = ++this.sequence;
     this.versions.set(state.id, version);
     for (const listener of this.listeners) listener({ state, version });

@@ -95,6 +95,9 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     const data: RunEventData = { ...runListItem(state, seen.has(state.id)), version };
     publish('run', data);
   });
+  // Runs other processes write (a manager agent's MCP server, `runs cancel` on a run serve does not
+  // drive) reach the page as they land too.
+  host.watchOtherWriters(log);
   const watcher =
     options.watchPlaybooks === false
       ? undefined

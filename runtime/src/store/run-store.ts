@@ -170,7 +170,8 @@ export class RunStore {
     }
   }
 
-  private makeFolder(): void {
+  /** Makes the run folder (mode 0700) if it is not there. */
+  makeFolder(): void {
     try {
       mkdirSync(this.folder, { recursive: true, mode: 0o700 });
     } catch (error) {

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunHost } from '../../src/host/run-host.js';
+import { RunStore } from '../../src/store/run-store.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { CONTENT_SECURITY_POLICY, startServe } from '../../src/serve/server.js';
 import { BROKEN, openEvents, served, workspace } from './support.js';
@@ -268,6 +269,31 @@ describe('serve: the API', () => {
 });
 
 describe('serve: live updates', () => {
+  it('sends the writes of other processes to a run it does not drive', async () => {
+    const { api, serve, home } = await setup();
+    const started = await api('/api/v1/runs', {
+      body: { playbook: 'playbooks/pr.yml', inputs: { task: 'x' } },
+    });
+    const id = started.body.run.id as string;
+    await api(`/api/v1/runs/${id}/cancel`, { body: {} });
+    const stream = openEvents(serve.url, serve.token);
+    await stream.ready;
+    // Another process (a manager agent's MCP server, say) writes the run file serve let go of.
+    const elsewhere = new RunStore(home);
+    const stored = elsewhere.load(id)!;
+    elsewhere.save({ ...stored, archivedAt: new Date().toISOString() });
+    const [event] = await stream.next(1);
+    expect(event!.event).toBe('run');
+    expect(event!.data).toMatchObject({ id, status: 'canceled', archived: true });
+    // serve's own writes after it (a restart) follow with later versions.
+    const restarted = await api(`/api/v1/runs/${id}/restart`, { body: { step: 'plan' } });
+    expect(restarted.status).toBe(200);
+    const all = await stream.next(2);
+    expect(all[1]!.data.version).toBeGreaterThan(all[0]!.data.version);
+    expect(all[1]!.data).toMatchObject({ id, status: 'running' });
+    stream.close();
+  });
+
   it('sends every run write to every client, and replays what a reconnecting client missed', async () => {
     const { api, serve } = await setup();
     const one = openEvents(serve.url, serve.token);
