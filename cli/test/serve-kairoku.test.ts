@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import {
@@ -65,6 +66,7 @@ function serveOnce(args: string[], home: string) {
 function startServe(
   ws: string,
   home: string,
+  extra: string[] = [],
 ): Promise<{ child: ChildProcess; app: string; fingerprint: string; panel: string; token: string }> {
   const child = spawn(
     process.execPath,
@@ -79,6 +81,7 @@ function startServe(
       '--app-listen',
       '127.0.0.1:0',
       '--tls-self-signed',
+      ...extra,
     ],
     { env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -90,7 +93,7 @@ function startServe(
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match =
-        /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\nkairoku app: (https:\/\/127\.0\.0\.1:\d+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
+        /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\nkairoku app: (https:\/\/[^\s]+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
           out,
         );
       if (match)
@@ -170,6 +173,31 @@ describe('serve --backend kairoku', () => {
     );
     await stop(runner);
     await stop(second.child);
+  }, 120_000);
+
+  it('gives runners --app-url instead of the address it listens on, and checks it', async () => {
+    const ws = workspace();
+    const home = temp('kp-serve-home-');
+    const served = await startServe(ws, home, ['--app-url', 'https://kairoku-app.test:7421']);
+    expect(served.app).toBe('https://kairoku-app.test:7421');
+    await stop(served.child);
+    // The self-signed certificate names the URL's host too, so an agent that checks names accepts it.
+    const cert = new X509Certificate(readFileSync(join(home, 'kairoku', 'tls', 'app.crt')));
+    expect(cert.subjectAltName).toContain('DNS:kairoku-app.test');
+    const plain = serveOnce(
+      [ws, '--backend', 'kairoku', '--app-listen', '127.0.0.1:0', '--app-url', 'https://box:7421'],
+      home,
+    );
+    expect(plain.status).toBe(2);
+    expect(plain.stderr).toMatch(
+      /--app-url https:\/\/box:7421: the app serves plain HTTP, so its URL starts http:\/\//,
+    );
+    const path = serveOnce(
+      [ws, '--backend', 'kairoku', '--app-listen', '127.0.0.1:0', '--app-url', 'http://box:7421/app'],
+      home,
+    );
+    expect(path.status).toBe(2);
+    expect(path.stderr).toMatch(/only the scheme, host and port/);
   }, 120_000);
 
   it('fails, never relaunches, a dispatch a killed serve left non-terminal (RF-013)', async () => {

@@ -11,6 +11,7 @@ import type { ServeBackend, ServeBackendEntry } from './serve-backend.js';
 /** serve's flags for `--backend kairoku`. */
 const KAIROKU_SERVE_FLAGS = {
   'app-listen': 'string',
+  'app-url': 'string',
   'tls-cert': 'string',
   'tls-key': 'string',
   'tls-self-signed': 'boolean',
@@ -22,6 +23,9 @@ const KAIROKU_SERVE_HELP = `kairoku (the Kairoku app: runner daemons dial in to 
   --app-listen HOST:PORT  where runners and their step agents dial in (default 127.0.0.1:7421; port
                        0 picks one). Plain HTTP on loopback only; an address other machines reach
                        needs TLS, and the wildcard must be named (0.0.0.0 or [::]) and have TLS
+  --app-url URL        the URL runners and their agents are given, when the one --app-listen makes
+                       is not what they dial (the machine's public name, a forwarded port; with a
+                       wildcard listen the default names this machine's hostname): https://HOST:PORT
   --tls-cert FILE      the app's certificate (PEM), with --tls-key FILE, its private key
   --tls-self-signed    make a certificate once, keep it in $KAIROKU_PLAYBOOK_HOME/kairoku/tls/, and
                        print its SHA-256 fingerprint for runners' --app-fingerprint
@@ -72,6 +76,7 @@ export async function startKairokuApp(
   if (selfSigned && certFile !== undefined)
     throw new UsageError('--tls-self-signed makes a certificate: give it or --tls-cert/--tls-key, not both');
   const tlsWanted = selfSigned || certFile !== undefined;
+  const publicUrl = appUrl(flag(args, 'app-url'), tlsWanted);
 
   let address: string;
   try {
@@ -102,7 +107,7 @@ export async function startKairokuApp(
   } else if (selfSigned) {
     const made = kairoku.selfSignedIdentity(
       join(context.home, 'kairoku', 'tls'),
-      certificateNames(parsed.host, address),
+      certificateNames(parsed.host, address, publicUrl),
     );
     tls = made;
     fingerprint = made.fingerprint;
@@ -138,6 +143,7 @@ export async function startKairokuApp(
       requireTlsOffLoopback: true,
       allowWildcard: tls !== undefined,
       ...(tls ? { tls } : {}),
+      ...(publicUrl !== undefined ? { publicUrl } : {}),
     });
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
@@ -162,10 +168,33 @@ export async function startKairokuApp(
  * an agent that checks the name (it trusts the certificate as its own CA) accepts the address its
  * runner dialled.
  */
-function certificateNames(asGiven: string, address: string): string[] {
+function certificateNames(asGiven: string, address: string, publicUrl?: string): string[] {
   const names = [asGiven, address, 'localhost', '127.0.0.1', '::1', hostname()];
+  if (publicUrl !== undefined) names.push(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''));
   if (address === '0.0.0.0' || address === '::')
     for (const entries of Object.values(networkInterfaces()))
       for (const entry of entries ?? []) names.push(entry.address);
   return names.filter((n) => n !== '0.0.0.0' && n !== '::' && n !== '');
+}
+
+/**
+ * `--app-url`: an http(s) origin (no path, query or credentials), https when the app serves TLS and
+ * http only when it does not — a runner refuses plain HTTP off loopback anyway.
+ */
+function appUrl(given: string | undefined, tls: boolean): string | undefined {
+  if (given === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new UsageError(`--app-url takes a URL such as https://ci-box.example.com:7421, not "${given}"`);
+  }
+  const scheme = tls ? 'https:' : 'http:';
+  if (url.protocol !== scheme)
+    throw new UsageError(
+      `--app-url ${given}: the app serves ${tls ? 'TLS' : 'plain HTTP'}, so its URL starts ${scheme}//`,
+    );
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
+    throw new UsageError(`--app-url ${given}: only the scheme, host and port (runners add the routes)`);
+  return `${url.protocol}//${url.host}`;
 }

@@ -111,6 +111,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
       'paseo-provider': 'text',
       'paseo-model': 'text',
       'app-listen': 'text',
+      'app-url': 'text',
       'tls-cert': 'file',
       'tls-key': 'file',
       'tls-self-signed': 'none',

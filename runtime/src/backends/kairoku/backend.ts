@@ -38,7 +38,7 @@ import type { KairokuServer, KairokuServerOptions, ProtocolHandler } from './ser
 /** How `listen` binds: what the address may be, and TLS. */
 export type ListenOptions = Pick<
   KairokuServerOptions,
-  'allowNonLoopback' | 'tls' | 'requireTlsOffLoopback' | 'allowWildcard'
+  'allowNonLoopback' | 'tls' | 'requireTlsOffLoopback' | 'allowWildcard' | 'publicUrl'
 >;
 
 export interface KairokuBackendOptions {

@@ -52,6 +52,11 @@ export interface KairokuServerOptions {
    * credential: each request carries its dispatch's own token, RF-008)
    */
   reports?: ReportService;
+  /**
+   * the URL runners and their agents are given instead of the one this listener's address makes
+   * (a name runners resolve, a port forwarded to this one): `https://ci-box.example.com:7421`
+   */
+  publicUrl?: string;
   /** the resolver (tests); default Node's `dns.lookup` */
   lookup?: Lookup;
   /** how long a request body may take to arrive (tests); default that of http-body.ts */
@@ -185,7 +190,7 @@ export async function startKairokuServer(
   const shown = address.address === '0.0.0.0' || address.address === '::' ? hostname() : address.address;
   const host = shown.includes(':') ? `[${shown}]` : shown;
   return {
-    url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
+    url: options.publicUrl ?? `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
     address: address.address,
     port: address.port,
     close: () =>
