@@ -326,6 +326,17 @@ describe('diffPlaybooks', () => {
     ]);
   });
 
+  it('a first step renamed and changed at once is still one step: placed by the steps that need it', () => {
+    // plan needs nothing: its place is that implement (matched by its content) needs it.
+    const head = renameEverything(
+      replace('outputs: { plan: string }', 'outputs: { plan: string }\n    timeout: 2h')(BASE),
+    );
+    const changes = diffPlaybooks(irOf(BASE), irOf(head));
+    expect(changes.map((c) => [c.direction, c.kind, c.subject.baseName])).toEqual([
+      ['widened', 'timeout', 'plan'],
+    ]);
+  });
+
   it('a playbook added or removed', () => {
     const added = diffPlaybooks(undefined, irOf(BASE));
     expect(added[0]).toMatchObject({ kind: 'playbook-added', direction: 'widened' });

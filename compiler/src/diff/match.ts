@@ -16,7 +16,8 @@ import type { Ir, IrAfterTask, IrExpr, IrRole, IrStep, IrTemplate, IrTransition 
  *    round down to the first (the node's own content, names taken out).
  * 4. Then by name (a step only with a step of the same kind).
  * 5. Then by place: an unmatched node of each version, of the same kind, whose needs (or, for a role
- *    or an input, whose users) are the same matched nodes, when that pairing is unique. Repeated until
+ *    or an input, whose users; for a step that needs nothing, the steps that need it) are the same
+ *    matched nodes, when that pairing is unique. Repeated until
  *    nothing moves. Roles go by place before they go by name.
  * 6. Whatever is left was added or removed.
  */
@@ -49,6 +50,8 @@ interface Node {
   sets: () => Node[][];
   /** the node's needs (steps) or users (roles, inputs): for matching by place */
   anchors: Node[];
+  /** a step's dependents: its place when it needs nothing (a first step) */
+  followers?: Node[];
 }
 
 /** The nodes of one version, with the lookups their labels use. */
@@ -136,7 +139,11 @@ class Graph {
       }
       table.set(step.name, outputs);
     }
-    for (const step of ir.steps) this.steps[step.index]!.anchors = step.needs.map((n) => this.steps[n]!);
+    for (const step of ir.steps) {
+      const node = this.steps[step.index]!;
+      node.anchors = step.needs.map((n) => this.steps[n]!);
+      node.followers = this.dependentsOf(step.index);
+    }
     for (const [name, role] of this.roles) role.anchors = this.usersOf(name, 'role');
     for (const [name, input] of this.inputs) input.anchors = this.usersOf(name, 'input');
   }
@@ -434,10 +441,14 @@ export function matchPlaybooks(base: Ir, head: Ir): Matching {
     for (let moved = true; moved;) {
       moved = false;
       const key = (n: Node, side: 0 | 1) => {
-        if (n.anchors.length === 0) return undefined;
-        const anchors = n.anchors.map((a) => (side === 0 ? matched.get(a) : a));
+        // A step that needs nothing is placed by the steps that need it (the first step of a
+        // playbook renamed and changed at once is still the one its dependents need).
+        const byFollowers = n.anchors.length === 0;
+        const around = byFollowers ? (n.followers ?? []) : n.anchors;
+        if (around.length === 0) return undefined;
+        const anchors = around.map((a) => (side === 0 ? matched.get(a) : a));
         if (anchors.some((a) => a === undefined || (side === 1 && !taken.has(a)))) return undefined;
-        return `${n.type}\0${n.kind}\0${anchors
+        return `${n.type}\0${n.kind}\0${byFollowers ? 'before' : 'after'}\0${anchors
           .map((a) => headPosition.get(a!)!)
           .sort((x, y) => x - y)
           .join(',')}`;
