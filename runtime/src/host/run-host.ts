@@ -439,6 +439,16 @@ export class RunHost {
     });
   }
 
+  /**
+   * What the transition function says to `event` on `state`, with the secrets and mask key this host
+   * holds for the run: a refusal's sentence, or undefined. Nothing is applied or written (a backend
+   * asking whether a report would be taken, without the store's lock).
+   */
+  refusalOf(state: RunState, event: RunEvent): string | undefined {
+    return advance(state, event, this.clock(), { secrets: this.secretsOf(state.id), maskKey: this.maskKey })
+      .error;
+  }
+
   /** The secret input values this host holds for a run (memory only); none for other runs. */
   secretsOf(id: string): Record<string, unknown> {
     return this.hosted.get(id)?.secrets ?? this.driven.get(id)?.secrets ?? this.managedSecrets.get(id) ?? {};
