@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +141,38 @@ describe('kairoku-playbook runs', () => {
     expect(file(failed.id).status).toBe('completed');
     // Without a scenario, --gate decides the gate (a sim run takes --gate too).
     expect(run(['runs', 'restart', failed.id, '--from', 'plan', '--gate', 'ship=approve']).code).toBe(0);
+  });
+
+  it("restart leaves alone a sim run another live process drives: its running step is that process's, not lost", async () => {
+    const { RunStore, advance, createRun } = await import('@kairoku-playbook/runtime');
+    const { compilePlaybook } = await import('@kairoku-playbook/compiler');
+    const ir = compilePlaybook(
+      't.yml',
+      'version: 1\nid: t\ntitle: Test\nsteps:\n  work:\n    role: implementer\n    prompt: Work.\n',
+    ).ir!;
+    // A run in another workspace whose step's sim agent is at work in another process (a `run`, a serve).
+    let claimed = createRun(ir, { id: 't-driven-elsewhere', inputs: {}, now: Date.now(), backend: 'sim' });
+    for (const event of [
+      { type: 'start' },
+      { type: 'start-step', step: 'work' },
+      { type: 'step-started', step: 'work', attempt: 1, agent: 'sim:work#1' },
+    ] as const)
+      claimed = advance(claimed, event, Date.now()).state;
+    const store = new RunStore(home);
+    store.save({ ...claimed, workspace: mkdtempSync(join(tmpdir(), 'kp-runs-elsewhere-')) });
+    // That process: this test's parent, alive for as long as the test runs.
+    writeFileSync(join(store.folder, `${claimed.id}.owner`), `${JSON.stringify({ pid: process.ppid })}\n`);
+    try {
+      const failed = start('fails.yml');
+      expect(run(['runs', 'restart', failed.id, '--from', 'plan', '--gate', 'ship=approve']).code).toBe(0);
+      const after = file(claimed.id);
+      expect(after.status).toBe('running');
+      expect(JSON.stringify(after.steps)).not.toContain('lost');
+      expect(after.history.map((h: { kind: string }) => h.kind)).not.toContain('step-lost');
+    } finally {
+      rmSync(join(store.folder, `${claimed.id}.owner`), { force: true });
+      rmSync(join(store.folder, `${claimed.id}.json`), { force: true });
+    }
   });
 
   it('cancel applies the core cancel and persists; refused on an ended run with nothing running', () => {

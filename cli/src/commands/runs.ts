@@ -1,4 +1,5 @@
 import {
+  RunHost,
   RunStore,
   allSteps,
   defaultHome,
@@ -6,7 +7,6 @@ import {
   forTerminal,
   isEnded,
   loadMaskKey,
-  recoverRuns,
   advance,
   summarize,
   toText,
@@ -19,7 +19,7 @@ import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
-import { LIVE_FLAGS, loadScenario, refuseFlags, simDelay } from './run-common.js';
+import { LIVE_FLAGS, busyAsUsage, loadScenario, refuseFlags, simDelay } from './run-common.js';
 import { driveRun, gateFlags, simBackend } from './run-drive.js';
 import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
 import type { RestartSecrets } from './run-inputs.js';
@@ -418,7 +418,7 @@ function archive(store: RunStore, state: RunState, io: CommandIo): number | Prom
 
 function restart(
   store: RunStore,
-  id: string,
+  stored: RunState,
   event: RunEvent,
   io: CommandIo,
   args: ParsedArgs,
@@ -426,8 +426,17 @@ function restart(
   options: { json: boolean; scenario: string | undefined; delayMs: number | undefined; terminal?: Terminal },
 ): number | Promise<number> {
   const now = Date.now;
-  // As `run` does: sim agents of a killed process are gone, so their steps are lost first.
-  const recovered = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: now() });
+  const id = stored.id;
+  // The host that drives the run here (`driveRun`) and writes it, from recovery on.
+  const host = new RunHost({
+    home: store.home,
+    workspace: stored.workspace ?? '',
+    backend: 'sim',
+    clock: now,
+  });
+  // As `run` does: sim agents of a killed process are gone, so their steps are lost first (a run
+  // another live process claims is left to it: its agents are at work there).
+  const recovered = busyAsUsage(() => host.loseGone(() => false));
   for (const problem of recovered.problems)
     io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
   const loaded = load(store, id);
@@ -447,11 +456,11 @@ function restart(
       );
     const { archivedAt: _archived, ...state } = given.state;
     return driveRun({
+      host,
       state,
       event,
       secrets: given.secrets,
       gates,
-      store,
       live: simBackend({ scenario, delayMs: options.delayMs }),
       io,
       terminal,
@@ -562,7 +571,7 @@ function driveOn(
     );
   }
   refuseLiveFlags(args);
-  return restart(store, state.id, event, io, args, env, {
+  return restart(store, state, event, io, args, env, {
     json: args.flags.has('json'),
     scenario: flag(args, 'scenario'),
     delayMs: simDelay(flag(args, 'sim-delay')),
