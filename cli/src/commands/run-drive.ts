@@ -171,10 +171,13 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
     return then(letGo(), () => 1);
   }
   const finish = (reached: RunState): Promise<number> | number => {
-    const closing = letGo();
     let end = reached;
     if (live.backend.name === 'sim' && run.refusals.length)
-      end = settleSimRun(end, run.refusals, host.store, io, now);
+      end = settleSimRun(end, run.refusals, io, (reason) => {
+        run.cancel(reason);
+        return run.state;
+      });
+    const closing = letGo();
     view?.update(end);
     view?.close();
     if (end.status === 'running' && run.waiting.length) {
