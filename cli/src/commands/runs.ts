@@ -386,32 +386,55 @@ function operate(
     io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to ${event.type} it\n`);
     return 0;
   }
-  const result = advance(state, event, Date.now());
-  if (result.error !== undefined) {
-    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(result.error)}\n`);
+  // Nobody drives it here or elsewhere (an MCP manager's run is changed by its server, under the
+  // store's lock, as this is): one change of the stored run as it is under the lock; its effects (a
+  // stop for agents no process watches) have nobody to perform them.
+  const changed = withHostOf(store, state, (host) =>
+    host.change(
+      state.id,
+      { backend: (loaded) => ({ name: loaded.backend, perform: () => undefined, agentExists: () => false }) },
+      (driver) => driver.send(event),
+    ),
+  );
+  if (!changed.ok) throw new UsageError(changed.refusal.message);
+  const refusal = changed.value.value;
+  if (refusal !== undefined) {
+    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(refusal.message)}\n`);
     return 1;
   }
-  store.save(result.state);
-  io.stdout(`run ${state.id} ${result.state.status}\n`);
+  io.stdout(`run ${state.id} ${changed.value.state.status}\n`);
   return 0;
 }
 
 function archive(store: RunStore, state: RunState, io: CommandIo): number | Promise<number> {
   const serve = serveOf(store, state);
   if (serve) return operateThroughServe(serve, state.id, 'archive', {}, io);
-  if (!isEnded(state.status)) {
-    io.stderr(
-      `kairoku-playbook: run ${state.id} is ${state.status}: only an ended run can be archived (cancel it first)\n`,
-    );
-    return 1;
-  }
   if (state.archivedAt) {
     io.stdout(`run ${state.id} was already archived at ${state.archivedAt}\n`);
     return 0;
   }
-  store.save({ ...state, archivedAt: new Date().toISOString() });
+  const archived = withHostOf(store, state, (host) => host.operate(state.id, { type: 'archive' }));
+  if (!archived.ok) {
+    if (archived.refusal.kind === 'not-found') throw new UsageError(archived.refusal.message);
+    io.stderr(`kairoku-playbook: ${forTerminal(archived.refusal.message)}\n`);
+    return 1;
+  }
   io.stdout(`run ${state.id} archived\n`);
   return 0;
+}
+
+/**
+ * `change` by a run host of this process, for one write to a run no process drives: under the store's
+ * lock, and written as every write is (a store that stays busy is a usage refusal that says to try
+ * again).
+ */
+function withHostOf<T>(store: RunStore, state: RunState, change: (host: RunHost) => T): T {
+  const host = new RunHost({ home: store.home, workspace: state.workspace ?? '', backend: state.backend });
+  try {
+    return busyAsUsage(() => change(host));
+  } finally {
+    host.close();
+  }
 }
 
 // ---- restart -----------------------------------------------------------------------------------
