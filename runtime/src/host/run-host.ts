@@ -176,7 +176,8 @@ interface Hosted {
  * - **driven** (`startDriven`, `drive`: `run`, `runs restart|decide` without a serve): a `LiveRun`
  *   with autopilot and the caller's backend; gates decided by a script, `--gate` or a person at a
  *   terminal. Claimed too.
- * - **managed** (`startManaged`, `change`: the MCP server, a manager agent decides): no claim, no
+ * - **managed** (`startManaged`, `change`: the MCP server, a manager agent decides, and what its runs'
+ *   Paseo agents feed in between tool calls; `runs cancel` of a run no process drives): no claim, no
  *   autopilot; each change a one-shot under the store's lock (load, a driver over the caller's
  *   backend, the events, save), so the manager's server and step agents' servers, in other
  *   processes, share the run file.
