@@ -215,6 +215,15 @@ describe('kairoku-playbook runs', () => {
       code: 1,
       stderr: expect.stringMatching(/is running: only an ended run can be archived/),
     });
+    // A restart needs room: the active copy is in the way (this workspace, and pr.yml allows one at once).
+    expect(run(['runs', 'restart', done.id, '--from', 'qa', '--gate', 'ship=approve'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `run "${record.id}" of playbook "pr" is already active in this workspace`,
+      ),
+    });
+    expect(file(done.id).status).toBe('completed');
+    expect(run(['runs', 'cancel', record.id]).code).toBe(0);
     // A restart clears archiving.
     expect(run(['runs', 'restart', done.id, '--from', 'qa', '--gate', 'ship=approve']).code).toBe(0);
     expect(file(done.id).archivedAt).toBeUndefined();

@@ -19,7 +19,7 @@ import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
-import { LIVE_FLAGS, busyAsUsage, loadScenario, refuseFlags, simDelay } from './run-common.js';
+import { LIVE_FLAGS, busyAsUsage, loadScenario, openRoomFor, refuseFlags, simDelay } from './run-common.js';
 import { driveRun, gateFlags, simBackend } from './run-drive.js';
 import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
 import type { RestartSecrets } from './run-inputs.js';
@@ -467,6 +467,9 @@ function restart(
     throw new UsageError(
       `run ${id} runs on the ${loaded.backend} backend; this build restarts sim runs only (use the manager's restart_run)`,
     );
+  // A reopened run needs room as a new one does (one active run per workspace, limits.concurrency),
+  // as a live run's restart does; the run itself is not counted (a decision on a run waiting at a gate).
+  openRoomFor(loaded, io);
   const scenario = loadScenario(options.scenario, loaded.ir, io.cwd);
   const gates = gateFlags(args.flags.get('gate') ?? [], loaded.ir);
   const { terminal, json } = options;
