@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,6 +193,45 @@ describe('kairoku-playbook runs', () => {
     expect(saved.status).toBe('canceled');
     expect(saved.reason).toContain('not needed');
     expect(saved.history.at(-1).kind).toBe('run-canceled');
+  });
+
+  it("cancel of a run no process drives waits for the store's lock and cancels the run as it is then", async () => {
+    const done = start('passes.yml');
+    const record = file(done.id);
+    record.id = `${done.id}l`;
+    record.status = 'running';
+    record.endedAt = null;
+    const folder = join(home, 'runs');
+    writeFileSync(join(folder, `${record.id}.json`), JSON.stringify(record));
+    // Another process (an MCP manager's server) holds the store's lock while it changes the run: it
+    // loads it, and saves its change a moment later.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+         const lock = process.env.FOLDER + '/.lock';
+         fs.writeFileSync(lock, process.pid + '\\n', { flag: 'wx' });
+         const file = process.env.FOLDER + '/' + process.env.RUN + '.json';
+         const run = JSON.parse(fs.readFileSync(file, 'utf8'));
+         process.stdout.write('locked\\n');
+         setTimeout(() => {
+           run.manager = 'the other process';
+           fs.writeFileSync(file, JSON.stringify(run));
+           fs.unlinkSync(lock);
+         }, 700);`,
+      ],
+      { env: { ...process.env, FOLDER: folder, RUN: record.id }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.on('exit', resolve));
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    const canceled = run(['runs', 'cancel', record.id]);
+    await exited;
+    expect(canceled).toMatchObject({ code: 0, stdout: `run ${record.id} canceled\n` });
+    // Neither change is lost: the other process's, then the cancel on top of it.
+    const saved = file(record.id);
+    expect(saved.status).toBe('canceled');
+    expect(saved.manager).toBe('the other process');
   });
 
   it('archive: ended runs only; hidden from list unless --all', () => {
