@@ -252,10 +252,18 @@ describe('kairoku-playbook run', () => {
     expect(result.stderr).toBe(
       'kairoku-playbook: gate-decided ship was refused: choice "revise" of gate "ship" needs a comment\n',
     );
-    expect(JSON.parse(result.stdout)).toMatchObject({
+    const printed = JSON.parse(result.stdout);
+    expect(printed).toMatchObject({
       status: 'canceled',
       steps: { ship: { status: 'canceled' } },
     });
+    // Written by the run's host before it let go of the run: the file says so, and nothing claims it.
+    const saved = JSON.parse(readFileSync(join(home, 'runs', `${printed.id}.json`), 'utf8'));
+    expect(saved.status).toBe('canceled');
+    expect(saved.reason).toContain('the sim run could not go on: gate-decided ship was refused');
+    expect(readdirSync(join(home, 'runs')).filter((f) => f.startsWith(`${printed.id}.`))).toEqual([
+      `${printed.id}.json`,
+    ]);
   });
 
   it('has --help', () => {

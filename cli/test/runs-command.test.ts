@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +144,38 @@ describe('kairoku-playbook runs', () => {
     expect(run(['runs', 'restart', failed.id, '--from', 'plan', '--gate', 'ship=approve']).code).toBe(0);
   });
 
+  it("restart leaves alone a sim run another live process drives: its running step is that process's, not lost", async () => {
+    const { RunStore, advance, createRun } = await import('@kairoku-playbook/runtime');
+    const { compilePlaybook } = await import('@kairoku-playbook/compiler');
+    const ir = compilePlaybook(
+      't.yml',
+      'version: 1\nid: t\ntitle: Test\nsteps:\n  work:\n    role: implementer\n    prompt: Work.\n',
+    ).ir!;
+    // A run in another workspace whose step's sim agent is at work in another process (a `run`, a serve).
+    let claimed = createRun(ir, { id: 't-driven-elsewhere', inputs: {}, now: Date.now(), backend: 'sim' });
+    for (const event of [
+      { type: 'start' },
+      { type: 'start-step', step: 'work' },
+      { type: 'step-started', step: 'work', attempt: 1, agent: 'sim:work#1' },
+    ] as const)
+      claimed = advance(claimed, event, Date.now()).state;
+    const store = new RunStore(home);
+    store.save({ ...claimed, workspace: mkdtempSync(join(tmpdir(), 'kp-runs-elsewhere-')) });
+    // That process: this test's parent, alive for as long as the test runs.
+    writeFileSync(join(store.folder, `${claimed.id}.owner`), `${JSON.stringify({ pid: process.ppid })}\n`);
+    try {
+      const failed = start('fails.yml');
+      expect(run(['runs', 'restart', failed.id, '--from', 'plan', '--gate', 'ship=approve']).code).toBe(0);
+      const after = file(claimed.id);
+      expect(after.status).toBe('running');
+      expect(JSON.stringify(after.steps)).not.toContain('lost');
+      expect(after.history.map((h: { kind: string }) => h.kind)).not.toContain('step-lost');
+    } finally {
+      rmSync(join(store.folder, `${claimed.id}.owner`), { force: true });
+      rmSync(join(store.folder, `${claimed.id}.json`), { force: true });
+    }
+  });
+
   it('cancel applies the core cancel and persists; refused on an ended run with nothing running', () => {
     const done = start('passes.yml');
     // A running run: a copy of the saved file, marked running (a sim run never stays running).
@@ -160,6 +193,45 @@ describe('kairoku-playbook runs', () => {
     expect(saved.status).toBe('canceled');
     expect(saved.reason).toContain('not needed');
     expect(saved.history.at(-1).kind).toBe('run-canceled');
+  });
+
+  it("cancel of a run no process drives waits for the store's lock and cancels the run as it is then", async () => {
+    const done = start('passes.yml');
+    const record = file(done.id);
+    record.id = `${done.id}l`;
+    record.status = 'running';
+    record.endedAt = null;
+    const folder = join(home, 'runs');
+    writeFileSync(join(folder, `${record.id}.json`), JSON.stringify(record));
+    // Another process (an MCP manager's server) holds the store's lock while it changes the run: it
+    // loads it, and saves its change a moment later.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+         const lock = process.env.FOLDER + '/.lock';
+         fs.writeFileSync(lock, process.pid + '\\n', { flag: 'wx' });
+         const file = process.env.FOLDER + '/' + process.env.RUN + '.json';
+         const run = JSON.parse(fs.readFileSync(file, 'utf8'));
+         process.stdout.write('locked\\n');
+         setTimeout(() => {
+           run.manager = 'the other process';
+           fs.writeFileSync(file, JSON.stringify(run));
+           fs.unlinkSync(lock);
+         }, 700);`,
+      ],
+      { env: { ...process.env, FOLDER: folder, RUN: record.id }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.on('exit', resolve));
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    const canceled = run(['runs', 'cancel', record.id]);
+    await exited;
+    expect(canceled).toMatchObject({ code: 0, stdout: `run ${record.id} canceled\n` });
+    // Neither change is lost: the other process's, then the cancel on top of it.
+    const saved = file(record.id);
+    expect(saved.status).toBe('canceled');
+    expect(saved.manager).toBe('the other process');
   });
 
   it('archive: ended runs only; hidden from list unless --all', () => {
@@ -183,6 +255,15 @@ describe('kairoku-playbook runs', () => {
       code: 1,
       stderr: expect.stringMatching(/is running: only an ended run can be archived/),
     });
+    // A restart needs room: the active copy is in the way (this workspace, and pr.yml allows one at once).
+    expect(run(['runs', 'restart', done.id, '--from', 'qa', '--gate', 'ship=approve'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `run "${record.id}" of playbook "pr" is already active in this workspace`,
+      ),
+    });
+    expect(file(done.id).status).toBe('completed');
+    expect(run(['runs', 'cancel', record.id]).code).toBe(0);
     // A restart clears archiving.
     expect(run(['runs', 'restart', done.id, '--from', 'qa', '--gate', 'ship=approve']).code).toBe(0);
     expect(file(done.id).archivedAt).toBeUndefined();

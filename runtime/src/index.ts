@@ -39,8 +39,6 @@ export { RunStore, defaultHome, serializeRun, deserializeRun } from './store/run
 export type { OperatorRequest } from './store/run-store.js';
 export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
 export { StoreBusyError } from './store/lock.js';
-export { recoverRuns } from './store/recover.js';
-export type { Recovery } from './store/recover.js';
 export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';
 export { SimBackend } from './backends/sim.js';
 export { generatedOutputs, representative } from './core/representative.js';

@@ -14,7 +14,6 @@ import {
   defaultHome,
   forTerminal,
   readScenario,
-  advance,
   summarize,
   toText,
 } from '@kairoku-playbook/runtime';
@@ -158,27 +157,21 @@ export function simDelay(text: string | undefined): number | undefined {
 
 /**
  * Where a sim run stopped after the scenario scripted an event the run refused: nothing else drives a
- * sim run, so a run still going is canceled, saying why; refusals of a run that ended are warned about.
+ * sim run, so a run still going is canceled, saying why (`cancel`: through the run's driver, so the
+ * host writes it while it still holds the run); refusals of a run that ended are warned about.
  */
 export function settleSimRun(
   state: RunState,
   refusals: readonly Refusal[],
-  store: RunStore,
   io: CommandIo,
-  now: () => number,
+  cancel: (reason: string) => RunState,
 ): RunState {
   if (state.status === 'running' || state.status === 'paused') {
     const why = refusals.map(
       (r) => `${r.event.type} ${'step' in r.event ? r.event.step : ''} was refused: ${r.error}`,
     );
     for (const line of why) io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
-    const canceled = advance(
-      state,
-      { type: 'cancel', reason: `the sim run could not go on: ${why.join('; ')}` },
-      now(),
-    );
-    state = canceled.state;
-    store.save(state);
+    state = cancel(`the sim run could not go on: ${why.join('; ')}`);
   } else {
     for (const refusal of refusals)
       io.stderr(`kairoku-playbook: ${refusal.event.type} was refused: ${forTerminal(refusal.error)}\n`);

@@ -7,7 +7,7 @@
  * loads none of them.
  */
 import type { Ir } from '@kairoku-playbook/compiler';
-import { RunHost, SimBackend, forTerminal, vecGet, vecSlice } from '@kairoku-playbook/runtime';
+import { SimBackend, forTerminal, vecGet, vecSlice } from '@kairoku-playbook/runtime';
 import type {
   Backend,
   CreateOptions,
@@ -16,8 +16,8 @@ import type {
   LiveRun,
   OpenGate,
   RunEvent,
+  RunHost,
   RunState,
-  RunStore,
   Scenario,
   ScriptedDecision,
 } from '@kairoku-playbook/runtime';
@@ -76,16 +76,13 @@ interface RunDriveCommon {
 }
 
 /**
- * The run to drive: a stored one taken up again (a restart, a decision), or a new one the host creates
- * as it starts driving it (`RunHost.startDriven`: the checks and refusals every run gets).
+ * The run to drive, by the command's run host (closed once the run stops here): a stored one taken up
+ * again (a restart, a decision: `RunHost.drive`), or a new one the host creates as it starts driving it
+ * (`RunHost.startDriven`: the checks and refusals every run gets).
  */
-export type RunDrive = RunDriveCommon &
-  (
-    | { state: RunState; secrets: Record<string, unknown>; store: RunStore }
-    | {
-        host: RunHost;
-        create: { ir: Ir; inputs: Record<string, unknown>; options?: CreateOptions };
-      }
+export type RunDrive = RunDriveCommon & { host: RunHost } & (
+    | { state: RunState; secrets: Record<string, unknown> }
+    | { create: { ir: Ir; inputs: Record<string, unknown>; options?: CreateOptions } }
   );
 
 /**
@@ -109,15 +106,7 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
 
   // The one place runs are created, driven (and saved, and claimed): a host of this process, for this
   // one run; its backend stays this command's, connected before and closed after.
-  const host =
-    'host' in drive
-      ? drive.host
-      : new RunHost({
-          home: drive.store.home,
-          workspace: drive.state.workspace ?? '',
-          backend: live.backend.name,
-          clock: now,
-        });
+  const { host } = drive;
   const options: Omit<DriveOptions, 'secrets'> = {
     backend: live.backend,
     decideGate: (gate) => live.decideGate?.(gate) ?? gates.get(gate.step),
@@ -182,10 +171,13 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
     return then(letGo(), () => 1);
   }
   const finish = (reached: RunState): Promise<number> | number => {
-    const closing = letGo();
     let end = reached;
     if (live.backend.name === 'sim' && run.refusals.length)
-      end = settleSimRun(end, run.refusals, host.store, io, now);
+      end = settleSimRun(end, run.refusals, io, (reason) => {
+        run.cancel(reason);
+        return run.state;
+      });
+    const closing = letGo();
     view?.update(end);
     view?.close();
     if (end.status === 'running' && run.waiting.length) {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { join, resolve } from 'node:path';
-import { defaultHome, forTerminal, loadMaskKey, writeFileAtomic } from '@kairoku-playbook/runtime';
+import { RunHost, defaultHome, forTerminal, loadMaskKey, writeFileAtomic } from '@kairoku-playbook/runtime';
 import { kairoku, paseo, resolveBindAddress } from '@kairoku-playbook/runtime/backends';
 import type { RunEvent, RunState } from '@kairoku-playbook/runtime';
 import { flag } from '../args.js';
@@ -123,11 +123,16 @@ export async function restartLive(
   }
   const { archivedAt: _archived, ...state } = loaded;
   return driveRun({
+    host: new RunHost({
+      home: store.home,
+      workspace: state.workspace ?? workspace,
+      backend: live.backend.name,
+      clock: now,
+    }),
     state,
     event,
     secrets: given.secrets,
     gates,
-    store,
     live,
     io,
     terminal,

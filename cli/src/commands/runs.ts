@@ -1,4 +1,5 @@
 import {
+  RunHost,
   RunStore,
   allSteps,
   defaultHome,
@@ -6,7 +7,6 @@ import {
   forTerminal,
   isEnded,
   loadMaskKey,
-  recoverRuns,
   advance,
   summarize,
   toText,
@@ -19,7 +19,7 @@ import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
-import { LIVE_FLAGS, loadScenario, refuseFlags, simDelay } from './run-common.js';
+import { LIVE_FLAGS, busyAsUsage, loadScenario, openRoomFor, refuseFlags, simDelay } from './run-common.js';
 import { driveRun, gateFlags, simBackend } from './run-drive.js';
 import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
 import type { RestartSecrets } from './run-inputs.js';
@@ -386,39 +386,62 @@ function operate(
     io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to ${event.type} it\n`);
     return 0;
   }
-  const result = advance(state, event, Date.now());
-  if (result.error !== undefined) {
-    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(result.error)}\n`);
+  // Nobody drives it here or elsewhere (an MCP manager's run is changed by its server, under the
+  // store's lock, as this is): one change of the stored run as it is under the lock; its effects (a
+  // stop for agents no process watches) have nobody to perform them.
+  const changed = withHostOf(store, state, (host) =>
+    host.change(
+      state.id,
+      { backend: (loaded) => ({ name: loaded.backend, perform: () => undefined, agentExists: () => false }) },
+      (driver) => driver.send(event),
+    ),
+  );
+  if (!changed.ok) throw new UsageError(changed.refusal.message);
+  const refusal = changed.value.value;
+  if (refusal !== undefined) {
+    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(refusal.message)}\n`);
     return 1;
   }
-  store.save(result.state);
-  io.stdout(`run ${state.id} ${result.state.status}\n`);
+  io.stdout(`run ${state.id} ${changed.value.state.status}\n`);
   return 0;
 }
 
 function archive(store: RunStore, state: RunState, io: CommandIo): number | Promise<number> {
   const serve = serveOf(store, state);
   if (serve) return operateThroughServe(serve, state.id, 'archive', {}, io);
-  if (!isEnded(state.status)) {
-    io.stderr(
-      `kairoku-playbook: run ${state.id} is ${state.status}: only an ended run can be archived (cancel it first)\n`,
-    );
-    return 1;
-  }
   if (state.archivedAt) {
     io.stdout(`run ${state.id} was already archived at ${state.archivedAt}\n`);
     return 0;
   }
-  store.save({ ...state, archivedAt: new Date().toISOString() });
+  const archived = withHostOf(store, state, (host) => host.operate(state.id, { type: 'archive' }));
+  if (!archived.ok) {
+    if (archived.refusal.kind === 'not-found') throw new UsageError(archived.refusal.message);
+    io.stderr(`kairoku-playbook: ${forTerminal(archived.refusal.message)}\n`);
+    return 1;
+  }
   io.stdout(`run ${state.id} archived\n`);
   return 0;
+}
+
+/**
+ * `change` by a run host of this process, for one write to a run no process drives: under the store's
+ * lock, and written as every write is (a store that stays busy is a usage refusal that says to try
+ * again).
+ */
+function withHostOf<T>(store: RunStore, state: RunState, change: (host: RunHost) => T): T {
+  const host = new RunHost({ home: store.home, workspace: state.workspace ?? '', backend: state.backend });
+  try {
+    return busyAsUsage(() => change(host));
+  } finally {
+    host.close();
+  }
 }
 
 // ---- restart -----------------------------------------------------------------------------------
 
 function restart(
   store: RunStore,
-  id: string,
+  stored: RunState,
   event: RunEvent,
   io: CommandIo,
   args: ParsedArgs,
@@ -426,8 +449,17 @@ function restart(
   options: { json: boolean; scenario: string | undefined; delayMs: number | undefined; terminal?: Terminal },
 ): number | Promise<number> {
   const now = Date.now;
-  // As `run` does: sim agents of a killed process are gone, so their steps are lost first.
-  const recovered = recoverRuns(store, { backend: 'sim', agentExists: () => false, now: now() });
+  const id = stored.id;
+  // The host that drives the run here (`driveRun`) and writes it, from recovery on.
+  const host = new RunHost({
+    home: store.home,
+    workspace: stored.workspace ?? '',
+    backend: 'sim',
+    clock: now,
+  });
+  // As `run` does: sim agents of a killed process are gone, so their steps are lost first (a run
+  // another live process claims is left to it: its agents are at work there).
+  const recovered = busyAsUsage(() => host.loseGone(() => false));
   for (const problem of recovered.problems)
     io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
   const loaded = load(store, id);
@@ -435,6 +467,9 @@ function restart(
     throw new UsageError(
       `run ${id} runs on the ${loaded.backend} backend; this build restarts sim runs only (use the manager's restart_run)`,
     );
+  // A reopened run needs room as a new one does (one active run per workspace, limits.concurrency),
+  // as a live run's restart does; the run itself is not counted (a decision on a run waiting at a gate).
+  openRoomFor(loaded, io);
   const scenario = loadScenario(options.scenario, loaded.ir, io.cwd);
   const gates = gateFlags(args.flags.get('gate') ?? [], loaded.ir);
   const { terminal, json } = options;
@@ -447,11 +482,11 @@ function restart(
       );
     const { archivedAt: _archived, ...state } = given.state;
     return driveRun({
+      host,
       state,
       event,
       secrets: given.secrets,
       gates,
-      store,
       live: simBackend({ scenario, delayMs: options.delayMs }),
       io,
       terminal,
@@ -562,7 +597,7 @@ function driveOn(
     );
   }
   refuseLiveFlags(args);
-  return restart(store, state.id, event, io, args, env, {
+  return restart(store, state, event, io, args, env, {
     json: args.flags.has('json'),
     scenario: flag(args, 'scenario'),
     delayMs: simDelay(flag(args, 'sim-delay')),

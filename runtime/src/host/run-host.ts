@@ -177,7 +177,8 @@ interface Hosted {
  * - **driven** (`startDriven`, `drive`: `run`, `runs restart|decide` without a serve): a `LiveRun`
  *   with autopilot and the caller's backend; gates decided by a script, `--gate` or a person at a
  *   terminal. Claimed too.
- * - **managed** (`startManaged`, `change`: the MCP server, a manager agent decides): no claim, no
+ * - **managed** (`startManaged`, `change`: the MCP server, a manager agent decides, and what its runs'
+ *   Paseo agents feed in between tool calls; `runs cancel` of a run no process drives): no claim, no
  *   autopilot; each change a one-shot under the store's lock (load, a driver over the caller's
  *   backend, the events, save), so the manager's server and step agents' servers, in other
  *   processes, share the run file.
@@ -441,6 +442,16 @@ export class RunHost {
       if (!loaded.ok) return loaded;
       return this.apply(loaded.value, how, work, false);
     });
+  }
+
+  /**
+   * What the transition function says to `event` on `state`, with the secrets and mask key this host
+   * holds for the run: a refusal's sentence, or undefined. Nothing is applied or written (a backend
+   * asking whether a report would be taken, without the store's lock).
+   */
+  refusalOf(state: RunState, event: RunEvent): string | undefined {
+    return advance(state, event, this.clock(), { secrets: this.secretsOf(state.id), maskKey: this.maskKey })
+      .error;
   }
 
   /** The secret input values this host holds for a run (memory only); none for other runs. */

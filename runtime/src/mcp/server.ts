@@ -68,7 +68,11 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
           store: new RunStore(home),
           workspace: workspaceFolder(options.workspace),
           clock: Date.now,
-          secrets: (runId) => made.protocol?.secretsOf(runId) ?? {},
+          runHost: () => {
+            if (!made.protocol)
+              throw new Error('the Paseo host was asked for a run before the protocol was made');
+            return made.protocol.host;
+          },
           log: (line) => options.log?.(`warning: ${line}`),
         })
       : undefined;

@@ -20,7 +20,8 @@ import { parseYaml } from '../../src/backends/scenario.js';
 import { createRun } from '../../src/core/create-run.js';
 import { advance } from '../../src/core/transition.js';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
-import { withStoreLock } from '../../src/mcp/store-lock.js';
+import { busyAsRefusal } from '../../src/mcp/store-lock.js';
+import { lockStore } from '../../src/store/lock.js';
 import { checkStepAgentToken, stepAgentToken } from '../../src/mcp/token.js';
 import { ToolError } from '../../src/mcp/tool-error.js';
 import { RunStore } from '../../src/store/run-store.js';
@@ -217,17 +218,16 @@ describe('the store lock', () => {
     writeFileSync(join(folder, '.lock'), '999999999\n');
     const past = new Date(Date.now() - 5000);
     utimesSync(join(folder, '.lock'), past, past);
-    expect(withStoreLock(folder, () => 'ran')).toBe('ran');
+    expect(busyAsRefusal(() => lockStore(folder, () => 'ran'))).toBe('ran');
     expect(() => statSync(join(folder, '.lock'))).toThrow();
   });
 
-  it('waits for a live holder, then says the store is busy', () => {
+  it('waits for a live holder, then says the store is busy: a refusal of the tool call, not a crash', () => {
     const folder = temp('kp-lock-');
     writeFileSync(join(folder, '.lock'), `${process.pid}\n`);
-    expect(() => withStoreLock(folder, () => 'ran', { waitMs: 50 })).toThrow(ToolError);
-    expect(() => withStoreLock(folder, () => 'ran', { waitMs: 50 })).toThrow(
-      `the run store is busy (locked by process ${process.pid}`,
-    );
+    const busy = () => busyAsRefusal(() => lockStore(folder, () => 'ran', { waitMs: 50 }));
+    expect(busy).toThrow(ToolError);
+    expect(busy).toThrow(`the run store is busy (locked by process ${process.pid}`);
   });
 });
 

@@ -2,6 +2,7 @@ import { vecToArray } from '../../core/pvec.js';
 import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../../core/state.js';
 import type { RunState } from '../../core/state.js';
 import type { Driver } from '../../driver/driver.js';
+import type { RunHost } from '../../host/run-host.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { BackendEffect } from '../../driver/backend.js';
 import { PaseoBackend } from './backend.js';
@@ -43,8 +44,12 @@ export interface PaseoHostOptions extends PaseoAgentsOptions {
   /** the server's workspace: its active paseo runs are taken up at start */
   workspace: string;
   clock: () => number;
-  /** the secret input values of a run, when this process has them */
-  secrets: (runId: string) => Record<string, unknown>;
+  /**
+   * the host whose managed changes (`RunHost.change`) apply what the runs' agents feed in: the
+   * protocol's, which holds the runs' secrets and tells its subscribers (made once the daemon is
+   * reached, so asked for when a run is first hosted)
+   */
+  runHost: () => RunHost;
   log: (line: string) => void;
 }
 
@@ -241,9 +246,8 @@ export class PaseoHost {
         idleTicks: 0,
         context: new StoreBackedContext({
           runId,
-          store: this.options.store,
+          host: this.options.runHost(),
           clock: this.options.clock,
-          secrets: () => this.options.secrets(runId),
           perform: (effect: BackendEffect) => this.perform(runId, effect, false),
           log: this.options.log,
         }),

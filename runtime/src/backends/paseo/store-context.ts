@@ -1,18 +1,20 @@
 import type { RunEvent } from '../../core/events.js';
 import type { RunState } from '../../core/state.js';
 import { dueTimeouts } from '../../core/timeouts.js';
-import { Driver } from '../../driver/driver.js';
-import { loadMaskKey } from '../../host/mask-key.js';
-import { StoreBusyError, lockStore } from '../../store/lock.js';
+import type { Driver } from '../../driver/driver.js';
+import type { RunHost } from '../../host/run-host.js';
+import { StoreBusyError } from '../../store/lock.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 
 export interface StoreContextOptions {
   runId: string;
-  store: RunStore;
+  /**
+   * the host whose managed changes (`RunHost.change`) apply the events fed in: the MCP server's
+   * (`PlaybookProtocol.host`), so its subscribers are told of them and the run's secrets are its
+   */
+  host: RunHost;
   clock: () => number;
-  /** the run's secret input values, when this process has them */
-  secrets: () => Record<string, unknown>;
   /** performs the effects of the events applied here (the run's backend; wake-ups to the manager) */
   perform: (effect: BackendEffect, context: BackendContext) => void;
   log: (line: string) => void;
@@ -21,9 +23,10 @@ export interface StoreContextOptions {
 /**
  * The `BackendContext` of one run whose agents answer later, in a server where the run lives in the
  * store rather than in memory (`kairoku-playbook mcp --agents paseo`). Each event a backend feeds in
- * is applied as a tool call applies one: under the store's lock, the run is loaded, the event goes
- * through a driver without autopilot, its effects are performed, the run is saved; so tool calls in
- * this or other processes see it. `state()` is the stored run.
+ * is applied as a tool call applies one, by the host's managed change (`RunHost.change`): under the
+ * store's lock, the run is loaded, the event goes through a driver without autopilot, its effects are
+ * performed, the run is saved; so tool calls in this or other processes see it. `state()` is the
+ * stored run.
  *
  * Re-entrancy: while an event is being applied (here, or by a tool call of this server through
  * `within`), events the backend feeds in synchronously join that driver's queue, under the lock
@@ -63,20 +66,20 @@ export class StoreBackedContext implements BackendContext {
   refusalOf(event: RunEvent): string | undefined {
     if (this.active) return this.active.context.refusalOf(event);
     // Judged on the stored run without the lock, as `state()` reads it: nothing is applied.
-    return this.driverOf(this.state()).context.refusalOf(event);
+    return this.options.host.refusalOf(this.state(), event);
   }
 
   state(): RunState {
     if (this.active) return this.active.state;
     const stored = this.peek();
-    if (!stored) throw new Error(`run ${this.options.runId} is no longer in ${this.options.store.folder}`);
+    if (!stored) throw new Error(`run ${this.options.runId} is no longer in ${this.store.folder}`);
     return stored;
   }
 
   /** The stored run, read without the lock (files are replaced atomically); undefined when it is gone. */
   peek(): RunState | undefined {
     try {
-      const loaded = this.options.store.load(this.options.runId);
+      const loaded = this.store.load(this.options.runId);
       if (loaded) this.last = loaded;
       return loaded ?? undefined;
     } catch (error) {
@@ -100,40 +103,27 @@ export class StoreBackedContext implements BackendContext {
   }
 
   /**
-   * Applies `work` to the stored run: under the store's lock, load, let `work` dispatch through a
-   * driver (which performs the effects and saves). Undefined when the run file is gone. Throws when
-   * the lock cannot be had (`StoreBusyError`) or the run cannot be read.
+   * Applies `work` to the stored run, as one managed change of the host: under the store's lock, load,
+   * let `work` dispatch through a driver (which performs the effects and saves). Undefined when the run
+   * file is gone. Throws when the lock cannot be had (`StoreBusyError`) or the run cannot be read.
    */
   update<T>(work: (driver: Driver) => T): T | undefined {
     if (this.active) return work(this.active);
-    const { store } = this.options;
-    return lockStore(store.folder, () => {
-      const loaded = store.load(this.options.runId);
-      if (!loaded) return undefined;
-      const driver = this.driverOf(loaded);
-      this.last = loaded;
-      this.active = driver;
-      try {
-        return work(driver);
-      } finally {
-        this.active = undefined;
-        this.last = driver.state;
-      }
-    });
+    const changed = this.options.host.change(
+      this.options.runId,
+      { backend: () => this.backend, around: (driver, apply) => this.within(driver, apply) },
+      (driver) => work(driver),
+    );
+    if (!changed.ok) {
+      if (changed.refusal.code === 'unknown-run') return undefined;
+      throw new Error(changed.refusal.message);
+    }
+    this.last = changed.value.state;
+    return changed.value.value;
   }
 
-  /** A driver without autopilot over `state`, saving to the store. */
-  private driverOf(state: RunState): Driver {
-    const { store, clock } = this.options;
-    return new Driver(state, {
-      backend: this.backend,
-      autopilot: false,
-      clock,
-      secrets: this.options.secrets(),
-      // (fingerprints mask the secrets of runs this process was not given the values of)
-      maskKey: loadMaskKey(store.home),
-      persist: (next) => store.save(next),
-    });
+  private get store(): RunStore {
+    return this.options.host.store;
   }
 
   /**
@@ -142,8 +132,8 @@ export class StoreBackedContext implements BackendContext {
    */
   tick(): RunState | undefined {
     for (const event of this.deferred.splice(0)) this.feed(event);
-    const { store, clock } = this.options;
-    const asked: RunEvent[] = store
+    const { clock } = this.options;
+    const asked: RunEvent[] = this.store
       .takeRequests(this.options.runId)
       .map((request) =>
         request.type === 'cancel' && request.reason === undefined

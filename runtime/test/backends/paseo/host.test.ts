@@ -25,6 +25,7 @@ import { stepRun } from '../../../src/core/view.js';
 import { StoreBackedContext } from '../../../src/backends/paseo/store-context.js';
 import { serveMcp } from '../../../src/mcp/server.js';
 import type { RunningServer } from '../../../src/mcp/server.js';
+import { RunHost } from '../../../src/host/run-host.js';
 import { RunStore } from '../../../src/store/run-store.js';
 import { FakePaseoDaemon, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
 import type { AgentScript, FakeAgent, Scripts } from '../../fake-paseo/index.js';
@@ -489,11 +490,13 @@ describe('the store-backed context of a run', () => {
     store.save(state);
     const performed: string[] = [];
     const logs: string[] = [];
+    const host = new RunHost({ home, workspace: root, backend: 'paseo' });
+    const written: string[] = [];
+    host.subscribe(({ state: saved }) => written.push(saved.status));
     const context = new StoreBackedContext({
       runId: 't-1',
-      store,
+      host,
       clock: Date.now,
-      secrets: () => ({}),
       perform: (effect, own) => {
         performed.push(effect.type);
         // An agent that ends its reminded turn at once, reported from inside the reminder's effect.
@@ -513,6 +516,18 @@ describe('the store-backed context of a run', () => {
     expect(after.status).toBe('failed');
     expect(context.state().status).toBe('failed');
     expect(logs).toEqual([]);
+    // Written through the host: its subscribers were told of each change (the refused report, the loss).
+    expect(written).toEqual(['running', 'failed']);
+    // A run that is gone is nothing to apply to.
+    expect(
+      new StoreBackedContext({
+        runId: 't-gone',
+        host,
+        clock: Date.now,
+        perform: () => undefined,
+        log: (line) => logs.push(line),
+      }).update(() => 'applied'),
+    ).toBeUndefined();
   });
 });
 
