@@ -472,6 +472,8 @@ export class RunHost {
         if (conflict && isEnded(state.status))
           return { ok: false, refusal: this.roomRefusal(conflict, state.ir) };
       }
+      if (!this.hosted.has(id) && state.manager !== undefined && state.manager !== this.manager)
+        return this.operateInPlace(id, event.event);
       const hosted = this.hosted.get(id) ?? this.host(state, {});
       const refusal = hosted.driver.send(event.event);
       if (refusal) {
@@ -489,6 +491,33 @@ export class RunHost {
       this.settle(hosted);
       return this.get(id);
     });
+  }
+
+  /**
+   * An operator's decision on a run another manager manages (a manager agent's MCP server, in another
+   * process): applied in place, as a managed change, so the run is not taken from its manager (no
+   * claim, no autopilot, its manager kept). Its effects are performed by nobody here: this host cannot
+   * stop or message another process's agents; the manager's server sees the new state at its next call
+   * or through its watch of the store, and wakes its manager with the decision.
+   */
+  private operateInPlace(id: string, event: RunEvent): HostResult<RunState> {
+    let refusal: TransitionRefusal | undefined;
+    const changed = this.change(
+      id,
+      {
+        backend: (state) => ({
+          name: state.backend,
+          perform: () => undefined,
+          agentExists: () => true,
+        }),
+      },
+      (driver) => {
+        refusal = driver.send(event);
+      },
+    );
+    if (!changed.ok) return changed;
+    if (refusal) return fromTransition(refusal);
+    return { ok: true, value: changed.value.state };
   }
 
   /**
