@@ -443,6 +443,26 @@ export class RunHost {
     });
   }
 
+  /**
+   * Names the manager of a run a manager drives (serve made a manager agent for it, whose id it learnt
+   * once the run was made): under the store's lock, subscribers told. Not for a run driven here.
+   */
+  setManager(id: string, manager: string): HostResult<RunState> {
+    return this.locked(() => {
+      if (this.hosted.has(id) || this.driven.has(id))
+        return refused(
+          'driven-here',
+          `run ${id} is driven by this host: it has no other manager`,
+          'conflict',
+        );
+      const loaded = this.load(id);
+      if (!loaded.ok) return loaded;
+      const state: RunState = { ...loaded.value, manager };
+      this.save(state);
+      return { ok: true, value: state };
+    });
+  }
+
   /** The secret input values this host holds for a run (memory only); none for other runs. */
   secretsOf(id: string): Record<string, unknown> {
     return this.hosted.get(id)?.secrets ?? this.driven.get(id)?.secrets ?? this.managedSecrets.get(id) ?? {};

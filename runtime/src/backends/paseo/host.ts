@@ -1,6 +1,6 @@
-import { vecToArray } from '../../core/pvec.js';
+import { vecSlice, vecToArray } from '../../core/pvec.js';
 import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../../core/state.js';
-import type { RunState } from '../../core/state.js';
+import type { RunState, WakeUp } from '../../core/state.js';
 import type { Driver } from '../../driver/driver.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { BackendEffect } from '../../driver/backend.js';
@@ -57,6 +57,15 @@ interface HostedRun {
   pending: BackendEffect[];
   /** ticks in a row the run was seen ended with nothing of it at work */
   idleTicks: number;
+  /**
+   * how much of the run's history this server has accounted for (its own tool calls, and what its
+   * timer looked at): entries past it that another process wrote may call for a wake-up
+   */
+  seen?: number;
+  /** the wake-ups the run held (paused) when last seen: a resume elsewhere releases them */
+  held?: readonly WakeUp[];
+  /** the manager was sent this run's end by this server (a cancel applied here) */
+  endWoken?: boolean;
 }
 
 /**
@@ -183,7 +192,14 @@ export class PaseoHost {
   /** A tool call's change of a run, with what the run's backend feeds in meanwhile joining its driver. */
   within<T>(runId: string, driver: Driver, work: () => T): T {
     const entry = this.runs.get(runId);
-    return entry ? entry.context.within(driver, work) : work();
+    if (!entry) return work();
+    try {
+      return entry.context.within(driver, work);
+    } finally {
+      // The manager made this change (or was shown it): nothing in it is news to wake it with.
+      entry.seen = driver.state.history.size;
+      entry.held = driver.state.wakeups;
+    }
   }
 
   /**
@@ -194,6 +210,8 @@ export class PaseoHost {
   perform(runId: string, effect: BackendEffect, fromTool: boolean): void {
     if (effect.type === 'wake-manager') {
       if (!fromTool) this.waker?.push(runId, effect.wakeups);
+      const entry = this.runs.get(runId);
+      if (entry && effect.wakeups.some((w) => w.kind === 'run-ended')) entry.endWoken = true;
       return;
     }
     if (effect.type === 'open-gate' || effect.type === 'close-gate') return;
@@ -310,6 +328,35 @@ export class PaseoHost {
   }
 
   /**
+   * Decisions another process wrote into a run this server hosts (seed 000: a gate decided in the panel
+   * wakes the manager): serve applies the panel's decisions on a run a manager agent manages in place,
+   * performing none of their effects, so their wake-ups are found here, in the history entries this
+   * server has not accounted for: a gate decided, the run canceled (unless this server already told
+   * the manager the run ended), and the wake-ups a paused run held, released by a resume.
+   */
+  private wakeForOthers(entry: HostedRun, state: RunState | undefined): void {
+    if (!state) return;
+    const from = entry.seen;
+    const held = entry.held;
+    entry.seen = state.history.size;
+    entry.held = state.wakeups;
+    if (from === undefined || from >= state.history.size || !this.waker) return;
+    const wakeups: WakeUp[] = [];
+    for (const h of vecSlice(state.history, from)) {
+      const about = {
+        at: h.at,
+        ...(h.step !== undefined ? { step: h.step } : {}),
+        ...(h.attempt !== undefined ? { attempt: h.attempt } : {}),
+        text: h.text,
+      };
+      if (h.kind === 'gate-decided') wakeups.push({ ...about, kind: 'gate-decided' });
+      else if (h.kind === 'run-canceled' && !entry.endWoken) wakeups.push({ ...about, kind: 'run-ended' });
+      else if (h.kind === 'run-resumed' && held?.length) wakeups.push(...held);
+    }
+    if (wakeups.length) this.waker.push(entry.id, wakeups);
+  }
+
+  /**
    * The lost-agent rule for a run taken up: a running attempt whose agent the daemon no longer has
    * (or never acknowledged, or a check whose process went with the old server) is lost now.
    */
@@ -364,6 +411,7 @@ export class PaseoHost {
         continue;
       }
       const state = entry.context.tick();
+      this.wakeForOthers(entry, state);
       if (state && hasWorkGoing(state)) {
         entry.idleTicks = 0;
         continue;
