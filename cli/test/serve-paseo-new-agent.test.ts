@@ -254,6 +254,36 @@ describe('serve --backend paseo: Start on a new agent', () => {
     expect(run.body.run.status).toBe('failed');
   });
 
+  it("refuses a start given a secret input (its value would not reach the manager agent's steps)", async () => {
+    const { daemon, workspace, home } = await setUp({});
+    writeFileSync(
+      join(workspace, 'playbooks', 'secret.yml'),
+      `version: 1
+id: secret
+title: Secret
+inputs:
+  token: { type: string, secret: true }
+steps:
+  plan:
+    role: implementer
+    prompt: Plan the work
+`,
+    );
+    const serving = await startServe(workspace, home, ['--paseo-host', daemon.host]);
+    const refused = await call<{ refusal: { code: string; field: string } }>(serving, '/api/v1/runs', {
+      playbook: 'playbooks/secret.yml',
+      inputs: { token: 'hush' },
+      options: { newAgent: true },
+    });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { refusal: { code: 'secret-inputs-unsupported', field: '/options/newAgent' } },
+    });
+    expect(managerOf(daemon)).toBeUndefined();
+    const runs = await call<{ runs: unknown[] }>(serving, '/api/v1/runs');
+    expect(runs.body.runs).toEqual([]);
+  });
+
   it('is not offered when the password came from $PASEO_PASSWORD: the refusal says to use a file', async () => {
     const { daemon, workspace, home } = await setUp({}, PASSWORD);
     const serving = await startServe(workspace, home, ['--paseo-host', daemon.host], {

@@ -61,6 +61,19 @@ export type NewManagerResult = HostResult<{ state: RunState; warnings: string[];
  */
 export async function startWithNewManager(request: NewManagerRequest): Promise<NewManagerResult> {
   const { host, ir, inputs, options } = request;
+  // A secret input's value lives only in the memory of the process that started the run (SPEC §3.5):
+  // the manager agent's server, another process, could not give it to the steps that read it.
+  const secret = ir.inputs.find((input) => input.secret && inputs[input.name] !== undefined);
+  if (secret)
+    return {
+      ok: false,
+      refusal: {
+        code: 'secret-inputs-unsupported',
+        message: `playbook "${ir.id}" was given a secret input ("${secret.name}"), whose value would not reach a new manager agent's steps: start it without a new agent`,
+        kind: 'invalid',
+        field: '/options/newAgent',
+      },
+    };
   let refusal: HostRefusal | undefined;
   const started = host.startManaged(
     ir,

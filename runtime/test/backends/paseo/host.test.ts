@@ -26,7 +26,8 @@ import { StoreBackedContext } from '../../../src/backends/paseo/store-context.js
 import { serveMcp } from '../../../src/mcp/server.js';
 import type { RunningServer } from '../../../src/mcp/server.js';
 import { RunStore } from '../../../src/store/run-store.js';
-import { FakePaseoDaemon, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
+import { RunHost } from '../../../src/host/run-host.js';
+import { FakePaseoDaemon, reports, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
 import type { AgentScript, FakeAgent, Scripts } from '../../fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../fake-paseo/harness.js';
 import { playbook } from '../../helpers.js';
@@ -595,5 +596,63 @@ describe('the manager agent archived during a run (seed 000)', () => {
     expect(server.warnings.splice(0)).toEqual([
       expect.stringContaining(`the manager agent ${manager.id} is not on the Paseo daemon`),
     ]);
+  });
+});
+
+describe('decisions another process writes (serve applying the panel in place) wake the manager (seed 000)', () => {
+  it('wakes it with a gate decided and with a cancel, and not with what it did itself', async () => {
+    mkdirSync(join(repo, 'playbooks'), { recursive: true });
+    writeFileSync(
+      join(repo, 'playbooks', 'gated.yml'),
+      `version: 1
+id: gated
+title: Gated
+steps:
+  first:
+    role: implementer
+    prompt: Do it.
+  ship:
+    needs: [first]
+    gate:
+      title: Ship it?
+      choices: { approve: next, reject: fail }
+`,
+    );
+    const fake = await daemon({ first: [reports('done')] });
+    const manager = await managerAgent(fake);
+    const session = await serve(fake, manager.id);
+    const waker = session.running.paseo!.waker!;
+    await until(() => waker.status === 'idle');
+    // serve's host: the panel's decisions on a run another manager manages are applied in place.
+    const panel = new RunHost({ home, workspace: repo, backend: 'paseo' });
+    cleanup.push(() => panel.close());
+
+    const run = (await session.call('start_playbook', { playbook: 'gated' })).run as string;
+    await session.call('start_step', { run, step: 'first' });
+    await until(() => status(run, 'first') === 'reported');
+    await session.call('complete_step', { run, step: 'first', outcome: 'done' });
+    await session.call('request_gate', { run, step: 'ship', summary: 'ready' });
+    await until(() => waker.status === 'idle' && waker.queued === 0);
+    const before = manager.followUps.length;
+    const decided = panel.operate(run, { type: 'decide', step: 'ship', choice: 'approve' });
+    expect(decided.ok && decided.value.status).toBe('completed');
+    const woken = await until(() => manager.followUps.slice(before).join('\n') || undefined);
+    expect(woken).toContain(`Playbook run ${run}`);
+    expect(woken).toMatch(/ship.*approve/);
+    // Its own calls (request_gate, complete_step) were not sent again.
+    expect(woken).not.toContain('reported');
+
+    const again = (await session.call('start_playbook', { playbook: 'gated' })).run as string;
+    await session.call('start_step', { run: again, step: 'first' });
+    await until(() => status(again, 'first') === 'reported');
+    await session.call('get_run', { run: again });
+    await until(() => waker.status === 'idle' && waker.queued === 0);
+    const then = manager.followUps.length;
+    const canceled = panel.operate(again, { type: 'cancel', reason: 'from the panel' });
+    expect(canceled.ok && canceled.value.status).toBe('canceled');
+    const told = await until(() => manager.followUps.slice(then).join('\n') || undefined);
+    expect(told).toContain(`Playbook run ${again}`);
+    expect(told).toContain('canceled');
+    expect(stored(again).manager).toContain(`Paseo agent ${manager.id}`);
   });
 });
