@@ -6,7 +6,7 @@
  * client): it starts and completes the steps, opens the gate, the gate is decided through serve's API,
  * and the manager is woken with the decision. serve never claims the run.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,6 +201,32 @@ describe('serve --backend paseo: Start on a new agent', () => {
     expect(store.load(id)!.manager).toBe(`kairoku-playbook serve (a new agent), Paseo agent ${manager.id}`);
     expect(store.owner(id)).not.toBe(serving.child.pid);
     expect(serving.stderr()).not.toContain('took up');
+  });
+
+  it("with a worktree of its own too: the manager and its step agents work in it, on the run's branch", async () => {
+    const { daemon, workspace, home } = await setUp({ plan: [reports('done')] });
+    const serving = await startServe(workspace, home, ['--paseo-host', daemon.host]);
+    const started = await call<StartAnswer>(serving, '/api/v1/runs', {
+      playbook: 'playbooks/relay.yml',
+      inputs: {},
+      options: { newAgent: true, worktree: true },
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.run.id;
+    const manager = managerOf(daemon)!;
+    expect(realpathSync(manager.cwd)).not.toBe(workspace);
+    expect(
+      execFileSync('git', ['branch', '--show-current'], { cwd: manager.cwd, encoding: 'utf8' }).trim(),
+    ).toBe(`playbooks/relay-${id.slice(-6)}`);
+    const tool = await playManager(manager);
+    await tool('start_step', { run: id, step: 'plan' });
+    await vi.waitFor(() => expect(daemon.agentOf('plan', 1)).toBeDefined(), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    // Found again by its branch, not made twice.
+    expect(daemon.agentOf('plan', 1)!.cwd).toBe(manager.cwd);
+    expect(daemon.worktrees).toHaveLength(1);
   });
 
   it('after a restart, leaves a run to its live manager agent (operable in place), and fails it once the agent is gone', async () => {

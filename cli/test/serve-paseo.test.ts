@@ -303,11 +303,11 @@ describe('kairoku-playbook serve --backend paseo', () => {
     const newAgent = await call<{ refusal: { code: string } }>(serving, '/api/v1/runs', {
       playbook: 'playbooks/relay.yml',
       inputs: {},
-      options: { newAgent: true, worktree: true },
+      options: { newAgent: 'yes' },
     });
     expect(newAgent).toMatchObject({
-      status: 422,
-      body: { refusal: { code: 'option-combination-unsupported', field: '/options/worktree' } },
+      status: 400,
+      body: { refusal: { code: 'bad-request', field: '/options/newAgent' } },
     });
 
     // `run` in the workspace goes through serve, on serve's backend; another backend is refused.

@@ -168,15 +168,15 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
         provider: chosen.defaultProvider ?? 'claude',
         ...(chosen.defaultModel !== undefined ? { model: chosen.defaultModel } : {}),
         mcpServer: managerServer,
-        request: async (type, payload) => {
-          daemonClient ??= await paseo.PaseoClient.connect({
+        client: async () =>
+          (daemonClient ??= await paseo.PaseoClient.connect({
             host: daemon.host,
             ...(daemon.password !== undefined ? { password: daemon.password } : {}),
             reconnect: false,
+            requestTimeoutMs: 120_000,
             log: paseoLog(log),
-          });
-          return daemonClient.request(type, payload, { timeoutMs: 120_000 });
-        },
+          })),
+        log: paseoLog(log),
       });
     } finally {
       await daemonClient?.close();

@@ -298,14 +298,6 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
           options.unofferedWhy?.[option] ?? `the ${host.backendName} backend has no "${option}" option`,
           `/options/${option}`,
         );
-    if (body.options?.newAgent && body.options.worktree)
-      return refuse(
-        res,
-        422,
-        'option-combination-unsupported',
-        'a new agent and a new worktree together are not supported yet: the manager agent would work in the workspace while its steps work in the worktree; choose one',
-        '/options/worktree',
-      );
     for (const option of ['provider', 'model'] as const)
       if (body.options?.[option] !== undefined && !startOptions.agents)
         return refuse(

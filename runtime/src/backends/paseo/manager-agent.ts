@@ -4,7 +4,9 @@ import type { RunState } from '../../core/state.js';
 import type { CreateOptions, HostRefusal, HostResult, RunHost } from '../../host/run-host.js';
 import { MANAGER_GUIDE } from '../../mcp/guide.js';
 import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend.js';
+import type { Log, PaseoClient } from './client.js';
 import { MCP_SERVER_NAME } from './first-message.js';
+import { prepareWorktree } from './worktree.js';
 
 /** The label that says what an agent is to a run besides its steps: `manager` for a manager agent. */
 export const ROLE_LABEL = 'kairoku.role';
@@ -45,8 +47,9 @@ export interface NewManagerRequest {
    * its command line or in its environment (the agent's config is kept by the daemon)
    */
   mcpServer: (state: RunState) => StdioServer;
-  /** one request to the daemon (`PaseoClient.request`) */
-  request: (type: string, payload: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** a connection to the daemon, made when first needed; the caller closes it */
+  client: () => Promise<PaseoClient>;
+  log?: Log;
 }
 
 export type NewManagerResult = HostResult<{ state: RunState; warnings: string[]; agentId: string }>;
@@ -93,10 +96,25 @@ export async function startWithNewManager(request: NewManagerRequest): Promise<N
   const server = request.mcpServer(state);
   let agentId: string;
   try {
-    const answer = await request.request('create_agent_request', {
+    const client = await request.client();
+    const workspace = state.workspace ?? host.workspace;
+    // A run in a worktree of its own (seed 000's "Start in a new workspace") has its manager there
+    // too: the worktree is made now, on the run's branch, and the manager's server finds it again by
+    // that branch when it starts the first step (its agents work in the same worktree).
+    const cwd =
+      state.ir.workspace === 'new-worktree' && state.branch
+        ? (
+            await prepareWorktree(client, {
+              cwd: workspace,
+              branch: state.branch,
+              log: request.log ?? (() => undefined),
+            })
+          ).path
+        : workspace;
+    const answer = await client.request('create_agent_request', {
       config: {
         provider,
-        cwd: state.workspace ?? host.workspace,
+        cwd,
         title: agentTitle(`Playbook Manager: ${ir.title ?? ir.id}`, 1),
         ...(request.model !== undefined ? { model: request.model } : {}),
         systemPrompt: MANAGER_GUIDE,
@@ -118,6 +136,7 @@ export async function startWithNewManager(request: NewManagerRequest): Promise<N
     agentId = id;
   } catch (error) {
     const reason = `Paseo did not make its manager agent: ${(error as Error).message}`;
+    request.log?.('warn', `run ${state.id}: ${reason}`);
     host.change(state.id, { backend: performsNothing }, (driver) =>
       driver.send({ type: 'manager-lost', reason }),
     );
