@@ -66,6 +66,8 @@ interface HostedRun {
   held?: readonly WakeUp[];
   /** the manager was sent this run's end by this server (a cancel applied here) */
   endWoken?: boolean;
+  /** the attempts at work when the run was last seen: a cancel elsewhere stops their agents */
+  running?: { name: string; attempt: number }[];
 }
 
 /**
@@ -199,6 +201,7 @@ export class PaseoHost {
       // The manager made this change (or was shown it): nothing in it is news to wake it with.
       entry.seen = driver.state.history.size;
       entry.held = driver.state.wakeups;
+      entry.running = runningAttempts(driver.state);
     }
   }
 
@@ -332,17 +335,32 @@ export class PaseoHost {
    * wakes the manager): serve applies the panel's decisions on a run a manager agent manages in place,
    * performing none of their effects, so their wake-ups are found here, in the history entries this
    * server has not accounted for: a gate decided, the run canceled (unless this server already told
-   * the manager the run ended), and the wake-ups a paused run held, released by a resume.
+   * the manager the run ended), and the wake-ups a paused run held, released by a resume. A cancel's
+   * running step agents are stopped here too, as the cancel's own effects would have.
    */
   private wakeForOthers(entry: HostedRun, state: RunState | undefined): void {
     if (!state) return;
     const from = entry.seen;
     const held = entry.held;
+    const running = entry.running ?? [];
     entry.seen = state.history.size;
     entry.held = state.wakeups;
-    if (from === undefined || from >= state.history.size || !this.waker) return;
+    entry.running = runningAttempts(state);
+    if (from === undefined || from >= state.history.size) return;
+    const fresh = vecSlice(state.history, from);
+    // A cancel written elsewhere performed none of its effects: the agents still at work are stopped here.
+    if (fresh.some((h) => h.kind === 'run-canceled') && entry.backend) {
+      const still = new Set(entry.running.map((r) => `${r.name}#${r.attempt}`));
+      for (const { name, attempt } of running)
+        if (!still.has(`${name}#${attempt}`))
+          entry.backend.perform(
+            { type: 'stop-agent', step: name, attempt, reason: 'the run was canceled' },
+            entry.context,
+          );
+    }
+    if (!this.waker) return;
     const wakeups: WakeUp[] = [];
-    for (const h of vecSlice(state.history, from)) {
+    for (const h of fresh) {
       const about = {
         at: h.at,
         ...(h.step !== undefined ? { step: h.step } : {}),

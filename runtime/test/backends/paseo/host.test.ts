@@ -618,7 +618,18 @@ steps:
       choices: { approve: next, reject: fail }
 `,
     );
-    const fake = await daemon({ first: [reports('done')] });
+    writeFileSync(
+      join(repo, 'playbooks', 'held.yml'),
+      `version: 1
+id: held
+title: Held
+steps:
+  slow:
+    role: implementer
+    prompt: Take your time.
+`,
+    );
+    const fake = await daemon({ first: [reports('done')], slow: [runsUntilCanceled()] });
     const manager = await managerAgent(fake);
     const session = await serve(fake, manager.id);
     const waker = session.running.paseo!.waker!;
@@ -642,9 +653,12 @@ steps:
     // Its own calls (request_gate, complete_step) were not sent again.
     expect(woken).not.toContain('reported');
 
-    const again = (await session.call('start_playbook', { playbook: 'gated' })).run as string;
-    await session.call('start_step', { run: again, step: 'first' });
-    await until(() => status(again, 'first') === 'reported');
+    const again = (await session.call('start_playbook', { playbook: 'held' })).run as string;
+    await session.call('start_step', { run: again, step: 'slow' });
+    const slow = await until(() =>
+      fake.agentOf('slow')?.status === 'running' ? fake.agentOf('slow') : undefined,
+    );
+    await until(() => stepRun(stored(again), 'slow')?.attempts[0]?.agent === slow!.id);
     await session.call('get_run', { run: again });
     await until(() => waker.status === 'idle' && waker.queued === 0);
     const then = manager.followUps.length;
@@ -654,5 +668,9 @@ steps:
     expect(told).toContain(`Playbook run ${again}`);
     expect(told).toContain('canceled');
     expect(stored(again).manager).toContain(`Paseo agent ${manager.id}`);
+    // The cancel's effects were performed by nobody in the panel's process: the manager's server stops the agent.
+    await until(() =>
+      fake.requests.some((r) => r.type === 'cancel_agent_request' && r.message.agentId === slow!.id),
+    );
   });
 });
