@@ -336,7 +336,8 @@ export class PaseoHost {
    * performing none of their effects, so their wake-ups are found here, in the history entries this
    * server has not accounted for: a gate decided, the run canceled (unless this server already told
    * the manager the run ended), and the wake-ups a paused run held, released by a resume. A cancel's
-   * running step agents are stopped here too, as the cancel's own effects would have.
+   * running step agents are stopped here too, and a nudge is sent to its step's agent, as their own
+   * effects would have.
    */
   private wakeForOthers(entry: HostedRun, state: RunState | undefined): void {
     if (!state) return;
@@ -358,6 +359,17 @@ export class PaseoHost {
             entry.context,
           );
     }
+    // So did a nudge: its message goes to the step's agent, in the same conversation.
+    if (entry.backend)
+      for (const h of fresh) {
+        if (h.kind !== 'nudge' || h.step === undefined || h.attempt === undefined) continue;
+        const prefix = `${h.step} nudged: `;
+        const message = h.text.startsWith(prefix) ? h.text.slice(prefix.length) : h.text;
+        entry.backend.perform(
+          { type: 'nudge-agent', step: h.step, attempt: h.attempt, message },
+          entry.context,
+        );
+      }
     if (!this.waker) return;
     const wakeups: WakeUp[] = [];
     for (const h of fresh) {

@@ -660,6 +660,10 @@ steps:
     );
     await until(() => stepRun(stored(again), 'slow')?.attempts[0]?.agent === slow!.id);
     await session.call('get_run', { run: again });
+    // A nudge from the panel reaches the step's agent through the manager's server.
+    const nudged = panel.operate(again, { type: 'nudge', step: 'slow', message: 'mind the tests' });
+    expect(nudged.ok).toBe(true);
+    await until(() => slow!.followUps.includes('mind the tests'));
     await until(() => waker.status === 'idle' && waker.queued === 0);
     const then = manager.followUps.length;
     const canceled = panel.operate(again, { type: 'cancel', reason: 'from the panel' });
