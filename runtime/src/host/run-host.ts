@@ -493,7 +493,12 @@ export class RunHost {
           return { ok: false, refusal: this.roomRefusal(conflict, state.ir) };
       }
       if (!this.hosted.has(id) && state.manager !== undefined && state.manager !== this.manager)
-        return this.operateInPlace(id, event.event);
+        return this.operateInPlace(
+          id,
+          event.event,
+          // A restart reopens the run with the same manager, no longer archived.
+          operation.type === 'restart' || operation.type === 'retry' ? state.manager : undefined,
+        );
       const hosted = this.hosted.get(id) ?? this.host(state, {});
       const refusal = hosted.driver.send(event.event);
       if (refusal) {
@@ -520,7 +525,7 @@ export class RunHost {
    * stop or message another process's agents; the manager's server sees the new state at its next call
    * or through its watch of the store, and wakes its manager with the decision.
    */
-  private operateInPlace(id: string, event: RunEvent): HostResult<RunState> {
+  private operateInPlace(id: string, event: RunEvent, reopenAs?: string): HostResult<RunState> {
     let refusal: TransitionRefusal | undefined;
     const changed = this.change(
       id,
@@ -530,6 +535,7 @@ export class RunHost {
           perform: () => undefined,
           agentExists: () => true,
         }),
+        ...(reopenAs !== undefined ? { reopenAs } : {}),
       },
       (driver) => {
         refusal = driver.send(event);

@@ -68,4 +68,16 @@ describe("a run another manager manages, operated by serve's host", () => {
     expect(canceled.value).toMatchObject({ status: 'canceled', manager: 'claude (mcp client)' });
     expect(serve.active).not.toContain(id);
   });
+
+  it('is restarted in place once ended, archived or not: its manager kept, no longer archived, not claimed', () => {
+    const { serve, id } = hosts();
+    expect(serve.operate(id, { type: 'cancel', reason: 'from the panel' }).ok).toBe(true);
+    expect(serve.operate(id, { type: 'archive' }).ok).toBe(true);
+    const restarted = serve.operate(id, { type: 'restart', step: 'plan' });
+    if (!restarted.ok) throw new Error(restarted.refusal.message);
+    expect(restarted.value).toMatchObject({ status: 'running', manager: 'claude (mcp client)' });
+    expect(restarted.value.archivedAt).toBeUndefined();
+    expect(statusOf(restarted.value, 'plan')).toBe('ready');
+    expect(serve.active).not.toContain(id);
+  });
 });
