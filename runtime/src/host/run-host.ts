@@ -523,7 +523,8 @@ export class RunHost {
    * process): applied in place, as a managed change, so the run is not taken from its manager (no
    * claim, no autopilot, its manager kept). Its effects are performed by nobody here: this host cannot
    * stop or message another process's agents; the manager's server sees the new state at its next call
-   * or through its watch of the store, and wakes its manager with the decision.
+   * or its next look at the runs it hosts (`PaseoHost`), and performs them there: it wakes its manager
+   * with the decision, stops a cancel's agents, sends a nudge.
    */
   private operateInPlace(id: string, event: RunEvent, reopenAs?: string): HostResult<RunState> {
     let refusal: TransitionRefusal | undefined;

@@ -290,7 +290,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
         '/playbook',
       );
     for (const option of ['newAgent', 'worktree'] as const)
-      if (body.options?.[option] && !startOptions[option])
+      if (
+        body.options?.[option] &&
+        (!startOptions[option] || (option === 'newAgent' && !options.startWithNewAgent))
+      )
         return refuse(
           res,
           422,
