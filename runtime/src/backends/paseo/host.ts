@@ -66,6 +66,8 @@ interface HostedRun {
   held?: readonly WakeUp[];
   /** the manager was sent this run's end by this server (a cancel applied here) */
   endWoken?: boolean;
+  /** the run's status when last seen */
+  status?: RunState['status'];
   /** the attempts at work when the run was last seen: a cancel elsewhere stops their agents */
   running?: { name: string; attempt: number }[];
 }
@@ -201,6 +203,7 @@ export class PaseoHost {
       // The manager made this change (or was shown it): nothing in it is news to wake it with.
       entry.seen = driver.state.history.size;
       entry.held = driver.state.wakeups;
+      entry.status = driver.state.status;
       entry.running = runningAttempts(driver.state);
     }
   }
@@ -343,9 +346,11 @@ export class PaseoHost {
     if (!state) return;
     const from = entry.seen;
     const held = entry.held;
+    const status = entry.status;
     const running = entry.running ?? [];
     entry.seen = state.history.size;
     entry.held = state.wakeups;
+    entry.status = state.status;
     entry.running = runningAttempts(state);
     if (from === undefined || from >= state.history.size) return;
     const fresh = vecSlice(state.history, from);
@@ -372,6 +377,11 @@ export class PaseoHost {
       }
     if (!this.waker) return;
     const wakeups: WakeUp[] = [];
+    // While the run is paused its wake-ups are held; a resume (only ever written elsewhere: the panel,
+    // `runs resume`) releases them: those held when the run was last seen, and those of what happened
+    // since, while it was paused (this server may not have looked in between).
+    let paused = status === 'paused';
+    let pending: WakeUp[] = [...(held ?? [])];
     for (const h of fresh) {
       const about = {
         at: h.at,
@@ -379,9 +389,17 @@ export class PaseoHost {
         ...(h.attempt !== undefined ? { attempt: h.attempt } : {}),
         text: h.text,
       };
-      if (h.kind === 'gate-decided') wakeups.push({ ...about, kind: 'gate-decided' });
-      else if (h.kind === 'run-canceled' && !entry.endWoken) wakeups.push({ ...about, kind: 'run-ended' });
-      else if (h.kind === 'run-resumed' && held?.length) wakeups.push(...held);
+      const kind = h.kind === 'gate-decided' ? 'gate-decided' : HELD_KINDS[h.kind];
+      if (h.kind === 'run-paused') paused = true;
+      else if (h.kind === 'run-resumed') {
+        paused = false;
+        wakeups.push(...pending);
+        pending = [];
+      } else if (h.kind === 'run-canceled') {
+        if (!entry.endWoken) wakeups.push({ ...about, kind: 'run-ended' });
+      } else if (kind !== undefined && paused) pending.push({ ...about, kind });
+      // A gate decided elsewhere while running; what this server applied itself it has woken for.
+      else if (kind === 'gate-decided') wakeups.push({ ...about, kind });
     }
     if (wakeups.length) this.waker.push(entry.id, wakeups);
   }
@@ -455,6 +473,14 @@ export class PaseoHost {
     }
   }
 }
+
+/** History entries whose wake-up a paused run holds, by their kind (the transition's `wake` beside `record`). */
+const HELD_KINDS: Partial<Record<string, WakeUp['kind']>> = {
+  'step-reported': 'reported',
+  'agent-lost': 'lost',
+  'step-timeout': 'timeout',
+  'read-only-violated': 'read-only',
+};
 
 /** The running attempts of a run (steps while it is active, after-tasks whenever). */
 function runningAttempts(state: RunState): { name: string; attempt: number; agent: string | undefined }[] {

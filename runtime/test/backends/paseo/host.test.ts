@@ -27,7 +27,7 @@ import { serveMcp } from '../../../src/mcp/server.js';
 import type { RunningServer } from '../../../src/mcp/server.js';
 import { RunStore } from '../../../src/store/run-store.js';
 import { RunHost } from '../../../src/host/run-host.js';
-import { FakePaseoDaemon, reports, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
+import { FakePaseoDaemon, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
 import type { AgentScript, FakeAgent, Scripts } from '../../fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../fake-paseo/harness.js';
 import { playbook } from '../../helpers.js';
@@ -629,7 +629,10 @@ steps:
     prompt: Take your time.
 `,
     );
-    const fake = await daemon({ first: [reports('done')], slow: [runsUntilCanceled()] });
+    const fake = await daemon({
+      first: [runsUntilCanceled({ outcome: 'done' })],
+      slow: [runsUntilCanceled()],
+    });
     const manager = await managerAgent(fake);
     const session = await serve(fake, manager.id);
     const waker = session.running.paseo!.waker!;
@@ -640,7 +643,21 @@ steps:
 
     const run = (await session.call('start_playbook', { playbook: 'gated' })).run as string;
     await session.call('start_step', { run, step: 'first' });
+    const first = await until(() =>
+      fake.agentOf('first')?.status === 'running' ? fake.agentOf('first') : undefined,
+    );
+    await until(() => stepRun(stored(run), 'first')?.attempts[0]?.agent === first!.id);
+    // Paused in the panel, the run holds the report's wake-up; resumed in the panel, the manager gets it.
+    expect(panel.operate(run, { type: 'pause' }).ok).toBe(true);
+    await until(() => waker.status === 'idle' && waker.queued === 0);
+    const paused = manager.followUps.length;
+    fake.release(first!.id);
     await until(() => status(run, 'first') === 'reported');
+    await until(() => stored(run).wakeups.length > 0);
+    expect(manager.followUps.length).toBe(paused);
+    expect(panel.operate(run, { type: 'resume' }).ok).toBe(true);
+    const released = await until(() => manager.followUps.slice(paused).join('\n') || undefined);
+    expect(released).toContain('first reported done');
     await session.call('complete_step', { run, step: 'first', outcome: 'done' });
     await session.call('request_gate', { run, step: 'ship', summary: 'ready' });
     await until(() => waker.status === 'idle' && waker.queued === 0);
