@@ -189,7 +189,7 @@ describe('kairoku-playbook serve --backend paseo', () => {
     // The start form offers the provider and model of steps that name none, and a worktree.
     const cards = await call<PlaybooksAnswer>(first, '/api/v1/playbooks');
     expect(cards.body.playbooks[0]!.startOptions).toEqual({
-      newAgent: false,
+      newAgent: true,
       worktree: true,
       agents: { defaultProvider: 'claude' },
     });
@@ -303,9 +303,12 @@ describe('kairoku-playbook serve --backend paseo', () => {
     const newAgent = await call<{ refusal: { code: string } }>(serving, '/api/v1/runs', {
       playbook: 'playbooks/relay.yml',
       inputs: {},
-      options: { newAgent: true },
+      options: { newAgent: 'yes' },
     });
-    expect(newAgent).toMatchObject({ status: 422, body: { refusal: { code: 'option-unsupported' } } });
+    expect(newAgent).toMatchObject({
+      status: 400,
+      body: { refusal: { code: 'bad-request', field: '/options/newAgent' } },
+    });
 
     // `run` in the workspace goes through serve, on serve's backend; another backend is refused.
     const env = { ...process.env, KAIROKU_PLAYBOOK_HOME: home };

@@ -4,7 +4,8 @@
  * each backend's wiring is a file of its own (serve-paseo.ts, …), loaded only when it is chosen.
  */
 import type { Backend, BackendContext, RunState } from '@kairoku-playbook/runtime';
-import type { PlaybookCard } from '@kairoku-playbook/runtime/serve';
+import type { Ir } from '@kairoku-playbook/compiler';
+import type { HostResult, PlaybookCard, RunHost, StartOptions } from '@kairoku-playbook/runtime/serve';
 import type { ParsedArgs } from '../args.js';
 import type { CommandIo } from '../io.js';
 
@@ -30,6 +31,15 @@ export interface ServeBackend {
   recovered?: () => void;
   /** what the start form offers (default: nothing beyond the inputs) */
   startOptions?: PlaybookCard['startOptions'];
+  /** a start with `newAgent`: the run gets a manager agent of its own (offered by `startOptions`) */
+  startWithNewAgent?: (
+    host: RunHost,
+    ir: Ir,
+    inputs: Record<string, unknown>,
+    options: StartOptions,
+  ) => Promise<HostResult<{ state: RunState; warnings: string[] }>>;
+  /** why a start option is not offered in this configuration (said in its refusal) */
+  unofferedWhy?: Partial<Record<'newAgent' | 'worktree', string>>;
   /** lines for standard output once serve listens (where runners dial in, the fingerprint) */
   banner?: string[];
   /** lets go of what setup opened (connections kept for the whole serve) */

@@ -15,14 +15,21 @@
  * has minted those tokens again (`recovered`). Not serve's own listener: its port may change with
  * each start (`--listen 127.0.0.1:0`, as VS Code starts it), and the agents of the runs it takes up
  * are made before it listens.
+ *
+ * A start with `newAgent` (seed 000's "Start on a new agent") makes the run managed by a new Paseo
+ * agent instead (`paseo.startWithNewManager`): serve neither claims nor drives it; the agent's own
+ * `kairoku-playbook mcp --agents paseo` server does, and the panel's decisions on it are applied in
+ * place (`RunHost.operate`). That server is named a password file, never given the password.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Backend, BackendContext, RunState } from '@kairoku-playbook/runtime';
 import { PASEO_FLAGS, PASEO_FLAGS_HELP, paseoOptions } from './paseo-options.js';
 import type { PaseoCliOptions } from './paseo-options.js';
 import type { ServeBackend, ServeBackendEntry, ServeBackendRequest } from './serve-backend.js';
+import { flag } from '../args.js';
 import { UsageError } from '../io.js';
+import { selfCommand } from '../self-command.js';
 
 export const PASEO_SERVE: ServeBackendEntry = {
   flags: PASEO_FLAGS,
@@ -75,7 +82,7 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
 
   const connectFor = (state: RunState) =>
     paseo.PaseoBackend.connect({
-      ...daemonOptions(daemon, state),
+      ...daemonOptions(daemon, state.startOptions),
       cwd: state.workspace ?? workspace,
       workspace: state.ir.workspace,
       runId: state.id,
@@ -93,7 +100,11 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
       if (state.workspace !== workspace || state.backend !== 'paseo') continue;
       if (!serve.hasWorkGoing(state) || store.owner(state.id) !== undefined) continue;
       if (state.manager && state.manager !== serve.HOST_MANAGER) {
-        if (await managerGone(client, state.id)) goneManagers.add(state.manager);
+        // A run whose manager agent serve was still making when it stopped has no manager to wait for.
+        const gone =
+          state.manager === paseo.MANAGER_BEING_MADE ||
+          (await managerGone(client, state.id, paseo.managerAgentOf(state.manager)));
+        if (gone) goneManagers.add(state.manager);
         continue;
       }
       try {
@@ -111,6 +122,67 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
     await client.close();
   }
 
+  // A manager agent's MCP server reaches the daemon as serve does, but never with the password on its
+  // command line or in its environment (both are kept in the agent's config by the daemon): a password
+  // file is named; a password from $PASEO_PASSWORD cannot be passed on safely, so no new agent then.
+  const passwordFlag = flag(args, 'paseo-password-file');
+  const passwordFile = passwordFlag === undefined ? undefined : resolve(io.cwd, passwordFlag);
+  const newAgentRefused =
+    daemon.password !== undefined && passwordFile === undefined
+      ? "serve's Paseo password came from $PASEO_PASSWORD, which a manager agent's MCP server cannot be given without writing it into the agent's config: start serve with --paseo-password-file FILE to offer a new agent"
+      : undefined;
+  const self = selfCommand();
+  const managerServer = (state: RunState) => {
+    const chosen = daemonOptions(daemon, state.startOptions);
+    return {
+      command: self[0]!,
+      args: [
+        ...self.slice(1),
+        'mcp',
+        '--agents',
+        'paseo',
+        '--workspace',
+        state.workspace ?? workspace,
+        '--paseo-host',
+        daemon.host,
+        ...(passwordFile !== undefined ? ['--paseo-password-file', passwordFile] : []),
+        ...(chosen.defaultProvider !== undefined ? ['--paseo-provider', chosen.defaultProvider] : []),
+        ...Object.entries(chosen.providerMap ?? {}).flatMap(([from, to]) => [
+          '--paseo-provider',
+          `${from}=${to}`,
+        ]),
+        ...(chosen.defaultModel !== undefined ? ['--paseo-model', chosen.defaultModel] : []),
+      ],
+      env: { KAIROKU_PLAYBOOK_HOME: home },
+    };
+  };
+  const startWithNewAgent: ServeBackend['startWithNewAgent'] = async (host, ir, inputs, options) => {
+    let daemonClient: Awaited<ReturnType<typeof paseo.PaseoClient.connect>> | undefined;
+    try {
+      const chosen = daemonOptions(daemon, options);
+      return await paseo.startWithNewManager({
+        host,
+        ir,
+        inputs,
+        options,
+        provider: chosen.defaultProvider ?? 'claude',
+        ...(chosen.defaultModel !== undefined ? { model: chosen.defaultModel } : {}),
+        mcpServer: managerServer,
+        client: async () =>
+          (daemonClient ??= await paseo.PaseoClient.connect({
+            host: daemon.host,
+            ...(daemon.password !== undefined ? { password: daemon.password } : {}),
+            reconnect: false,
+            requestTimeoutMs: 120_000,
+            log: paseoLog(log),
+          })),
+        log: paseoLog(log),
+      });
+    } finally {
+      await daemonClient?.close();
+    }
+  };
+
   const backends = new Set<Backend>();
   return {
     backendFor: (state) => {
@@ -125,8 +197,11 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
     adopt: (_state: RunState, backend: Backend, context: BackendContext) => {
       if (backend instanceof paseo.PaseoBackend) backend.adopt(context);
     },
+    ...(newAgentRefused === undefined
+      ? { startWithNewAgent }
+      : { unofferedWhy: { newAgent: newAgentRefused } }),
     startOptions: {
-      newAgent: false,
+      newAgent: newAgentRefused === undefined,
       worktree: true,
       agents: {
         defaultProvider: daemon.defaultProvider ?? 'claude',
@@ -147,8 +222,10 @@ function reportPortFile(home: string, workspace: string): string {
 }
 
 /** The daemon and the run's provider and model: its start options win over serve's flags. */
-function daemonOptions(daemon: PaseoCliOptions, state: RunState): PaseoCliOptions {
-  const chosen = state.startOptions ?? {};
+function daemonOptions(
+  daemon: PaseoCliOptions,
+  chosen: { provider?: string; model?: string } = {},
+): PaseoCliOptions {
   return {
     ...daemon,
     ...(chosen.provider !== undefined ? { defaultProvider: chosen.provider } : {}),
@@ -157,13 +234,15 @@ function daemonOptions(daemon: PaseoCliOptions, state: RunState): PaseoCliOption
 }
 
 /**
- * Whether the manager agent of a run another process managed is gone: its step agents are labelled
- * children of it (`paseo.parent-agent-id`), and the daemon no longer has it, or has it archived.
- * A run whose agents name no parent has no manager agent to judge.
+ * Whether the manager agent of a run another process managed is gone: the agent its manager names
+ * (`…, Paseo agent ID`: one serve made, judged even before it has step agents) and those its step
+ * agents are labelled children of (`paseo.parent-agent-id`); gone when the daemon no longer has it, or
+ * has it archived. A run that names no manager agent, whose agents name no parent, has none to judge.
  */
 async function managerGone(
   client: { request(type: string, payload: Record<string, unknown>): Promise<Record<string, unknown>> },
   runId: string,
+  named: string | undefined,
 ): Promise<boolean> {
   const listed = await client.request('fetch_agents_request', {
     filter: { labels: { 'kairoku.run': runId }, includeArchived: true },
@@ -173,7 +252,9 @@ async function managerGone(
     : Array.isArray(listed.agents)
       ? listed.agents
       : [];
-  const parents = new Set<string>();
+  // The manager agent the run names (one serve made, which may have no step agents yet), and the
+  // parents its step agents name.
+  const parents = new Set<string>(named !== undefined ? [named] : []);
   for (const row of rows as unknown[]) {
     const labels = isObject(row) && isObject(row.labels) ? row.labels : {};
     const parent = labels['paseo.parent-agent-id'];

@@ -155,6 +155,10 @@ async function serveUntilStopped(
       listen,
       ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : { panelFiles: panelFiles() }),
       ...(connected.startOptions ? { startOptions: connected.startOptions } : {}),
+      ...(connected.startWithNewAgent
+        ? { startWithNewAgent: connected.startWithNewAgent.bind(undefined, host) }
+        : {}),
+      ...(connected.unofferedWhy ? { unofferedWhy: connected.unofferedWhy } : {}),
       // Answers that went well are not worth a line each; refusals and failures are.
       log: (line) => {
         if (!/ [23]\d\d$/.test(line)) log(line);

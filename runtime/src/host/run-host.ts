@@ -454,6 +454,26 @@ export class RunHost {
       .error;
   }
 
+  /**
+   * Names the manager of a run a manager drives (serve made a manager agent for it, whose id it learnt
+   * once the run was made): under the store's lock, subscribers told. Not for a run driven here.
+   */
+  setManager(id: string, manager: string): HostResult<RunState> {
+    return this.locked(() => {
+      if (this.hosted.has(id) || this.driven.has(id))
+        return refused(
+          'driven-here',
+          `run ${id} is driven by this host: it has no other manager`,
+          'conflict',
+        );
+      const loaded = this.load(id);
+      if (!loaded.ok) return loaded;
+      const state: RunState = { ...loaded.value, manager };
+      this.save(state);
+      return { ok: true, value: state };
+    });
+  }
+
   /** The secret input values this host holds for a run (memory only); none for other runs. */
   secretsOf(id: string): Record<string, unknown> {
     return this.hosted.get(id)?.secrets ?? this.driven.get(id)?.secrets ?? this.managedSecrets.get(id) ?? {};
@@ -483,6 +503,13 @@ export class RunHost {
         if (conflict && isEnded(state.status))
           return { ok: false, refusal: this.roomRefusal(conflict, state.ir) };
       }
+      if (!this.hosted.has(id) && state.manager !== undefined && state.manager !== this.manager)
+        return this.operateInPlace(
+          id,
+          event.event,
+          // A restart reopens the run with the same manager, no longer archived.
+          operation.type === 'restart' || operation.type === 'retry' ? state.manager : undefined,
+        );
       const hosted = this.hosted.get(id) ?? this.host(state, {});
       const refusal = hosted.driver.send(event.event);
       if (refusal) {
@@ -500,6 +527,35 @@ export class RunHost {
       this.settle(hosted);
       return this.get(id);
     });
+  }
+
+  /**
+   * An operator's decision on a run another manager manages (a manager agent's MCP server, in another
+   * process): applied in place, as a managed change, so the run is not taken from its manager (no
+   * claim, no autopilot, its manager kept). Its effects are performed by nobody here: this host cannot
+   * stop or message another process's agents; the manager's server sees the new state at its next call
+   * or its next look at the runs it hosts (`PaseoHost`), and performs them there: it wakes its manager
+   * with the decision, stops a cancel's agents, sends a nudge.
+   */
+  private operateInPlace(id: string, event: RunEvent, reopenAs?: string): HostResult<RunState> {
+    let refusal: TransitionRefusal | undefined;
+    const changed = this.change(
+      id,
+      {
+        backend: (state) => ({
+          name: state.backend,
+          perform: () => undefined,
+          agentExists: () => true,
+        }),
+        ...(reopenAs !== undefined ? { reopenAs } : {}),
+      },
+      (driver) => {
+        refusal = driver.send(event);
+      },
+    );
+    if (!changed.ok) return changed;
+    if (refusal) return fromTransition(refusal);
+    return { ok: true, value: changed.value.state };
   }
 
   /**

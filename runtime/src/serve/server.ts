@@ -7,7 +7,8 @@ import { extname, join, resolve, sep } from 'node:path';
 import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
 import type { RunState } from '../core/state.js';
-import type { HostRefusal, HostResult, Operation, RunHost } from '../host/run-host.js';
+import type { Ir } from '@kairoku-playbook/compiler';
+import type { HostRefusal, HostResult, Operation, RunHost, StartOptions } from '../host/run-host.js';
 import { readWorkspace, workspacePlaybooks } from '../mcp/workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PlaybookCard, Refusal, RunEventData } from './api-types.js';
@@ -27,6 +28,17 @@ export interface ServeOptions {
   panelFiles?: Readonly<Record<string, string>>;
   /** what the backend supports at start (the start form's options) */
   startOptions?: PlaybookCard['startOptions'];
+  /**
+   * a start with `newAgent`: the run is made with a manager agent of its own (`paseo`), which drives
+   * it instead of serve; offered when `startOptions.newAgent` is
+   */
+  startWithNewAgent?: (
+    ir: Ir,
+    inputs: Record<string, unknown>,
+    options: StartOptions,
+  ) => Promise<HostResult<{ state: RunState; warnings: string[] }>>;
+  /** why a start option is not offered here, said in its refusal (default: the backend has none) */
+  unofferedWhy?: Partial<Record<'newAgent' | 'worktree', string>>;
   /** a line per request (method, path without query, status); never a token or a body */
   log?: (line: string) => void;
   /** events kept for clients that reconnect (default 1000) */
@@ -251,14 +263,14 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     return answer(res, 200, 'run', runDetail(result.value, host.version(id), seen.has(id)));
   }
 
-  function start(
+  async function start(
     res: ServerResponse,
     body: {
       playbook: string;
       inputs: Record<string, unknown>;
       options?: { newAgent?: boolean; worktree?: boolean; provider?: string; model?: string };
     },
-  ): void {
+  ): Promise<void> {
     const snapshot = readWorkspace(host.workspace);
     const found = snapshot.playbooks.find((p) => p.file === body.playbook);
     if (!found)
@@ -278,12 +290,15 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
         '/playbook',
       );
     for (const option of ['newAgent', 'worktree'] as const)
-      if (body.options?.[option] && !startOptions[option])
+      if (
+        body.options?.[option] &&
+        (!startOptions[option] || (option === 'newAgent' && !options.startWithNewAgent))
+      )
         return refuse(
           res,
           422,
           'option-unsupported',
-          `the ${host.backendName} backend has no "${option}" option`,
+          options.unofferedWhy?.[option] ?? `the ${host.backendName} backend has no "${option}" option`,
           `/options/${option}`,
         );
     for (const option of ['provider', 'model'] as const)
@@ -295,13 +310,22 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
           `the ${host.backendName} backend has no "${option}" option: its agents are not chosen by provider or model`,
           `/options/${option}`,
         );
-    const { provider, model, worktree } = body.options ?? {};
-    const started = host.start(found.ir, body.inputs, {
+    const { provider, model, worktree, newAgent } = body.options ?? {};
+    const chosen: StartOptions = {
       ...(provider !== undefined ? { provider } : {}),
       ...(model !== undefined ? { model } : {}),
       ...(worktree ? { worktree } : {}),
-    });
-    if (!started.ok) return refuseWith(res, started.refusal);
+    };
+    const started =
+      newAgent && options.startWithNewAgent
+        ? await options.startWithNewAgent(found.ir, body.inputs, chosen)
+        : host.start(found.ir, body.inputs, chosen);
+    if (!started.ok) {
+      // The daemon did not make the manager agent: the run failed, and the answer says why.
+      if (started.refusal.code === 'manager-agent-failed')
+        return refuse(res, 502, started.refusal.code, started.refusal.message);
+      return refuseWith(res, started.refusal);
+    }
     answer(res, 201, 'started', {
       run: runListItem(started.value.state, false),
       warnings: started.value.warnings,

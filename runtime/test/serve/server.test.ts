@@ -350,6 +350,12 @@ describe('serve: live updates', () => {
     });
     expect(noProvider.status).toBe(422);
     expect(noProvider.body.refusal).toMatchObject({ code: 'option-unsupported', field: '/options/provider' });
+    // Nor a manager agent of its own (only paseo has one).
+    const noAgent = await sim.api('/api/v1/runs', {
+      body: { playbook: 'playbooks/pr.yml', inputs: { task: 'x' }, options: { newAgent: true } },
+    });
+    expect(noAgent.status).toBe(422);
+    expect(noAgent.body.refusal).toMatchObject({ code: 'option-unsupported', field: '/options/newAgent' });
 
     // A host whose backend offers them (as serve --backend paseo does).
     const ws = workspace();

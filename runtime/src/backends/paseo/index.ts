@@ -28,3 +28,12 @@ export { StoreBackedContext } from './store-context.js';
 export type { StoreContextOptions } from './store-context.js';
 export { ManagerWaker, wakeUpMessage } from './manager-waker.js';
 export type { ManagerStatus, ManagerWakerOptions } from './manager-waker.js';
+export {
+  MANAGER_BEING_MADE,
+  ROLE_LABEL,
+  kickoffOf,
+  managerAgentOf,
+  newManagerName,
+  startWithNewManager,
+} from './manager-agent.js';
+export type { NewManagerRequest, NewManagerResult, StdioServer } from './manager-agent.js';

@@ -27,6 +27,7 @@ import { serveMcp } from '../../../src/mcp/server.js';
 import type { RunningServer } from '../../../src/mcp/server.js';
 import { RunHost } from '../../../src/host/run-host.js';
 import { RunStore } from '../../../src/store/run-store.js';
+import { RunHost } from '../../../src/host/run-host.js';
 import { FakePaseoDaemon, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
 import type { AgentScript, FakeAgent, Scripts } from '../../fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../fake-paseo/harness.js';
@@ -610,5 +611,102 @@ describe('the manager agent archived during a run (seed 000)', () => {
     expect(server.warnings.splice(0)).toEqual([
       expect.stringContaining(`the manager agent ${manager.id} is not on the Paseo daemon`),
     ]);
+  });
+});
+
+describe('decisions another process writes (serve applying the panel in place) wake the manager (seed 000)', () => {
+  it('wakes it with a gate decided and with a cancel, and not with what it did itself', async () => {
+    mkdirSync(join(repo, 'playbooks'), { recursive: true });
+    writeFileSync(
+      join(repo, 'playbooks', 'gated.yml'),
+      `version: 1
+id: gated
+title: Gated
+steps:
+  first:
+    role: implementer
+    prompt: Do it.
+  ship:
+    needs: [first]
+    gate:
+      title: Ship it?
+      choices: { approve: next, reject: fail }
+`,
+    );
+    writeFileSync(
+      join(repo, 'playbooks', 'held.yml'),
+      `version: 1
+id: held
+title: Held
+steps:
+  slow:
+    role: implementer
+    prompt: Take your time.
+`,
+    );
+    const fake = await daemon({
+      first: [runsUntilCanceled({ outcome: 'done' })],
+      slow: [runsUntilCanceled()],
+    });
+    const manager = await managerAgent(fake);
+    const session = await serve(fake, manager.id);
+    const waker = session.running.paseo!.waker!;
+    await until(() => waker.status === 'idle');
+    // serve's host: the panel's decisions on a run another manager manages are applied in place.
+    const panel = new RunHost({ home, workspace: repo, backend: 'paseo' });
+    cleanup.push(() => panel.close());
+
+    const run = (await session.call('start_playbook', { playbook: 'gated' })).run as string;
+    await session.call('start_step', { run, step: 'first' });
+    const first = await until(() =>
+      fake.agentOf('first')?.status === 'running' ? fake.agentOf('first') : undefined,
+    );
+    await until(() => stepRun(stored(run), 'first')?.attempts[0]?.agent === first!.id);
+    // Paused in the panel, the run holds the report's wake-up; resumed in the panel, the manager gets it.
+    expect(panel.operate(run, { type: 'pause' }).ok).toBe(true);
+    await until(() => waker.status === 'idle' && waker.queued === 0);
+    const paused = manager.followUps.length;
+    fake.release(first!.id);
+    await until(() => status(run, 'first') === 'reported');
+    await until(() => stored(run).wakeups.length > 0);
+    expect(manager.followUps.length).toBe(paused);
+    expect(panel.operate(run, { type: 'resume' }).ok).toBe(true);
+    const released = await until(() => manager.followUps.slice(paused).join('\n') || undefined);
+    expect(released).toContain('first reported done');
+    await session.call('complete_step', { run, step: 'first', outcome: 'done' });
+    await session.call('request_gate', { run, step: 'ship', summary: 'ready' });
+    await until(() => waker.status === 'idle' && waker.queued === 0);
+    const before = manager.followUps.length;
+    const decided = panel.operate(run, { type: 'decide', step: 'ship', choice: 'approve' });
+    expect(decided.ok && decided.value.status).toBe('completed');
+    const woken = await until(() => manager.followUps.slice(before).join('\n') || undefined);
+    expect(woken).toContain(`Playbook run ${run}`);
+    expect(woken).toMatch(/ship.*approve/);
+    // Its own calls (request_gate, complete_step) were not sent again.
+    expect(woken).not.toContain('reported');
+
+    const again = (await session.call('start_playbook', { playbook: 'held' })).run as string;
+    await session.call('start_step', { run: again, step: 'slow' });
+    const slow = await until(() =>
+      fake.agentOf('slow')?.status === 'running' ? fake.agentOf('slow') : undefined,
+    );
+    await until(() => stepRun(stored(again), 'slow')?.attempts[0]?.agent === slow!.id);
+    await session.call('get_run', { run: again });
+    // A nudge from the panel reaches the step's agent through the manager's server.
+    const nudged = panel.operate(again, { type: 'nudge', step: 'slow', message: 'mind the tests' });
+    expect(nudged.ok).toBe(true);
+    await until(() => slow!.followUps.includes('mind the tests'));
+    await until(() => waker.status === 'idle' && waker.queued === 0);
+    const then = manager.followUps.length;
+    const canceled = panel.operate(again, { type: 'cancel', reason: 'from the panel' });
+    expect(canceled.ok && canceled.value.status).toBe('canceled');
+    const told = await until(() => manager.followUps.slice(then).join('\n') || undefined);
+    expect(told).toContain(`Playbook run ${again}`);
+    expect(told).toContain('canceled');
+    expect(stored(again).manager).toContain(`Paseo agent ${manager.id}`);
+    // The cancel's effects were performed by nobody in the panel's process: the manager's server stops the agent.
+    await until(() =>
+      fake.requests.some((r) => r.type === 'cancel_agent_request' && r.message.agentId === slow!.id),
+    );
   });
 });
