@@ -27,7 +27,6 @@ import { serveMcp } from '../../../src/mcp/server.js';
 import type { RunningServer } from '../../../src/mcp/server.js';
 import { RunHost } from '../../../src/host/run-host.js';
 import { RunStore } from '../../../src/store/run-store.js';
-import { RunHost } from '../../../src/host/run-host.js';
 import { FakePaseoDaemon, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
 import type { AgentScript, FakeAgent, Scripts } from '../../fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../fake-paseo/harness.js';
