@@ -3,9 +3,8 @@
  * built CLI): the run serves the runner routes on 127.0.0.1, two reference runners claim its steps,
  * their agents (the runtime tests' fake provider) report with their dispatches' tokens.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,5 @@
 import { displayPath, lineColumnSpan } from '@kairoku-playbook/compiler';
-import type { OffsetRange } from '@kairoku-playbook/compiler';
-import type { SourceText } from '@kairoku-playbook/compiler';
+import type { OffsetRange, SourceText } from '@kairoku-playbook/compiler';
 
 /** Resolves a diagnostic's file to its text; `undefined` when the text is not available. */
 export type SourceOf = (file: string) => SourceText | undefined;

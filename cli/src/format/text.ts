@@ -1,5 +1,4 @@
-import type { Diagnostic, Severity } from '@kairoku-playbook/compiler';
-import type { SourceText } from '@kairoku-playbook/compiler';
+import type { Diagnostic, Severity, SourceText } from '@kairoku-playbook/compiler';
 import { printedPath, normaliseRange, sortDiagnostics, spanOf, type SourceOf } from './common.js';
 import { columnsOf, layoutLine, visibleControls } from './layout.js';
 

@@ -7,8 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KairokuBackend } from '../../src/backends/kairoku/index.js';
-import type { Dispatch } from '../../src/backends/kairoku/index.js';
+import type { Dispatch, KairokuBackend } from '../../src/backends/kairoku/index.js';
 import { createRun } from '../../src/core/create-run.js';
 import { NOTE_LIMITS } from '../../src/core/state.js';
 import type { RunState } from '../../src/core/state.js';

@@ -6,12 +6,11 @@
 import { getBuiltinFunction } from '@kairoku-playbook/grammar';
 import { code, describeSymbol, lineOf } from '../language/describe.js';
 import { expressionAt, nameAt } from '../language/expression-at.js';
-import type { NameAtCursor } from '../language/expression-at.js';
+import type { ExpressionSite, NameAtCursor } from '../language/expression-at.js';
 import { describeKey } from '../language/schema.js';
 import { occurrenceAt, symbolIndex, symbolKey } from '../language/symbols.js';
 import type { FileAnalysis, OffsetRange } from '../language/types.js';
 import { pathAt, rangeOfNode, yamlDocument } from '../language/yaml-document.js';
-import type { ExpressionSite } from '../language/expression-at.js';
 import type { Node } from 'yaml';
 
 export interface HoverResult {

@@ -17,8 +17,8 @@ import {
   decodeSource,
   playbookFilesOf,
   validateWorkspace,
+  SourceText,
 } from '@kairoku-playbook/compiler';
-import { SourceText } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis, TestFileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
 import { isDiscoveredPath, isPlaybookPath, isPlaybookTest } from './discovery.js';
 import type { PlaybookFileSystem } from './file-system.js';
