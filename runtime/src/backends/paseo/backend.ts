@@ -13,7 +13,7 @@ import type {
   SharedReportEndpoint,
   StepReport,
 } from '../report-endpoint.js';
-import { PaseoClient, PaseoError, isObject } from './client.js';
+import { PaseoClient, PaseoError, createdAgentId, isObject } from './client.js';
 import type { AgentUpdate, Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
 import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
 import type { ReportContract, StartAgent } from './first-message.js';
@@ -545,12 +545,7 @@ export class PaseoBackend implements Backend {
           throw new PaseoError(`${String(answer.error ?? 'agent_create_failed')}`, {
             ...(typeof answer.errorCode === 'string' ? { code: answer.errorCode } : {}),
           });
-        const agentId =
-          typeof answer.agentId === 'string'
-            ? answer.agentId
-            : isObject(answer.agent) && typeof answer.agent.id === 'string'
-              ? answer.agent.id
-              : undefined;
+        const agentId = createdAgentId(answer);
         if (!agentId) throw new PaseoError('the daemon answered create_agent_request without an agent id');
         return agentId;
       } catch (error) {

@@ -619,6 +619,12 @@ export function payloadOf(message: Payload): Payload {
   return isObject(message.payload) ? message.payload : message;
 }
 
+/** The agent id in a `create_agent_request`'s answer (`agentId`, or `agent.id` in older daemons). */
+export function createdAgentId(answer: Record<string, unknown>): string | undefined {
+  if (typeof answer.agentId === 'string') return answer.agentId;
+  return isObject(answer.agent) && typeof answer.agent.id === 'string' ? answer.agent.id : undefined;
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@ import type { RunState } from '../../core/state.js';
 import type { CreateOptions, HostRefusal, HostResult, RunHost } from '../../host/run-host.js';
 import { MANAGER_GUIDE } from '../../mcp/guide.js';
 import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend.js';
+import { createdAgentId } from './client.js';
 import type { Log, PaseoClient } from './client.js';
 import { MCP_SERVER_NAME } from './first-message.js';
 import { prepareWorktree } from './worktree.js';
@@ -126,12 +127,7 @@ export async function startWithNewManager(request: NewManagerRequest): Promise<N
     });
     if (answer.status === 'agent_create_failed')
       throw new Error(String(answer.error ?? 'agent_create_failed'));
-    const id =
-      typeof answer.agentId === 'string'
-        ? answer.agentId
-        : isObject(answer.agent) && typeof answer.agent.id === 'string'
-          ? answer.agent.id
-          : undefined;
+    const id = createdAgentId(answer);
     if (!id) throw new Error('the daemon answered create_agent_request without an agent id');
     agentId = id;
   } catch (error) {
@@ -165,8 +161,4 @@ export function kickoffOf(state: RunState): string {
 /** serve performs nothing of a run a manager agent drives: that agent's MCP server does. */
 function performsNothing(state: RunState): Backend {
   return { name: state.backend, perform: () => undefined, agentExists: () => true };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
