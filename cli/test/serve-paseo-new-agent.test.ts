@@ -6,7 +6,7 @@
  * client): it starts and completes the steps, opens the gate, the gate is decided through serve's API,
  * and the manager is woken with the decision. serve never claims the run.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,8 +19,8 @@ import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 import { FakePaseoDaemon, reports } from '../../runtime/test/fake-paseo/index.js';
 import type { FakeAgent, Scripts } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
+import { callServe, startPaseoServe } from './support/paseo-serve.js';
 
-const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
 const PASSWORD = 'not-on-any-command-line';
 
 const RELAY = `version: 1
@@ -48,13 +48,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Serving {
-  child: ChildProcess;
-  url: string;
-  token: string;
-  stderr: () => string;
-}
-
 async function setUp(scripts: Scripts, password?: string) {
   const daemon = await FakePaseoDaemon.start({ scripts, ...(password ? { password } : {}) });
   const { root, repo } = makeRepo();
@@ -67,41 +60,6 @@ async function setUp(scripts: Scripts, password?: string) {
   mkdirSync(join(repo, 'playbooks'));
   writeFileSync(join(repo, 'playbooks', 'relay.yml'), RELAY);
   return { daemon, workspace: realpathSync(repo), home };
-}
-
-function startServe(workspace: string, home: string, extra: string[], env: NodeJS.ProcessEnv = {}) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, KAIROKU_PLAYBOOK_HOME: home, ...env };
-  if (env.PASEO_PASSWORD === undefined) delete childEnv.PASEO_PASSWORD;
-  delete childEnv.PASEO_HOST;
-  const child = spawn(
-    process.execPath,
-    [cli, 'serve', workspace, '--listen', '127.0.0.1:0', '--backend', 'paseo', ...extra],
-    { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise<Serving>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]!, token: match[2]!, stderr: () => err });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));
-  });
-}
-
-async function call<T>(serving: Serving, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${serving.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      Authorization: `Bearer ${serving.token}`,
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as T };
 }
 
 const managerOf = (daemon: FakePaseoDaemon) =>
@@ -331,3 +289,7 @@ steps:
     expect(managerOf(daemon)).toBeUndefined();
   });
 });
+
+const startServe = (workspace: string, home: string, extra: string[], env: NodeJS.ProcessEnv = {}) =>
+  startPaseoServe(children, workspace, home, extra, env);
+const call = callServe;

@@ -25,6 +25,8 @@ import type { PlaybooksAnswer, RunDetail, StartAnswer } from '@kairoku-playbook/
 import { FakePaseoDaemon, reports, runsUntilCanceled } from '../../runtime/test/fake-paseo/index.js';
 import type { FakeAgent, Scripts } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
+import { callServe, startPaseoServe } from './support/paseo-serve.js';
+import type { Serving } from './support/paseo-serve.js';
 
 const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
 
@@ -53,50 +55,6 @@ afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
-
-interface Serving {
-  child: ChildProcess;
-  url: string;
-  token: string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function startServe(workspace: string, home: string, extra: string[]): Promise<Serving> {
-  const env: NodeJS.ProcessEnv = { ...process.env, KAIROKU_PLAYBOOK_HOME: home };
-  delete env.PASEO_PASSWORD;
-  delete env.PASEO_HOST;
-  const child = spawn(
-    process.execPath,
-    [cli, 'serve', workspace, '--listen', '127.0.0.1:0', '--backend', 'paseo', ...extra],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]!, token: match[2]!, stderr: () => err, exited });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));
-  });
-}
-
-async function call<T>(serving: Serving, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${serving.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      Authorization: `Bearer ${serving.token}`,
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as T };
-}
 
 async function setUp(scripts: Scripts) {
   const daemon = await FakePaseoDaemon.start({ scripts });
@@ -354,3 +312,7 @@ describe('kairoku-playbook serve --backend paseo', () => {
     );
   });
 });
+
+const startServe = (workspace: string, home: string, extra: string[]) =>
+  startPaseoServe(children, workspace, home, extra);
+const call = callServe;
