@@ -18,7 +18,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN } from './support/playbooks.js';
 import { CLI, ROOT, openSession } from './support/session.js';
 import type { Session } from './support/session.js';
-import { openFile, readProblems, runCommand, showProblems, sortProblems } from './support/workbench.js';
+import {
+  openFile,
+  readProblems,
+  runCommand,
+  saveActiveEditor,
+  showProblems,
+  sortProblems,
+  waitForEditorLine,
+} from './support/workbench.js';
 
 /** An Ansible playbook: a list of plays, where Ansible keeps them (SPEC §2: not ours). */
 const ANSIBLE = `- name: Install the web server
@@ -141,7 +149,11 @@ describe('authoring in a real VS Code (code-server)', () => {
       })
       .toBe(true);
     await runCommand(page, 'Format Document');
-    await page.keyboard.press('Control+S');
+    // What a person waits for before saving: the editor showing the formatted text. (A save pressed while
+    // the formatter still works writes the unformatted text, and the edits then land in a dirty editor:
+    // on a fresh machine the first format can take seconds.)
+    await waitForEditorLine(page, 'title:', 'title: A badly indented playbook', 60_000);
+    await saveActiveEditor(page);
     await expect
       .poll(() => readFileSync(playbook('messy.yml'), 'utf8'), { timeout: 30_000, interval: 250 })
       .toBe(formatted);

@@ -62,8 +62,13 @@ export function routeFeatureRequests(
         );
       return refusedOr(edits);
     } catch (error) {
+      // An error reply, never an empty answer: the editor then says the format failed instead of nothing.
       options.fail(`formatting ${uri}`, error);
-      return [];
+      const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+      return new ResponseError(
+        LSPErrorCodes.RequestFailed,
+        `not formatted: the formatter failed (${message}); the language server's log has the details`,
+      );
     }
   };
   connection.onDocumentFormatting(({ textDocument: { uri } }, token) => format(uri, token));

@@ -32,6 +32,7 @@ import { discover } from './discovery.js';
 import { adaptiveValidationDelay } from './validation-delay.js';
 import { routeFeatureRequests } from './feature-requests.js';
 import { warmUpInSlices } from './warm-up.js';
+import { preloadFormatter } from './prettier-config.js';
 
 /** Settings a client may pass as `initializationOptions`. */
 export interface ServerOptions {
@@ -67,6 +68,8 @@ export class PlaybookServer {
   private workspaceFolderEvents = false;
   private validations = 0;
   private errors = 0;
+  /** Prettier has been loaded ahead of a first format (once, after the first validation) */
+  private formatterPreloaded = false;
   /** a shutdown request came: the exit that follows (or the end of the input) is a clean one */
   shutdownReceived = false;
   /** documents edited since the last validation (their diagnostics are published even when equal) */
@@ -289,6 +292,11 @@ export class PlaybookServer {
       },
     );
     this.edited.clear();
+    if (!this.formatterPreloaded) {
+      this.formatterPreloaded = true;
+      // (after the first diagnostics are out: a person's first Format Document then finds Prettier loaded)
+      setImmediate(() => void preloadFormatter());
+    }
     if (this.pullDiagnostics && this.refreshSupport && changedElsewhere.length)
       this.settle('asking for a diagnostics refresh', this.connection.languages.diagnostics.refresh());
   }

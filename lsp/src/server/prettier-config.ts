@@ -6,14 +6,35 @@
  * from node_modules or fails, and the failure is said.
  */
 import { fileURLToPath } from 'node:url';
+import type * as Prettier from 'prettier';
+import { loadPrinter } from '../service/features/formatting.js';
 import type { PrettierOptions } from '../service/features/formatting.js';
+
+let resolver: Promise<typeof Prettier> | undefined;
+
+/** Prettier's Node entry (its config resolution), loaded once. */
+function loadResolver(): Promise<typeof Prettier> {
+  resolver ??= import('prettier').catch((error: unknown) => {
+    resolver = undefined;
+    throw error;
+  });
+  return resolver;
+}
+
+/**
+ * Loads everything a first Format Document needs (config resolution, printer, YAML plugin) ahead of it: the
+ * server calls this once its first diagnostics are out. A failure here is left for the format to report.
+ */
+export async function preloadFormatter(): Promise<void> {
+  await Promise.all([loadResolver(), loadPrinter()]).catch(() => undefined);
+}
 
 export type ResolvedPrettierOptions = { options: PrettierOptions | null } | { refused: string };
 
 /** The options for a file on disk; null when no config applies (Prettier's defaults). */
 export async function prettierOptionsForPath(path: string): Promise<ResolvedPrettierOptions> {
   try {
-    const { resolveConfig } = await import('prettier');
+    const { resolveConfig } = await loadResolver();
     // (not cached: a long-running server sees an edited .prettierrc at once)
     return { options: await resolveConfig(path, { editorconfig: true, useCache: false }) };
   } catch (error) {

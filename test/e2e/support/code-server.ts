@@ -20,6 +20,9 @@ export interface Sandbox {
 export const USER_SETTINGS = {
   'security.workspace.trust.enabled': false,
   'workbench.startupEditor': 'none',
+  // VS Code in a browser saves a second after each edit by default; the desktop's default (off) is what our
+  // users have, and with it Ctrl+S is what writes the file.
+  'files.autoSave': 'off',
   'workbench.tips.enabled': false,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'chat.disableAIFeatures': true,

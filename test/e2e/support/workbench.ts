@@ -150,13 +150,22 @@ export async function hoverText(
   index: number,
   expected: string,
 ): Promise<string> {
-  await page.mouse.move(1, 1);
-  await page.keyboard.press('Escape');
-  const point = await pointAt(page, needle, index);
-  await page.mouse.move(point.x, point.y);
   const hover = page.locator('.monaco-hover', { hasText: expected }).filter({ visible: true });
-  await hover.first().waitFor({ timeout: 30_000 });
-  return (await hover.first().innerText()).trim();
+  // The editor asks for a hover once per mouse move: an answer given while the server was still busy
+  // (empty) shows nothing until the mouse moves again, as a person would move it.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    await page.mouse.move(1, 1);
+    await page.keyboard.press('Escape');
+    const point = await pointAt(page, needle, index);
+    await page.mouse.move(point.x, point.y);
+    try {
+      await hover.first().waitFor({ timeout: 5_000 });
+      return (await hover.first().innerText()).trim();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
 }
 
 /** The visible suggest widget and its focused row. */
@@ -173,4 +182,57 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
   await page.keyboard.press('Enter');
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/** The texts of the notifications on screen and of the status bar: what a person sees when nothing happens. */
+export async function whatIsShown(page: Page): Promise<string> {
+  const texts = (selector: string) =>
+    page
+      .locator(selector)
+      .evaluateAll((elements) =>
+        elements.map((element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim()).filter(Boolean),
+      );
+  const notifications = await texts('.notification-toast .notification-list-item-message');
+  const status = await texts('.statusbar-item');
+  return `notifications: ${JSON.stringify(notifications)}; status bar: ${JSON.stringify(status)}`;
+}
+
+/**
+ * Waits until the active editor's line with `needle` reads `expected`, as a person watches the editor after a
+ * command; fails with the line it last saw and what the window showed (notifications, status bar).
+ */
+export async function waitForEditorLine(
+  page: Page,
+  needle: string,
+  expected: string,
+  timeout: number,
+): Promise<void> {
+  const deadline = Date.now() + timeout;
+  let seen: string | undefined;
+  for (;;) {
+    seen = await lineWith(page, needle);
+    if (seen === expected) return;
+    if (Date.now() > deadline) break;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(
+    `the editor's line with ${JSON.stringify(needle)} did not become ${JSON.stringify(expected)} within ${timeout} ms: it reads ${JSON.stringify(seen)}; ${await whatIsShown(page)}`,
+  );
+}
+
+/**
+ * Saves the active editor with Ctrl+S and waits for its tab to lose the unsaved-changes mark, as a person
+ * watches it; fails saying the save did not happen (not that the file on disk differs).
+ */
+export async function saveActiveEditor(page: Page): Promise<void> {
+  const unsaved = page.locator('.tab.active.dirty');
+  await unsaved.waitFor({ timeout: 30_000 }).catch(async () => {
+    throw new Error(`the active editor has no unsaved changes to save; ${await whatIsShown(page)}`);
+  });
+  await page.keyboard.press('Control+S');
+  try {
+    await unsaved.waitFor({ state: 'detached', timeout: 30_000 });
+  } catch {
+    throw new Error(`Ctrl+S left the active editor with unsaved changes; ${await whatIsShown(page)}`);
+  }
 }

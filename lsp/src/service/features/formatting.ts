@@ -17,6 +17,8 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Document } from 'yaml';
+import type * as PrettierStandalone from 'prettier/standalone';
+import type * as PrettierYaml from 'prettier/plugins/yaml';
 import { analyzeFile } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
 import type { OffsetEdit } from '../language/types.js';
@@ -73,6 +75,25 @@ function codesOf(diagnostics: readonly Diagnostic[]): string {
     .join(', ');
 }
 
+type Printer = { format: typeof PrettierStandalone.format; yaml: typeof PrettierYaml };
+let printer: Promise<Printer> | undefined;
+
+/**
+ * Prettier's printer and its YAML plugin, loaded when first needed (a check never pays for them) and once:
+ * the language server calls this when idle, so a person's first Format Document does not wait for the load
+ * (seconds on a loaded machine: a save pressed meanwhile writes the unformatted text).
+ */
+export function loadPrinter(): Promise<Printer> {
+  printer ??= Promise.all([import('prettier/standalone'), import('prettier/plugins/yaml')]).then(
+    ([{ format }, yaml]) => ({ format, yaml }),
+    (error: unknown) => {
+      printer = undefined;
+      throw error;
+    },
+  );
+  return printer;
+}
+
 /** YAML text formatted with Prettier (a text with no syntax error: `formatPlaybook` checks that first). */
 export async function formatYaml(text: string, options: PrettierOptions | null = null): Promise<Formatted> {
   const byteOrderMark = text.startsWith('\ufeff');
@@ -85,11 +106,7 @@ export async function formatYaml(text: string, options: PrettierOptions | null =
   if (syntaxError) return { refused: syntaxError };
   const passed: PrettierOptions = {};
   for (const [name, value] of Object.entries(options ?? {})) if (!NOT_PASSED.has(name)) passed[name] = value;
-  // (loaded when first needed: a check never pays for the printer)
-  const [{ format }, yaml] = await Promise.all([
-    import('prettier/standalone'),
-    import('prettier/plugins/yaml'),
-  ]);
+  const { format, yaml } = await loadPrinter();
   let formatted: string;
   try {
     formatted = await format(body, {
