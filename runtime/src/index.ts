@@ -12,6 +12,7 @@ export type { NewRun } from './core/create-run.js';
 export type { GateDecision, RunEvent, RunEventType } from './core/events.js';
 export type { Effect, EffectType, OpenGate } from './core/effects.js';
 export { REMINDER } from './core/effects.js';
+export type { CarriedEffect } from './core/effects.js';
 export { AFTER_PREFIX, MASK, STATE_VERSION, isEnded } from './core/state.js';
 export type {
   Attempt,
@@ -55,6 +56,7 @@ export type {
   HostRefusal,
   HostResult,
   ManagedChange,
+  Operation,
   RoomHelp,
   RunHostOptions,
   StartOptions,

@@ -12,7 +12,14 @@ import {
   toText,
   vecSlice,
 } from '@kairoku-playbook/runtime';
-import type { OperatorRequest, RunEvent, RunState, ServeInfo, StepRun } from '@kairoku-playbook/runtime';
+import type {
+  Operation,
+  OperatorRequest,
+  RunEvent,
+  RunState,
+  ServeInfo,
+  StepRun,
+} from '@kairoku-playbook/runtime';
 import { closest } from '@kairoku-playbook/grammar';
 import { flag, parseArgs } from '../args.js';
 import type { ParsedArgs } from '../args.js';
@@ -362,8 +369,9 @@ function pauseOrResume(
 }
 
 /**
- * An operator's event on a run: asked of the process driving it (a live backend's), which applies it
- * within a second, rather than written under its feet; applied to the stored run when none drives it.
+ * An operator's event on a run: through the `serve` of its workspace when one is up (it hosts the
+ * run); otherwise the run host's one `operate` routes it (asked of the live process driving it, or
+ * applied in place with its effects saved on the run for its next host).
  */
 function operate(
   store: RunStore,
@@ -380,29 +388,22 @@ function operate(
       event.type === 'cancel' && event.reason !== undefined ? { reason: event.reason } : {},
       io,
     );
-  const owner = store.owner(state.id);
-  if (owner !== undefined) {
-    store.request(state.id, event);
-    io.stdout(`run ${state.id}: asked process ${owner}, which is driving it, to ${event.type} it\n`);
-    return 0;
-  }
-  // Nobody drives it here or elsewhere (an MCP manager's run is changed by its server, under the
-  // store's lock, as this is): one change of the stored run as it is under the lock; its effects (a
-  // stop for agents no process watches) have nobody to perform them.
-  const changed = withHostOf(store, state, (host) =>
-    host.change(
-      state.id,
-      { backend: (loaded) => ({ name: loaded.backend, perform: () => undefined, agentExists: () => false }) },
-      (driver) => driver.send(event),
-    ),
+  const operation: Operation =
+    event.type === 'cancel'
+      ? { type: 'cancel', reason: event.reason ?? 'canceled by kairoku-playbook runs cancel' }
+      : event;
+  let asked: number | undefined;
+  const result = withHostOf(store, state, (host) =>
+    host.operate(state.id, operation, (owner) => (asked = owner)),
   );
-  if (!changed.ok) throw new UsageError(changed.refusal.message);
-  const refusal = changed.value.value;
-  if (refusal !== undefined) {
-    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(refusal.message)}\n`);
+  if (!result.ok) {
+    if (result.refusal.kind === 'not-found') throw new UsageError(result.refusal.message);
+    io.stderr(`kairoku-playbook: run ${state.id}: ${forTerminal(result.refusal.message)}\n`);
     return 1;
   }
-  io.stdout(`run ${state.id} ${changed.value.state.status}\n`);
+  if (asked !== undefined)
+    io.stdout(`run ${state.id}: asked process ${asked}, which is driving it, to ${event.type} it\n`);
+  else io.stdout(`run ${state.id} ${result.value.status}\n`);
   return 0;
 }
 

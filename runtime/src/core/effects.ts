@@ -57,6 +57,18 @@ export type Effect =
 
 export type EffectType = Effect['type'];
 
+/**
+ * An effect that needs a live process (an agent, a check, the manager's conversation), and so is carried
+ * in a run's `outbox` when the change that made it was applied where none could perform it. A check's
+ * `env` is never carried (it may hold secrets): `withheld` names what it had.
+ */
+export type CarriedEffect =
+  | Extract<Effect, { type: 'start-agent' | 'stop-agent' | 'remind-agent' | 'nudge-agent' | 'wake-manager' }>
+  | (Omit<Extract<Effect, { type: 'start-check' }>, 'env'> & {
+      env: Record<string, never>;
+      withheld: string[];
+    });
+
 /** A gate to open: its rendered title and summary, and its choices with their comment rules. */
 export type OpenGate = Extract<Effect, { type: 'open-gate' }>;
 

@@ -1,4 +1,5 @@
 import type { Ir } from '@kairoku-playbook/compiler';
+import type { CarriedEffect } from './effects.js';
 import type { PVec } from './pvec.js';
 
 /**
@@ -180,6 +181,13 @@ export interface RunState {
    * starts its next agents the same way.
    */
   startOptions?: RunStartOptions;
+  /**
+   * Effects of changes applied where nobody could perform them (an operator's decision on a run no
+   * process here hosts, or one another process manages): stop these agents, deliver this nudge, wake
+   * the manager. The next process that hosts the run performs them, in order, and empties it
+   * (`runtime/src/host/outbox.ts`). Absent when empty.
+   */
+  outbox?: CarriedEffect[];
 }
 
 /** A run's start options (a backend that has agents: paseo). */

@@ -2,6 +2,7 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { Driver } from '../driver/driver.js';
 import { createRun } from '../core/create-run.js';
+import type { CarriedEffect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecToArray } from '../core/pvec.js';
@@ -20,6 +21,7 @@ import { LiveRun } from './live-run.js';
 import type { LiveRunOptions } from './live-run.js';
 import { loadMaskKey } from './mask-key.js';
 import { fileStamp, watchStore } from './store-watch.js';
+import { outboxBackend, performCarried, withCarried, withoutOutbox } from './outbox.js';
 
 /**
  * Why the host did not do what was asked. `code` is stable (kebab-case): the transition function's
@@ -489,8 +491,16 @@ export class RunHost {
     return conflict ? this.roomRefusal(conflict, ir) : undefined;
   }
 
-  /** An operator's decision on a run; the run as it is once the decision is on disk. */
-  operate(id: string, operation: Operation): HostResult<RunState> {
+  /**
+   * An operator's decision on a run, wherever the run is (the one way every caller operates: serve's
+   * API, `runs`, the VS Code view through serve). A run hosted here goes to its driver; a run another
+   * live process drives is asked through the store's mailbox (cancel, pause, resume: it applies them
+   * within a second); a run nobody hosts, or one another process's manager manages, is changed in place
+   * with its effects saved on the run (its outbox) for the process that hosts it to perform. Answers the
+   * run as it is once the decision is on disk (as it is now, when a process was asked: `asked` hears
+   * which).
+   */
+  operate(id: string, operation: Operation, asked?: (owner: number) => void): HostResult<RunState> {
     return this.locked(() => {
       const loaded = this.get(id);
       if (!loaded.ok) return loaded;
@@ -498,64 +508,119 @@ export class RunHost {
       if (operation.type === 'archive') return this.archive(state);
       const event = this.eventFor(state, operation);
       if ('refusal' in event) return { ok: false, refusal: event.refusal };
-      if (operation.type === 'restart' || operation.type === 'retry') {
+      const reopens = operation.type === 'restart' || operation.type === 'retry';
+      if (reopens) {
         const conflict = findRoomConflict(this.store.loadAll().runs, state.ir, this.workspace, state.id);
         if (conflict && isEnded(state.status))
           return { ok: false, refusal: this.roomRefusal(conflict, state.ir) };
       }
-      if (!this.hosted.has(id) && state.manager !== undefined && state.manager !== this.manager)
-        return this.operateInPlace(
-          id,
-          event.event,
+      switch (this.routeOf(state)) {
+        case 'elsewhere':
+          return this.ask(state, event.event, asked);
+        case 'in-place':
           // A restart reopens the run with the same manager, no longer archived.
-          operation.type === 'restart' || operation.type === 'retry' ? state.manager : undefined,
-        );
-      const hosted = this.hosted.get(id) ?? this.host(state, {});
-      const refusal = hosted.driver.send(event.event);
-      if (refusal) {
-        this.settle(hosted);
-        return fromTransition(refusal);
+          return this.operateInPlace(id, event.event, reopens ? state.manager : undefined);
+        case 'here':
+          return this.operateHere(state, event.event, reopens);
       }
-      if (operation.type === 'restart' || operation.type === 'retry') {
-        const reopened = hosted.driver.state;
-        if (reopened.archivedAt !== undefined || reopened.manager !== this.manager) {
-          const { archivedAt: _archived, ...rest } = reopened;
-          this.save({ ...rest, manager: this.manager });
-          this.rehost(hosted, { ...rest, manager: this.manager });
-        }
-      }
-      this.settle(hosted);
-      return this.get(id);
     });
   }
 
   /**
-   * An operator's decision on a run another manager manages (a manager agent's MCP server, in another
-   * process): applied in place, as a managed change, so the run is not taken from its manager (no
-   * claim, no autopilot, its manager kept). Its effects are performed by nobody here: this host cannot
-   * stop or message another process's agents; the manager's server sees the new state at its next call
-   * or its next look at the runs it hosts (`PaseoHost`), and performs them there: it wakes its manager
-   * with the decision, stops a cancel's agents, sends a nudge.
+   * Where an operation on `state` is applied: by this host's driver (hosted here, or taken up now), by
+   * the live process that drives it, or in place (a manager elsewhere manages it, or this host drives
+   * nothing of its own).
+   */
+  private routeOf(state: RunState): 'here' | 'elsewhere' | 'in-place' {
+    if (this.hosted.has(state.id)) return 'here';
+    if (state.manager !== undefined && state.manager !== this.manager) return 'in-place';
+    if (this.store.owner(state.id) !== undefined) return 'elsewhere';
+    return this.options.backendFor ? 'here' : 'in-place';
+  }
+
+  /** The run's driver (taken up here when it is not hosted yet) applies the operation's event. */
+  private operateHere(state: RunState, event: RunEvent, reopens: boolean): HostResult<RunState> {
+    const hosted = this.hosted.get(state.id) ?? this.host(state, {});
+    const refusal = hosted.driver.send(event);
+    if (refusal) {
+      this.settle(hosted);
+      return fromTransition(refusal);
+    }
+    if (reopens) {
+      const reopened = hosted.driver.state;
+      if (reopened.archivedAt !== undefined || reopened.manager !== this.manager) {
+        const { archivedAt: _archived, ...rest } = reopened;
+        this.save({ ...rest, manager: this.manager });
+        this.rehost(hosted, { ...rest, manager: this.manager });
+      }
+    }
+    this.settle(hosted);
+    return this.get(state.id);
+  }
+
+  /**
+   * A run another live process drives (`run` at a terminal, another serve): it is asked through the
+   * store's mailbox, and applies the request within a second. Only what it reads there can be asked;
+   * a refusal the transition would give now is given now.
+   */
+  private ask(state: RunState, event: RunEvent, asked?: (owner: number) => void): HostResult<RunState> {
+    const owner = this.store.owner(state.id)!;
+    if (event.type !== 'cancel' && event.type !== 'pause' && event.type !== 'resume')
+      return refused(
+        'driven-elsewhere',
+        `run ${state.id} is driven by process ${owner}, which asks its gates and steps itself: ${event.type === 'gate-decided' ? 'decide there, ' : ''}or cancel it`,
+        'conflict',
+      );
+    const refusal = this.refusalOf(state, event);
+    if (refusal !== undefined) return refused('refused', refusal, 'conflict');
+    this.store.request(state.id, event);
+    asked?.(owner);
+    return { ok: true, value: state };
+  }
+
+  /**
+   * An operator's decision on a run no process here hosts (a manager agent's MCP server manages it,
+   * or this host drives nothing of its own): applied in place, as a managed change, so the run is not
+   * taken from its manager (no claim, no autopilot, its manager kept). Its effects are saved on the run
+   * in the same write (its outbox), and performed by the process that hosts it: the manager's server
+   * wakes its manager with the decision, stops a cancel's agents, sends a nudge.
    */
   private operateInPlace(id: string, event: RunEvent, reopenAs?: string): HostResult<RunState> {
+    if (this.hosted.has(id) || this.driven.has(id))
+      return refused('driven-here', `run ${id} is driven by this host`, 'conflict');
+    const loaded = this.load(id);
+    if (!loaded.ok) return loaded;
     let refusal: TransitionRefusal | undefined;
-    const changed = this.change(
-      id,
-      {
-        backend: (state) => ({
-          name: state.backend,
-          perform: () => undefined,
-          agentExists: () => true,
-        }),
-        ...(reopenAs !== undefined ? { reopenAs } : {}),
-      },
+    const backend = outboxBackend(loaded.value.backend);
+    const changed = this.apply(
+      loaded.value,
+      { backend: () => backend, ...(reopenAs !== undefined ? { reopenAs } : {}) },
       (driver) => {
         refusal = driver.send(event);
       },
+      false,
     );
     if (!changed.ok) return changed;
     if (refusal) return fromTransition(refusal);
-    return { ok: true, value: changed.value.state };
+    const state = withCarried(changed.value.state, backend.kept);
+    if (state !== changed.value.state) this.save(state);
+    return { ok: true, value: state };
+  }
+
+  /**
+   * Takes a run's outbox (what changes applied in place left for its host) under the store's lock: the
+   * run is saved without it, and the effects are the caller's to perform, in order. For a process that
+   * hosts runs its own way (a manager's MCP server, `PaseoHost`); runs hosted here take theirs as they
+   * are taken up.
+   */
+  takeOutbox(id: string): HostResult<CarriedEffect[]> {
+    return this.locked(() => {
+      const loaded = this.load(id);
+      if (!loaded.ok) return loaded;
+      const carried = loaded.value.outbox ?? [];
+      if (carried.length) this.save(withoutOutbox(loaded.value));
+      return { ok: true, value: carried };
+    });
   }
 
   /**
@@ -845,7 +910,9 @@ export class RunHost {
       ...(inner.close ? { close: () => inner.close?.() ?? Promise.resolve() } : {}),
     };
     const hosted: Hosted = { driver: undefined as unknown as Driver, backend: routed, secrets };
-    hosted.driver = new Driver(state, {
+    const carried = state.outbox ?? [];
+    const taken = withoutOutbox(state);
+    hosted.driver = new Driver(taken, {
       backend: routed,
       clock: this.clock,
       secrets,
@@ -854,6 +921,11 @@ export class RunHost {
     });
     this.hosted.set(state.id, hosted);
     this.store.claim(state.id);
+    // What changes applied in place left for the run's host: performed now, in order, and emptied.
+    if (carried.length) {
+      this.save(taken);
+      for (const effect of carried) performCarried(effect, routed, hosted.driver.context);
+    }
     return hosted;
   }
 

@@ -258,8 +258,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (!got.ok) return refuseWith(res, got.refusal);
     if (got.value.workspace !== host.workspace)
       return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
-    const result: HostResult<RunState> = host.operate(id, operation);
+    const result = host.operate(id, operation);
     if (!result.ok) return refuseWith(res, result.refusal);
+    // (a run another live process drives was asked to apply it: the answer is the run as it is now, and
+    // its change comes as any other process's write does)
     return answer(res, 200, 'run', runDetail(result.value, host.version(id), seen.has(id)));
   }
 

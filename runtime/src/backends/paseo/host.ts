@@ -1,10 +1,11 @@
-import { vecSlice, vecToArray } from '../../core/pvec.js';
+import { vecToArray } from '../../core/pvec.js';
 import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../../core/state.js';
-import type { RunState, WakeUp } from '../../core/state.js';
+import type { RunState } from '../../core/state.js';
 import type { Driver } from '../../driver/driver.js';
 import type { RunHost } from '../../host/run-host.js';
 import type { RunStore } from '../../store/run-store.js';
-import type { BackendEffect } from '../../driver/backend.js';
+import type { Backend, BackendEffect } from '../../driver/backend.js';
+import { performCarried } from '../../host/outbox.js';
 import { PaseoBackend } from './backend.js';
 import type { PaseoBackendOptions } from './backend.js';
 import { PaseoClient } from './client.js';
@@ -62,19 +63,6 @@ interface HostedRun {
   pending: BackendEffect[];
   /** ticks in a row the run was seen ended with nothing of it at work */
   idleTicks: number;
-  /**
-   * how much of the run's history this server has accounted for (its own tool calls, and what its
-   * timer looked at): entries past it that another process wrote may call for a wake-up
-   */
-  seen?: number;
-  /** the wake-ups the run held (paused) when last seen: a resume elsewhere releases them */
-  held?: readonly WakeUp[];
-  /** the manager was sent this run's end by this server (a cancel applied here) */
-  endWoken?: boolean;
-  /** the run's status when last seen */
-  status?: RunState['status'];
-  /** the attempts at work when the run was last seen: a cancel elsewhere stops their agents */
-  running?: { name: string; attempt: number }[];
 }
 
 /**
@@ -168,7 +156,11 @@ export class PaseoHost {
     const runs = store
       .loadAll()
       .runs.filter(
-        (r) => r.backend === 'paseo' && r.workspace === workspace && hasWorkGoing(r) && !store.owner(r.id),
+        (r) =>
+          r.backend === 'paseo' &&
+          r.workspace === workspace &&
+          (hasWorkGoing(r) || Boolean(r.outbox?.length)) &&
+          !store.owner(r.id),
       );
     await Promise.all(
       runs.map((r) =>
@@ -202,15 +194,7 @@ export class PaseoHost {
   within<T>(runId: string, driver: Driver, work: () => T): T {
     const entry = this.runs.get(runId);
     if (!entry) return work();
-    try {
-      return entry.context.within(driver, work);
-    } finally {
-      // The manager made this change (or was shown it): nothing in it is news to wake it with.
-      entry.seen = driver.state.history.size;
-      entry.held = driver.state.wakeups;
-      entry.status = driver.state.status;
-      entry.running = runningAttempts(driver.state);
-    }
+    return entry.context.within(driver, work);
   }
 
   /**
@@ -221,8 +205,6 @@ export class PaseoHost {
   perform(runId: string, effect: BackendEffect, fromTool: boolean): void {
     if (effect.type === 'wake-manager') {
       if (!fromTool) this.waker?.push(runId, effect.wakeups);
-      const entry = this.runs.get(runId);
-      if (entry && effect.wakeups.some((w) => w.kind === 'run-ended')) entry.endWoken = true;
       return;
     }
     if (effect.type === 'open-gate' || effect.type === 'close-gate') return;
@@ -338,74 +320,22 @@ export class PaseoHost {
   }
 
   /**
-   * Decisions another process wrote into a run this server hosts (seed 000: a gate decided in the panel
-   * wakes the manager): serve applies the panel's decisions on a run a manager agent manages in place,
-   * performing none of their effects, so their wake-ups are found here, in the history entries this
-   * server has not accounted for: a gate decided, the run canceled (unless this server already told
-   * the manager the run ended), and the wake-ups a paused run held, released by a resume. A cancel's
-   * running step agents are stopped here too, and a nudge is sent to its step's agent, as their own
-   * effects would have.
+   * What changes applied elsewhere left for this server (a run's outbox: a gate decided in the panel,
+   * `runs cancel`, a nudge): performed here as the effects they were, in order: the manager woken with
+   * the decision, a cancel's agents stopped, the nudge sent to its step's agent.
    */
-  private wakeForOthers(entry: HostedRun, state: RunState | undefined): void {
-    if (!state) return;
-    const from = entry.seen;
-    const held = entry.held;
-    const status = entry.status;
-    const running = entry.running ?? [];
-    entry.seen = state.history.size;
-    entry.held = state.wakeups;
-    entry.status = state.status;
-    entry.running = runningAttempts(state);
-    if (from === undefined || from >= state.history.size) return;
-    const fresh = vecSlice(state.history, from);
-    // A cancel written elsewhere performed none of its effects: the agents still at work are stopped here.
-    if (fresh.some((h) => h.kind === 'run-canceled') && entry.backend) {
-      const still = new Set(entry.running.map((r) => `${r.name}#${r.attempt}`));
-      for (const { name, attempt } of running)
-        if (!still.has(`${name}#${attempt}`))
-          entry.backend.perform(
-            { type: 'stop-agent', step: name, attempt, reason: 'the run was canceled' },
-            entry.context,
-          );
+  private drain(entry: HostedRun): void {
+    const taken = this.options.runHost().takeOutbox(entry.id);
+    if (!taken.ok) {
+      this.options.log(`run ${entry.id}: ${taken.refusal.message}`);
+      return;
     }
-    // So did a nudge: its message goes to the step's agent, in the same conversation.
-    if (entry.backend)
-      for (const h of fresh) {
-        if (h.kind !== 'nudge' || h.step === undefined || h.attempt === undefined) continue;
-        const prefix = `${h.step} nudged: `;
-        const message = h.text.startsWith(prefix) ? h.text.slice(prefix.length) : h.text;
-        entry.backend.perform(
-          { type: 'nudge-agent', step: h.step, attempt: h.attempt, message },
-          entry.context,
-        );
-      }
-    if (!this.waker) return;
-    const wakeups: WakeUp[] = [];
-    // While the run is paused its wake-ups are held; a resume (only ever written elsewhere: the panel,
-    // `runs resume`) releases them: those held when the run was last seen, and those of what happened
-    // since, while it was paused (this server may not have looked in between).
-    let paused = status === 'paused';
-    let pending: WakeUp[] = [...(held ?? [])];
-    for (const h of fresh) {
-      const about = {
-        at: h.at,
-        ...(h.step !== undefined ? { step: h.step } : {}),
-        ...(h.attempt !== undefined ? { attempt: h.attempt } : {}),
-        text: h.text,
-      };
-      const kind = h.kind === 'gate-decided' ? 'gate-decided' : HELD_KINDS[h.kind];
-      if (h.kind === 'run-paused') paused = true;
-      else if (h.kind === 'run-resumed') {
-        paused = false;
-        wakeups.push(...pending);
-        pending = [];
-      } else if (h.kind === 'run-canceled') {
-        if (!entry.endWoken) wakeups.push({ ...about, kind: 'run-ended' });
-      } else if (kind !== undefined && paused) pending.push({ ...about, kind });
-      // A gate decided elsewhere while running; what this server applied itself it has woken for.
-      else if (kind === 'gate-decided') wakeups.push({ ...about, kind });
-    }
-    if (wakeups.length) this.waker.push(entry.id, wakeups);
+    const route: Backend = {
+      name: 'paseo',
+      perform: (effect) => this.perform(entry.id, effect, false),
+      agentExists: () => true,
+    };
+    for (const effect of taken.value) performCarried(effect, route, entry.context);
   }
 
   /**
@@ -463,7 +393,7 @@ export class PaseoHost {
         continue;
       }
       const state = entry.context.tick();
-      this.wakeForOthers(entry, state);
+      if (state?.outbox?.length) this.drain(entry);
       if (state && hasWorkGoing(state)) {
         entry.idleTicks = 0;
         continue;
@@ -477,14 +407,6 @@ export class PaseoHost {
     }
   }
 }
-
-/** History entries whose wake-up a paused run holds, by their kind (the transition's `wake` beside `record`). */
-const HELD_KINDS: Partial<Record<string, WakeUp['kind']>> = {
-  'step-reported': 'reported',
-  'agent-lost': 'lost',
-  'step-timeout': 'timeout',
-  'read-only-violated': 'read-only',
-};
 
 /** The running attempts of a run (steps while it is active, after-tasks whenever). */
 function runningAttempts(state: RunState): { name: string; attempt: number; agent: string | undefined }[] {
