@@ -319,8 +319,9 @@ export class ScopeProvider {
    * What `steps.S` reads, built once per step and whether S may be absent: a step with thousands of
    * outputs, each read once, built thousands of maps of thousands of fields.
    */
-  stepType(step: StepDecl, scope: Scope): Type {
-    const absent = this.mayBeAbsent(step, scope);
+  stepType(step: StepDecl, scope: Scope | undefined): Type {
+    // (without a scope: as read where the step has surely run; see `stepMember` for why)
+    const absent = scope !== undefined && this.mayBeAbsent(step, scope);
     let pair = this.stepTypes.get(step);
     if (!pair) this.stepTypes.set(step, (pair = [undefined, undefined]));
     return (pair[absent ? 1 : 0] ??= this.buildStepType(step, absent));
