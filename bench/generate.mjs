@@ -127,6 +127,9 @@ export function generatePlaybook(steps, seed = 1) {
   const ancestry = new Ancestry(steps);
   /** per step: { name, kind: 'agent'|'check'|'gate', skippable, outputs: [{name, type}] } */
   const decl = [];
+  /** the steps a loop goes back to, and where a step reads loop.* (kept only for those steps) */
+  const looped = new Set();
+  const loopReads = [];
   // per lane: the tail step index, the last agent step (a loop target), the outputs not yet
   // referenced by anyone (all of them from ancestors of the lane's tail), an anchor output that
   // later steps may re-read, and the last check/gate/review step (for conditions)
@@ -261,10 +264,15 @@ export function generatePlaybook(steps, seed = 1) {
       }
       for (const ref of available)
         line(`      From ${decl[ref.step].name} (${ref.name}): ${readOutput(ref)}`);
-      if (i % 7 === 0) line('      Attempt ${{ loop.count }}; earlier feedback: ${{ loop.feedback }}');
+      if (i % 7 === 0) {
+        // (dropped at the end unless a later loop goes back to this step: loop.* exists only there, PB210)
+        line('      Attempt ${{ loop.count }}; earlier feedback: ${{ loop.feedback }}');
+        loopReads.push({ step: i, at: out.length - 1 });
+      }
       line('    outputs:');
       for (const o of outputs) line(`      ${o.name}: ${o.type.text}`);
       if (kind === 'review') {
+        looped.add(lane.lastAgent);
         line('    outcomes:');
         line('      approved: next');
         line(
@@ -287,6 +295,7 @@ export function generatePlaybook(steps, seed = 1) {
       line(`    env: { API_KEY: '\${{ inputs.api_key }}', LANE: '${laneIndex}' }`);
       line('    outcomes:');
       line('      pass: next');
+      looped.add(lane.lastAgent);
       if (chance(0.5)) {
         line('      fail:');
         line(`        loop: ${decl[lane.lastAgent].name}`);
@@ -311,6 +320,7 @@ export function generatePlaybook(steps, seed = 1) {
       line('      choices:');
       line('        approve: next');
       line('        reject: fail');
+      looped.add(lane.lastAgent);
       line(
         `        revise: { comment: required, then: { loop: ${decl[lane.lastAgent].name}, max: 2, feedback: '\${{ gate.comment }}' } }`,
       );
@@ -361,7 +371,8 @@ export function generatePlaybook(steps, seed = 1) {
   line('');
   line('outputs:');
   line('  notes: ${{ steps.release_notes.outputs.notes }}');
-  return out.join('\n') + '\n';
+  const dropped = new Set(loopReads.filter((read) => !looped.has(read.step)).map((read) => read.at));
+  return out.filter((_, at) => !dropped.has(at)).join('\n') + '\n';
 
   /** a `when:` condition for a step of this lane, reading only ancestors */
   function condition(lane) {

@@ -155,9 +155,9 @@ steps:
     ).toEqual(['PB102 outcomes']);
   });
 
-  it('"on" of a manual after-task: PB602', () => {
+  it('"on" of a manual after-task says which ended runs offer its Start (SPEC §3.3): nothing (it was PB602)', () => {
     expect(mistakes(`${base}after:\n  notes:\n    trigger: manual\n    on: failed\n    run: echo\n`)).toEqual(
-      ['PB602 on'],
+      [],
     );
   });
 

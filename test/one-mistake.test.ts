@@ -169,6 +169,33 @@ describe('one mistake, one diagnostic', () => {
     expect(mistakes(text)).toEqual(['PB102 <<']);
   });
 
+  it('a custom role without base is one PB103 on the role (it was PB500); a misspelt or mistyped base is not also PB103', () => {
+    const withRole = (role: string) =>
+      valid
+        .replace('steps:\n', `roles:\n  auditor:\n${role}steps:\n`)
+        .replace('role: planner', 'role: auditor');
+    expect(mistakes(withRole('    base: planner\n'))).toEqual([]);
+    expect(mistakes(withRole('    instructions: Audit.\n'))).toEqual(['PB103 auditor']);
+    expect(mistakes(withRole('    bas: planner\n'))).toEqual(['PB102 bas']);
+    expect(mistakes(withRole('    base: 3\n'))).toEqual(['PB104 3']);
+  });
+
+  it('a when that reads its own output, or a step that is not its ancestor, is PB205, not also PB401 "may be null"', () => {
+    const own = valid
+      .replace('Build ${{', 'Build and ${{')
+      .replace(
+        'when: inputs.strict',
+        'when: inputs.strict && steps.build.outputs.ok\n    outputs: { ok: boolean }',
+      );
+    expect(mistakes(own)).toEqual(['PB205 build']);
+    const later =
+      `${valid}  test:\n    needs: plan\n    when: steps.build.outputs.ok\n    run: npm test\n`.replace(
+        'when: inputs.strict',
+        'when: inputs.strict\n    outputs: { ok: boolean }',
+      );
+    expect(mistakes(later)).toEqual(['PB205 build']);
+  });
+
   it('a name repeated in needs is one PB902', () => {
     expect(mistakes(valid.replace('needs: plan', 'needs: [plan, plan]'))).toEqual(['PB902 plan']);
   });

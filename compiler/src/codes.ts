@@ -27,6 +27,7 @@ export const CODES = {
   PB207: { title: 'unknown loop target', severity: 'error' },
   PB208: { title: 'a step needs itself', severity: 'error' },
   PB209: { title: 'unknown name or property in an expression', severity: 'error' },
+  PB210: { title: 'loop.* in a step no loop goes back to', severity: 'error' },
   PB300: { title: 'dependency cycle', severity: 'error' },
   PB301: { title: 'loop target is not the step or one of its ancestors', severity: 'error' },
   PB302: { title: 'loop max out of range', severity: 'error' },

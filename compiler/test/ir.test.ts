@@ -136,6 +136,19 @@ describe('the IR', () => {
     });
   });
 
+  it("carries a manual after-task's `on`: which ended runs offer its Start (SPEC §3.3)", () => {
+    const text = readFileSync(
+      new URL('../../test/fixtures/ok/manual-after-task-on.yml', import.meta.url),
+      'utf8',
+    );
+    const result = compilePlaybook('manual-after-task-on.yml', text);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.ir!.after.map(({ name, trigger, on }) => ({ name, trigger, on }))).toEqual([
+      { name: 'tell-the-team', trigger: 'manual', on: ['failed'] },
+      { name: 'notes', trigger: 'manual', on: ['completed'] },
+    ]);
+  });
+
   it('is not produced for a playbook with errors', () => {
     const result = compilePlaybook(
       'x.yml',

@@ -342,8 +342,10 @@ export class ExpressionBinder {
       );
       return ANY;
     }
-    const type = this.scopes.stepType(step, this.scope);
     const visible = this.scopes.canSee(this.scope, step);
+    // A step this place may not read (PB205) may not have run: that one mistake is PB205's. Its results
+    // are typed as if it had run, so that PB401 "may be null" does not say it again on the same reference.
+    const type = this.scopes.stepType(step, visible ? this.scope : undefined);
     const reference = this.record(
       nameInExpression<StepReference>(locator, template, expr.propertySpan, type, {
         kind: 'step',

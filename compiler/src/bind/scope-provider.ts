@@ -8,9 +8,12 @@ import type { ContextRoot } from '@kairoku-playbook/grammar';
 import type { OffsetRange } from '../diagnostic.js';
 import { shown } from '../diagnostic.js';
 import type { Graph } from '../graph/graph.js';
+import { loopTargets, mayBeAbsent } from './step-facts.js';
 import type { InputDecl, PlaybookModel, StepDecl } from '../model/model.js';
 import { ANY, INTEGER, STRING, enumOf, nullable, typeToString } from '../types/type.js';
 import type { Type } from '../types/type.js';
+
+export { mayBeAbsent } from './step-facts.js';
 
 /** Where a template or condition stands, which decides its scope and whether a secret may appear. */
 export type Place =
@@ -104,37 +107,6 @@ export function stepKindText(step: StepDecl): string {
   }
 }
 
-/** Whether a step's outputs may be absent where this scope reads them (then they are nullable). */
-export function mayBeAbsent(
-  model: PlaybookModel,
-  step: StepDecl,
-  scope: Pick<Scope, 'owner' | 'seesAllSteps'>,
-): boolean {
-  if (step.when !== undefined && !(typeof step.when.value === 'boolean' && step.when.value)) return true;
-  if (!scope.seesAllSteps) return false;
-  // After-tasks and playbook outputs also run when the run ended early, or failed.
-  if (scope.owner?.isAfter && scope.owner.on.includes('failed')) return true;
-  return canEndEarly(model);
-}
-
-/** Per model, whether some step can end the run early (asked for every reference: computed once). */
-const endsEarly = new WeakMap<PlaybookModel, boolean>();
-
-function canEndEarly(model: PlaybookModel): boolean {
-  let known = endsEarly.get(model);
-  if (known === undefined) {
-    known = model.steps.some((s) =>
-      s.outcomes.some(
-        (o) =>
-          o.transition?.kind === 'end' ||
-          (o.transition?.kind === 'loop' && o.transition.exhausted?.kind === 'end'),
-      ),
-    );
-    endsEarly.set(model, known);
-  }
-  return known;
-}
-
 /** The scope of the playbook's own templates (title, labels, outputs): every step, no owner. */
 export function playbookScope(place: Place): Scope {
   return { place, owner: undefined, transition: undefined, seesAllSteps: true };
@@ -191,11 +163,15 @@ export class ScopeProvider {
 
   // ---- what a place sees -------------------------------------------------------------------------
 
-  /** Whether a context root exists at this place (`loop` in steps, `report` and `gate` in transitions). */
+  /**
+   * Whether a context root exists at this place (`loop` in steps a loop goes back to, `report` and `gate`
+   * in transitions).
+   */
   rootVisible(root: ContextRoot, scope: Scope): boolean {
     switch (root) {
       case 'loop':
-        return scope.owner !== undefined && !scope.owner.isAfter;
+        // (in a step no loop goes back to, `loop` is PB210: loop-scope.ts)
+        return scope.owner !== undefined && !scope.owner.isAfter && this.isLoopTarget(scope.owner);
       case 'report':
         // A gate has no report: a person decided it.
         return scope.transition !== undefined && !scope.transition.isChoice;
@@ -204,6 +180,14 @@ export class ScopeProvider {
       default:
         return true;
     }
+  }
+
+  /**
+   * Whether a loop of some step (an outcome's, or a gate choice's) goes back to this step: only its
+   * templates have `loop.count` and `loop.feedback` (SPEC §3.6).
+   */
+  isLoopTarget(step: StepDecl): boolean {
+    return loopTargets(this.model).has(step);
   }
 
   /** Whether a step may be referred to from this scope (SPEC §3.6: ancestors, or itself in its transitions). */
@@ -319,8 +303,9 @@ export class ScopeProvider {
    * What `steps.S` reads, built once per step and whether S may be absent: a step with thousands of
    * outputs, each read once, built thousands of maps of thousands of fields.
    */
-  stepType(step: StepDecl, scope: Scope): Type {
-    const absent = this.mayBeAbsent(step, scope);
+  stepType(step: StepDecl, scope: Scope | undefined): Type {
+    // (without a scope: as read where the step has surely run; see `stepMember` for why)
+    const absent = scope !== undefined && this.mayBeAbsent(step, scope);
     let pair = this.stepTypes.get(step);
     if (!pair) this.stepTypes.set(step, (pair = [undefined, undefined]));
     return (pair[absent ? 1 : 0] ??= this.buildStepType(step, absent));

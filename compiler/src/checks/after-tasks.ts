@@ -6,7 +6,8 @@ import { quoteLast, schemaMessage } from '../schema/validate-surface.js';
 import type { SchemaProblem } from '../schema/validate-surface.js';
 
 /**
- * PB602: an after-task's `on` must name run statuses it can start on, and `trigger: manual` takes no `on`.
+ * PB602: an after-task's `on` must name run statuses it can start on. On a `trigger: manual` task `on` says
+ * which ended runs offer its Start (SPEC §3.3), so it is allowed there too.
  * `needs` on an after-task and invalid trigger/on values are found by the surface schema
  * (`afterTaskFromSchema`).
  */
@@ -18,14 +19,6 @@ export const checkAfterTasks: Check = (context) => {
         'PB602',
         task.onValue.range,
         `invalid value "${shown(task.onValue.name)}" for "on" of after-task "${shown(task.name)}"; expected "completed" or "failed"${suggestion ? ` (did you mean "${shown(suggestion)}"?)` : ''}`,
-      );
-    }
-    const on = task.keys.find((k) => k.name === 'on');
-    if (task.trigger === 'manual' && on) {
-      context.report(
-        'PB602',
-        on.range,
-        `after-task "${shown(task.name)}" has trigger: manual, so "on" never applies: a manual after-task starts only from a button or a command`,
       );
     }
   }

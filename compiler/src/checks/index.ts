@@ -10,6 +10,7 @@ import { checkFunctions } from './functions.js';
 import { checkGateChoices } from './gate-choices.js';
 import { checkInputDefaults } from './input-defaults.js';
 import { limitFromSchema } from './limits.js';
+import { checkLoopScope } from './loop-scope.js';
 import { checkLoops, loopMaxFromSchema } from './loops.js';
 import { checkMissingKeys, missingKeyFromSchema } from './missing-keys.js';
 import { nameFromSchema } from './names.js';
@@ -54,6 +55,7 @@ export const CHECKS: readonly Check[] = [
   checkUnknownOutcomes, // PB206
   checkLoops, // PB207, PB301
   checkUnknownNames, // PB209
+  checkLoopScope, // PB210
   checkCycles, // PB300
   checkExpressionSyntax, // PB400, PB406
   checkTypeMismatches, // PB401

@@ -2,18 +2,11 @@ import type { Check } from '../check-context.js';
 import { replaceFix, shown } from '../diagnostic.js';
 import { FIXED_ROLES } from '../model/model.js';
 
-/** PB500: a role's base must be in the fixed table; a custom role must name one. */
+/**
+ * PB500: a role's base must be in the fixed table, and a fixed role keeps its own. A custom role without
+ * `base` is a missing key (PB103, missing-keys.ts).
+ */
 export const checkRoleBase: Check = (context) => {
-  for (const role of context.model.roles.values()) {
-    if (!role.keyRange || role.base) continue;
-    if (!(FIXED_ROLES as readonly string[]).includes(role.name)) {
-      context.report(
-        'PB500',
-        role.keyRange,
-        `custom role "${shown(role.name)}" needs a base from the fixed table: ${FIXED_ROLES.join(', ')}`,
-      );
-    }
-  }
   for (const base of context.semantic.referencesOf('role-base')) {
     const role = base.from;
     if (base.target) {

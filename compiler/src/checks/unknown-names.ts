@@ -2,15 +2,16 @@ import { CONTEXT_ROOTS } from '@kairoku-playbook/grammar';
 import type { Check, CheckContext } from '../check-context.js';
 import { replaceFix, shown, shownList } from '../diagnostic.js';
 import type { ContextReference } from '../bind/references.js';
+import { isLoopOutsideTarget } from './loop-scope.js';
 
 /**
  * PB209: a name an expression cannot start with (an unknown one, an input without `inputs.`), a context
  * root that does not exist at its place (`loop` in an after-task, `report` outside a transition), a bare
- * `steps`, and a property the value read has not.
+ * `steps`, and a property the value read has not. (`loop` in a step no loop goes back to is PB210.)
  */
 export const checkUnknownNames: Check = (context) => {
   for (const reference of context.semantic.referencesOf('context')) {
-    if (!reference.visible) {
+    if (!reference.visible && !isLoopOutsideTarget(reference)) {
       context.report(
         'PB209',
         reference.range,
@@ -65,7 +66,7 @@ function reportName(
 function whereAvailable(reference: ContextReference): string {
   switch (reference.name) {
     case 'loop':
-      return 'loop.* is available in the templates of steps';
+      return 'loop.* is available in the templates of a step a loop goes back to';
     case 'report':
       return reference.template.scope.transition?.isChoice
         ? 'a gate has no report; use gate.comment or gate.choice here'

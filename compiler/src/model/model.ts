@@ -48,6 +48,10 @@ export interface RoleDecl {
   /** absent for fixed-table roles nobody declared */
   keyRange: OffsetRange | undefined;
   base: NameRef | undefined;
+  /** the keys it was declared with (none for a fixed-table role nobody declared) */
+  keys: NameRef[];
+  /** whether it was declared as a mapping (a role of another shape is PB104 already) */
+  isMapping: boolean;
   instructions: TextRef | undefined;
   provider: string | undefined;
   model: string | undefined;

@@ -4,7 +4,10 @@ import { Lookup, render, renderText } from '../../src/expr/evaluate.js';
 import type { Scope } from '../../src/expr/evaluate.js';
 import { playbook } from '../helpers.js';
 
-/** Compiles `text` as a step prompt and returns its IR template, so the tests use the real compiler. */
+/**
+ * Compiles `text` as a step prompt and returns its IR template, so the tests use the real compiler. The step
+ * loops back to itself, so that its templates have loop.* (SPEC §3.6).
+ */
 function template(text: string, outputs = 'files: list<string>'): IrTemplate {
   const ir = playbook(
     `
@@ -16,6 +19,7 @@ function template(text: string, outputs = 'files: list<string>'): IrTemplate {
     needs: [plan]
     role: implementer
     prompt: ${JSON.stringify(text)}
+    outcomes: { done: next, again: { loop: probe } }
 `,
     'inputs:\n  task: { type: string }\n  n: { type: integer, default: 2 }\n  tags: { type: "list<string>", default: [a, b] }\n',
   );
