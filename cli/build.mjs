@@ -98,6 +98,14 @@ export async function buildCli() {
     outfile: dist('kairoku-playbook.bundle.cjs'),
     format: 'cjs',
     plugins: [workspaceSources, embeddedAssets, prettierBundling],
+    // ws tries its optional native add-ons (`require("bufferutil")`, `require("utf-8-validate")`) unless
+    // these variables are set. A bundle carries neither, and a single executable's require() loads only
+    // built-in modules, so Node printed a four-line warning on every command. Defined here, the
+    // branches that require them are dead code and leave the bundle.
+    define: {
+      'process.env.WS_NO_BUFFER_UTIL': '"1"',
+      'process.env.WS_NO_UTF_8_VALIDATE': '"1"',
+    },
     metafile: true,
   });
   // (with the packages of the playground's page, which the bundle carries as text)

@@ -32,7 +32,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -581,6 +581,22 @@ async function testSingleExecutable() {
       'node is on the PATH',
     );
   });
+  await test('single executable: nothing on standard error for --version and check (no Node warning)', () => {
+    const options = {
+      cwd: user,
+      env: { ...bare, KAIROKU_PLAYBOOK_HOME: join(temp, 'quiet-home') },
+      clearEnv: true,
+    };
+    for (const [args, status] of [
+      [['--version'], 0],
+      [['check', 'playbooks/pr.yml'], 0],
+      [['check'], 1],
+    ]) {
+      const result = run(executable, args, options);
+      assertRun(result, status, args.join(' '));
+      assert(result.stderr === '', `${args.join(' ')} wrote on standard error:\n${clip(result.stderr)}`);
+    }
+  });
   await smoke('single executable', [executable], user, { env: bare, clearEnv: true });
   await test('single executable: mcp answers tools/list', async () => {
     const tools = await mcpTools([executable, 'mcp'], {
@@ -591,27 +607,25 @@ async function testSingleExecutable() {
     assert(tools.length > 0, 'no tools');
   });
 
-  await test('cold check: single executable against the Node bundle (measured)', () => {
+  await test('cold start: single executable against the Node bundle (measured)', () => {
     const runs = 7;
     const bundle = [process.execPath, join(repo, 'cli', 'bin', 'kairoku-playbook.js')];
-    const time = (argv) => {
+    const time = (argv, args) => {
       const times = [];
       for (let i = 0; i < runs; i++) {
         const started = process.hrtime.bigint();
-        const result = spawnSync(argv[0], [...argv.slice(1), 'check', 'playbooks/pr.yml'], {
-          cwd: user,
-          encoding: 'utf8',
-        });
+        const result = spawnSync(argv[0], [...argv.slice(1), ...args], { cwd: user, encoding: 'utf8' });
         times.push(Number(process.hrtime.bigint() - started) / 1e6);
         assertRun(result, 0, argv.join(' '));
       }
       times.sort((a, b) => a - b);
       return `median ${times[runs >> 1].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[runs - 1].toFixed(0)})`;
     };
-    measurements.push(
-      `cold "check playbooks/pr.yml", ${runs} runs each: single executable ${time([executable])}; ` +
-        `node cli/bin/kairoku-playbook.js ${time(bundle)}`,
-    );
+    for (const args of [['--version'], ['check', 'playbooks/pr.yml']])
+      measurements.push(
+        `cold "${args.join(' ')}", ${runs} runs each: single executable ${time([executable], args)}; ` +
+          `node cli/bin/kairoku-playbook.js ${time(bundle, args)} (load ${loadavg()[0].toFixed(2)})`,
+      );
   });
 }
 

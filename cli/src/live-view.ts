@@ -245,7 +245,7 @@ export function runTitle(state: RunState): string {
 }
 
 /**
- * The run as lines for a terminal: a header (title, run id, status, elapsed), one line per graph
+ * The run as lines for a terminal: a header (title, run id, `sim` for a simulated run, status, elapsed), one line per graph
  * row (its steps side by side), the after-tasks under "after the run", and the last history entry.
  * Pure: no I/O, no clock (pass `now`).
  */
@@ -257,6 +257,8 @@ export function renderRunView(state: RunState, options: RenderOptions): string[]
   const header: Line = [
     { text: runTitle(state), style: 'bold' },
     { text: ` · ${state.id} · ` },
+    // A sim run's agents and outputs are made up: said on the first line, so no one takes them for real.
+    ...(state.backend === 'sim' ? [{ text: 'sim', style: 'yellow' as const }, { text: ' · ' }] : []),
     { text: state.status, style: RUN_STYLE[state.status] },
     ...(time ? [{ text: ` · ${time}`, style: 'dim' as const }] : []),
   ];

@@ -181,7 +181,7 @@ describe('renderRunView', () => {
       clock: () => 0,
     });
     if (!result.ok) throw new Error(result.inputErrors.join('; '));
-    expect(renderRunView(result.state, opts)[0]).toMatch(/^Fix issue 42 · fix-000001 · completed/);
+    expect(renderRunView(result.state, opts)[0]).toMatch(/^Fix issue 42 · fix-000001 · sim · completed/);
     // The checker refuses a secret in a title (PB407); were one there, the run holds it masked only.
     const header = renderRunView({ ...result.state, title: 'Key ${{ inputs.token }}' }, opts)[0]!;
     expect(header).not.toContain('sk-title-secret-991');

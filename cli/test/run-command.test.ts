@@ -165,11 +165,11 @@ describe('kairoku-playbook run', () => {
       expect(lines).toContain('▸ plan started (attempt 1)');
       expect(lines).toContain('✓ plan completed with done');
       expect(lines).toContain('– review skipped: its when condition is false');
-      expect(lines).toContain('? ship is waiting for a decision: Ship implement.branch?');
+      expect(lines).toContain('? ship is waiting for a decision: Ship sim/implement-c71e23?');
       expect(result.stdout).not.toContain('ship decided');
       const id = /run (pr-[0-9a-f]{6})/.exec(result.stdout)![1]!;
       expect(result.stderr).toBe(
-        `kairoku-playbook: run ${id} waits at gate "ship" (Ship implement.branch?): no terminal to ask at and no --gate ship=CHOICE, so nothing decided it.\n` +
+        `kairoku-playbook: run ${id} waits at gate "ship" (Ship sim/implement-c71e23?): no terminal to ask at and no --gate ship=CHOICE, so nothing decided it.\n` +
           `  decide it with: kairoku-playbook runs decide ${id} ship CHOICE [--comment TEXT]   (choices: approve, reject, revise)\n` +
           '  or in the panel of kairoku-playbook serve; the run goes on from there.\n',
       );
@@ -192,7 +192,7 @@ describe('kairoku-playbook run', () => {
       expect(decided.code).toBe(0);
       expect(decided.stdout).toContain('! ship decided: approve');
       expect(decided.stdout).toMatch(
-        /run pr-[0-9a-f]{6} completed\noutputs:\n {2}branch: implement\.branch\n$/,
+        /run pr-[0-9a-f]{6} completed · sim \(simulated agents, no model\)\noutputs:\n {2}branch: sim\/implement-c71e23\n$/,
       );
     },
   );
@@ -232,7 +232,7 @@ describe('kairoku-playbook run', () => {
     expect(out.stdout).toBe('');
     const text = written.join('');
     expect(text).toContain(
-      '? ship: Ship implement.branch?\n  Review verdict: not reviewed\n  choices (a number or a name):\n' +
+      '? ship: Ship sim/implement-c71e23?\n  Review verdict: not reviewed\n  choices (a number or a name):\n' +
         '    1. approve\n    2. reject\n    3. revise [comment required]\n',
     );
     expect(text).toContain(
@@ -242,7 +242,7 @@ describe('kairoku-playbook run', () => {
     expect(text).toContain('  choice "revise" needs a comment\n');
     expect(text).toContain('! ship decided: revise (mention the flag in the README)');
     expect(text).toContain('↺ ship revise: loop back to implement (ship.revise 1 of 2)');
-    expect(text).toMatch(/run pr-[0-9a-f]{6} completed\n/);
+    expect(text).toMatch(/run pr-[0-9a-f]{6} completed · sim \(simulated agents, no model\)\n/);
   });
 
   it('cancels a run that cannot go on, and says why (exit 1)', () => {

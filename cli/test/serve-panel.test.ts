@@ -72,6 +72,8 @@ describe('serve and its panel in Chromium', () => {
     await form.getByLabel('task').fill('Add a --json flag to the CLI');
     await form.getByRole('button', { name: 'Start run' }).click();
     await page.getByRole('tab', { name: /Implement, review and land a change/ }).waitFor();
+    // A sim run says it is one: its agents and outputs are made up (serve's run detail carries `backend`).
+    await page.locator('.run-header .badge.simulated', { hasText: 'simulated' }).waitFor();
 
     // The scenario's agents run; the gate waits for a person (serve never decides one itself).
     const ship = page.locator('.node-button[data-step="ship"][data-status="waiting"]');

@@ -42,7 +42,7 @@ export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
 export { StoreBusyError } from './store/lock.js';
 export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';
 export { SimBackend } from './backends/sim.js';
-export { generatedOutputs, representative } from './core/representative.js';
+export { generatedOutputs, representative, simString } from './core/representative.js';
 export type { SimOptions } from './backends/sim.js';
 export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';

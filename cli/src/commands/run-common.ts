@@ -188,7 +188,8 @@ export function printRunEnd(state: RunState, json: boolean, io: CommandIo, termi
   else {
     const out = terminal ? terminal.write : io.stdout;
     const outputs = Object.entries(state.outputs ?? {});
-    const text = `run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}\n${
+    const simulated = state.backend === 'sim' ? ' · sim (simulated agents, no model)' : '';
+    const text = `run ${state.id} ${state.status}${state.reason ? `: ${state.reason}` : ''}${simulated}\n${
       outputs.length ? `outputs:\n${outputs.map(([k, v]) => `  ${k}: ${toText(v)}\n`).join('')}` : ''
     }`;
     out(forTerminal(text));

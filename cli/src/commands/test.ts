@@ -22,7 +22,7 @@ docs/reference.md, "Scenarios and playbook tests"):
     status: completed
     steps: { qa: { attempts: [fail, pass] }, implement: { attempts: 2 } }
     loops: { qa.fail: 1 }
-    outputs: { branch: implement.branch }
+    outputs: { branch: sim/implement-c71e23 }
 
 Options:
   -h, --help   this help

@@ -281,6 +281,17 @@ export function RunView({ detail }: { detail: RunDetail }) {
       <header class="run-header">
         <h2>
           {run.title} <span class={`badge ${runState(run.status, run.waiting)}`}>{run.status}</span>
+          {run.backend === 'sim' && (
+            <>
+              {' '}
+              <span
+                class="badge simulated"
+                title="Run on the sim backend: scripted or generated agents, no model; its outputs are made up"
+              >
+                simulated
+              </span>
+            </>
+          )}
         </h2>
         <p class="run-facts">
           {run.playbook} · started {new Date(run.startedAt).toLocaleString()}

@@ -188,6 +188,7 @@ export async function startFakeApi(): Promise<FakeApi> {
     return {
       run: {
         ...listItem(run),
+        backend: 'sim',
         inputs: run.inputs,
         outputs: run.outputs,
         ...(run.reason ? { reason: run.reason } : {}),

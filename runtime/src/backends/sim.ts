@@ -1,5 +1,5 @@
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import { generatedOutputs } from '../core/representative.js';
+import { generatedOutputs, simString } from '../core/representative.js';
 import type { OpenGate } from '../core/effects.js';
 import { AFTER_PREFIX } from '../core/state.js';
 import type { RunState } from '../core/state.js';
@@ -42,7 +42,7 @@ export interface SimOptions {
 
 /**
  * The embedded default backend (SPEC §6, §8): scripted agents and checks from a scenario, or
- * generated ones (the first declared outcome, outputs made from their types). No network, no model,
+ * generated ones (the first declared outcome, outputs made from their types, strings `sim/STEP-hash`). No network, no model,
  * no clock: the same scenario gives the same run.
  */
 export class SimBackend implements Backend {
@@ -161,7 +161,7 @@ export class SimBackend implements Backend {
       attempt,
       outcome,
       summary: scripted.summary ?? '',
-      outputs: { ...generatedOutputs(ir, outcome), ...(scripted.outputs ?? {}) },
+      outputs: { ...generatedOutputs(ir, outcome, simString), ...(scripted.outputs ?? {}) },
     };
     this.agents.delete(agent);
     context.emit(report);

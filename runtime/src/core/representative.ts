@@ -5,9 +5,14 @@ import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
 
 /**
  * Outputs made from their types: a check passes with `passed: 1` (fails with `failed: 1`); an agent
- * step's strings read `STEP.OUTPUT`, enums take their first member, numbers 0, lists one item.
+ * step's strings read `STEP.OUTPUT` (or what `string` makes of that path: the sim's `simString`),
+ * enums take their first member, numbers 0, lists one item.
  */
-export function generatedOutputs(ir: IrStep | IrAfterTask, outcome: string): Record<string, unknown> {
+export function generatedOutputs(
+  ir: IrStep | IrAfterTask,
+  outcome: string,
+  string: (hint: string) => string = (hint) => hint,
+): Record<string, unknown> {
   if (ir.kind === 'check') {
     const pass = outcome === 'pass';
     return { passed: pass ? 1 : 0, failed: pass ? 0 : 1, skipped: 0, todo: 0, exit_code: pass ? 0 : 1 };
@@ -15,7 +20,7 @@ export function generatedOutputs(ir: IrStep | IrAfterTask, outcome: string): Rec
   const properties = (ir.outputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const outputs: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties))
-    outputs[name] = representative(schema, `${ir.name}.${name}`);
+    outputs[name] = representative(schema, `${ir.name}.${name}`, string);
   return outputs;
 }
 
@@ -23,15 +28,19 @@ export function generatedOutputs(ir: IrStep | IrAfterTask, outcome: string): Rec
  * One representative value of a schema: an enum's first member, a string the hint, a number its
  * `minimum` (0 without one), a list one item. Also the explorer's stand-in for a value no condition reads.
  */
-export function representative(schema: Record<string, unknown>, hint: string): unknown {
+export function representative(
+  schema: Record<string, unknown>,
+  hint: string,
+  string: (hint: string) => string = (path) => path,
+): unknown {
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   if (Array.isArray(schema.anyOf)) {
     const inner = (schema.anyOf as Record<string, unknown>[]).find((s) => s.type !== 'null');
-    return inner ? representative(inner, hint) : null;
+    return inner ? representative(inner, hint, string) : null;
   }
   switch (schema.type) {
     case 'string':
-      return hint;
+      return string(hint);
     case 'integer':
     case 'number':
       return typeof schema.minimum === 'number' ? schema.minimum : 0;
@@ -40,15 +49,31 @@ export function representative(schema: Record<string, unknown>, hint: string): u
     case 'null':
       return null;
     case 'array':
-      return [representative((schema.items as Record<string, unknown> | undefined) ?? {}, `${hint}[0]`)];
+      return [
+        representative((schema.items as Record<string, unknown> | undefined) ?? {}, `${hint}[0]`, string),
+      ];
     case 'object': {
       const object: Record<string, unknown> = {};
       const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
       for (const [name, property] of Object.entries(properties))
-        object[name] = representative(property, `${hint}.${name}`);
+        object[name] = representative(property, `${hint}.${name}`, string);
       return object;
     }
     default:
-      return hint;
+      return string(hint);
   }
+}
+
+/**
+ * A simulated string, for the output at `path` (`STEP.OUTPUT`, `STEP.OUTPUT[0].FIELD`):
+ * `sim/STEP-3a9c1f`, so that a gate titled with it reads as simulated ("Ship sim/implement-3a9c1f?")
+ * rather than as a template left unrendered ("Ship implement.branch?"). The six hex digits are a hash
+ * of the whole path (FNV-1a; no node:crypto, as the explorer runs in the playground's page too), so
+ * each output gets its own value and the same playbook the same values on every run.
+ */
+export function simString(path: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193) >>> 0;
+  const step = /^[^.[]*/.exec(path)![0];
+  return `sim/${step}-${hash.toString(16).padStart(8, '0').slice(0, 6)}`;
 }

@@ -160,6 +160,8 @@ export interface StepDetail {
 
 export interface RunDetail {
   run: RunListItem & {
+    /** the backend the run's agents run on: `sim` (simulated: no model, generated outputs), `paseo`, … */
+    backend: string;
     reason?: string;
     outputs?: Record<string, unknown> | null;
     /** secrets as "••••" */

@@ -139,7 +139,11 @@ const runDetail = {
   type: 'object',
   required: ['run', 'graph', 'steps', 'after', 'actions', 'version'],
   properties: {
-    run: { ...runListItem, required: [...runListItem.required, 'inputs'] },
+    run: {
+      ...runListItem,
+      required: [...runListItem.required, 'backend', 'inputs'],
+      properties: { ...runListItem.properties, backend: { type: 'string' } },
+    },
     graph: {
       type: 'object',
       required: ['nodes', 'loops'],

@@ -120,7 +120,12 @@ export function runDetail(state: RunState, version: number, seen: boolean): RunD
       !ACTIVE.includes(run.status);
     return detail;
   });
-  const run: RunDetail['run'] = { ...runListItem(state, seen), inputs: state.inputs, outputs: state.outputs };
+  const run: RunDetail['run'] = {
+    ...runListItem(state, seen),
+    backend: state.backend,
+    inputs: state.inputs,
+    outputs: state.outputs,
+  };
   if (state.reason) run.reason = state.reason;
   return {
     run,

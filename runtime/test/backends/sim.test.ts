@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseYaml, readScenario } from '../../src/backends/scenario.js';
-import { generatedOutputs } from '../../src/core/representative.js';
+import { generatedOutputs, simString } from '../../src/core/representative.js';
 import { vecToArray } from '../../src/core/pvec.js';
 import { summarize } from '../../src/core/view.js';
 import { runSim } from '../../src/sim-run.js';
@@ -102,8 +102,15 @@ describe('the sim backend on the pr sample', () => {
   it('generates reports for steps the scenario does not name: first outcome, outputs from their types', () => {
     const state = simulate('inputs: { task: x }');
     expect(summarize(state).status).toBe('completed');
-    expect(vecToArray(state.steps)[0]!.outputs).toEqual({ plan: 'plan.plan', files: ['plan.files[0]'] });
-    expect(state.outputs).toEqual({ branch: 'implement.branch' });
+    // Strings read as simulated (`sim/STEP-hash`, a hash of the output's path): never as a template
+    // left unrendered, and the same on every run.
+    expect(vecToArray(state.steps)[0]!.outputs).toEqual({
+      plan: 'sim/plan-50b138',
+      files: ['sim/plan-f2d4db'],
+    });
+    expect(state.outputs).toEqual({ branch: 'sim/implement-c71e23' });
+    expect(simString('implement.branch')).toBe('sim/implement-c71e23');
+    expect(simString('implement.items[0].name')).toMatch(/^sim\/implement-[0-9a-f]{6}$/);
     expect(generatedOutputs(pr.steps[2]!, 'pass')).toEqual({
       passed: 1,
       failed: 0,
@@ -238,7 +245,7 @@ expect:
       'steps.implement.status: expected skipped, got completed',
       'steps.implement.attempts: expected 3, got 2 [done, done]',
       'loops.qa.fail: expected 2, got 1',
-      'outputs.branch: expected "main", got "implement.branch"',
+      'outputs.branch: expected "main", got "sim/implement-c71e23"',
     ]);
   });
 

@@ -289,10 +289,10 @@ describe('kairoku-playbook mcp: a whole run of pr.yml', () => {
     }
     // review's `when` is false (not strict, one reviewer): skipped, and the gate is ready.
     const opened = await m.call('request_gate', { run, step: 'ship' });
-    expect(opened.gate.title).toBe('Ship implement.branch?');
+    expect(opened.gate.title).toBe('Ship sim/implement-c71e23?');
     expect(opened.gate.summary).toBe('Review verdict: not reviewed');
     const done = await m.call('resume', { run, step: 'ship', choice: 'approve' });
-    expect(done).toMatchObject({ status: 'completed', outputs: { branch: 'implement.branch' } });
+    expect(done).toMatchObject({ status: 'completed', outputs: { branch: 'sim/implement-c71e23' } });
   }, 30_000);
 });
 
