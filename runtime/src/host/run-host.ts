@@ -6,7 +6,7 @@ import type { CarriedEffect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import { prepareInputs, splitSecrets } from '../core/inputs.js';
 import { vecToArray } from '../core/pvec.js';
-import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../core/state.js';
+import { hasWorkGoing, isEnded } from '../core/state.js';
 import type { RunStartOptions, RunState } from '../core/state.js';
 import { dueTimeouts } from '../core/timeouts.js';
 import { advance } from '../core/transition.js';
@@ -22,6 +22,8 @@ import type { LiveRunOptions } from './live-run.js';
 import { loadMaskKey } from './mask-key.js';
 import { fileStamp, watchStore } from './store-watch.js';
 import { outboxBackend, performCarried, withCarried, withoutOutbox } from './outbox.js';
+import { operationSpec } from './operations.js';
+import type { Operation } from './operations.js';
 
 /**
  * Why the host did not do what was asked. `code` is stable (kebab-case): the transition function's
@@ -39,17 +41,7 @@ export interface HostRefusal {
 
 export type HostResult<T> = { ok: true; value: T } | { ok: false; refusal: HostRefusal };
 
-/** What an operator can do to a run (the panel's buttons, `runs cancel`, the MCP server's tools). */
-export type Operation =
-  | { type: 'cancel'; reason?: string }
-  | { type: 'pause' }
-  | { type: 'resume' }
-  | { type: 'restart'; step: string }
-  | { type: 'decide'; step: string; choice: string; comment?: string }
-  | { type: 'nudge'; step: string; message: string }
-  | { type: 'retry'; step: string }
-  | { type: 'start-after'; name: string }
-  | { type: 'archive' };
+export type { Operation } from './operations.js';
 
 /**
  * How a run is started beyond its inputs (the panel's start options), where the host's backend
@@ -505,10 +497,12 @@ export class RunHost {
       const loaded = this.get(id);
       if (!loaded.ok) return loaded;
       const state = loaded.value;
-      if (operation.type === 'archive') return this.archive(state);
-      const event = this.eventFor(state, operation);
+      const spec = operationSpec(operation.type);
+      if (!spec) return refused('unknown-operation', `no operation "${operation.type}"`, 'invalid');
+      const event = spec.apply(state, operation);
+      if ('archive' in event) return this.archive(state);
       if ('refusal' in event) return { ok: false, refusal: event.refusal };
-      const reopens = operation.type === 'restart' || operation.type === 'retry';
+      const reopens = spec.reopens === true;
       if (reopens) {
         const conflict = findRoomConflict(this.store.loadAll().runs, state.ir, this.workspace, state.id);
         if (conflict && isEnded(state.status))
@@ -817,67 +811,6 @@ export class RunHost {
       describeRoomConflict(conflict, ir, help.cancel, help.decide),
       'conflict',
     );
-  }
-
-  private eventFor(state: RunState, operation: Operation): { event: RunEvent } | { refusal: HostRefusal } {
-    switch (operation.type) {
-      case 'cancel':
-        return { event: { type: 'cancel', reason: operation.reason ?? 'canceled from the panel' } };
-      case 'pause':
-      case 'resume':
-        return { event: { type: operation.type } };
-      case 'restart':
-        return { event: { type: 'restart-from', step: operation.step } };
-      case 'decide':
-        return {
-          event: {
-            type: 'gate-decided',
-            step: operation.step,
-            choice: operation.choice,
-            ...(operation.comment !== undefined ? { comment: operation.comment } : {}),
-          },
-        };
-      case 'nudge':
-        return { event: { type: 'nudge-step', step: operation.step, message: operation.message } };
-      case 'retry': {
-        // A step the run does not have is the transition function's refusal (`unknown-step`, with a suggestion).
-        const step = vecToArray(state.steps).find((s) => s.name === operation.step);
-        if (step && step.status !== 'failed' && step.status !== 'lost')
-          return {
-            refusal: refusedValue(
-              'not-failed',
-              `step "${operation.step}" is ${step.status}: only a failed or lost step can be retried`,
-              'conflict',
-            ),
-          };
-        // A failed step has ended its run (its retries are spent): retrying it restarts the run there.
-        return { event: { type: 'restart-from', step: operation.step } };
-      }
-      case 'start-after': {
-        // An after-task the run does not have is the transition function's refusal (`unknown-after-task`).
-        const task = state.ir.after.find((t) => t.name === operation.name);
-        if (!task) return { event: { type: 'start-step', step: `${AFTER_PREFIX}${operation.name}` } };
-        if (task.trigger !== 'manual')
-          return {
-            refusal: refusedValue(
-              'not-manual',
-              `after-task "${task.name}" starts by itself when the run ends; only manual ones have Start`,
-              'conflict',
-            ),
-          };
-        if (isEnded(state.status) && !task.on.includes(state.status as 'completed' | 'failed'))
-          return {
-            refusal: refusedValue(
-              'not-on',
-              `after-task "${task.name}" runs when the run ${task.on.join(' or ')}; this run ${state.status}`,
-              'conflict',
-            ),
-          };
-        return { event: { type: 'start-step', step: `${AFTER_PREFIX}${task.name}` } };
-      }
-      case 'archive':
-        return { refusal: refusedValue('bug', 'archive is not an event', 'conflict') };
-    }
   }
 
   private archive(state: RunState): HostResult<RunState> {

@@ -8,7 +8,8 @@ import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
 import type { RunState } from '../core/state.js';
 import type { Ir } from '@kairoku-playbook/compiler';
-import type { HostRefusal, HostResult, Operation, RunHost, StartOptions } from '../host/run-host.js';
+import type { HostRefusal, HostResult, RunHost, StartOptions } from '../host/run-host.js';
+import { routeOperation } from './operation-routes.js';
 import { readWorkspace, workspacePlaybooks } from '../mcp/workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PlaybookCard, Refusal, RunEventData } from './api-types.js';
@@ -181,7 +182,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       .map(decodeURIComponent);
     if (!url.pathname.startsWith('/api/v1/') && url.pathname !== '/api/v1')
       return refuse(res, 404, 'no-route', 'the API is under /api/v1');
-    const [head, id, sub, name, action] = parts;
+    const [head, id] = parts;
 
     if (method === 'GET') {
       discardBody(req, { maxBytes: 0 });
@@ -221,39 +222,16 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     }
     if (head !== 'runs' || id === undefined)
       return refuse(res, 404, 'no-route', `no route POST ${url.pathname}`);
-    let operation: Operation;
-    let kind: RequestKind;
-    if (parts.length === 3 && ['cancel', 'pause', 'resume', 'archive', 'restart'].includes(sub!))
-      kind = sub === 'restart' ? 'restart' : sub === 'cancel' ? 'cancel' : 'empty';
-    else if (sub === 'gates' && name !== undefined && parts.length === 4) kind = 'decide';
-    else if (
-      sub === 'steps' &&
-      name !== undefined &&
-      (action === 'nudge' || action === 'retry') &&
-      parts.length === 5
-    )
-      kind = action === 'nudge' ? 'nudge' : 'empty';
-    else if (sub === 'after' && name !== undefined && action === 'start' && parts.length === 5)
-      kind = 'empty';
-    else {
+    // An operator's operation, routed by the operations' table (`host/operations.ts`).
+    const routed = routeOperation(parts.slice(2));
+    if (!routed) {
       discardBody(req, { maxBytes: 0 });
       return refuse(res, 404, 'no-route', `no route POST ${url.pathname}`);
     }
-    const body = (await bodyOf(req, res, kind)) as Record<string, string> | undefined;
+    const body = (await bodyOf(req, res, routed.spec.body as RequestKind)) as
+      Record<string, string> | undefined;
     if (body === undefined) return;
-    if (sub === 'cancel') operation = { type: 'cancel', reason: body.reason ?? 'canceled from the panel' };
-    else if (sub === 'pause' || sub === 'resume' || sub === 'archive') operation = { type: sub };
-    else if (sub === 'restart') operation = { type: 'restart', step: body.step! };
-    else if (sub === 'gates')
-      operation = {
-        type: 'decide',
-        step: name!,
-        choice: body.choice!,
-        ...(body.comment !== undefined ? { comment: body.comment } : {}),
-      };
-    else if (action === 'nudge') operation = { type: 'nudge', step: name!, message: body.message! };
-    else if (action === 'retry') operation = { type: 'retry', step: name! };
-    else operation = { type: 'start-after', name: name! };
+    const operation = routed.spec.read(routed.params, body);
     const got = host.get(id);
     if (!got.ok) return refuseWith(res, got.refusal);
     if (got.value.workspace !== host.workspace)
