@@ -74,6 +74,7 @@ export function changeBetween(before: string, after: string): TextChange {
   return { start, end: before.length - tail, text: after.slice(start, after.length - tail) };
 }
 
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 function incrementally(previous: FileAnalysis, change: TextChange, text: string): FileAnalysis | undefined {
   const yaml = boundSource(previous);
   const semantic = previous.semantic;

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 /**
  * The expression language of `${{ }}` and `when:` (SPEC §3.6): literals, context names, `.name`, `[index]`,
  * calls of built-in functions, `!`, comparisons, `==`/`!=`, `&&`, `||` and parentheses; and list literals
@@ -396,6 +397,7 @@ class ExpressionParser extends EmbeddedActionsParser {
 
   private primary = this.RULE(
     'primary',
+    // eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
     (): Expr =>
       this.OR([
         {

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 /**
  * Type expressions (SPEC §3.5): `string`, `number`, `integer`, `boolean`, `list<T>`, `enum(a, b, "two
  * words")`, `{ name: T, other?: T }` and the postfix `T?`.
@@ -217,6 +218,7 @@ class TypeParser extends EmbeddedActionsParser {
 
   private baseType = this.RULE(
     'baseType',
+    // eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
     (): TypeExpr | undefined =>
       this.OR([
         {

@@ -360,6 +360,7 @@ function nameOf(expr: IrExpr, resolve: Resolver): string | undefined {
 }
 
 /** Matches the nodes of two versions of a playbook (the rule is on `Matching`). */
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function matchPlaybooks(base: Ir, head: Ir): Matching {
   const graphs = [new Graph(base), new Graph(head)] as const;
   const nodes = [...graphs[0].all, ...graphs[1].all];

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 import type { Ir, IrAfterTask, IrRole, IrStep, IrTransition } from '../ir/ir.js';
 import { IR_VERSION } from '../ir/ir.js';
 import { canonicalExpression, matchPlaybooks, canonicalTemplate } from './match.js';
@@ -411,6 +412,7 @@ class PolicyDiff {
     return `, may ${granted.join(', ') || 'nothing'}`;
   }
 
+  // eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
   private changedStep(
     before: Task,
     step: Task,

@@ -335,6 +335,7 @@ const DEFAULT_OUTCOMES: Record<StepKind, readonly [string, SimpleTransition][]> 
   ],
 };
 
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 function buildStep(name: string, pair: Entry, index: number, isAfter: boolean): StepDecl {
   const fields = entries(pair.value as Node);
   const kindKeys: NameRef[] = [];

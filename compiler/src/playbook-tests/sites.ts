@@ -69,6 +69,7 @@ function itemsOf(node: unknown): unknown[] {
 }
 
 /** Every name the test uses, in the order they are written. */
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function collectSites(document: Document.Parsed): TestSite[] {
   const sites: TestSite[] = [];
   const root = document.contents;

@@ -57,6 +57,7 @@ function yamlDiagnostic(file: string, message: string, start: number, end: numbe
 }
 
 /** Reads one playbook file's text into a YAML document, refusing what must not be parsed. */
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function readYaml(file: string, text: string): YamlSource {
   const result: YamlSource = {
     file,

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 /**
  * Maps the characters of a YAML scalar's decoded value back to the source text that produced them.
  *
@@ -475,6 +476,7 @@ function splitLines(src: string, a: number, b: number): Int32Array {
 }
 
 /** Mirrors `resolveBlockScalar` of the yaml package; see the ScalarMap docs for what each unit maps to. */
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 function decodeBlockBody(
   src: string,
   lines: Int32Array,

@@ -98,6 +98,7 @@ function Field(props: {
   );
 }
 
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function StartForm({ card }: { card: PlaybookCard }) {
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(card.inputs));
   const [errors, setErrors] = useState<FieldError[]>([]);

@@ -77,6 +77,7 @@ export interface Exploration {
   outOfTime: boolean;
 }
 
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
   const maxStates = options.maxStates ?? DEFAULT_MAX_STATES;
   const model = new Model(ir);

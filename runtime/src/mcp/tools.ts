@@ -115,6 +115,7 @@ function withWarning(result: Record<string, unknown>, warning: string | undefine
   return { ...result, warnings: [...warnings, warning] };
 }
 
+// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function registerManagerTools(server: McpServer, protocol: PlaybookProtocol): void {
   server.registerTool(
     'list_playbooks',
