@@ -44,6 +44,9 @@ export type HostResult<T> = { ok: true; value: T } | { ok: false; refusal: HostR
 
 export type { Operation } from './operations.js';
 
+/** Told which live process an operation was asked of, and the request's name in the store. */
+export type Asked = (owner: number, request: string) => void;
+
 /**
  * How a run is started beyond its inputs (the panel's start options), where the host's backend
  * supports them (`RunHostOptions.startOptions`): the provider and model of its steps that name
@@ -491,9 +494,9 @@ export class RunHost {
    * within a second); a run nobody hosts, or one another process's manager manages, is changed in place
    * with its effects saved on the run (its outbox) for the process that hosts it to perform. Answers the
    * run as it is once the decision is on disk (as it is now, when a process was asked: `asked` hears
-   * which).
+   * which, and the request's name, to wait for it to be taken or to retract it: `RunStore`).
    */
-  operate(id: string, operation: Operation, asked?: (owner: number) => void): HostResult<RunState> {
+  operate(id: string, operation: Operation, asked?: Asked): HostResult<RunState> {
     return this.locked(() => {
       const loaded = this.get(id);
       if (!loaded.ok) return loaded;
@@ -558,7 +561,7 @@ export class RunHost {
    * store's mailbox, and applies the request within a second. Only what it reads there can be asked;
    * a refusal the transition would give now is given now.
    */
-  private ask(state: RunState, event: RunEvent, asked?: (owner: number) => void): HostResult<RunState> {
+  private ask(state: RunState, event: RunEvent, asked?: Asked): HostResult<RunState> {
     const owner = this.store.owner(state.id)!;
     if (event.type !== 'cancel' && event.type !== 'pause' && event.type !== 'resume')
       return refused(
@@ -568,8 +571,8 @@ export class RunHost {
       );
     const refusal = this.refusalOf(state, event);
     if (refusal !== undefined) return refused('refused', refusal, 'conflict');
-    this.store.request(state.id, event);
-    asked?.(owner);
+    const request = this.store.request(state.id, event);
+    asked?.(owner, request);
     return { ok: true, value: state };
   }
 

@@ -9,7 +9,7 @@ import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.j
 import type { RunState } from '../core/state.js';
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { HostRefusal, HostResult, RunHost, StartOptions } from '../host/run-host.js';
-import { routeOperation } from './operation-routes.js';
+import { appliedElsewhere, routeOperation } from './operation-routes.js';
 import { readWorkspace, workspacePlaybooks } from '../mcp/workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PlaybookCard, Refusal, RunEventData } from './api-types.js';
@@ -42,6 +42,11 @@ export interface ServeOptions {
   unofferedWhy?: Partial<Record<'newAgent' | 'worktree', string>>;
   /** a line per request (method, path without query, status); never a token or a body */
   log?: (line: string) => void;
+  /**
+   * how long an operation on a run another live process drives waits for that process to take it
+   * (it looks once a second; default 5 s): past it, the request is taken back and refused
+   */
+  askTimeoutMs?: number;
   /** events kept for clients that reconnect (default 1000) */
   keepEvents?: number;
   /** a comment on idle event streams, so proxies and clients see the stream alive (default 15 s) */
@@ -237,10 +242,15 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (!got.ok) return refuseWith(res, got.refusal);
     if (got.value.workspace !== host.workspace)
       return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
-    const result = host.operate(id, operation);
+    let asked: { owner: number; request: string } | undefined;
+    const result = host.operate(id, operation, (owner, request) => (asked = { owner, request }));
     if (!result.ok) return refuseWith(res, result.refusal);
-    // (a run another live process drives was asked to apply it: the answer is the run as it is now, and
-    // its change comes as any other process's write does)
+    // A run another live process drives was asked to apply it: answered once that process has.
+    if (asked) {
+      const applied = await appliedElsewhere(host.store, id, asked, result.value, options.askTimeoutMs);
+      if (!applied.ok) return refuseWith(res, applied.refusal);
+      return answer(res, 200, 'run', runDetail(applied.value, host.version(id), seen.has(id)));
+    }
     return answer(res, 200, 'run', runDetail(result.value, host.version(id), seen.has(id)));
   }
 

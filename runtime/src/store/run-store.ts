@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
@@ -127,12 +127,14 @@ export class RunStore {
 
   /**
    * Asks the process driving the run for an operator's event (it looks once a second). One file per
-   * request (`<id>.request-<time>-<pid>-<n>`), so two asking at once both count.
+   * request (`<id>.request-<time>-<pid>-<n>`), so two asking at once both count. Returns the request's
+   * name, for `requestTaken` and `retractRequest`.
    */
-  request(id: string, event: OperatorRequest): void {
+  request(id: string, event: OperatorRequest): string {
     this.makeFolder();
     const name = `${id}.request-${String(Date.now()).padStart(15, '0')}-${process.pid}-${++requestCount}`;
     writeFileAtomic(join(this.folder, name), `${JSON.stringify(event)}\n`);
+    return name;
   }
 
   /** Asks the process driving the run to cancel it. */
@@ -140,19 +142,44 @@ export class RunStore {
     this.request(id, reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason });
   }
 
+  /** Whether the driving process has taken a request `request` made (it is no longer waiting). */
+  requestTaken(name: string): boolean {
+    return !existsSync(join(this.folder, name));
+  }
+
+  /**
+   * Takes back a request nobody has taken yet: true when it was (the driving process will never see
+   * it), false when the driving process took it first. Exactly one of the two wins: a request is taken
+   * by renaming it away, and retracted by removing it under its name.
+   */
+  retractRequest(name: string): boolean {
+    try {
+      unlinkSync(join(this.folder, name));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** The requests other processes made, oldest first, taken (their files are removed). */
   takeRequests(id: string): OperatorRequest[] {
     const taken: OperatorRequest[] = [];
     for (const name of this.requestFiles(id)) {
       const path = join(this.folder, name);
+      const taking = `${path}.taking`;
+      try {
+        renameSync(path, taking); // taken by this reader, or already by another or retracted
+      } catch {
+        continue;
+      }
       let text: string;
       try {
-        text = readSmallFile(path);
+        text = readSmallFile(taking);
       } catch {
-        rmSync(path, { force: true }); // not a request this process can read: it asks nothing
-        continue; // (or taken by another reader)
+        rmSync(taking, { force: true }); // not a request this process can read: it asks nothing
+        continue;
       }
-      rmSync(path, { force: true });
+      rmSync(taking, { force: true });
       const event = readRequest(text);
       if (event) taken.push(event);
     }
@@ -163,7 +190,7 @@ export class RunStore {
     const prefix = `${basename(this.path(id), '.json')}.request-`;
     try {
       return readdirSync(this.folder)
-        .filter((name) => name.startsWith(prefix))
+        .filter((name) => name.startsWith(prefix) && !name.endsWith('.taking'))
         .sort();
     } catch {
       return [];
