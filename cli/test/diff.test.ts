@@ -251,10 +251,47 @@ describe('kairoku-playbook diff', () => {
     }
   });
 
-  it('a version with errors: its diagnostics on standard error, exit 1', () => {
+  it('a version with errors: says first that it does not check, then its diagnostics on standard error, exit 1', () => {
     const result = runMain(['diff', narrowed, broken, 'playbooks/pr.yml'], repo);
     expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`^playbooks/pr\\.yml in ${broken} does not check \\(1 error\\), so it is not compared:\n`),
+    );
     expect(result.stderr).toContain('playbooks/pr.yml:18:12: error PB200 unknown step "qq" in needs');
+    // not "no playbook in …": the playbook is there, it does not check
+    expect(result.stdout).toBe('not compared: playbooks/pr.yml does not check\n');
+  });
+
+  it('two files, HEAD with an error: says so before its errors, and the JSON lists it under unchecked', () => {
+    writeFileSync(join(repo, 'a.yml'), PR);
+    writeFileSync(join(repo, 'b.yml'), PR.replace('needs: qa', 'needs: qq'));
+    try {
+      const text = runMain(['diff', 'a.yml', 'b.yml'], repo);
+      expect(text.code).toBe(1);
+      expect(text.stdout).toBe('not compared: b.yml does not check\n');
+      const [notice, diagnostic] = text.stderr.split('\n');
+      expect(notice).toBe('b.yml does not check (1 error), so it is not compared:');
+      expect(diagnostic).toBe('b.yml:18:12: error PB200 unknown step "qq" in needs; did you mean "qa"?');
+      const json = runMain(['diff', 'a.yml', 'b.yml', '--format', 'json'], repo);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        playbooks: [],
+        unchecked: [
+          {
+            path: 'b.yml',
+            side: 'head',
+            errors: [{ file: 'b.yml', line: 18, column: 12, code: 'PB200', severity: 'error' }],
+          },
+        ],
+      });
+      // a diff where every version checks has no `unchecked`
+      expect(
+        JSON.parse(runMain(['diff', 'a.yml', 'a.yml', '--format', 'json'], repo).stdout),
+      ).not.toHaveProperty('unchecked');
+    } finally {
+      rmSync(join(repo, 'a.yml'));
+      rmSync(join(repo, 'b.yml'));
+    }
   });
 
   it('a revision without playbooks compares none', () => {

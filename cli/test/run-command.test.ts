@@ -217,7 +217,7 @@ describe('kairoku-playbook run', () => {
   });
 
   it('asks gates at the terminal: the choices by number, name or label, then a comment where one is required', async () => {
-    const answers = ['ship it', '3', '', 'mention the flag in the README', 'APPROVE'];
+    const answers = ['ship it', 'aprove', '3', '', 'mention the flag in the README', 'APPROVE'];
     const written: string[] = [];
     const terminal: Terminal = {
       write: (t) => void written.push(t),
@@ -231,12 +231,20 @@ describe('kairoku-playbook run', () => {
     expect(code).toBe(0);
     expect(out.stdout).toBe('');
     const text = written.join('');
+    // The gate is headed once, by the progress line of its opening, with its summary and choices under it.
     expect(text).toContain(
-      '? ship: Ship sim/implement-c71e23?\n  Review verdict: not reviewed\n  choices (a number or a name):\n' +
+      '? ship is waiting for a decision: Ship sim/implement-c71e23?\n' +
+        '  Review verdict: not reviewed\n  choices (a number or a name):\n' +
         '    1. approve\n    2. reject\n    3. revise [comment required]\n',
     );
+    // (the gate opened twice: revise loops back to implement)
+    expect(text.split('Ship sim/implement-c71e23?').length - 1).toBe(2);
     expect(text).toContain(
       '  "ship it" is not a choice; type its number (1 to 3) or one of approve, reject, revise\n',
+    );
+    // a mistyped name gets a did-you-mean, as every other name in the CLI does
+    expect(text).toContain(
+      '  "aprove" is not a choice (did you mean "approve"?); type its number (1 to 3) or one of approve, reject, revise\n',
     );
     expect(text).toContain('comment> ');
     expect(text).toContain('  choice "revise" needs a comment\n');

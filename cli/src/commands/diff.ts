@@ -10,9 +10,17 @@ import {
   diffPlaybooks,
   isPlaybookFile,
   isPlaybookPath,
+  toJsonDiagnostic,
   ungatedFromDiagnostics,
 } from '@kairoku-playbook/compiler';
-import type { ApprovalPolicy, Diagnostic, Ir, PolicyChange, UngatedStep } from '@kairoku-playbook/compiler';
+import type {
+  ApprovalPolicy,
+  Diagnostic,
+  Ir,
+  JsonDiagnostic,
+  PolicyChange,
+  UngatedStep,
+} from '@kairoku-playbook/compiler';
 import { FILE_LIMITS } from '@kairoku-playbook/compiler/disk';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
@@ -52,15 +60,28 @@ export interface PlaybookDiff {
   changes: PolicyChange[];
 }
 
+/** A version of a playbook that does not check, so its playbook was not compared. */
+export interface UncheckedPlaybook {
+  path: string;
+  /** which version: BASE's or HEAD's */
+  side: 'base' | 'head';
+  /** its errors, in the JSON shape of `check --format json` */
+  errors: JsonDiagnostic[];
+}
+
 export interface DiffReport {
   base: string;
   head: string;
   playbooks: PlaybookDiff[];
+  /** only when some version does not check */
+  unchecked?: UncheckedPlaybook[];
 }
 
 /** One version of a playbook: its text, or absent from that revision. */
 interface Version {
   shown: string;
+  /** the git revision it was read from (none for a file) */
+  revision?: string;
   text: string | undefined;
   /** a file that cannot be read as a playbook: its refusal */
   refused?: Diagnostic;
@@ -90,15 +111,18 @@ export function runDiff(argv: readonly string[], io: CommandIo): number {
     ? [filePair(io, base, head)]
     : gitPairs(io, base, head, paths);
   const report: DiffReport = { base, head, playbooks: [] };
-  let broken = false;
+  const unchecked: UncheckedPlaybook[] = [];
   for (const [before, after] of pairs) {
-    const irs = [before, after].map((version) =>
-      version.text === undefined && !version.refused ? undefined : compiled(version, io),
-    );
-    if (irs.includes(null)) {
-      broken = true;
-      continue;
-    }
+    const irs = [before, after].map((version, side) => {
+      if (version.text === undefined && !version.refused) return undefined;
+      const result = compiled(version);
+      if ('diagnostics' in result) {
+        unchecked.push(notCompared(io, version, side === 0 ? 'base' : 'head', result.diagnostics));
+        return null;
+      }
+      return result;
+    });
+    if (irs.includes(null)) continue;
     const [b, h] = irs.map((version) => version?.ir);
     // approval dominance (PB700) of each version: the steps it reports, from the same compile
     const ungated = new Map(
@@ -112,6 +136,7 @@ export function runDiff(argv: readonly string[], io: CommandIo): number {
       changes,
     });
   }
+  if (unchecked.length) report.unchecked = unchecked;
   io.stdout(
     format === 'json' ? diffJson(report) : format === 'markdown' ? diffMarkdown(report) : diffText(report),
   );
@@ -119,21 +144,38 @@ export function runDiff(argv: readonly string[], io: CommandIo): number {
   const failed =
     (failOn === 'widened' && all.some((c) => c.direction === 'widened')) ||
     (failOn === 'any' && all.length > 0);
-  return broken || failed ? 1 : 0;
+  return unchecked.length || failed ? 1 : 0;
 }
 
-/** The IR of one version; null when it has errors (printed on standard error). */
-function compiled(version: Version, io: CommandIo): { ir: Ir; ungated: UngatedStep[] } | null {
+/** The IR of one version, or its diagnostics when it has errors. */
+function compiled(version: Version): { ir: Ir; ungated: UngatedStep[] } | { diagnostics: Diagnostic[] } {
   const text = version.text ?? '';
   const result = version.refused
     ? { diagnostics: [version.refused], ir: undefined }
     : compileAnalysis(analyzeFile(version.shown, text, version.policy ? { policy: version.policy } : {}));
   if (result.ir)
     return { ir: result.ir, ungated: ungatedFromDiagnostics(text, result.ir, result.diagnostics) };
+  return { diagnostics: result.diagnostics };
+}
+
+/**
+ * A version with errors: says so on standard error, first, then its diagnostics (the summary that follows
+ * on standard output must not leave the reader wondering where the playbook went).
+ */
+function notCompared(
+  io: CommandIo,
+  version: Version,
+  side: 'base' | 'head',
+  diagnostics: Diagnostic[],
+): UncheckedPlaybook {
+  const source = new SourceText(version.text ?? '');
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const which = version.revision === undefined ? '' : ` in ${version.revision}`;
   io.stderr(
-    formatText(result.diagnostics, () => new SourceText(text), { color: io.colorStderr, fileCount: 1 }),
+    `${version.shown}${which} does not check (${errors.length} error${errors.length === 1 ? '' : 's'}), so it is not compared:\n`,
   );
-  return null;
+  io.stderr(formatText(diagnostics, () => source, { color: io.colorStderr, fileCount: 1 }));
+  return { path: version.shown, side, errors: errors.map((d) => toJsonDiagnostic(d, () => source)) };
 }
 
 function bothFiles(cwd: string, base: string, head: string, paths: readonly string[]): boolean {
@@ -214,6 +256,7 @@ function gitPairs(io: CommandIo, base: string, head: string, paths: readonly str
       const version: Version = listed[side]!.has(path)
         ? blob(top, revision, path, shown)
         : { shown, text: undefined };
+      version.revision = revision;
       if (policies[side]) version.policy = policies[side];
       return version;
     }) as [Version, Version];
@@ -297,6 +340,14 @@ function counts(report: DiffReport): Record<'widened' | 'narrowed' | 'changed', 
 }
 
 function summaryLine(report: DiffReport): string {
+  const compared = comparedLine(report);
+  const paths = [...new Set((report.unchecked ?? []).map((u) => u.path))];
+  if (!paths.length) return compared;
+  const unchecked = `not compared: ${paths.length === 1 ? `${paths[0]!} does not check` : `${paths.length} playbooks that do not check`}`;
+  return report.playbooks.length ? `${compared}; ${unchecked}` : unchecked;
+}
+
+function comparedLine(report: DiffReport): string {
   const total = report.playbooks.length;
   const touched = report.playbooks.filter((p) => p.changes.length).length;
   const n = counts(report);
@@ -330,7 +381,10 @@ function stepsNote(c: PolicyChange): string {
   return ` (${c.kind === 'tool' || c.kind === 'role-base' ? 'used by' : 'before'} ${c.steps.join(', ')})`;
 }
 
-/** JSON: `{version, base, head, playbooks: [{path, basePath?, status, changes}], summary}` (docs/cli.md). */
+/**
+ * JSON: `{version, base, head, playbooks: [{path, basePath?, status, changes}], unchecked?: [{path, side,
+ * errors}], summary}` (docs/cli.md).
+ */
 export function diffJson(report: DiffReport): string {
   return `${JSON.stringify({ version: DIFF_JSON_VERSION, ...report, summary: counts(report) }, null, 2)}\n`;
 }

@@ -5,6 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import type { Ir } from '@kairoku-playbook/compiler';
+import { closest } from '@kairoku-playbook/grammar';
 import {
   describeRoomConflict,
   findRoomConflict,
@@ -16,6 +17,7 @@ import {
   readScenario,
   summarize,
   toText,
+  vecGet,
 } from '@kairoku-playbook/runtime';
 import type { OpenGate, Refusal, RunState, Scenario, ScriptedDecision } from '@kairoku-playbook/runtime';
 import type { ParsedArgs } from '../args.js';
@@ -205,15 +207,17 @@ export function loadScenario(file: string | undefined, ir: Ir, cwd: string): Sce
 /**
  * Asks a gate at the terminal (its choices, then a comment when the choice takes one) without blocking
  * the event loop: agents report and Ctrl-C is heard while a person reads the gate. Undefined at end of
- * input, or when `signal` aborts (the gate closed meanwhile).
+ * input, or when `signal` aborts (the gate closed meanwhile). `headingShown`: the line just above the
+ * prompt already says which gate waits and its title (`gateLineLast`), so the gate is not headed twice.
  */
 export async function askGateAsync(
   gate: OpenGate,
   terminal: Terminal,
   signal: AbortSignal,
+  headingShown = false,
 ): Promise<ScriptedDecision | undefined> {
   const dialogue = new GateDialogue(gate);
-  terminal.write(dialogue.intro());
+  terminal.write(dialogue.intro(headingShown));
   for (;;) {
     const answer = terminal.askAsync
       ? await terminal.askAsync(dialogue.prompt(), signal)
@@ -227,6 +231,15 @@ export async function askGateAsync(
 }
 
 /**
+ * Whether the run's last history line is this gate opening ("? ship is waiting for a decision: TITLE"):
+ * the line progress printed, and the live view's last line, just above where the gate is asked.
+ */
+export function gateLineLast(state: RunState, gate: OpenGate): boolean {
+  const last = state.history.size ? vecGet(state.history, state.history.size - 1) : undefined;
+  return last?.kind === 'gate-opened' && last.step === gate.step;
+}
+
+/**
  * Deciding a gate at a prompt, as a state machine: the choice, then a comment when the choice takes
  * one; a wrong choice or a missing required comment is said and asked again. Each `answer` says what
  * to write and what comes next.
@@ -237,10 +250,11 @@ class GateDialogue {
   constructor(private readonly gate: OpenGate) {}
 
   /**
-   * The gate as the terminal shows it: its title, its summary (every line indented under it), and its
-   * choices numbered; title and summary may be rendered from agents' outputs.
+   * The gate as the terminal shows it: its title (unless the line above shows it: `headingShown`), its
+   * summary (every line indented under it), and its choices numbered; title and summary may be rendered
+   * from agents' outputs.
    */
-  intro(): string {
+  intro(headingShown: boolean): string {
     const listed = this.gate.choices
       .map(
         (c, i) =>
@@ -254,9 +268,10 @@ class GateDialogue {
           .map((line) => `  ${line}\n`)
           .join('')
       : '';
-    return forTerminal(
-      `\n? ${this.gate.step}: ${forTerminal(this.gate.title, { oneLine: true })}\n${summary}  choices (a number or a name):\n${listed}`,
-    );
+    const heading = headingShown
+      ? ''
+      : `\n? ${this.gate.step}: ${forTerminal(this.gate.title, { oneLine: true })}\n`;
+    return forTerminal(`${heading}${summary}  choices (a number or a name):\n${listed}`);
   }
 
   prompt(): string {
@@ -268,10 +283,13 @@ class GateDialogue {
     const typed = text.trim();
     if (!this.chosen) {
       const choice = this.choiceFor(typed);
-      if (!choice)
+      if (!choice) {
+        const names = this.gate.choices.map((c) => c.name);
+        const suggestion = typed ? closest(typed.toLowerCase(), names) : undefined;
         return {
-          say: `  "${forTerminal(typed, { oneLine: true })}" is not a choice; type its number (1 to ${this.gate.choices.length}) or one of ${this.gate.choices.map((c) => c.name).join(', ')}\n`,
+          say: `  "${forTerminal(typed, { oneLine: true })}" is not a choice${suggestion ? ` (did you mean "${forTerminal(suggestion, { oneLine: true })}"?)` : ''}; type its number (1 to ${this.gate.choices.length}) or one of ${names.join(', ')}\n`,
         };
+      }
       if (choice.comment === 'none') return { decision: { choice: choice.name } };
       this.chosen = choice;
       return {};

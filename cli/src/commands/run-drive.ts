@@ -24,7 +24,14 @@ import type {
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { progressLine } from '../live-view.js';
-import { askGateAsync, busyAsUsage, printRunEnd, runDisplay, settleSimRun } from './run-common.js';
+import {
+  askGateAsync,
+  busyAsUsage,
+  gateLineLast,
+  printRunEnd,
+  runDisplay,
+  settleSimRun,
+} from './run-common.js';
 import type { Terminal } from './terminal.js';
 
 /** `run`'s exit code when the run waits at a gate nobody here could decide (docs/cli.md). */
@@ -95,10 +102,11 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
   const { gates, live, io, json, now } = drive;
   const { interactive, progress, view } = runDisplay(json, drive.terminal, io, now);
   const askGate: GateAsker | undefined = interactive
-    ? async (gate: OpenGate, _state: RunState, signal: AbortSignal) => {
+    ? async (gate: OpenGate, state: RunState, signal: AbortSignal) => {
         view?.pause();
         try {
-          return await askGateAsync(gate, view ? view.below(interactive) : interactive, signal);
+          const terminal = view ? view.below(interactive) : interactive;
+          return await askGateAsync(gate, terminal, signal, gateLineLast(state, gate));
         } finally {
           view?.resume();
         }
