@@ -111,6 +111,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     for (const stream of streams) stream.write(frame(entry));
   };
   const unsubscribe = host.subscribe(({ state, version }) => {
+    // The store is shared by every workspace of this home: a serve streams its own workspace's runs.
+    if (state.workspace !== host.workspace) return;
     const data: RunEventData = { ...runListItem(state, seen.has(state.id)), version };
     publish('run', data);
   });
@@ -207,6 +209,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       if (head === 'runs' && id !== undefined && parts.length === 2) {
         const got = host.get(id);
         if (!got.ok) return refuseWith(res, got.refusal);
+        if (got.value.workspace !== host.workspace)
+          return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
         if (got.value.status === 'completed') seen.add(id);
         return answer(res, 200, 'run', runDetail(got.value, host.version(id), seen.has(id)));
       }
