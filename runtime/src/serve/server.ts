@@ -1,18 +1,20 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
 import type { RunState } from '../core/state.js';
 import type { Ir } from '@kairoku-playbook/compiler';
-import type { HostRefusal, HostResult, RunHost, StartOptions } from '../host/run-host.js';
+import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
 import { appliedElsewhere, routeOperation } from './operation-routes.js';
+import { refuse, refuseWith, send } from './answers.js';
+import { serveAsset } from './assets.js';
 import { readWorkspace, workspacePlaybooks } from '../mcp/workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import type { PlaybookCard, Refusal, RunEventData } from './api-types.js';
+import type { PlaybookCard, RunEventData } from './api-types.js';
 import { checkAnswer, checkRequest } from './schemas.js';
 import type { AnswerKind, RequestKind } from './schemas.js';
 import { playbookCard, runDetail, runListItem } from './views.js';
@@ -57,7 +59,7 @@ export interface ServeOptions {
 }
 
 export interface RunningServe {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://ADDRESS:PORT`, the address serve is bound to (`http://127.0.0.1:7420`, `http://[::1]:7420`) */
   url: string;
   port: number;
   token: string;
@@ -126,7 +128,15 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
 
   // ---- the server -----------------------------------------------------------------------------
   let port = 0;
-  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  // The Host a request may name: the address serve is bound to, as its URL says it (`[::1]` for IPv6),
+  // and `localhost`; plus the other loopback spelling when serve is on the usual one.
+  const hostPart = address.includes(':') ? `[${address}]` : address;
+  const allowedHosts = () =>
+    new Set([
+      `${hostPart}:${port}`,
+      `localhost:${port}`,
+      ...(address === '127.0.0.1' || address === '::1' ? [`127.0.0.1:${port}`, `[::1]:${port}`] : []),
+    ]);
 
   const server = createServer(LISTENER_OPTIONS, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -145,7 +155,12 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     const method = req.method ?? 'GET';
     if (!allowedHosts().has(req.headers.host ?? '')) {
       discardBody(req, { maxBytes: 0 });
-      return refuse(res, 403, 'bad-host', `the Host header must name this server (http://127.0.0.1:${port})`);
+      return refuse(
+        res,
+        403,
+        'bad-host',
+        `the Host header must name this server (http://${hostPart}:${port})`,
+      );
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedHosts().has(origin.replace(/^http:\/\//, '')))
@@ -400,7 +415,9 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     });
   });
   port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  // The URL names the address serve listens on: `[::1]` when that is where it is, never an address
+  // nothing listens on.
+  const url = `http://${hostPart}:${port}`;
   return {
     url,
     port,
@@ -430,26 +447,6 @@ function frame(entry: StreamEvent): string {
   return `id: ${entry.id}\nevent: ${entry.event}\ndata: ${entry.data}\n\n`;
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Length': Buffer.byteLength(text),
-  });
-  res.end(text);
-}
-
-function refuse(res: ServerResponse, status: number, code: string, message: string, field?: string): void {
-  const refusal: Refusal = { code, message, ...(field !== undefined ? { field } : {}) };
-  send(res, status, { refusal });
-}
-
-function refuseWith(res: ServerResponse, refusal: HostRefusal): void {
-  const status = refusal.kind === 'not-found' ? 404 : refusal.kind === 'invalid' ? 422 : 409;
-  refuse(res, status, refusal.code, refusal.message, refusal.field);
-}
-
 function sameToken(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
@@ -465,77 +462,6 @@ function authorized(req: IncomingMessage, token: string): boolean {
   }
   return false;
 }
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json; charset=utf-8',
-};
-
-/**
- * The page: `/` is the panel's index.html; `/assets/NAME` is its file NAME (the page loads `assets/panel.js`
- * relative to itself), from the folder or else from the files held in memory; a placeholder without either.
- * Nothing outside the folder is served (a path that resolves out of it, by `..` or a link, is not found).
- */
-function serveAsset(
-  res: ServerResponse,
-  path: string,
-  assetsDir: string | undefined,
-  panelFiles: Readonly<Record<string, string>> | undefined,
-): void {
-  const name =
-    path === '/' || path === '/index.html'
-      ? 'index.html'
-      : path.startsWith('/assets/')
-        ? path.slice(8)
-        : undefined;
-  if (name === undefined) return refuse(res, 404, 'not-found', `no page ${path}`);
-  if (assetsDir === undefined) {
-    const text = panelFiles && Object.hasOwn(panelFiles, name) ? panelFiles[name] : undefined;
-    if (text !== undefined) return sendFile(res, name, Buffer.from(text, 'utf8'));
-    if (name === 'index.html') return placeholder(res);
-    return refuse(res, 404, 'not-found', `no file ${path}`);
-  }
-  if (name === 'index.html' && !existsSync(join(assetsDir, 'index.html'))) return placeholder(res);
-  let root: string;
-  let target: string;
-  try {
-    root = realpathSync(assetsDir);
-    target = realpathSync(resolve(root, `./${decodeURIComponent(name)}`));
-  } catch {
-    return refuse(res, 404, 'not-found', `no file ${path}`);
-  }
-  if (!target.startsWith(root + sep) || !statSync(target).isFile())
-    return refuse(res, 404, 'not-found', `no file ${path}`);
-  sendFile(res, target, readFileSync(target));
-}
-
-function placeholder(res: ServerResponse): void {
-  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(PLACEHOLDER);
-}
-
-function sendFile(res: ServerResponse, path: string, body: Buffer): void {
-  res.writeHead(200, {
-    'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream',
-    'Content-Length': body.length,
-    'Cache-Control': 'no-cache',
-  });
-  res.end(body);
-}
-
-const PLACEHOLDER = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Playbooks</title></head>
-<body><main><h1>Playbooks</h1>
-<p>kairoku-playbook serve is running. The panel is not bundled with this build; the API is at
-<code>/api/v1</code> (docs/serve.md).</p></main></body></html>
-`;
 
 /**
  * Playbook files changed (created, edited, removed): looked for every `everyMs` by the discovery rule
