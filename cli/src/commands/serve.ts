@@ -123,12 +123,23 @@ async function serveUntilStopped(
 ): Promise<number> {
   // Loaded only here: node:http and the server are for this command alone.
   const serve = await import('@kairoku-playbook/runtime/serve');
-  const running = serve.findServe(home, workspace);
-  if (running)
+  // One serve per workspace: the lock comes before anything else (two serves started together would
+  // otherwise both find no serve, both connect and both listen).
+  const locked = serve.lockServe(home, workspace);
+  if (!locked.ok) {
+    const running = serve.findServe(home, workspace);
     throw new UsageError(
-      `a serve (process ${running.pid}) already serves ${workspace} at ${running.url}; stop it first`,
+      `a serve (process ${locked.holder.pid}) already serves ${workspace}${running ? ` at ${running.url}` : ' (it is starting)'}; stop it first`,
     );
-  const connected = await connect();
+  }
+  process.once('exit', locked.release);
+  let connected: ServeBackend;
+  try {
+    connected = await connect();
+  } catch (error) {
+    locked.release();
+    throw error;
+  }
   const host = new serve.RunHost({
     home,
     workspace,
@@ -167,6 +178,7 @@ async function serveUntilStopped(
   } catch (error) {
     host.close();
     await connected.close?.();
+    locked.release();
     throw new UsageError((error as Error).message, { cause: error });
   }
   serve.writeServeInfo(home, {
@@ -186,6 +198,7 @@ async function serveUntilStopped(
       if (stopping) return;
       stopping = true;
       serve.removeServeInfo(home, workspace);
+      locked.release();
       // A signal handler cannot wait; the process ends (done) only once the server has closed.
       void server
         .close()

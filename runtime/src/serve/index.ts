@@ -18,4 +18,6 @@ export { DeferredBackend } from '../host/deferred-backend.js';
 export { hasWorkGoing } from '../core/state.js';
 export type * from './api-types.js';
 export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
+export { lockServe } from './serve-lock.js';
+export type { ServeLockHolder, ServeLockResult } from './serve-lock.js';
 export type { ServeInfo } from './discovery.js';
