@@ -1,10 +1,13 @@
 /**
  * The diagnostics reference (docs/diagnostics.md): where each code's section is on GitHub, for SARIF's
- * helpUri, and the section itself, for `kairoku-playbook explain`.
+ * helpUri (the compiler's code-links), and the section itself, for `kairoku-playbook explain`.
  */
 import { CODES } from '@kairoku-playbook/compiler';
 import { ASSETS } from './assets.js';
-import { REPOSITORY_URL, RELEASE_TAG, repositoryFileUrl } from './version.js';
+import { codeLink } from '@kairoku-playbook/compiler/code-links';
+import { REPOSITORY_URL, RELEASE_TAG } from './version.js';
+
+export { diagnosticAnchor, githubAnchor } from '@kairoku-playbook/compiler/code-links';
 
 export type Code = keyof typeof CODES;
 
@@ -12,26 +15,9 @@ export function isCode(code: string): code is Code {
   return Object.hasOwn(CODES, code);
 }
 
-/**
- * The anchor GitHub gives a Markdown heading (as github-slugger makes it): lowercased, every character
- * that is not a letter, mark, digit, connector (`_`), hyphen or space dropped, spaces made hyphens.
- * Inline markup is assumed gone (`heading` is the heading's text).
- */
-export function githubAnchor(heading: string): string {
-  return heading
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
-}
-
-/** The anchor of a code's section: its heading is `## CODE title` (docs/docs.test.ts holds it to that). */
-export function diagnosticAnchor(code: Code): string {
-  return githubAnchor(`${code} ${CODES[code].title}`);
-}
-
-/** A code's section of the reference on GitHub, as it is at this version's tag. */
+/** A code's section of the reference online (the compiler's code-links: the language server's link too). */
 export function helpUri(code: Code): string {
-  return `${repositoryFileUrl(ASSETS.diagnosticsReference)}#${diagnosticAnchor(code)}`;
+  return codeLink(code);
 }
 
 /**

@@ -19,6 +19,7 @@ import { runHelp, unknownCommand } from './commands/help.js';
 import { runInit } from './commands/init.js';
 import { assetText } from './assets.js';
 import { FileWriteError } from '@kairoku-playbook/runtime';
+import { USAGE as RUNNER_USAGE } from '@kairoku-playbook/runtime/runner/usage';
 import { UsageError } from './io.js';
 import type { CommandIo } from './io.js';
 import { VERSION } from './version.js';
@@ -36,8 +37,9 @@ Commands:
   explore FILE        explore every run: most attempts per step, worst-case agent turns, PB310, PB311
   run FILE            run a playbook: on the sim backend (scripted or generated agents, no model),
                       on a Paseo daemon (--backend paseo) or on Kairoku runners (--backend kairoku)
-  runs [list|show|cancel|restart|decide|archive]
-                      list saved runs, show one, cancel, restart from a step, decide a gate, archive
+  runs [list|show|cancel|pause|resume|restart|decide|archive]
+                      list saved runs, show one, cancel, pause, resume, restart from a step,
+                      decide a gate, archive
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
   init [DIR]          write a first playbook, its test and editor settings
   lsp --stdio         start the language server (LSP over stdin/stdout)
@@ -69,7 +71,14 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CommandIo) => numbe
   schema: runSchema,
   serve: runServe,
   playground: runPlayground,
-  runner: (argv) => import('@kairoku-playbook/runtime/runner').then((runner) => runner.runRunner(argv)),
+  runner: (argv, io) => {
+    // Its help through `io` and at once, as every other command's (`help runner`, docs/cli.md's copy).
+    if (argv.includes('--help') || argv.includes('-h')) {
+      io.stdout(`${RUNNER_USAGE}\n`);
+      return 0;
+    }
+    return import('@kairoku-playbook/runtime/runner').then((runner) => runner.runRunner(argv));
+  },
   init: runInit,
   help: (argv, io) => runHelp(argv, io, main),
   completion: runCompletion,

@@ -91,4 +91,65 @@ describe('kairoku-playbook check --watch', () => {
       child.kill('SIGKILL');
     }
   }, 120_000);
+
+  it('sees a playbook created in a new folder without any other save', async () => {
+    const folder = tempFolder({ 'playbooks/first.yml': CLEAN });
+    const child = spawn(process.execPath, [BIN, 'check', '--watch', '--no-color'], {
+      cwd: folder,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const watching = (checks: number) =>
+      waitFor(
+        () => stderr,
+        (s) => s.split('watching the current folder for changes').length - 1 >= checks,
+        `the watch after check ${checks}`,
+      );
+    try {
+      await watching(1);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('no problems in 1 file\n'),
+        'the first check',
+      );
+
+      // a new folder two levels deep, its playbook written at once (as `git checkout` or a generator does)
+      mkdirSync(join(folder, 'teams/web'), { recursive: true });
+      writeFileSync(join(folder, 'teams/web/deploy.playbook.yml'), BROKEN);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('1 error in 2 files'),
+        'the playbook in the new folder',
+      );
+      expect(stdout).toContain('teams/web/deploy.playbook.yml:5:11: error PB201');
+      await watching(2);
+
+      // a new folder of playbooks (SPEC §2), made after the watch began
+      mkdirSync(join(folder, '.paseo/playbooks'), { recursive: true });
+      writeFileSync(join(folder, '.paseo/playbooks/review.yml'), CLEAN);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('1 error in 3 files'),
+        'the playbook in .paseo/playbooks',
+      );
+
+      // the new folder is watched from then on: an edit of its playbook is seen
+      await watching(3);
+      writeFileSync(join(folder, 'teams/web/deploy.playbook.yml'), CLEAN);
+      await waitFor(
+        () => stdout,
+        (s) => s.includes('no problems in 3 files'),
+        'the fix in the new folder',
+      );
+
+      child.kill('SIGINT');
+      expect(await exit).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 120_000);
 });

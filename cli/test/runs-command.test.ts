@@ -43,7 +43,7 @@ describe('kairoku-playbook runs', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: kairoku-playbook runs \[list\] \[--all\] \[--json\]/);
     expect(help.stdout).toContain('runs restart ID --from STEP');
-    expect(run(['--help']).stdout).toContain('runs [list|show|cancel|restart|decide|archive]');
+    expect(run(['--help']).stdout).toContain('runs [list|show|cancel|pause|resume|restart|decide|archive]');
   });
 
   it('refuses unknown subcommands, options and runs as usage errors (exit 2)', () => {

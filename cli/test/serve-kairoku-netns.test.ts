@@ -168,7 +168,7 @@ async function startServe(workspace: string, home: string): Promise<Serve> {
       REPOSITORY,
     ],
     { KAIROKU_PLAYBOOK_HOME: home },
-    /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\n[^]*fingerprint \(SHA-256\): ([0-9A-F:]+)\n/,
+    /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\n[^]*fingerprint \(SHA-256\): ([0-9A-F:]+)\n/,
   );
   return {
     child: started.child,

@@ -93,7 +93,7 @@ function startServe(
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match =
-        /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\nkairoku app: (https:\/\/[^\s]+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
+        /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\nkairoku app: (https:\/\/[^\s]+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
           out,
         );
       if (match)

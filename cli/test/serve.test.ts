@@ -51,7 +51,7 @@ function temp(prefix: string): string {
   return dir;
 }
 
-/** Starts serve; resolves with its URL and token once it prints the one-time URL. */
+/** Starts serve; resolves with its URL and token once it prints the login URL. */
 function startServe(
   workspace: string,
   home: string,
@@ -68,7 +68,7 @@ function startServe(
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
+      const match = /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
       if (match) resolve({ child, url: match[1]!, token: match[2]!, exited });
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));

@@ -9,6 +9,7 @@ export type {
 } from './diagnostic.js';
 export { MAX_MESSAGE, MAX_SHOWN, createDiagnostic, sortDiagnostics } from './diagnostic.js';
 export { CODES } from './codes.js';
+export { REPOSITORY_URL, codeLink, diagnosticAnchor, githubAnchor } from './code-links.js';
 export type { Code, CodeInfo } from './codes.js';
 export { SourceText } from './source-text.js';
 export type { Position } from './source-text.js';

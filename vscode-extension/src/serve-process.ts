@@ -42,7 +42,7 @@ export interface ServeProcessOptions {
   timeoutMs?: number;
 }
 
-const LISTENING = /^open (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9_-]+)\s*$/m;
+const LISTENING = /^login URL: (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9_-]+)\s*$/m;
 
 /** The workspace's serve: found running, or started. */
 export async function connectServe(options: ServeProcessOptions): Promise<ServeConnection> {
@@ -71,7 +71,7 @@ function found(url: string, token: string, pid: number, workspace: string): Serv
   };
 }
 
-/** Starts `serve` and resolves once it listens (it prints `open http://127.0.0.1:PORT/?token=…`). */
+/** Starts `serve` and resolves once it listens (it prints `login URL: http://127.0.0.1:PORT/?token=…`). */
 export function spawnWorkspaceServe(options: ServeProcessOptions): Promise<ServeConnection> {
   const serveArgs = ['serve', options.workspace, '--listen', '127.0.0.1:0', ...(options.args ?? [])];
   const child = spawn(

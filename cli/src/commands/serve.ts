@@ -41,8 +41,8 @@ current folder), and owns every active run of it: it drives them (autopilot), ap
 gates open until someone decides them in the panel or through the API, and is the only writer of
 their run files. Runs a killed serve left are taken up again when the next one starts.
 
-It prints a one-time URL (http://127.0.0.1:PORT/?token=…): opening it logs the browser in (an
-HttpOnly cookie); API clients send the token as Authorization: Bearer. The URL and token are also
+It prints a login URL (http://127.0.0.1:PORT/?token=…): opening it logs the browser in (an
+HttpOnly cookie), in any number of browsers, while this serve runs; API clients send the token as Authorization: Bearer. The URL and token are also
 in $KAIROKU_PLAYBOOK_HOME/serve/ (mode 0600) while it runs, so \`run\`, \`runs\` and \`mcp\` find it.
 Ctrl-C stops it; the runs stay on disk.
 
@@ -189,7 +189,7 @@ async function serveUntilStopped(
     workspace,
     backend,
   });
-  io.stdout(`kairoku-playbook serve: ${workspace}\nopen ${server.loginUrl}\n`);
+  io.stdout(`kairoku-playbook serve: ${workspace}\nlogin URL: ${server.loginUrl}\n`);
   for (const line of connected.banner ?? []) io.stdout(`${line}\n`);
 
   return new Promise<number>((done) => {

@@ -16,7 +16,7 @@ export interface Serving {
   exited: Promise<number | null>;
 }
 
-/** Starts serve; resolves once it prints its one-time URL. The child is pushed onto `children`. */
+/** Starts serve; resolves once it prints its login URL. The child is pushed onto `children`. */
 export function startPaseoServe(
   children: ChildProcess[],
   workspace: string,
@@ -40,7 +40,7 @@ export function startPaseoServe(
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
+      const match = /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
       if (match) resolve({ child, url: match[1]!, token: match[2]!, stderr: () => err, exited });
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));

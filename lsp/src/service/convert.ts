@@ -25,6 +25,7 @@ import type {
   Range,
   TextEdit,
 } from 'vscode-languageserver-types';
+import { codeLink } from '@kairoku-playbook/compiler';
 import type { Diagnostic, OffsetRange, SourceText } from '@kairoku-playbook/compiler';
 import type { CodeActionResult } from './features/code-actions.js';
 import type { CompletionEntry, CompletionKind } from './features/completion.js';
@@ -37,7 +38,6 @@ import { TOKEN_MODIFIERS, TOKEN_TYPES } from './features/semantic-tokens.js';
 import type { OffsetEdit } from './language/types.js';
 
 export const DIAGNOSTIC_SOURCE = 'kairoku-playbook';
-export const DIAGNOSTICS_URL = 'https://kairoku.dev/playbook/diagnostics';
 
 export function toRange(source: SourceText, range: OffsetRange): Range {
   return { start: source.positionAt(range.start), end: source.positionAt(range.end) };
@@ -73,7 +73,7 @@ export function toLspDiagnostic(
     range,
     severity: SEVERITY[diagnostic.severity],
     code: diagnostic.code,
-    codeDescription: { href: `${DIAGNOSTICS_URL}#${diagnostic.code.toLowerCase()}` },
+    codeDescription: { href: codeLink(diagnostic.code) },
     source: DIAGNOSTIC_SOURCE,
     message: diagnostic.message,
   };

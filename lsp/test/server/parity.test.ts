@@ -34,6 +34,7 @@ import {
   toJsonDiagnostic,
   validateWorkspace,
   walkFiles,
+  codeLink,
 } from '@kairoku-playbook/compiler';
 import type { JsonDiagnostic } from '@kairoku-playbook/compiler';
 import { diskLister } from '@kairoku-playbook/compiler/disk';
@@ -44,9 +45,8 @@ const SEVERITY: Record<number, JsonDiagnostic['severity']> = { 1: 'error', 2: 'w
 
 function toJson(file: string, d: LspDiagnostic, fileOf: (uri: string) => string): JsonDiagnostic {
   expect(d.source).toBe('kairoku-playbook');
-  expect(d.codeDescription?.href).toBe(
-    `https://kairoku.dev/playbook/diagnostics#${String(d.code).toLowerCase()}`,
-  );
+  // The link `explain` prints and SARIF's helpUri: the compiler's code-links (test/code-links.test.ts).
+  expect(d.codeDescription?.href).toBe(codeLink(String(d.code)));
   const json: JsonDiagnostic = {
     file,
     line: d.range.start.line + 1,

@@ -102,7 +102,9 @@ describe('the language server over stdio', () => {
       range: { start: at(TEXT, 'plna'), end: at(TEXT, 'plna', 4) },
       severity: 1,
       code: 'PB200',
-      codeDescription: { href: 'https://kairoku.dev/playbook/diagnostics#pb200' },
+      codeDescription: {
+        href: 'https://github.com/kairoku/kairoku-playbook/blob/v0.1.0/docs/diagnostics.md#pb200-unknown-step-in-needs',
+      },
       source: 'kairoku-playbook',
       message: 'unknown step "plna" in needs; did you mean "plan"?',
     });

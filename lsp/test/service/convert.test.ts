@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SourceText } from '@kairoku-playbook/compiler';
+import { SourceText, codeLink } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
 import { encodeSemanticTokens, toLspDiagnostic } from '../../src/service/convert.js';
 
@@ -24,7 +24,7 @@ describe('diagnostics at the edge', () => {
       range: { start: { line: 0, character: 11 }, end: { line: 0, character: 12 } },
       severity: 2,
       code: 'PB900',
-      codeDescription: { href: 'https://kairoku.dev/playbook/diagnostics#pb900' },
+      codeDescription: { href: codeLink('PB900') },
       source: 'kairoku-playbook',
       message: 'something',
       tags: [1],

@@ -268,6 +268,22 @@ function StepSheet({
   );
 }
 
+/** A sim run says so beside its status: its agents are scripted or generated and no model ran. */
+function SimulatedBadge({ backend }: { backend: string }) {
+  if (backend !== 'sim') return null;
+  return (
+    <>
+      {' '}
+      <span
+        class="badge simulated"
+        title="Run on the sim backend: scripted or generated agents, no model; its outputs are made up"
+      >
+        simulated
+      </span>
+    </>
+  );
+}
+
 // eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function RunView({ detail }: { detail: RunDetail }) {
   const run = detail.run;
@@ -283,17 +299,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
       <header class="run-header">
         <h2>
           {run.title} <span class={`badge ${runState(run.status, run.waiting)}`}>{run.status}</span>
-          {run.backend === 'sim' && (
-            <>
-              {' '}
-              <span
-                class="badge simulated"
-                title="Run on the sim backend: scripted or generated agents, no model; its outputs are made up"
-              >
-                simulated
-              </span>
-            </>
-          )}
+          <SimulatedBadge backend={run.backend} />
         </h2>
         <p class="run-facts">
           {run.playbook} · started {new Date(run.startedAt).toLocaleString()}

@@ -63,7 +63,7 @@ export interface RunningServe {
   url: string;
   port: number;
   token: string;
-  /** the one-time URL that logs a browser in (`/?token=…`) */
+  /** the login URL that logs a browser in (`/?token=…`), any number of browsers while the server runs */
   loginUrl: string;
   close(): Promise<void>;
 }
@@ -85,7 +85,7 @@ interface StreamEvent {
  * `kairoku-playbook serve`'s HTTP side (docs/serve.md): the panel's files and the API under
  * `/api/v1`, over a `RunHost`. Binds loopback only (there is no TLS, so an address other machines
  * could reach is refused). Every request is checked for its Host (DNS rebinding) and Origin, and for
- * the session (the cookie the one-time URL sets, or a bearer token); every answer has a strict CSP.
+ * the session (the cookie the login URL sets, or a bearer token); every answer has a strict CSP.
  */
 // eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
@@ -166,7 +166,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (origin !== undefined && !allowedHosts().has(origin.replace(/^http:\/\//, '')))
       return refuse(res, 403, 'bad-origin', 'requests from other sites are refused');
 
-    // The one-time URL: a right token sets the session cookie and leaves the token out of the address bar.
+    // The login URL: a right token sets the session cookie and leaves the token out of the address bar.
     if (method === 'GET' && url.pathname === '/' && url.searchParams.has('token')) {
       if (!sameToken(url.searchParams.get('token') ?? '', token))
         return refuse(
@@ -437,7 +437,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
-  // The one-time URL holds the token: it never leaves in a Referer.
+  // The login URL holds the token: it never leaves in a Referer.
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',

@@ -43,7 +43,7 @@ function raw(
 }
 
 describe('serve: security', () => {
-  it('refuses requests without the session, logs a browser in with the one-time URL, and puts a CSP on every answer', async () => {
+  it('refuses requests without the session, logs a browser in with the login URL, and puts a CSP on every answer', async () => {
     const { serve, api } = await setup();
     const anonymous = await fetch(`${serve.url}/api/v1/runs`);
     expect(anonymous.status).toBe(401);
