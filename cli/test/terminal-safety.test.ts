@@ -132,7 +132,7 @@ describe('terminal paths', () => {
     const code = await runRun(['playbooks/hostile.yml', '--scenario', 'scenario.yml'], commandIo, terminal);
     expect(code).toBe(0);
     const text = written() + out.stdout + out.stderr;
-    expect(text).toContain(`? ship: Ship ${SHOWN}?\n  ${SHOWN}\n`);
+    expect(text).toContain(`? ship is waiting for a decision: Ship ${SHOWN}?\n  ${SHOWN}\n`);
     expect(text).toContain(`outputs:\n  note: ${SHOWN}\n`);
     expect(text).not.toMatch(ACTED_ON);
     expect(text).not.toContain('\x1b');

@@ -3,13 +3,12 @@
  * may be absent where they are read, and whether a loop goes back to it. Each is worked out once per model.
  */
 import type { PlaybookModel, StepDecl } from '../model/model.js';
-import type { Scope } from './scope-provider.js';
 
 /** Whether a step's outputs may be absent where this scope reads them (then they are nullable). */
 export function mayBeAbsent(
   model: PlaybookModel,
   step: StepDecl,
-  scope: Pick<Scope, 'owner' | 'seesAllSteps'>,
+  scope: { owner: StepDecl | undefined; seesAllSteps: boolean },
 ): boolean {
   if (step.when !== undefined && !(typeof step.when.value === 'boolean' && step.when.value)) return true;
   if (!scope.seesAllSteps) return false;

@@ -1,5 +1,5 @@
 import type { IrRole } from '@kairoku-playbook/compiler';
-import type { WakeUp } from './state.js';
+import type { WakeUp } from './wakeup.js';
 
 /**
  * What a transition asks the world to do. The core only describes effects; a backend performs them

@@ -76,18 +76,8 @@ export interface StepRun {
   reason: string | null;
 }
 
-export type WakeUpKind =
-  'reported' | 'gate-decided' | 'lost' | 'timeout' | 'read-only' | 'run-ended' | 'restarted';
-
-/** A message for the manager. Sent at once while the run is running; held while it is paused. */
-export interface WakeUp {
-  at: string;
-  kind: WakeUpKind;
-  step?: string;
-  attempt?: number;
-  outcome?: string;
-  text: string;
-}
+export type { WakeUp, WakeUpKind } from './wakeup.js';
+import type { WakeUp } from './wakeup.js';
 
 export interface HistoryEntry {
   at: string;

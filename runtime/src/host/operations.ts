@@ -2,7 +2,7 @@ import type { RunEvent } from '../core/events.js';
 import { vecToArray } from '../core/pvec.js';
 import { AFTER_PREFIX, isEnded } from '../core/state.js';
 import type { RunState } from '../core/state.js';
-import type { HostRefusal } from './run-host.js';
+import type { HostRefusal } from './refusal.js';
 
 /**
  * What an operator can do to a run (the panel's buttons, `runs`, the VS Code view), one entry each in
