@@ -3,7 +3,9 @@
  * WebAssembly), as CI would lint them on GitHub: this repository's own (.github/workflows/*.yml) and
  * the example workflows of the docs and the README (a YAML block with `on:` and `jobs:`), which users
  * copy. A finding fails the test with actionlint's own lines, `FILE:LINE:COL: MESSAGE [KIND]`, the
- * line counted in the Markdown file for a docs example.
+ * line counted in the Markdown file for a docs example. The workflow the README's "Use it in your
+ * repository" writes (a here-document in a shell block) is linted by scripts/test-distribution.mjs,
+ * which writes it by running that block.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
