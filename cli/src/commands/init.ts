@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from '../args.js';
 import { assetText } from '../assets.js';
+import { commandHere, shellWord } from '../command-here.js';
 import { displayPath } from '../discover.js';
 import { UsageError, writeUserFile } from '../io.js';
 import type { CommandIo } from '../io.js';
@@ -16,7 +17,8 @@ Writes a first playbook into DIR (default: the current folder), ready to check, 
   .vscode/settings.json         points VS Code's YAML support at that schema
   .vscode/extensions.json       recommends the kairoku-playbook extension
 
-Then: kairoku-playbook check, kairoku-playbook test, kairoku-playbook run playbooks/change.yml.
+Then: kairoku-playbook check, kairoku-playbook test, kairoku-playbook run playbooks/change.yml (the
+line it prints names the CLI as it runs there: npx kairoku-playbook in a repository that installed it).
 A file that is already there is never overwritten (init names them and writes nothing) unless
 --force is given.
 
@@ -156,9 +158,11 @@ export function runInit(argv: readonly string[], io: CommandIo): number {
     writeUserFile(file.target, file.text);
     io.stdout(`wrote ${displayPath(file.target, io.cwd)}\n`);
   }
-  const into = args.positionals[0] === undefined ? '' : `cd ${args.positionals[0]} && `;
+  const into = args.positionals[0] === undefined ? '' : `cd ${shellWord(args.positionals[0])} && `;
+  // Commands that work where init ran: `npx kairoku-playbook` in a repository that installed it.
+  const cli = commandHere(folder);
   io.stdout(
-    `\nNext: ${into}kairoku-playbook check && kairoku-playbook test && kairoku-playbook run playbooks/change.yml --input task="add a --verbose flag"\n`,
+    `\nNext: ${into}${cli} check && ${cli} test && ${cli} run playbooks/change.yml --input task="add a --verbose flag"\n`,
   );
   return 0;
 }
