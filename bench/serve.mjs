@@ -45,7 +45,7 @@ function startServe(ws, home) {
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
+      const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
       if (match) resolve({ child, url: match[1], token: match[2] });
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));

@@ -2,16 +2,18 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isDiscoveredPath, walkFiles } from '@kairoku-playbook/compiler';
 import type { Discovery, WalkOptions } from '@kairoku-playbook/compiler';
-import { diskLister } from '@kairoku-playbook/compiler/disk';
+import { diskExcludes, diskLister } from '@kairoku-playbook/compiler/disk';
 import { UsageError } from './io.js';
 
 /**
- * Files below a folder (SPEC §2: playbooks by default), sorted, skipping node_modules, .git and
- * tests, each folder walked once (symbolic links are followed, loops are not), within the walk's
+ * Files below a folder (SPEC §2: playbooks by default), sorted, skipping node_modules, .git,
+ * tests and what the workspace's `.kairoku/exclude` names, each folder walked once (symbolic links are followed, loops are not), within the walk's
  * limits: `limit` says when one was reached.
  */
 export function discoverFiles(root: string, options: WalkOptions = {}): Discovery {
-  return walkFiles(root, diskLister, options);
+  // The `.kairoku/exclude` of the folder walked (the workspace): what it names is not a playbook.
+  const exclude = diskExcludes(root);
+  return walkFiles(root, diskLister, { ...(exclude ? { exclude } : {}), ...options });
 }
 
 /** The path shown for a file: relative to the working directory when inside it, with forward slashes (the compiler's rule). */

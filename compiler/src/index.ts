@@ -50,6 +50,8 @@ export {
   playbookFilesOf,
   walkFiles,
 } from './workspace/discovery.js';
+export { EXCLUDE_FILE, excludeTest, parseExcludes } from './workspace/excludes.js';
+export type { ExcludeTest } from './workspace/excludes.js';
 export type {
   DirectoryEntry,
   DirectoryLister,

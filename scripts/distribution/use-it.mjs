@@ -11,7 +11,7 @@
 // A command is a line, or a line with `<<EOF` through its `EOF`. It must exit 0, or the code its
 // comment gives (`# exit 1`). What the prose around the commands says is done too: after `init`, the test
 // makes the typo the README names (`needs: [plna]`); `serve` is started, its panel page asked for with
-// its one-time URL, then stopped with Ctrl-C's signal. After the commands that make something, the test
+// its login URL, then stopped with Ctrl-C's signal. After the commands that make something, the test
 // looks at it: the tarball, init's "Next:" line, check's output against the README's text block, the
 // refused and the accepted commit, the workflow (actionlint, then the action's step run on it), the
 // single executable.
@@ -219,7 +219,7 @@ function workflow(ctx, file) {
   assert(/^errors<<(.+)\n0\n\1$/m.test(readFileSync(join(runner, 'output'), 'utf8')), 'errors is not 0');
 }
 
-/** `serve` as typed: the one-time URL logs in, the panel's page answers; then Ctrl-C. */
+/** `serve` as typed: the login URL logs in, the panel's page answers; then Ctrl-C. */
 async function serve(ctx, text) {
   const { assert, clip } = ctx.kit;
   const { user, env } = ctx;
@@ -241,7 +241,7 @@ async function serve(ctx, text) {
       );
       child.stdout.on('data', (chunk) => {
         out += chunk;
-        const match = /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
+        const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
         if (match) resolve(match, clearTimeout(timer));
       });
       exited.then((code) => reject(new Error(`serve exited ${code}:\n${clip(out)}\n${clip(err)}`)));

@@ -8,6 +8,8 @@ import {
   compileAnalysis,
   decodeSource,
   diffPlaybooks,
+  EXCLUDE_FILE,
+  excludeTest,
   isPlaybookFile,
   isPlaybookPath,
   toJsonDiagnostic,
@@ -16,6 +18,7 @@ import {
 import type {
   ApprovalPolicy,
   Diagnostic,
+  ExcludeTest,
   Ir,
   JsonDiagnostic,
   PolicyChange,
@@ -218,6 +221,13 @@ function policyAt(top: string, revision: string): ApprovalPolicy | undefined {
     : analyzePolicyFile(POLICY_FILE, version.text).policy;
 }
 
+/** The revision's `.kairoku/exclude` (what is not a playbook there), at the top of the repository. */
+function excludesAt(top: string, revision: string): ExcludeTest | undefined {
+  if (spawnGit(top, ['cat-file', '-e', `${revision}:${EXCLUDE_FILE}`]).status !== 0) return undefined;
+  const version = blob(top, revision, EXCLUDE_FILE, EXCLUDE_FILE);
+  return version.refused || version.text === undefined ? undefined : excludeTest(top, version.text);
+}
+
 // ------------------------------------------------------------------------------------ git, at the edge
 
 /** Each playbook of PATHs (or every discovered one) in BASE and in HEAD, read with `git show`. */
@@ -241,8 +251,11 @@ function gitPairs(io: CommandIo, base: string, head: string, paths: readonly str
   // from the top, where --full-tree reads pathspecs too
   const listed = [base, head].map((revision) => new Set(listFiles(top, revision, specs)));
   const named = new Set(specs);
+  // What either revision's `.kairoku/exclude` names is not a playbook there (a file named is diffed anyway).
+  const excludes = [base, head].flatMap((revision) => excludesAt(top, revision) ?? []);
+  const excluded = (path: string) => excludes.some((test) => test(`${top}/${path}`, false));
   const candidates = [...new Set([...listed[0]!, ...listed[1]!])]
-    .filter((path) => named.has(path) || isPlaybookPath(path))
+    .filter((path) => named.has(path) || (isPlaybookPath(path) && !excluded(path)))
     .filter((path) => !path.split('/').some((part) => part === 'node_modules' || part === '.git'))
     .sort();
   for (const spec of specs)

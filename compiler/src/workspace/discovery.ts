@@ -67,6 +67,8 @@ export interface WalkOptions {
   /** the root as the sentence shows it (default the root path) */
   shownRoot?: string;
   limits?: Partial<WalkLimits>;
+  /** paths left out (a workspace's `.kairoku/exclude`, `excludeTest`): a folder is not entered */
+  exclude?: (path: string, isDirectory: boolean) => boolean;
 }
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
@@ -174,6 +176,7 @@ export class FileWalk {
   private readonly found: string[] = [];
   private readonly limits: WalkLimits;
   private readonly accept: (path: string) => boolean;
+  private readonly exclude: ((path: string, isDirectory: boolean) => boolean) | undefined;
   private readonly what: string;
   private readonly shownRoot: string;
   private readonly join: (directory: string, name: string) => string;
@@ -189,6 +192,7 @@ export class FileWalk {
   ) {
     this.limits = { ...WALK_LIMITS, ...options.limits };
     this.accept = options.accept ?? isPlaybookPath;
+    this.exclude = options.exclude;
     this.what = options.what ?? 'playbooks';
     this.shownRoot = options.shownRoot ?? root;
     const separator = root.includes('\\') && !root.includes('/') ? '\\' : '/';
@@ -212,6 +216,7 @@ export class FileWalk {
         continue;
       }
       const path = this.join(frame.path, entry.name);
+      if (this.exclude?.(path, entry.isDirectory)) continue;
       if (entry.isDirectory) {
         if (!SKIPPED_DIRECTORIES.has(entry.name)) this.enter(path, frame.depth + 1);
       } else if (this.accept(path)) {

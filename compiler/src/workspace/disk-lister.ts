@@ -1,7 +1,10 @@
-import { opendirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, opendirSync, readdirSync, statSync } from 'node:fs';
 import type { Dir, Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { DirectoryEntry, DirectoryLister } from './discovery.js';
+import { EXCLUDE_FILE, excludeTest } from './excludes.js';
+import type { ExcludeTest } from './excludes.js';
+import { FILE_LIMITS, readTextBounded } from './read-file.js';
 
 /**
  * The disk, as playbook discovery reads it: sorted names, unreadable entries left out, every folder
@@ -93,3 +96,17 @@ export {
   refusalMessage,
 } from './read-file.js';
 export type { FileRead } from './read-file.js';
+
+/**
+ * The excludes of a folder walked as a workspace: its own `.kairoku/exclude` (`excludeTest`). Only the
+ * folder's own: `check test/` walks `test/` as it is, and a test fixture that is a workspace of its own
+ * is not hidden by the repository around it. Undefined when there is none (or it cannot be read: it
+ * then excludes nothing).
+ */
+export function diskExcludes(folder: string): ExcludeTest | undefined {
+  const dir = resolve(folder);
+  const file = join(dir, EXCLUDE_FILE);
+  if (!existsSync(file)) return undefined;
+  const read = readTextBounded(file, FILE_LIMITS.small, 'an exclude file');
+  return read.problem === undefined ? excludeTest(dir, read.text) : undefined;
+}

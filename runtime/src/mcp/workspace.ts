@@ -16,6 +16,7 @@ import {
 } from '@kairoku-playbook/compiler';
 import {
   FILE_LIMITS,
+  diskExcludes,
   diskLister,
   readFileBounded,
   readTextBounded,
@@ -37,7 +38,11 @@ import { ToolError } from './tool-error.js';
  */
 export function workspacePlaybooks(root: string, withTests = false): string[] {
   // (with the playbook tests, which `check` checks against their playbooks: validate_playbooks prints the same)
-  const found = walkFiles(root, diskLister, withTests ? { accept: isDiscoveredPath } : {});
+  const exclude = diskExcludes(root);
+  const found = walkFiles(root, diskLister, {
+    ...(withTests ? { accept: isDiscoveredPath } : {}),
+    ...(exclude ? { exclude } : {}),
+  });
   if (found.limit)
     throw new ToolError(
       `${found.limit}; start the server with --workspace on the folder that holds the playbooks`,

@@ -18,8 +18,16 @@ import {
   playbookFilesOf,
   validateWorkspace,
   SourceText,
+  EXCLUDE_FILE,
+  excludeTest,
 } from '@kairoku-playbook/compiler';
-import type { Diagnostic, FileAnalysis, TestFileAnalysis, WorkspaceFile } from '@kairoku-playbook/compiler';
+import type {
+  Diagnostic,
+  ExcludeTest,
+  FileAnalysis,
+  TestFileAnalysis,
+  WorkspaceFile,
+} from '@kairoku-playbook/compiler';
 import { isDiscoveredPath, isPlaybookPath, isPlaybookTest } from './discovery.js';
 import type { PlaybookFileSystem } from './file-system.js';
 
@@ -72,6 +80,8 @@ export interface DiscoveryWalk {
 
 export class PlaybookWorkspace {
   private roots: Root[] = [];
+  /** the workspace folders' `.kairoku/exclude` tests, read at each discovery */
+  private excludes: ExcludeTest[] = [];
   /** discovered playbooks by URI, in discovery order */
   private disk = new Map<string, string>();
   /** discovered files that are not read (a FIFO, a device, over the size limit, not UTF-8): their PB100 */
@@ -125,8 +135,13 @@ export class PlaybookWorkspace {
     // the workspace's approval policy (SPEC §4 PB700), which discovery does not walk to
     for (const root of this.roots)
       this.readFromDisk(pathToFileURL(join(root.path, '.kairoku', 'policy.yml')).href);
+    // and what the workspace says is not a playbook (`.kairoku/exclude`), as `check` reads it
+    this.excludes = this.roots.flatMap((root) => this.excludesOf(root.path) ?? []);
     const walks = this.roots.map((root) => ({
-      walk: new FileWalk(root.path, this.fs, { accept: isDiscoveredPath }),
+      walk: new FileWalk(root.path, this.fs, {
+        accept: isDiscoveredPath,
+        exclude: (path, isDirectory) => this.isExcluded(path, isDirectory),
+      }),
       read: 0,
     }));
     return {
@@ -164,10 +179,11 @@ export class PlaybookWorkspace {
     } catch {
       return;
     }
-    const read = this.fs.readFile(path);
     this.disk.delete(key);
     this.refused.delete(key);
     this.refusedSources.delete(this.fileOf(key));
+    if (this.isExcluded(path)) return; // not a playbook (`.kairoku/exclude`), whatever it holds
+    const read = this.fs.readFile(path);
     if (read === undefined) return;
     // Refused as `check` refuses it: one PB100 for the file, never its content.
     const decoded =
@@ -195,7 +211,29 @@ export class PlaybookWorkspace {
    */
   isPlaybook(uri: string): boolean {
     if (isPlaybookTest(uri.split('?')[0]!)) return false;
+    if (this.excludedUri(uri)) return false;
     return this.claims(normalizeUri(uri));
+  }
+
+  /** The exclude test of a workspace folder's `.kairoku/exclude`, read through the workspace's file system. */
+  private excludesOf(root: string): ExcludeTest | undefined {
+    const read = this.fs.readFile(join(root, EXCLUDE_FILE));
+    if (!(read instanceof Uint8Array)) return undefined;
+    return excludeTest(root, new TextDecoder().decode(read));
+  }
+
+  /** Whether a path is one a workspace folder's `.kairoku/exclude` leaves out (not a playbook, not checked). */
+  isExcluded(path: string, isDirectory = false): boolean {
+    return this.excludes.some((test) => test(path, isDirectory));
+  }
+
+  private excludedUri(uri: string): boolean {
+    if (!this.excludes.length || !uri.startsWith('file:')) return false;
+    try {
+      return this.isExcluded(fileURLToPath(uri.split('?')[0]!));
+    } catch {
+      return false;
+    }
   }
 
   /** SPEC §2's content rule for a file in a bare playbooks/ folder, on its current text (open, else on disk). */
@@ -221,6 +259,7 @@ export class PlaybookWorkspace {
    * its top level), on the text the workspace has (open, else on disk), else read now.
    */
   isPlaybookFile(uri: string, path: string): boolean {
+    if (this.isExcluded(path)) return false;
     if (!isSharedFolderPath(path)) return isPlaybookPath(path);
     const key = normalizeUri(uri);
     if (this.open.has(key) || this.disk.has(key)) return this.claims(key);
@@ -231,7 +270,7 @@ export class PlaybookWorkspace {
   /** Whether a document is checked at all: a playbook, or a playbook test (against its playbook). */
   isChecked(uri: string): boolean {
     // a test needs the playbook beside it on disk; an Ansible playbook is neither (SPEC §2)
-    if (isPlaybookTest(uri.split('?')[0]!)) return uri.startsWith('file:');
+    if (isPlaybookTest(uri.split('?')[0]!)) return uri.startsWith('file:') && !this.excludedUri(uri);
     return this.isPlaybook(uri);
   }
 

@@ -202,3 +202,35 @@ describe('the workspace policy (.kairoku/policy.yml)', () => {
     expect(validateWorkspace(files).diagnostics).toEqual([]);
   });
 });
+
+describe('what the workspace says is not a playbook (.kairoku/exclude)', () => {
+  const broken = 'version: 1\nid: broken\ntitle: Broken\nsteps:\n  a:\n    needs: [nope]\n    prompt: x\n';
+  function workspace() {
+    const ws = new PlaybookWorkspace(
+      memoryFs({
+        '/ws/test/fixtures/playbooks/broken.yml': broken,
+        '/ws/examples/x.playbook.yml': broken,
+        '/ws/.kairoku/exclude': '# as check reads it\ntest/fixtures/\nexamples\n',
+      }),
+    );
+    ws.setFolders([{ uri: 'file:///ws', name: 'ws' }]);
+    discover(ws);
+    return ws;
+  }
+
+  it('is left out of discovery, and an excluded file opened in the editor is not checked', () => {
+    const ws = workspace();
+    expect([...ws.validate().onDisk.keys()]).toEqual([]);
+    ws.openDocument('file:///ws/examples/x.playbook.yml', broken, 1);
+    expect(ws.isPlaybook('file:///ws/examples/x.playbook.yml')).toBe(false);
+    expect(ws.isChecked('file:///ws/examples/x.playbook.yml')).toBe(false);
+    expect(
+      ws.isPlaybookFile(
+        'file:///ws/test/fixtures/playbooks/broken.yml',
+        '/ws/test/fixtures/playbooks/broken.yml',
+      ),
+    ).toBe(false);
+    // a path it does not name is a playbook as before
+    expect(ws.isPlaybookFile('file:///ws/playbooks/a.yml', '/ws/playbooks/a.yml')).toBe(true);
+  });
+});
