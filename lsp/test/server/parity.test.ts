@@ -25,7 +25,6 @@ import type {
 } from 'vscode-languageserver-protocol';
 import {
   decodeSource,
-  discoverPlaybooks,
   isPlaybookFile,
   displayPath,
   isDiscoveredPath,
@@ -37,7 +36,7 @@ import {
   codeLink,
 } from '@kairoku-playbook/compiler';
 import type { JsonDiagnostic } from '@kairoku-playbook/compiler';
-import { diskLister } from '@kairoku-playbook/compiler/disk';
+import { diskExcludes, diskLister } from '@kairoku-playbook/compiler/disk';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
 
@@ -142,7 +141,9 @@ describe('parity with check --format json for the repository as a workspace', ()
     const client = await startClient({
       workspaceFolders: [{ uri: fileUri(REPO.replace(/\/$/, '')), name: 'main' }],
     });
-    const paths = discoverPlaybooks(REPO, diskLister);
+    // as check discovers them from the root: with the repository's `.kairoku/exclude` (its fixtures)
+    const exclude = diskExcludes(REPO);
+    const paths = walkFiles(REPO, diskLister, exclude ? { exclude } : {}).files;
     const files = paths
       .map((path) => ({ path, file: displayPath(path, REPO), text: readText(path) }))
       .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
@@ -199,7 +200,8 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
     capabilities: { textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: false } } },
   });
   // the playbooks and the playbook tests, as check discovers them
-  const files = walkFiles(root, diskLister, { accept: isDiscoveredPath })
+  const exclude = diskExcludes(root);
+  const files = walkFiles(root, diskLister, { accept: isDiscoveredPath, ...(exclude ? { exclude } : {}) })
     .files.map((path) => ({ path, file: displayPath(path, root), text: readText(path) }))
     .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
     // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)
