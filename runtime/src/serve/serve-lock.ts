@@ -1,4 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { processIsAlive } from '../store/process-alive.js';
 import { serveInfoPath } from './discovery.js';
 
 /**
@@ -62,7 +63,7 @@ function readHolder(path: string): ServeLockHolder | undefined {
 function holds(holder: ServeLockHolder): boolean {
   const now = procStat(holder.pid);
   if (now === undefined) {
-    if (!hasProc()) return processExists(holder.pid);
+    if (!hasProc()) return processIsAlive(holder.pid);
     return false; // no such process
   }
   if (now.state === 'Z' || now.state === 'X') return false; // killed, not yet reaped
@@ -108,13 +109,4 @@ function procStat(pid: number): { state: string; started: string } | undefined {
 
 function hasProc(): boolean {
   return procStat(process.pid) !== undefined;
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
