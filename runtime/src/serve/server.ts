@@ -10,7 +10,7 @@ import type { RunState } from '../core/state.js';
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
 import { appliedElsewhere, routeOperation } from './operation-routes.js';
-import { refuse, refuseWith, send } from './answers.js';
+import { answerClientError, refuse, refuseWith, send } from './answers.js';
 import { serveAsset } from './assets.js';
 import { readWorkspace, workspacePlaybooks } from '../mcp/workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
@@ -206,6 +206,11 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (!url.pathname.startsWith('/api/v1/') && url.pathname !== '/api/v1')
       return refuse(res, 404, 'no-route', 'the API is under /api/v1');
     const [head, id] = parts;
+    // A run id is a file name in the store: anything else names no run (not a 500 from the store).
+    if (head === 'runs' && id !== undefined && !RUN_ID.test(id)) {
+      discardBody(req, { maxBytes: 0 });
+      return refuse(res, 404, 'unknown-run', `there is no run "${id}"`);
+    }
 
     if (method === 'GET') {
       discardBody(req, { maxBytes: 0 });
@@ -407,6 +412,9 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     send(res, status, body);
   }
 
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
+    answerClientError(error, socket, SECURITY_HEADERS),
+  );
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);
     server.listen(options.listen?.port ?? 7420, address, () => {
@@ -433,6 +441,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     },
   };
 }
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
