@@ -2,16 +2,9 @@ import { serveStdio } from '@kairoku-playbook/lsp';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../io.js';
+import { LSP_HELP } from './lsp-help.js';
 
-export const LSP_HELP = `Usage: kairoku-playbook lsp --stdio
-
-Starts the playbook language server, speaking the Language Server Protocol over stdin and stdout.
-Its diagnostics are exactly those of kairoku-playbook check; it also completes, hovers, goes to
-definitions, finds references, renames, outlines, highlights expressions and offers quick fixes.
-
-Options:
-  --stdio     talk over stdin and stdout (the only transport)
-  -h, --help  this help`;
+export { LSP_HELP };
 
 export function runLsp(argv: readonly string[], io: CommandIo): number {
   // Language clients add --clientProcessId=N; the server watches its parent through initialize instead.

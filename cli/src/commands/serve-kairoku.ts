@@ -7,6 +7,7 @@ import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
 import type { ServeBackend, ServeBackendEntry } from './serve-backend.js';
+import { KAIROKU_SERVE_HELP } from './serve-help.js';
 
 /** serve's flags for `--backend kairoku`. */
 const KAIROKU_SERVE_FLAGS = {
@@ -18,21 +19,6 @@ const KAIROKU_SERVE_FLAGS = {
   'app-token-file': 'string',
   repository: 'string',
 } as const;
-
-const KAIROKU_SERVE_HELP = `kairoku (the Kairoku app: runner daemons dial in to claim steps; docs/fleet.md):
-  --app-listen HOST:PORT  where runners and their step agents dial in (default 127.0.0.1:7421; port
-                       0 picks one). Plain HTTP on loopback only; an address other machines reach
-                       needs TLS, and the wildcard must be named (0.0.0.0 or [::]) and have TLS
-  --app-url URL        the URL runners and their agents are given, when the one --app-listen makes
-                       is not what they dial (the machine's public name, a forwarded port; with a
-                       wildcard listen the default names this machine's hostname): https://HOST:PORT
-  --tls-cert FILE      the app's certificate (PEM), with --tls-key FILE, its private key
-  --tls-self-signed    make a certificate once, keep it in $KAIROKU_PLAYBOOK_HOME/kairoku/tls/, and
-                       print its SHA-256 fingerprint for runners' --app-fingerprint
-  --app-token-file F   the app credential runners present (default $KAIROKU_APP_TOKEN, else
-                       $KAIROKU_PLAYBOOK_HOME/kairoku/token.env, made on first use)
-  --repository ID      the repository's id as runners name it (their --repository; default the
-                       workspace's real path, which matches only runners on this machine)`;
 
 export const KAIROKU_SERVE: ServeBackendEntry = {
   flags: KAIROKU_SERVE_FLAGS,

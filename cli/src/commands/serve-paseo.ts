@@ -24,18 +24,17 @@
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { Backend, BackendContext, RunState } from '@kairoku-playbook/runtime';
-import { PASEO_FLAGS, PASEO_FLAGS_HELP, paseoOptions } from './paseo-options.js';
+import { PASEO_FLAGS, paseoOptions } from './paseo-options.js';
 import type { PaseoCliOptions } from './paseo-options.js';
 import type { ServeBackend, ServeBackendEntry, ServeBackendRequest } from './serve-backend.js';
 import { flag } from '../args.js';
 import { UsageError } from '../io.js';
 import { selfCommand } from '../self-command.js';
+import { PASEO_SERVE_HELP } from './serve-help.js';
 
 export const PASEO_SERVE: ServeBackendEntry = {
   flags: PASEO_FLAGS,
-  help: `paseo:
-${PASEO_FLAGS_HELP}
-                       (the start form can choose another provider and model for a run)`,
+  help: PASEO_SERVE_HELP,
   setup: setupPaseo,
 };
 

@@ -9,14 +9,14 @@ import { simDelay } from './run-common.js';
 import type { ServeBackend, ServeBackendEntry } from './serve-backend.js';
 import { KAIROKU_SERVE } from './serve-kairoku.js';
 import { PASEO_SERVE } from './serve-paseo.js';
+import { SERVE_HELP, SIM_SERVE_HELP } from './serve-help.js';
+
+export { SERVE_HELP };
 
 /** The sim backend as serve drives it: scripted by --scenario, each turn taking --sim-delay. */
 const SIM_SERVE: ServeBackendEntry = {
   flags: { scenario: 'string', 'sim-delay': 'string' },
-  help: `sim:
-  --scenario FILE      a scenario scripting the sim agents of runs started here (gates always wait
-                       for a decision)
-  --sim-delay MS       each sim agent and check takes MS milliseconds (runs stay active to watch)`,
+  help: SIM_SERVE_HELP,
   setup: async ({ args, io }) => {
     const delayMs = simDelay(flag(args, 'sim-delay'));
     const file = flag(args, 'scenario');
@@ -32,32 +32,6 @@ const SERVE_BACKENDS: Record<string, ServeBackendEntry> = {
   paseo: PASEO_SERVE,
   kairoku: KAIROKU_SERVE,
 };
-
-export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend ${Object.keys(SERVE_BACKENDS).join('|')}]
-                              [--panel-dir DIR] [the backend's options]
-
-Serves the Playbooks panel and its HTTP API (docs/serve.md) for the workspace DIR (default: the
-current folder), and owns every active run of it: it drives them (autopilot), applies timeouts, keeps
-gates open until someone decides them in the panel or through the API, and is the only writer of
-their run files. Runs a killed serve left are taken up again when the next one starts.
-
-It prints a login URL (http://127.0.0.1:PORT/?token=…): opening it logs the browser in (an
-HttpOnly cookie), in any number of browsers, while this serve runs; API clients send the token as Authorization: Bearer. The URL and token are also
-in $KAIROKU_PLAYBOOK_HOME/serve/ (mode 0600) while it runs, so \`run\`, \`runs\` and \`mcp\` find it.
-Ctrl-C stops it; the runs stay on disk.
-
-Options:
-  --listen HOST:PORT   where to listen (default 127.0.0.1:7420; port 0 picks a free one); loopback
-                       only: there is no TLS, so an address other machines can reach is refused
-  --backend NAME       the backend runs are started on: sim (the default: scripted agents, no
-                       model), paseo (agents of a Paseo daemon, docs/paseo.md) or kairoku (Kairoku
-                       runner daemons claim the steps, docs/fleet.md)
-  --panel-dir DIR      serve the panel's files from DIR (index.html, panel.js, panel.css) instead of
-                       the ones built into this program
-  -h, --help           this help
-${Object.values(SERVE_BACKENDS)
-  .map((entry) => entry.help)
-  .join('\n')}`;
 
 /** Parses and checks the arguments at once (so --help and mistakes answer synchronously), then serves. */
 export function runServe(argv: readonly string[], io: CommandIo): number | Promise<number> {

@@ -1,0 +1,58 @@
+// serve's --help and its backends' options, apart from the command so that `main` answers it without
+// loading serve and what it imports (the panel's files, the backends' wiring).
+import { PASEO_FLAGS_HELP } from './paseo-options.js';
+
+export const SIM_SERVE_HELP = `sim:
+  --scenario FILE      a scenario scripting the sim agents of runs started here (gates always wait
+                       for a decision)
+  --sim-delay MS       each sim agent and check takes MS milliseconds (runs stay active to watch)`;
+
+export const PASEO_SERVE_HELP = `paseo:
+${PASEO_FLAGS_HELP}
+                       (the start form can choose another provider and model for a run)`;
+
+export const KAIROKU_SERVE_HELP = `kairoku (the Kairoku app: runner daemons dial in to claim steps; docs/fleet.md):
+  --app-listen HOST:PORT  where runners and their step agents dial in (default 127.0.0.1:7421; port
+                       0 picks one). Plain HTTP on loopback only; an address other machines reach
+                       needs TLS, and the wildcard must be named (0.0.0.0 or [::]) and have TLS
+  --app-url URL        the URL runners and their agents are given, when the one --app-listen makes
+                       is not what they dial (the machine's public name, a forwarded port; with a
+                       wildcard listen the default names this machine's hostname): https://HOST:PORT
+  --tls-cert FILE      the app's certificate (PEM), with --tls-key FILE, its private key
+  --tls-self-signed    make a certificate once, keep it in $KAIROKU_PLAYBOOK_HOME/kairoku/tls/, and
+                       print its SHA-256 fingerprint for runners' --app-fingerprint
+  --app-token-file F   the app credential runners present (default $KAIROKU_APP_TOKEN, else
+                       $KAIROKU_PLAYBOOK_HOME/kairoku/token.env, made on first use)
+  --repository ID      the repository's id as runners name it (their --repository; default the
+                       workspace's real path, which matches only runners on this machine)`;
+
+/** The backends' options, in the order `--backend` lists them (`SERVE_BACKENDS` in serve.ts has the same names). */
+export const BACKEND_HELP: Record<string, string> = {
+  sim: SIM_SERVE_HELP,
+  paseo: PASEO_SERVE_HELP,
+  kairoku: KAIROKU_SERVE_HELP,
+};
+
+export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend ${Object.keys(BACKEND_HELP).join('|')}]
+                              [--panel-dir DIR] [the backend's options]
+
+Serves the Playbooks panel and its HTTP API (docs/serve.md) for the workspace DIR (default: the
+current folder), and owns every active run of it: it drives them (autopilot), applies timeouts, keeps
+gates open until someone decides them in the panel or through the API, and is the only writer of
+their run files. Runs a killed serve left are taken up again when the next one starts.
+
+It prints a login URL (http://127.0.0.1:PORT/?token=…): opening it logs the browser in (an
+HttpOnly cookie), in any number of browsers, while this serve runs; API clients send the token as Authorization: Bearer. The URL and token are also
+in $KAIROKU_PLAYBOOK_HOME/serve/ (mode 0600) while it runs, so \`run\`, \`runs\` and \`mcp\` find it.
+Ctrl-C stops it; the runs stay on disk.
+
+Options:
+  --listen HOST:PORT   where to listen (default 127.0.0.1:7420; port 0 picks a free one); loopback
+                       only: there is no TLS, so an address other machines can reach is refused
+  --backend NAME       the backend runs are started on: sim (the default: scripted agents, no
+                       model), paseo (agents of a Paseo daemon, docs/paseo.md) or kairoku (Kairoku
+                       runner daemons claim the steps, docs/fleet.md)
+  --panel-dir DIR      serve the panel's files from DIR (index.html, panel.js, panel.css) instead of
+                       the ones built into this program
+  -h, --help           this help
+${Object.values(BACKEND_HELP).join('\n')}`;
