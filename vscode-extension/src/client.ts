@@ -69,7 +69,7 @@ function serverOptions(context: vscode.ExtensionContext, output: vscode.LogOutpu
 export function createClient(
   context: vscode.ExtensionContext,
   output: vscode.LogOutputChannel,
-  watcher: vscode.FileSystemWatcher,
+  watcher: vscode.FileSystemWatcher[],
 ): LanguageClient {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [

@@ -20,8 +20,12 @@ let playbooks: PlaybooksView | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
   // Every YAML file: playbooks on disk take part in the duplicate-id check (PB110).
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{yml,yaml}');
-  context.subscriptions.push(output, watcher);
+  // And each workspace's `.kairoku/exclude`: what it names is not a playbook, so a change re-discovers.
+  const watcher = [
+    vscode.workspace.createFileSystemWatcher('**/*.{yml,yaml}'),
+    vscode.workspace.createFileSystemWatcher('**/.kairoku/exclude'),
+  ];
+  context.subscriptions.push(output, ...watcher);
 
   /** The running client, started (again) when needed. */
   const ensureClient = (): Promise<LanguageClient> => {

@@ -142,7 +142,9 @@ export class PlaybookServer {
     documents.listen(connection);
     connection.onDidChangeWatchedFiles(({ changes }) =>
       this.safely('watched files', () => {
-        if (service.watchedFilesChanged(changes))
+        // A changed `.kairoku/exclude` changes which files are playbooks: the workspace is discovered again.
+        if (service.excludesChanged(changes)) this.discover();
+        else if (service.watchedFilesChanged(changes))
           this.validation.schedule(this.delayAfterEdit(WATCHED_FILES));
       }),
     );

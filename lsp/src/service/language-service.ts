@@ -159,6 +159,14 @@ export class PlaybookLanguageService {
     return any;
   }
 
+  /**
+   * Whether a workspace folder's `.kairoku/exclude` is among watched files that changed: what is a
+   * playbook changes with it, so the caller discovers the workspace again (`startDiscovery`).
+   */
+  excludesChanged(changes: readonly WatchedFileChange[]): boolean {
+    return changes.some((change) => /\/\.kairoku\/exclude$/.test(change.uri));
+  }
+
   /** Whether a document is checked as a playbook: anything a client opens but playbook tests. */
   isPlaybook(uri: string): boolean {
     return this.workspace.isPlaybook(normalizeUri(uri));
