@@ -35,9 +35,9 @@ function globToRegex(glob: string): string {
   return out;
 }
 
+/** A pattern of `parseExcludes` (a line that is neither blank nor a comment); `/` alone names nothing. */
 function parsePattern(line: string): Pattern | undefined {
-  let text = line.trim();
-  if (text === '' || text.startsWith('#')) return undefined;
+  let text = line;
   const directoryOnly = text.endsWith('/');
   if (directoryOnly) text = text.replace(/\/+$/, '');
   if (text === '') return undefined;

@@ -134,6 +134,11 @@ export interface ManagedChange<B extends Backend> {
    * managed by `reopenAs` and no longer archived
    */
   reopenAs?: string;
+  /**
+   * what is written of the run, every time it is written (a change applied in place adds its effects
+   * to the run's outbox, so they are saved in the change's own write)
+   */
+  written?: (state: RunState) => RunState;
 }
 
 /** What a managed change did: `work`'s value and the run as it is on disk. */
@@ -504,7 +509,7 @@ export class RunHost {
           return this.ask(state, event.event, asked);
         case 'in-place':
           // A restart reopens the run with the same manager, no longer archived.
-          return this.operateInPlace(id, event.event, reopens ? state.manager : undefined);
+          return this.operateInPlace(state, event.event, reopens ? state.manager : undefined);
         case 'here':
           return this.operateHere(state, event.event, reopens);
       }
@@ -570,16 +575,19 @@ export class RunHost {
    * in the same write (its outbox), and performed by the process that hosts it: the manager's server
    * wakes its manager with the decision, stops a cancel's agents, sends a nudge.
    */
-  private operateInPlace(id: string, event: RunEvent, reopenAs?: string): HostResult<RunState> {
-    if (this.hosted.has(id) || this.driven.has(id))
-      return refused('driven-here', `run ${id} is driven by this host`, 'conflict');
-    const loaded = this.load(id);
-    if (!loaded.ok) return loaded;
+  private operateInPlace(loaded: RunState, event: RunEvent, reopenAs?: string): HostResult<RunState> {
+    if (this.driven.has(loaded.id))
+      return refused('driven-here', `run ${loaded.id} is driven by this host`, 'conflict');
     let refusal: TransitionRefusal | undefined;
-    const backend = outboxBackend(loaded.value.backend);
+    const backend = outboxBackend(loaded.backend);
     const changed = this.apply(
-      loaded.value,
-      { backend: () => backend, ...(reopenAs !== undefined ? { reopenAs } : {}) },
+      loaded,
+      {
+        backend: () => backend,
+        // (the effects a transition makes are kept before the driver writes its state)
+        written: (state) => withCarried(state, backend.kept),
+        ...(reopenAs !== undefined ? { reopenAs } : {}),
+      },
       (driver) => {
         refusal = driver.send(event);
       },
@@ -587,9 +595,7 @@ export class RunHost {
     );
     if (!changed.ok) return changed;
     if (refusal) return fromTransition(refusal);
-    const state = withCarried(changed.value.state, backend.kept);
-    if (state !== changed.value.state) this.save(state);
-    return { ok: true, value: state };
+    return { ok: true, value: changed.value.state };
   }
 
   /**
@@ -766,6 +772,11 @@ export class RunHost {
     }
     const backend = how.backend(loaded);
     let saved = false;
+    const write = (next: RunState): RunState => {
+      const written = how.written ? how.written(next) : next;
+      this.save(written);
+      return written;
+    };
     const driver = new Driver(loaded, {
       backend,
       autopilot: false,
@@ -774,7 +785,7 @@ export class RunHost {
       maskKey: this.maskKey,
       persist: (next) => {
         saved = true;
-        this.save(next);
+        write(next);
       },
     });
     const value = how.around ? how.around(driver, () => work(driver, backend)) : work(driver, backend);
@@ -785,9 +796,9 @@ export class RunHost {
       (state.manager !== how.reopenAs || state.archivedAt !== undefined)
     ) {
       const { archivedAt: _archived, ...rest } = state;
-      state = { ...rest, manager: how.reopenAs };
-      this.save(state);
-    } else if (fresh && !saved) this.save(state);
+      state = write({ ...rest, manager: how.reopenAs });
+    } else if (fresh && !saved) state = write(state);
+    else if (how.written) state = how.written(state);
     return { ok: true, value: { value, state } };
   }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { operationSpecs } from '../host/operations.js';
 import type { OperationSpec } from '../host/operations.js';
 import type { RunState } from '../core/state.js';
@@ -67,8 +68,4 @@ export async function appliedElsewhere(
     if (!now) return { ok: true, value: before };
     await sleep(25);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -64,7 +64,11 @@ describe('a decision applied where nobody can perform its effects', () => {
     const serve = new RunHost({ home, workspace, backend: 'sim', backendFor: () => recording() });
     cleanups.push(() => serve.close());
 
+    const writes: unknown[] = [];
+    serve.subscribe(({ state }) => writes.push(state.outbox));
     const nudged = serve.operate(id, { type: 'nudge', step: 'plan', message: 'keep it short' });
+    // one write, with the change and its outbox together
+    expect(writes).toEqual([[{ type: 'nudge-agent', step: 'plan', attempt: 1, message: 'keep it short' }]]);
     if (!nudged.ok) throw new Error(nudged.refusal.message);
     expect(nudged.value.outbox).toEqual([
       { type: 'nudge-agent', step: 'plan', attempt: 1, message: 'keep it short' },
