@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockServe, serveInfoPath } from '@kairoku-playbook/runtime/serve';
+import { BIN } from './tools.js';
 
-const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
 const children: ChildProcess[] = [];
 const folders: string[] = [];
 afterEach(() => {
@@ -20,6 +20,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
+/** A folder removed after the test (its real path: serve keys a workspace by it). */
 function temp(prefix: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   folders.push(dir);
@@ -31,7 +32,7 @@ function serve(
   workspace: string,
   home: string,
 ): Promise<{ child: ChildProcess; up: boolean; stderr: string }> {
-  const child = spawn(process.execPath, [cli, 'serve', workspace, '--listen', '127.0.0.1:0'], {
+  const child = spawn(process.execPath, [BIN, 'serve', workspace, '--listen', '127.0.0.1:0'], {
     env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
