@@ -15,6 +15,8 @@ export type {
   StartOptions,
 } from '../host/run-host.js';
 export { DeferredBackend } from '../host/deferred-backend.js';
+export { HostingRefused } from '../host/hosting-backend.js';
+export type { HostingBackend, OfferedStartOptions } from '../host/hosting-backend.js';
 export { hasWorkGoing } from '../core/state.js';
 export type * from './api-types.js';
 export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
