@@ -2,16 +2,23 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { Driver } from '../driver/driver.js';
-import { createRun } from '../core/create-run.js';
-import type { CarriedEffect } from '../core/effects.js';
-import type { RunEvent } from '../core/events.js';
-import { prepareInputs, splitSecrets } from '../core/inputs.js';
-import { vecToArray } from '../core/pvec.js';
-import { hasWorkGoing, isEnded } from '../core/state.js';
-import type { RunStartOptions, RunState } from '../core/state.js';
-import { dueTimeouts } from '../core/timeouts.js';
-import { advance } from '../core/transition.js';
-import type { TransitionRefusal } from '../core/transition.js';
+import {
+  advance,
+  createRun,
+  dueTimeouts,
+  hasWorkGoing,
+  isEnded,
+  prepareInputs,
+  splitSecrets,
+  vecToArray,
+} from '@kairoku-playbook/machine';
+import type {
+  CarriedEffect,
+  RunEvent,
+  RunStartOptions,
+  RunState,
+  TransitionRefusal,
+} from '@kairoku-playbook/machine';
 import { lockStore, StoreBusyError } from '../store/lock.js';
 import { loseGoneAgents } from '../store/recover.js';
 import { describeRoomConflict, findRoomConflict } from '../store/room.js';

@@ -15,7 +15,7 @@ export type {
   StartOptions,
 } from '../host/run-host.js';
 export { DeferredBackend } from '../host/deferred-backend.js';
-export { hasWorkGoing } from '../core/state.js';
+export { hasWorkGoing } from '@kairoku-playbook/machine';
 export type * from './api-types.js';
 export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
 export { lockServe } from './serve-lock.js';

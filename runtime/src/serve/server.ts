@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
 import { appliedElsewhere, routeOperation } from './operation-routes.js';
