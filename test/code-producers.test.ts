@@ -11,7 +11,7 @@ const ROOT = new URL('../', import.meta.url).pathname;
 const CODE = /^PB\d{3}$/;
 
 /**
- * Producers outside the compiler. The runtime's explorer makes PB310 and PB311 (`check --explore`). Three
+ * Producers outside the compiler. The machine's explorer makes PB310 and PB311 (`check --explore`). Three
  * edges write out a PB100 for a file they refuse unread, with the compiler's message (`refusalMessage`):
  * they should make it with the compiler's `unreadable` instead, and leave this list. Kept exact: a producer
  * appearing or disappearing out there changes it.
@@ -20,7 +20,7 @@ const OUTSIDE_THE_COMPILER: Record<string, string[]> = {
   'cli/src/commands/diff.ts': ['PB100'], // a git blob over the playbook limit, refused unread
   'cli/src/io.ts': ['PB100'],
   'lsp/src/service/workspace/playbook-workspace.ts': ['PB100'],
-  'runtime/src/explore/diagnostics.ts': ['PB310', 'PB311'],
+  'machine/src/explore/diagnostics.ts': ['PB310', 'PB311'],
   'runtime/src/mcp/workspace.ts': ['PB100'],
 };
 
@@ -95,7 +95,7 @@ function sitesOf(path: string): Site[] {
 
 const compilerSites = sources(join(ROOT, 'compiler/src')).flatMap(sitesOf);
 
-const otherSites = ['cli/src', 'lsp/src', 'runtime/src', 'vscode-extension/src', 'grammar/src']
+const otherSites = ['cli/src', 'lsp/src', 'machine/src', 'runtime/src', 'vscode-extension/src', 'grammar/src']
   .flatMap((folder) => sources(join(ROOT, folder)))
   .flatMap(sitesOf);
 

@@ -11,7 +11,10 @@ export const ROOT = resolve(new URL('../../', import.meta.url).pathname);
 /**
  * Package folder → the packages (folders) its sources may import; `undefined`: any of them.
  * - grammar is the bottom; the compiler reads only the grammar.
- * - lsp and runtime stand on the compiler and the grammar, side by side (neither imports the other).
+ * - machine (the rules, pure: run state, transition, expressions, policy, explorer) stands on the compiler
+ *   and the grammar; its sources import no Node built-in either (test/layering.test.ts).
+ * - lsp and runtime stand on the machine, the compiler and the grammar, side by side (neither imports the
+ *   other).
  * - panel (the Playbooks panel) is a web page that talks to a run host: none of ours.
  * - vscode-extension talks to the language server over LSP, which it starts (no lsp, compiler or
  *   grammar code of its own); it may show the panel.
@@ -20,12 +23,13 @@ export const ROOT = resolve(new URL('../../', import.meta.url).pathname);
 export const MAY_IMPORT: Readonly<Record<string, readonly string[] | undefined>> = {
   grammar: [],
   compiler: ['grammar'],
-  lsp: ['compiler', 'grammar'],
-  runtime: ['compiler', 'grammar'],
+  machine: ['compiler', 'grammar'],
+  lsp: ['machine', 'compiler', 'grammar'],
+  runtime: ['machine', 'compiler', 'grammar'],
   panel: [],
   'vscode-extension': ['panel'],
-  // the page bundles the pure parts of the others (its #check-json, #explore and #graph aliases)
-  playground: ['compiler', 'grammar', 'panel', 'lsp', 'runtime', 'cli'],
+  // the page bundles the pure parts of the others (the machine, and its #check-json and #graph aliases)
+  playground: ['compiler', 'grammar', 'machine', 'panel', 'lsp', 'cli'],
   cli: undefined,
 };
 

@@ -1,10 +1,7 @@
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { Driver } from '../driver/driver.js';
-import type { RunEvent } from '../core/events.js';
-import { vecToArray } from '../core/pvec.js';
-import { hasWorkGoing } from '../core/state.js';
-import type { RunState } from '../core/state.js';
-import { dueTimeouts } from '../core/timeouts.js';
+import { dueTimeouts, hasWorkGoing, vecToArray } from '@kairoku-playbook/machine';
+import type { RunEvent, RunState } from '@kairoku-playbook/machine';
 import { StoreBusyError } from '../store/lock.js';
 import type { OperatorRequest } from '../store/run-store.js';
 import { performCarried, withoutOutbox } from './outbox.js';

@@ -1,5 +1,5 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { Backend, BackendContext } from '../driver/backend.js';
 import type { HostResult, RunHost, StartOptions } from './run-host.js';
 

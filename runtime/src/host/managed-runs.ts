@@ -1,10 +1,7 @@
 import type { Backend } from '../driver/backend.js';
 import { Driver } from '../driver/driver.js';
-import type { CarriedEffect } from '../core/effects.js';
-import type { RunEvent } from '../core/events.js';
-import { isEnded } from '../core/state.js';
-import type { RunState } from '../core/state.js';
-import type { TransitionRefusal } from '../core/transition.js';
+import { isEnded } from '@kairoku-playbook/machine';
+import type { CarriedEffect, RunEvent, RunState, TransitionRefusal } from '@kairoku-playbook/machine';
 import { findRoomConflict } from '../store/room.js';
 import { outboxBackend, withCarried, withoutOutbox } from './outbox.js';
 import { fromTransition } from './refusal.js';

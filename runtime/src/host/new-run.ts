@@ -1,7 +1,6 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import { createRun } from '../core/create-run.js';
-import { prepareInputs, splitSecrets } from '../core/inputs.js';
-import type { RunStartOptions, RunState } from '../core/state.js';
+import { createRun, prepareInputs, splitSecrets } from '@kairoku-playbook/machine';
+import type { RunStartOptions, RunState } from '@kairoku-playbook/machine';
 import { findRoomConflict } from '../store/room.js';
 import { refused } from './refusal.js';
 import type { HostResult } from './refusal.js';

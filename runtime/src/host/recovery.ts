@@ -1,6 +1,5 @@
-import { hasWorkGoing } from '../core/state.js';
-import type { RunState } from '../core/state.js';
-import { advance } from '../core/transition.js';
+import { advance, hasWorkGoing } from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import { loseGoneAgents } from '../store/recover.js';
 import type { HostedRuns } from './hosted-runs.js';
 import type { RunBook } from './run-book.js';

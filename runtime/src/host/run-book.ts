@@ -1,5 +1,5 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import { lockStore } from '../store/lock.js';
 import { describeRoomConflict } from '../store/room.js';
 import type { RoomConflict } from '../store/room.js';

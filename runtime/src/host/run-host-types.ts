@@ -1,6 +1,6 @@
 import type { Backend, BackendContext } from '../driver/backend.js';
 import type { Driver } from '../driver/driver.js';
-import type { RunStartOptions, RunState } from '../core/state.js';
+import type { RunStartOptions, RunState } from '@kairoku-playbook/machine';
 import type { LiveRunOptions } from './live-run.js';
 
 // The run host's options and the shapes its callers pass and get (run-host.ts re-exports them).

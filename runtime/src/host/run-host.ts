@@ -1,11 +1,8 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { Backend } from '../driver/backend.js';
 import type { Driver } from '../driver/driver.js';
-import type { CarriedEffect } from '../core/effects.js';
-import type { RunEvent } from '../core/events.js';
-import { isEnded } from '../core/state.js';
-import type { RunState } from '../core/state.js';
-import { advance } from '../core/transition.js';
+import { advance, isEnded } from '@kairoku-playbook/machine';
+import type { CarriedEffect, RunEvent, RunState } from '@kairoku-playbook/machine';
 import { findRoomConflict } from '../store/room.js';
 import { HostedRuns, asRequested } from './hosted-runs.js';
 import { LiveRun } from './live-run.js';

@@ -13,7 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { describeForbidden, forbiddenKey } from '../core/schemas.js';
+import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
 import { readRequestId } from './request-id.js';
 import type { RequestId } from './request-id.js';
 

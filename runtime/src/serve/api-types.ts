@@ -6,7 +6,7 @@
  * Auth: the cookie `kairoku_session` (HttpOnly, SameSite=Strict, Path=/) or `Authorization: Bearer
  * <token>`; without either, 401 with a `RefusalBody`.
  */
-import type { Attempt } from '../core/state.js';
+import type { Attempt } from '@kairoku-playbook/machine';
 
 /** Every 4xx body. `code` is stable (kebab-case), `message` one sentence that says what to do. */
 export interface Refusal {

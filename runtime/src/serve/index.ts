@@ -17,7 +17,7 @@ export type {
 export { DeferredBackend } from '../host/deferred-backend.js';
 export { HostingRefused } from '../host/hosting-backend.js';
 export type { HostingBackend, OfferedStartOptions } from '../host/hosting-backend.js';
-export { hasWorkGoing } from '../core/state.js';
+export { hasWorkGoing } from '@kairoku-playbook/machine';
 export type * from './api-types.js';
 export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
 export { lockServe } from './serve-lock.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { operationSpecs } from '../host/operations.js';
 import type { OperationSpec } from '../host/operations.js';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { HostResult } from '../host/run-host.js';
 import type { RunStore } from '../store/run-store.js';
 import { refuse, refuseWith } from './answers.js';

@@ -1,5 +1,5 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
 import type { PlaybookCard } from './api-types.js';
 

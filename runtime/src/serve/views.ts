@@ -1,7 +1,6 @@
 import type { IrInput } from '@kairoku-playbook/compiler';
-import { vecToArray } from '../core/pvec.js';
-import { ACTIVE, AFTER_PREFIX, isEnded } from '../core/state.js';
-import type { RunState, StepRun } from '../core/state.js';
+import { ACTIVE, AFTER_PREFIX, isEnded, vecToArray } from '@kairoku-playbook/machine';
+import type { RunState, StepRun } from '@kairoku-playbook/machine';
 import { restartableSteps } from '../mcp/views.js';
 import type { WorkspacePlaybook } from '../mcp/workspace.js';
 import type {

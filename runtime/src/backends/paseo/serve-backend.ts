@@ -23,8 +23,8 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { RunState } from '../../core/state.js';
-import { hasWorkGoing } from '../../core/state.js';
+import { hasWorkGoing } from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { Backend, BackendContext } from '../../driver/backend.js';
 import { DeferredBackend } from '../../host/deferred-backend.js';
 import { HostingRefused } from '../../host/hosting-backend.js';
