@@ -80,6 +80,7 @@ export default tseslint.config(
       '**/dist/**',
       '**/node_modules/**',
       'compiler/src/generated/**',
+      'protocol/src/generated/**',
       'bench/out/**',
       'docs/playground/**',
     ],

@@ -109,7 +109,7 @@ function layeringViolations(): string[] {
 }
 
 /** The packages whose sources import no Node built-in. */
-const PURE = ['machine'];
+const PURE = ['machine', 'protocol'];
 
 /** Imports of Node built-ins in the PURE packages' sources, as `file: specifier`. */
 function builtinImports(): string[] {

@@ -20,7 +20,7 @@ export interface Recovered {
  * the step is lost); open gates stay open and are shown again; a run whose manager is gone fails.
  * What could not be read is returned, not fatal.
  */
-export function recoverRuns(book: RunBook, hosted: HostedRuns): Recovered {
+export function recoverWorkspace(book: RunBook, hosted: HostedRuns): Recovered {
   const found: Recovered = { adopted: [], failed: [], otherBackends: [], problems: [] };
   found.problems = book.locked(() => {
     const all = book.store.loadAll();

@@ -10,7 +10,7 @@ import { ManagedRuns } from './managed-runs.js';
 import { newRun } from './new-run.js';
 import { operationSpec } from './operations.js';
 import type { Operation } from './operations.js';
-import { loseGoneRuns, recoverRuns } from './recovery.js';
+import { loseGoneRuns, recoverWorkspace } from './recovery.js';
 import type { Recovered } from './recovery.js';
 import { refused } from './refusal.js';
 import type { HostRefusal, HostResult } from './refusal.js';
@@ -116,7 +116,7 @@ export class RunHost {
 
   /** On start: the runs of this workspace a host that died left active, taken up (recovery.ts). */
   recover(): Recovered {
-    return recoverRuns(this.book, this.hosted);
+    return recoverWorkspace(this.book, this.hosted);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunHost } from '../host/run-host.js';
-import type { PlaybookCard } from './api-types.js';
-import type { EventLog } from './event-log.js';
+import type { PlaybookCard } from '@kairoku-playbook/protocol';
+import type { ServeEvents } from './event-stream.js';
 import type { AnswerKind, RequestKind } from './schemas.js';
 import type { SeenRuns } from './seen-runs.js';
 import type { ServeOptions } from './serve-options.js';
@@ -13,7 +13,7 @@ export interface ServeContext {
   /** what the start form offers (the backend's start options) */
   startOptions: PlaybookCard['startOptions'];
   seen: SeenRuns;
-  events: EventLog;
+  events: ServeEvents;
   /** sends an answer checked against its schema (a wrong one is logged and answered 500) */
   answer(res: ServerResponse, status: number, kind: AnswerKind, body: unknown): void;
 }

@@ -1,7 +1,7 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
-import type { PlaybookCard } from './api-types.js';
+import type { PlaybookCard } from '@kairoku-playbook/protocol';
 
 export interface ServeOptions {
   host: RunHost;

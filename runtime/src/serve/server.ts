@@ -7,9 +7,9 @@ import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS } from '../backends/http-body.js';
 import { answerClientError, refuse, send } from './answers.js';
 import { answerApi, apiRoutes } from './api-routes.js';
-import type { RunEventData } from './api-types.js';
+import type { RunEventData } from '@kairoku-playbook/protocol';
 import { serveAsset } from './assets.js';
-import { EventLog } from './event-log.js';
+import { ServeEvents } from './event-stream.js';
 import { Gate, SECURITY_HEADERS } from './gate.js';
 import { watchPlaybooks } from './playbook-watch.js';
 import type { ServeContext } from './routes.js';
@@ -108,7 +108,7 @@ function serveContext(options: ServeOptions, log: (line: string) => void): Serve
     options,
     startOptions: options.startOptions ?? { newAgent: false, worktree: false },
     seen: new SeenRuns(join(options.host.store.home, 'serve', 'seen.json')),
-    events: new EventLog(options.keepEvents ?? 1000, options.heartbeatMs ?? 15_000),
+    events: new ServeEvents(options.keepEvents ?? 1000, options.heartbeatMs ?? 15_000),
     answer: (res, status, kind: AnswerKind, body) => {
       const problem = checkAnswer(kind, body);
       if (!problem) return send(res, status, body);

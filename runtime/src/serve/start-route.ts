@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { StartOptions } from '../host/run-host.js';
 import { readWorkspace } from '../mcp/workspace.js';
 import { refuse, refuseWith } from './answers.js';
-import type { PlaybookCard } from './api-types.js';
+import type { PlaybookCard } from '@kairoku-playbook/protocol';
 import type { RouteCall, ServeContext } from './routes.js';
 import { playbookCard, runListItem } from './views.js';
 

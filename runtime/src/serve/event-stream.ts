@@ -11,7 +11,7 @@ interface StreamEvent {
  * stream, and the last `keep` events kept so that a client that reconnects with `Last-Event-ID` gets
  * what it missed (or `reset` when that is no longer kept).
  */
-export class EventLog {
+export class ServeEvents {
   private readonly events: StreamEvent[] = [];
   private lastId = Date.now();
   private readonly streams = new Set<ServerResponse>();
