@@ -21,7 +21,6 @@ const OUTSIDE_THE_COMPILER: Record<string, string[]> = {
   'cli/src/io.ts': ['PB100'],
   'lsp/src/service/workspace/playbook-workspace.ts': ['PB100'],
   'runtime/src/explore/diagnostics.ts': ['PB310', 'PB311'],
-  'runtime/src/mcp/workspace.ts': ['PB100'],
 };
 
 /** The edges that write out a compiler PB100 rather than decide one: not the code's producer. */

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../backends/http-body.js';
 import type { RunState } from '../core/state.js';
-import type { Ir } from '@kairoku-playbook/compiler';
+import type { Ir, WorkspaceFileSystem } from '@kairoku-playbook/compiler';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
 import { appliedElsewhere, routeOperation } from './operation-routes.js';
 import { answerClientError, refuse, refuseWith, send } from './answers.js';
 import { serveAsset } from './assets.js';
-import { readWorkspace, workspacePlaybooks } from '../mcp/workspace.js';
+import { serveWorkspace } from './loaded-workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PlaybookCard, RunEventData } from './api-types.js';
 import { checkAnswer, checkRequest } from './schemas.js';
@@ -53,9 +53,14 @@ export interface ServeOptions {
   keepEvents?: number;
   /** a comment on idle event streams, so proxies and clients see the stream alive (default 15 s) */
   heartbeatMs?: number;
-  /** watch the workspace for playbook changes (default true), every `watchPlaybooksMs` (default 2 s) */
+  /**
+   * watch the workspace for playbook changes (default true): the loaded workspace is kept and loaded
+   * again after a change; without a working watch it is looked at every `watchPlaybooksMs` (default 2 s)
+   */
   watchPlaybooks?: boolean;
   watchPlaybooksMs?: number;
+  /** the file system the workspace is loaded from (default the disk); tests count its reads */
+  workspaceFs?: WorkspaceFileSystem;
 }
 
 export interface RunningServe {
@@ -121,10 +126,12 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   // Runs other processes write (a manager agent's MCP server, `runs cancel` on a run serve does not
   // drive) reach the page as they land too.
   host.watchOtherWriters(log);
-  const watcher =
-    options.watchPlaybooks === false
-      ? undefined
-      : watchPlaybooks(host.workspace, () => publish('playbooks', {}), options.watchPlaybooksMs ?? 2000);
+  const workspace = serveWorkspace(host.workspace, {
+    watch: options.watchPlaybooks !== false,
+    changed: () => publish('playbooks', {}),
+    ...(options.watchPlaybooksMs !== undefined ? { pollMs: options.watchPlaybooksMs } : {}),
+    ...(options.workspaceFs ? { fs: options.workspaceFs } : {}),
+  });
 
   // ---- the server -----------------------------------------------------------------------------
   let port = 0;
@@ -286,7 +293,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       options?: { newAgent?: boolean; worktree?: boolean; provider?: string; model?: string };
     },
   ): Promise<void> {
-    const snapshot = readWorkspace(host.workspace);
+    const snapshot = workspace.snapshot();
     const found = snapshot.playbooks.find((p) => p.file === body.playbook);
     if (!found)
       return refuse(
@@ -348,7 +355,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   }
 
   function cards(): PlaybookCard[] {
-    return readWorkspace(host.workspace).playbooks.map((p) => playbookCard(p, startOptions));
+    return workspace.snapshot().playbooks.map((p) => playbookCard(p, startOptions));
   }
 
   function openStream(req: IncomingMessage, res: ServerResponse): void {
@@ -433,7 +440,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     loginUrl: `${url}/?token=${token}`,
     close: async () => {
       unsubscribe();
-      watcher?.close();
+      workspace.close();
       for (const stream of streams) stream.end();
       streams.clear();
       server.closeAllConnections();
@@ -471,39 +478,6 @@ function authorized(req: IncomingMessage, token: string): boolean {
     if (key === SESSION_COOKIE && sameToken(value.join('='), token)) return true;
   }
   return false;
-}
-
-/**
- * Playbook files changed (created, edited, removed): looked for every `everyMs` by the discovery rule
- * (the walk `check` makes, which leaves out node_modules and .git) and their sizes and times. Not a
- * recursive fs.watch: on Linux that puts a watch on every folder of the tree, node_modules included.
- */
-function watchPlaybooks(root: string, changed: () => void, everyMs: number): { close: () => void } {
-  const signature = (): string => {
-    try {
-      return workspacePlaybooks(root)
-        .map((file) => {
-          try {
-            const stat = statSync(file);
-            return `${file}:${stat.size}:${stat.mtimeMs}`;
-          } catch {
-            return `${file}:gone`;
-          }
-        })
-        .join('\n');
-    } catch {
-      return '';
-    }
-  };
-  let last = signature();
-  const timer = setInterval(() => {
-    const now = signature();
-    if (now === last) return;
-    last = now;
-    changed();
-  }, everyMs);
-  timer.unref();
-  return { close: () => clearInterval(timer) };
 }
 
 /** Completed runs whose tab was opened (a completed run stays green until then), kept across restarts. */
