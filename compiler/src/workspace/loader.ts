@@ -33,6 +33,8 @@ export type ReadResult =
       /** the text as far as it decodes, where the PB100 points */
       shownText: string;
       problem: FileRead['problem'] | 'not-utf-8';
+      /** why, in words, without the path */
+      reason: string;
     };
 
 /** THE read of a workspace file: a regular file within the playbook limit, UTF-8, else one PB100. */
@@ -44,10 +46,20 @@ export function readWorkspaceFile(
 ): ReadResult {
   const read = fs.readFile(path, FILE_LIMITS.playbook, what);
   if (read.problem !== undefined)
-    return { refused: refusalDiagnostic(file, read), shownText: '', problem: read.problem };
+    return {
+      refused: refusalDiagnostic(file, read),
+      shownText: '',
+      problem: read.problem,
+      reason: read.message,
+    };
   const decoded = decodeSource(file, read.bytes);
   if (decoded.text === undefined)
-    return { refused: decoded.diagnostic, shownText: decoded.shownText, problem: 'not-utf-8' };
+    return {
+      refused: decoded.diagnostic,
+      shownText: decoded.shownText,
+      problem: 'not-utf-8',
+      reason: decoded.diagnostic.message,
+    };
   const b = read.bytes;
   // (decoding drops a UTF-8 byte order mark; a rewrite of the file puts it back)
   return { text: decoded.text, byteOrderMark: b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf };
@@ -119,6 +131,8 @@ export interface Refusal {
   file: string;
   path: string;
   problem: Exclude<ReadResult, { text: string }>['problem'];
+  /** why, in words, without the path */
+  reason: string;
   diagnostic: Diagnostic;
 }
 
@@ -137,7 +151,7 @@ export interface LoadedPlaybook {
 export interface LoadedWorkspace {
   /** the files read and validated (playbooks, tests, the policy), in discovery order */
   files: WorkspaceFile[];
-  /** the files found and checked, refused ones included (not the policy, not an Ansible playbook) */
+  /** the files found or named and checked, refused ones included (not the policy found for them, not an Ansible playbook) */
   checked: string[];
   /** where each file read is, and whether it began with a byte order mark (for a rewrite) */
   onDisk: Map<string, { path: string; byteOrderMark: boolean }>;
@@ -231,7 +245,7 @@ export class WorkspaceLoader {
     const found = this.discover();
     const read = this.readFound(found.paths, reader);
     const policy = read.files.some((f) => isPolicyFile(f.file)) ? undefined : this.policy();
-    if (policy) this.readOne(policy, reader, read, false);
+    if (policy) this.readOne(policy, reader, read, { ansibleRule: false, found: false });
     const tests = this.testPaths(read.files, read.onDisk);
     const forTests = playbooksOfTests(read.files, (candidate) => {
       const path = tests(candidate);
@@ -286,17 +300,28 @@ export class WorkspaceLoader {
       notOurs: [],
       sources: new Map(),
     };
-    for (const [path, named] of paths) this.readOne(path, reader, read, !named);
+    for (const [path, named] of paths) this.readOne(path, reader, read, { ansibleRule: !named, found: true });
     return read;
   }
 
-  private readOne(path: string, reader: Reader, read: Read, ansibleRule: boolean): void {
+  /** Reads a file found (or named), or the policy found for them (`found` false: not counted as checked). */
+  private readOne(
+    path: string,
+    reader: Reader,
+    read: Read,
+    { ansibleRule, found }: { ansibleRule: boolean; found: boolean },
+  ): void {
     const file = this.request.show(path);
     const result = reader.read(path);
-    const policy = isPolicyFile(file);
     if (result.text === undefined) {
-      if (!policy) read.checked.push(file);
-      read.refusals.push({ file, path, problem: result.problem, diagnostic: result.refused });
+      if (found) read.checked.push(file);
+      read.refusals.push({
+        file,
+        path,
+        problem: result.problem,
+        reason: result.reason,
+        diagnostic: result.refused,
+      });
       read.sources.set(file, new SourceText(result.shownText));
       return;
     }
@@ -306,7 +331,7 @@ export class WorkspaceLoader {
       read.notOurs.push(file);
       return;
     }
-    if (!policy) read.checked.push(file);
+    if (found) read.checked.push(file);
     read.files.push({ file, text: result.text });
     read.onDisk.set(file, { path, byteOrderMark: result.byteOrderMark });
   }
