@@ -11,17 +11,12 @@ const ROOT = new URL('../', import.meta.url).pathname;
 const CODE = /^PB\d{3}$/;
 
 /**
- * Producers outside the compiler. The machine's explorer makes PB310 and PB311 (`check --explore`). Three
- * edges write out a PB100 for a file they refuse unread, with the compiler's message (`refusalMessage`):
- * they should make it with the compiler's `unreadable` instead, and leave this list. Kept exact: a producer
- * appearing or disappearing out there changes it.
+ * Producers outside the compiler. The machine's explorer makes PB310 and PB311 (`check --explore`). No
+ * edge writes out a PB100 of its own: a file refused unread gets the compiler's (`refusalDiagnostic`, in
+ * the workspace loader's read). Kept exact: a producer appearing or disappearing out there changes it.
  */
 const OUTSIDE_THE_COMPILER: Record<string, string[]> = {
-  'cli/src/commands/diff.ts': ['PB100'], // a git blob over the playbook limit, refused unread
-  'cli/src/io.ts': ['PB100'],
-  'lsp/src/service/workspace/playbook-workspace.ts': ['PB100'],
   'machine/src/explore/diagnostics.ts': ['PB310', 'PB311'],
-  'runtime/src/mcp/workspace.ts': ['PB100'],
 };
 
 /** The edges that write out a compiler PB100 rather than decide one: not the code's producer. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { decodeSource, displayPath } from '@kairoku-playbook/compiler';
+import { displayPath, readWorkspaceFile } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { FILE_LIMITS, readFileBounded, refusalMessage } from '@kairoku-playbook/compiler/disk';
+import { diskFileSystem } from '@kairoku-playbook/compiler/disk';
 import { parseYaml, writeFileAtomic } from '@kairoku-playbook/runtime';
 
 /**
@@ -31,30 +31,12 @@ export function readPlaybookFile(
   shown: string,
   what = 'a playbook',
 ): { text: string; byteOrderMark: boolean } | { diagnostic: Diagnostic; shownText: string } {
-  const read = readFileBounded(path, FILE_LIMITS.playbook, what);
+  // (the compiler's read of a workspace file: its PB100, placed in the text as far as it decodes)
+  const read = readWorkspaceFile(diskFileSystem, path, shown, what);
+  if (read.text !== undefined) return { text: read.text, byteOrderMark: read.byteOrderMark };
   if (read.problem === 'missing') throw new UsageError(`no such file: ${shown}`);
-  if (read.problem === 'unreadable') throw new UsageError(`cannot read ${shown}: ${read.message}`);
-  if (read.problem !== undefined) {
-    return {
-      diagnostic: {
-        file: shown,
-        range: { start: 0, end: 0 },
-        severity: 'error',
-        code: 'PB100',
-        message: refusalMessage(read),
-      },
-      shownText: '',
-    };
-  }
-  const decoded = decodeSource(shown, read.bytes);
-  // (a refused file's diagnostic is placed in the text as far as it decodes: the line of the bad byte)
-  return decoded.text === undefined
-    ? { diagnostic: decoded.diagnostic, shownText: decoded.shownText }
-    : {
-        text: decoded.text,
-        // (decoding drops a UTF-8 byte order mark; a rewrite of the file puts it back)
-        byteOrderMark: read.bytes[0] === 0xef && read.bytes[1] === 0xbb && read.bytes[2] === 0xbf,
-      };
+  if (read.problem === 'unreadable') throw new UsageError(`cannot read ${shown}: ${read.reason}`);
+  return { diagnostic: read.refused, shownText: read.shownText };
 }
 
 /** The YAML of a `--scenario` file (undefined without one); a file that cannot be read or parsed is a usage error. */

@@ -51,6 +51,25 @@ export {
   walkFiles,
 } from './workspace/discovery.js';
 export { EXCLUDE_FILE, excludeTest, parseExcludes } from './workspace/excludes.js';
+export { FILE_LIMITS, refusalDiagnostic, refusalMessage } from './workspace/file-system.js';
+export type { FileRead, WorkspaceFileSystem } from './workspace/file-system.js';
+export {
+  POLICY_FILE,
+  WorkspaceLoader,
+  excludesOf,
+  findPolicyFile,
+  joinPath,
+  parentOf,
+  readWorkspaceFile,
+} from './workspace/loader.js';
+export type {
+  LoadOptions,
+  LoadRequest,
+  LoadedPlaybook,
+  LoadedWorkspace,
+  ReadResult,
+  Refusal,
+} from './workspace/loader.js';
 export type { ExcludeTest } from './workspace/excludes.js';
 export type {
   DirectoryEntry,

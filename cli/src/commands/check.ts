@@ -1,16 +1,15 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  SourceText,
+  WorkspaceLoader,
   compilePlaybook,
+  displayPath,
   isPlaybookTest,
-  playbooksOfTests,
-  isPlaybookFile,
   isPolicyFile,
   sortDiagnostics,
-  validateWorkspace,
 } from '@kairoku-playbook/compiler';
-import type { Diagnostic, WorkspaceFile } from '@kairoku-playbook/compiler';
+import type { Diagnostic, Refusal, WorkspaceFile } from '@kairoku-playbook/compiler';
+import { diskFileSystem } from '@kairoku-playbook/compiler/disk';
 import {
   DEFAULT_MAX_STATES,
   applyExploreSuppressions,
@@ -19,9 +18,8 @@ import {
 } from '@kairoku-playbook/runtime';
 import { CHECK_EXPLORE_SECONDS, budgetRanOut } from './explore.js';
 import { flag, oneOf, parseArgs } from '../args.js';
-import { collectPaths, displayPath } from '../discover.js';
 import { formatGithub, formatJson, formatSarif, formatText } from '../format/index.js';
-import { UsageError, readPlaybookFile, writeUserFile } from '../io.js';
+import { UsageError, writeUserFile } from '../io.js';
 import { applyQuickFixes, lineDiff } from './check-fix.js';
 import { watchCheck } from './check-watch.js';
 import { repositoryRoot } from '../repository-root.js';
@@ -114,46 +112,44 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
   return checkOnce(args.positionals, options, io);
 }
 
-/** `.kairoku/policy.yml` in a folder given (or the current one), the first that has one. */
-function findPolicyFile(positionals: readonly string[], cwd: string): string | undefined {
-  for (const folder of [...positionals, '.']) {
-    const path = resolve(cwd, folder, '.kairoku', 'policy.yml');
-    if (existsSync(path)) return path;
+/** What `check PATH...` loads: each PATH a folder walked or a file named (a missing one is a usage error). */
+function loaderOf(positionals: readonly string[], cwd: string): WorkspaceLoader {
+  const paths = (positionals.length ? positionals : ['.']).map((arg) => {
+    const path = resolve(cwd, arg);
+    try {
+      return { path, folder: statSync(path).isDirectory() };
+    } catch {
+      throw new UsageError(`no such file or folder: ${arg}`);
+    }
+  });
+  const shown = new Map(positionals.map((arg) => [resolve(cwd, arg), arg]));
+  return new WorkspaceLoader(diskFileSystem, {
+    paths,
+    show: (path) => displayPath(path, cwd),
+    shownRoot: (folder) => {
+      const arg = shown.get(folder) ?? '.';
+      return arg === '.' ? 'the current folder' : arg;
+    },
+  });
+}
+
+/** A file found that cannot be read at all is a usage error (one refused unread is a PB100). */
+function refuseUnreadable(refusals: readonly Refusal[]): void {
+  for (const { file, problem, reason } of refusals) {
+    if (problem === 'missing') throw new UsageError(`no such file: ${file}`);
+    if (problem === 'unreadable') throw new UsageError(`cannot read ${file}: ${reason}`);
   }
-  return undefined;
 }
 
 /** One check of the given paths (the current folder without any), printed; the exit code. */
 function checkOnce(positionals: readonly string[], options: CheckOptions, io: CommandIo): number {
   const { format, maxWarnings, root } = options;
-  const { paths: found, named, limits } = collectPaths(positionals.length ? positionals : ['.'], io.cwd);
-  let files: WorkspaceFile[] = [];
-  const refused: Diagnostic[] = [];
-  const sources = new Map<string, SourceText>();
-  const onDisk = new Map<string, { path: string; byteOrderMark: boolean }>();
-  // SPEC §2: a file discovery found only by the bare playbooks/ folder rule whose top level is not a
-  // mapping (an Ansible playbook) is not ours; a file named on the command line is always checked.
-  const paths: string[] = [];
-  const notOurs: string[] = [];
-  for (const path of found) {
-    const shown = displayPath(path, io.cwd);
-    const read = readPlaybookFile(path, shown);
-    if ('diagnostic' in read) {
-      paths.push(path);
-      refused.push(read.diagnostic);
-      sources.set(shown, new SourceText(read.shownText));
-      continue;
-    }
-    if (!named.has(path) && !isPlaybookTest(path) && !isPlaybookFile(path, read.text)) {
-      notOurs.push(shown);
-      continue;
-    }
-    paths.push(path);
-    files.push({ file: shown, text: read.text });
-    onDisk.set(shown, { path, byteOrderMark: read.byteOrderMark });
-  }
+  const loader = loaderOf(positionals, io.cwd);
+  let loaded = loader.load();
+  refuseUnreadable(loaded.refusals);
+  const { limits, notOurs } = loaded;
   // As ESLint does: checking nothing is more likely a wrong path than a clean workspace.
-  if (paths.length === 0 && limits.length === 0) {
+  if (loaded.checked.length === 0 && limits.length === 0) {
     const where = positionals.length ? positionals.join(', ') : 'this folder';
     const skipped = notOurs.length
       ? `; ${notOurs.length === 1 ? `${notOurs[0]} is` : `${notOurs.length} files in playbooks/ folders are`} not a playbook: its top level is not a mapping (an Ansible playbook is a list of plays)`
@@ -162,33 +158,16 @@ function checkOnce(positionals: readonly string[], options: CheckOptions, io: Co
       `no playbooks found in ${where} (*.playbook.yml, or *.yml directly in a playbooks/ folder)${skipped}`,
     );
   }
-  // SPEC §4 PB700: the workspace's approval policy, read beside the playbooks unless it was named.
-  const policy = files.some((f) => isPolicyFile(f.file)) ? undefined : findPolicyFile(positionals, io.cwd);
-  if (policy) {
-    const shown = displayPath(policy, io.cwd);
-    const read = readPlaybookFile(policy, shown);
-    if ('diagnostic' in read) {
-      refused.push(read.diagnostic);
-      sources.set(shown, new SourceText(read.shownText));
-    } else {
-      files.push({ file: shown, text: read.text });
-      onDisk.set(shown, { path: policy, byteOrderMark: read.byteOrderMark });
-    }
+  if (options.fix !== 'no') {
+    const fixed = fixFiles(loaded.files, loaded.onDisk, options, io);
+    loaded = loader.load({ beforeValidation: () => fixed });
   }
-  if (options.fix !== 'no') files = fixFiles(files, onDisk, options, io);
-  const validation = validateWorkspace([
-    ...files,
-    ...playbooksOfTests(files, (file) => readForTests(file, io.cwd)),
-  ]);
-  for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
-  for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
-  const explored = options.explore ? exploreAll(files, validation.diagnostics, io) : undefined;
-  const diagnostics = sortDiagnostics([
-    ...refused,
-    ...(explored ? explored.keep(validation.diagnostics) : validation.diagnostics),
-    ...(explored?.found ?? []),
-  ]);
-  const sourceOf = (file: string) => sources.get(file);
+  const explored = options.explore ? exploreAll(loaded.files, loaded.validation.diagnostics, io) : undefined;
+  const diagnostics = explored
+    ? sortDiagnostics([...explored.keep(loaded.diagnostics), ...explored.found])
+    : loaded.diagnostics;
+  const sourceOf = loaded.sourceOf;
+  const paths = loaded.checked;
 
   const color = options.color;
   switch (format) {
@@ -301,16 +280,4 @@ function sourceRoot(option: string | undefined, cwd: string): string {
   }
   if (!isDirectory) throw new UsageError(`--root: no such folder: ${option}`);
   return root;
-}
-
-/** A playbook beside a test, read for the test only (undefined when it is not there or not readable). */
-function readForTests(file: string, cwd: string): string | undefined {
-  const path = resolve(cwd, file);
-  if (!existsSync(path)) return undefined;
-  try {
-    const read = readPlaybookFile(path, file);
-    return 'diagnostic' in read ? undefined : read.text;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import {
   SourceText,
   analyzeFile,
@@ -9,8 +9,11 @@ import {
   decodeSource,
   diffPlaybooks,
   EXCLUDE_FILE,
+  POLICY_FILE,
   excludeTest,
+  findPolicyFile,
   isPlaybookFile,
+  refusalDiagnostic,
   isPlaybookPath,
   toJsonDiagnostic,
   ungatedFromDiagnostics,
@@ -24,7 +27,7 @@ import type {
   PolicyChange,
   UngatedStep,
 } from '@kairoku-playbook/compiler';
-import { FILE_LIMITS } from '@kairoku-playbook/compiler/disk';
+import { FILE_LIMITS, diskFileSystem, formatBytes } from '@kairoku-playbook/compiler/disk';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
@@ -191,26 +194,26 @@ function bothFiles(cwd: string, base: string, head: string, paths: readonly stri
 }
 
 function filePair(io: CommandIo, base: string, head: string): [Version, Version] {
-  // two files of one workspace: the current folder's policy judges both
-  const policyPath = resolve(io.cwd, POLICY_FILE);
-  let policy: ApprovalPolicy | undefined;
-  if (existsSync(policyPath)) {
-    const read = readPlaybookFile(policyPath, displayPath(policyPath, io.cwd));
-    if ('text' in read) policy = analyzePolicyFile(POLICY_FILE, read.text).policy;
-  }
+  // two files on disk, each judged by the policy found from its own folder (SPEC §4)
   return [base, head].map((file) => {
     const path = resolve(io.cwd, file);
     const shown = displayPath(path, io.cwd);
     const read = readPlaybookFile(path, shown);
     const version: Version =
       'text' in read ? { shown, text: read.text } : { shown, text: '', refused: read.diagnostic };
+    const policy = policyBeside(path, io.cwd);
     if (policy) version.policy = policy;
     return version;
   }) as [Version, Version];
 }
 
-/** The workspace's approval policy, at the top of the repository (SPEC §4). */
-const POLICY_FILE = '.kairoku/policy.yml';
+/** The policy found from a file's folder upward, when there is one that reads. */
+function policyBeside(path: string, cwd: string): ApprovalPolicy | undefined {
+  const policyPath = findPolicyFile(diskFileSystem, dirname(path));
+  if (!policyPath) return undefined;
+  const read = readPlaybookFile(policyPath, displayPath(policyPath, cwd));
+  return 'text' in read ? analyzePolicyFile(POLICY_FILE, read.text).policy : undefined;
+}
 
 /** The policy a revision holds (what it says well; a mistaken entry is left out), or undefined. */
 function policyAt(top: string, revision: string): ApprovalPolicy | undefined {
@@ -290,17 +293,8 @@ function listFiles(cwd: string, revision: string, specs: readonly string[]): str
 function blob(cwd: string, revision: string, path: string, shown: string): Version {
   const size = Number(git(cwd, ['cat-file', '-s', `${revision}:${path}`]).trim());
   if (size > FILE_LIMITS.playbook) {
-    return {
-      shown,
-      text: '',
-      refused: {
-        file: shown,
-        range: { start: 0, end: 0 },
-        severity: 'error',
-        code: 'PB100',
-        message: `${revision}:${path} is ${size} bytes, over the limit of ${FILE_LIMITS.playbook} bytes for a playbook`,
-      },
-    };
+    const message = `it is larger than ${formatBytes(FILE_LIMITS.playbook)}, the limit for a playbook`;
+    return { shown, text: '', refused: refusalDiagnostic(shown, { problem: 'too-large', message }) };
   }
   const result = spawnGit(cwd, ['cat-file', 'blob', `${revision}:${path}`], 'buffer');
   if (result.status !== 0)

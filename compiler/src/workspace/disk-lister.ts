@@ -1,10 +1,11 @@
-import { existsSync, opendirSync, readdirSync, statSync } from 'node:fs';
+import { opendirSync, readdirSync, statSync } from 'node:fs';
 import type { Dir, Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DirectoryEntry, DirectoryLister } from './discovery.js';
-import { EXCLUDE_FILE, excludeTest } from './excludes.js';
 import type { ExcludeTest } from './excludes.js';
-import { FILE_LIMITS, readTextBounded } from './read-file.js';
+import type { WorkspaceFileSystem } from './file-system.js';
+import { excludesOf } from './loader.js';
+import { readFileBounded } from './read-file.js';
 
 /**
  * The disk, as playbook discovery reads it: sorted names, unreadable entries left out, every folder
@@ -96,6 +97,26 @@ export {
   refusalMessage,
 } from './read-file.js';
 export type { FileRead } from './read-file.js';
+export type { WorkspaceFileSystem } from './file-system.js';
+
+/**
+ * The disk as the workspace loader reads it (`WorkspaceLoader`, loader.ts): bounded reads
+ * (`readFileBounded`), the walk's listing, and a file's version from its status (size, times, inode),
+ * so a load after a change reads only the files that changed.
+ */
+export const diskFileSystem: WorkspaceFileSystem = {
+  readFile: (path, limit, what) => readFileBounded(path, limit, what),
+  readDirectory: (path, max) => diskLister.readDirectory(path, max),
+  identify: (path) => diskLister.identify?.(path),
+  version(path) {
+    try {
+      const s = statSync(path, { bigint: true });
+      return `${s.mode}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}`;
+    } catch {
+      return undefined;
+    }
+  },
+};
 
 /**
  * The excludes of a folder walked as a workspace: its own `.kairoku/exclude` (`excludeTest`). Only the
@@ -104,9 +125,5 @@ export type { FileRead } from './read-file.js';
  * then excludes nothing).
  */
 export function diskExcludes(folder: string): ExcludeTest | undefined {
-  const dir = resolve(folder);
-  const file = join(dir, EXCLUDE_FILE);
-  if (!existsSync(file)) return undefined;
-  const read = readTextBounded(file, FILE_LIMITS.small, 'an exclude file');
-  return read.problem === undefined ? excludeTest(dir, read.text) : undefined;
+  return excludesOf(diskFileSystem, resolve(folder));
 }

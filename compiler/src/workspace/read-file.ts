@@ -1,30 +1,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { YAML_LIMITS } from '../yaml/read-yaml.js';
 
-/**
- * How many bytes each kind of file may hold before it is refused unread. A playbook (and a scenario
- * or test file, which are playbook-sized YAML) gets the compiler's own limit, so a file on disk is
- * refused before it is read rather than after; run files hold a playbook's IR and the history of a
- * run; the rest are a line or two.
- */
-export const FILE_LIMITS = {
-  /** `*.playbook.yml`, playbooks/*.yml, scenario and test files: the compiler's `maxFileSize` */
-  playbook: YAML_LIMITS.maxFileSize,
-  /** a run file (`runs/<id>.json`) and a read-only snapshot: the IR plus the run's history */
-  runFile: 64 * 1024 * 1024,
-  /** a token file, a key, an owner or request file, git's HEAD */
-  small: 64 * 1024,
-} as const;
-
-export type FileRead =
-  | { bytes: Uint8Array; problem?: undefined }
-  | {
-      bytes?: undefined;
-      /** why the file was not read; `message` says it in words, without the path */
-      problem: 'missing' | 'not-a-file' | 'too-large' | 'unreadable';
-      message: string;
-    };
+export { FILE_LIMITS } from './file-system.js';
+export type { FileRead } from './file-system.js';
+import type { FileRead } from './file-system.js';
 
 /** "8 MiB", "64 KiB", or bytes when the size is not a whole number of either. */
 export function formatBytes(bytes: number): string {
@@ -117,10 +96,4 @@ function failure(error: unknown): FileRead {
   return { problem: 'unreadable', message: `cannot read it: ${(error as Error).message}` };
 }
 
-/**
- * The PB100 message for a playbook refused unread (not a regular file, or over the limit): `check`,
- * the language server and the manager protocol say it alike.
- */
-export function refusalMessage(read: { problem: string; message: string }): string {
-  return `this file is not read: ${read.message}${read.problem === 'too-large' ? '; split it' : ''}`;
-}
+export { refusalMessage } from './file-system.js';

@@ -13,5 +13,5 @@ export { MANAGER_TOOLS, STEP_AGENT_TOOLS } from './tools.js';
 export { MANAGER_GUIDE } from './guide.js';
 export { ToolError } from './tool-error.js';
 export { STEP_TOKEN_VARIABLE, stepAgentToken, checkStepAgentToken } from './token.js';
-export { readWorkspace, validationJson, workspacePlaybooks } from './workspace.js';
+export { readWorkspace, snapshotOf, validationJson, workspaceLoader } from './workspace.js';
 export type { WorkspacePlaybook, WorkspaceSnapshot } from './workspace.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunHost } from '../host/run-host.js';
+import type { ServedWorkspace } from './loaded-workspace.js';
 import type { PlaybookCard } from '@kairoku-playbook/protocol';
 import type { ServeEvents } from './event-stream.js';
 import type { AnswerKind, RequestKind } from './schemas.js';
@@ -9,6 +10,8 @@ import type { ServeOptions } from './serve-options.js';
 /** What every handler of serve's API reaches: the run host and what serve keeps beside it. */
 export interface ServeContext {
   host: RunHost;
+  /** the workspace's playbooks, loaded once and kept current by a watch (`loaded-workspace.ts`) */
+  workspace: ServedWorkspace;
   options: ServeOptions;
   /** what the start form offers (the backend's start options) */
   startOptions: PlaybookCard['startOptions'];

@@ -1,4 +1,4 @@
-import type { Ir } from '@kairoku-playbook/compiler';
+import type { Ir, WorkspaceFileSystem } from '@kairoku-playbook/compiler';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
 import type { PlaybookCard } from '@kairoku-playbook/protocol';
@@ -37,9 +37,14 @@ export interface ServeOptions {
   keepEvents?: number;
   /** a comment on idle event streams, so proxies and clients see the stream alive (default 15 s) */
   heartbeatMs?: number;
-  /** watch the workspace for playbook changes (default true), every `watchPlaybooksMs` (default 2 s) */
+  /**
+   * watch the workspace for playbook changes (default true): the loaded workspace is kept and loaded
+   * again after a change; without a working watch it is looked at every `watchPlaybooksMs` (default 2 s)
+   */
   watchPlaybooks?: boolean;
   watchPlaybooksMs?: number;
+  /** the file system the workspace is loaded from (default the disk); tests count its reads */
+  workspaceFs?: WorkspaceFileSystem;
 }
 
 export interface RunningServe {

@@ -11,7 +11,8 @@ import type { RunEventData } from '@kairoku-playbook/protocol';
 import { serveAsset } from './assets.js';
 import { ServeEvents } from './event-stream.js';
 import { Gate, SECURITY_HEADERS } from './gate.js';
-import { watchPlaybooks } from './playbook-watch.js';
+import { serveWorkspace } from './loaded-workspace.js';
+import type { ServedWorkspace } from './loaded-workspace.js';
 import type { ServeContext } from './routes.js';
 import { checkAnswer } from './schemas.js';
 import type { AnswerKind } from './schemas.js';
@@ -38,7 +39,14 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     howToAllow: 'serve has no TLS: it binds loopback only (127.0.0.1 or ::1)',
   });
   const log = options.log ?? (() => undefined);
-  const serve = serveContext(options, log);
+  const events = new ServeEvents(options.keepEvents ?? 1000, options.heartbeatMs ?? 15_000);
+  const workspace = serveWorkspace(host.workspace, {
+    watch: options.watchPlaybooks !== false,
+    changed: () => events.publish('playbooks', {}),
+    ...(options.watchPlaybooksMs !== undefined ? { pollMs: options.watchPlaybooksMs } : {}),
+    ...(options.workspaceFs ? { fs: options.workspaceFs } : {}),
+  });
+  const serve = serveContext(options, { workspace, events }, log);
   const unsubscribe = host.subscribe(({ state, version }) => {
     // The store is shared by every workspace of this home: a serve streams its own workspace's runs.
     if (state.workspace !== host.workspace) return;
@@ -48,14 +56,6 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   // Runs other processes write (a manager agent's MCP server, `runs cancel` on a run serve does not
   // drive) reach the page as they land too.
   host.watchOtherWriters(log);
-  const watcher =
-    options.watchPlaybooks === false
-      ? undefined
-      : watchPlaybooks(
-          host.workspace,
-          () => serve.events.publish('playbooks', {}),
-          options.watchPlaybooksMs ?? 2000,
-        );
   const gate = new Gate(address, token);
   const routes = apiRoutes();
   const server = createServer(LISTENER_OPTIONS, (req, res) => {
@@ -94,7 +94,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     loginUrl: `${url}/?token=${token}`,
     close: async () => {
       unsubscribe();
-      watcher?.close();
+      workspace.close();
       serve.events.close();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
@@ -102,13 +102,17 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   };
 }
 
-function serveContext(options: ServeOptions, log: (line: string) => void): ServeContext {
+function serveContext(
+  options: ServeOptions,
+  kept: { workspace: ServedWorkspace; events: ServeEvents },
+  log: (line: string) => void,
+): ServeContext {
   return {
     host: options.host,
+    ...kept,
     options,
     startOptions: options.startOptions ?? { newAgent: false, worktree: false },
     seen: new SeenRuns(join(options.host.store.home, 'serve', 'seen.json')),
-    events: new ServeEvents(options.keepEvents ?? 1000, options.heartbeatMs ?? 15_000),
     answer: (res, status, kind: AnswerKind, body) => {
       const problem = checkAnswer(kind, body);
       if (!problem) return send(res, status, body);

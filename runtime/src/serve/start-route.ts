@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import type { StartOptions } from '../host/run-host.js';
-import { readWorkspace } from '../mcp/workspace.js';
 import { refuse, refuseWith } from './answers.js';
 import type { PlaybookCard } from '@kairoku-playbook/protocol';
 import type { RouteCall, ServeContext } from './routes.js';
@@ -14,7 +13,7 @@ interface StartBody {
 
 /** The playbooks of serve's workspace, as the start form shows them. */
 export function playbookCards(serve: ServeContext): PlaybookCard[] {
-  return readWorkspace(serve.host.workspace).playbooks.map((p) => playbookCard(p, serve.startOptions));
+  return serve.workspace.snapshot().playbooks.map((p) => playbookCard(p, serve.startOptions));
 }
 
 /**
@@ -24,7 +23,7 @@ export function playbookCards(serve: ServeContext): PlaybookCard[] {
 export async function startRun(call: RouteCall): Promise<void> {
   const { res, serve } = call;
   const body = call.body as StartBody;
-  const found = readWorkspace(serve.host.workspace).playbooks.find((p) => p.file === body.playbook);
+  const found = serve.workspace.snapshot().playbooks.find((p) => p.file === body.playbook);
   if (!found)
     return refuse(
       res,

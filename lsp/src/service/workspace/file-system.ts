@@ -1,13 +1,6 @@
 /**
  * File access behind an interface, so the language service runs in tests (and, later, a browser) without
- * a disk: the server passes the Node implementation (server/node-file-system.ts).
+ * a disk: the compiler's workspace file system (what its workspace loader reads through). The server
+ * passes the disk's (server/node-file-system.ts); the tests a disk in memory.
  */
-import type { DirectoryLister } from '@kairoku-playbook/compiler';
-
-export interface PlaybookFileSystem extends DirectoryLister {
-  /**
-   * The file's bytes; `{ refused }` with a sentence when it is not read on purpose (not a regular file,
-   * such as a FIFO or `/dev/zero`, or over the playbook size limit); undefined when it cannot be read.
-   */
-  readFile(path: string): Uint8Array | { refused: string } | undefined;
-}
+export type { WorkspaceFileSystem as PlaybookFileSystem } from '@kairoku-playbook/compiler';

@@ -6,7 +6,7 @@
  * publishes what it returns; files are read through the PlaybookFileSystem it is given.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import {
   FileWalk,
   analyzeEdited,
@@ -14,12 +14,12 @@ import {
   isSharedFolderPath,
   analyzeFile,
   analyzeTestFile,
-  decodeSource,
+  excludesOf,
+  findPolicyFile,
   playbookFilesOf,
+  readWorkspaceFile,
   validateWorkspace,
   SourceText,
-  EXCLUDE_FILE,
-  excludeTest,
 } from '@kairoku-playbook/compiler';
 import type {
   Diagnostic,
@@ -131,12 +131,13 @@ export class PlaybookWorkspace {
     this.refusedSources = new Map();
     this.discoveryLimits = [];
     this.discovering = true;
-    // the playbooks and the playbook tests, as `check` discovers them
-    // the workspace's approval policy (SPEC §4 PB700), which discovery does not walk to
-    for (const root of this.roots)
-      this.readFromDisk(pathToFileURL(join(root.path, '.kairoku', 'policy.yml')).href);
-    // and what the workspace says is not a playbook (`.kairoku/exclude`), as `check` reads it
-    this.excludes = this.roots.flatMap((root) => this.excludesOf(root.path) ?? []);
+    // the workspace's approval policy (SPEC §4 PB700), found from each folder upward (discovery does not walk to it)
+    for (const root of this.roots) {
+      const policy = findPolicyFile(this.fs, root.path);
+      if (policy) this.readFromDisk(pathToFileURL(policy).href);
+    }
+    // and what each folder says is not a playbook (`.kairoku/exclude`); then the playbooks and their tests
+    this.excludes = this.roots.flatMap((root) => excludesOf(this.fs, root.path) ?? []);
     const walks = this.roots.map((root) => ({
       walk: new FileWalk(root.path, this.fs, {
         accept: isDiscoveredPath,
@@ -183,18 +184,14 @@ export class PlaybookWorkspace {
     this.refused.delete(key);
     this.refusedSources.delete(this.fileOf(key));
     if (this.isExcluded(path)) return; // not a playbook (`.kairoku/exclude`), whatever it holds
-    const read = this.fs.readFile(path);
-    if (read === undefined) return;
-    // Refused as `check` refuses it: one PB100 for the file, never its content.
-    const decoded =
-      read instanceof Uint8Array
-        ? decodeSource(this.fileOf(key), read)
-        : { text: undefined, diagnostic: refusal(this.fileOf(key), read.refused) };
-    if (decoded.text === undefined) {
-      this.refused.set(key, decoded.diagnostic);
-      if ('shownText' in decoded)
-        this.refusedSources.set(this.fileOf(key), new SourceText(decoded.shownText));
-    } else this.disk.set(key, decoded.text);
+    // The compiler's read of a workspace file: a refused one is one PB100, never its content.
+    const read = readWorkspaceFile(this.fs, path, this.fileOf(key));
+    if (read.text !== undefined) this.disk.set(key, read.text);
+    else if (read.problem !== 'missing' && read.problem !== 'unreadable') {
+      this.refused.set(key, read.refused);
+      if (read.problem === 'not-utf-8')
+        this.refusedSources.set(this.fileOf(key), new SourceText(read.shownText));
+    }
   }
 
   removeFromDisk(uri: string): void {
@@ -213,13 +210,6 @@ export class PlaybookWorkspace {
     if (isPlaybookTest(uri.split('?')[0]!)) return false;
     if (this.excludedUri(uri)) return false;
     return this.claims(normalizeUri(uri));
-  }
-
-  /** The exclude test of a workspace folder's `.kairoku/exclude`, read through the workspace's file system. */
-  private excludesOf(root: string): ExcludeTest | undefined {
-    const read = this.fs.readFile(join(root, EXCLUDE_FILE));
-    if (!(read instanceof Uint8Array)) return undefined;
-    return excludeTest(root, new TextDecoder().decode(read));
   }
 
   /** Whether a path is one a workspace folder's `.kairoku/exclude` leaves out (not a playbook, not checked). */
@@ -264,7 +254,7 @@ export class PlaybookWorkspace {
     const key = normalizeUri(uri);
     if (this.open.has(key) || this.disk.has(key)) return this.claims(key);
     const text = this.textOf(key);
-    return text === undefined || isPlaybookFile(path, text); // unreadable: `check` says why (PB100)
+    return text === undefined || isPlaybookFile(path, text); // unreadable: its PB100 says why
   }
 
   /** Whether a document is checked at all: a playbook, or a playbook test (against its playbook). */
@@ -284,9 +274,7 @@ export class PlaybookWorkspace {
     } catch {
       return undefined;
     }
-    const read = this.fs.readFile(path);
-    if (!(read instanceof Uint8Array)) return undefined;
-    return decodeSource(path, read).text;
+    return readWorkspaceFile(this.fs, path, path).text;
   }
 
   /** The playbook tests of a playbook (open or on disk), each with its current text. */
@@ -428,7 +416,7 @@ export class PlaybookWorkspace {
 
   /**
    * The playbooks of the playbook tests among `files` that are not among them (a test beside a playbook
-   * discovery does not find, `x.test.yml` beside `x.yml`), read for the tests only, as `check` reads them.
+   * discovery does not find, `x.test.yml` beside `x.yml`), read for the tests only (`forTests`).
    */
   private playbooksOfTests(files: readonly WorkspaceFile[]): WorkspaceFile[] {
     const known = new Set(files.map((f) => f.file));
@@ -509,8 +497,4 @@ export class PlaybookWorkspace {
   discoveryState(): { discovering: boolean; refused: number; limits: string[] } {
     return { discovering: this.discovering, refused: this.refused.size, limits: [...this.discoveryLimits] };
   }
-}
-
-function refusal(file: string, message: string): Diagnostic {
-  return { file, range: { start: 0, end: 0 }, severity: 'error', code: 'PB100', message };
 }

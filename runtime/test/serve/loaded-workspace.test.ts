@@ -1,0 +1,90 @@
+/**
+ * serve keeps one loaded workspace (loaded-workspace.ts): a Start reads no playbook that has not changed
+ * (counted through the file system serve loads with), and an edited playbook is seen through the watch.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { diskFileSystem } from '@kairoku-playbook/compiler/disk';
+import type { WorkspaceFileSystem } from '@kairoku-playbook/compiler';
+import { serveWorkspace } from '../../src/serve/loaded-workspace.js';
+import { openEvents, served, workspace } from './support.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const playbook = (n: number, title = `Playbook ${n}`) =>
+  `version: 1\nid: p${n}\ntitle: ${title}\nsteps:\n  only:\n    role: implementer\n    prompt: Do ${n}.\n`;
+
+/** The disk, counting the files read. */
+function countingDisk(): { fs: WorkspaceFileSystem; reads: string[] } {
+  const reads: string[] = [];
+  return {
+    reads,
+    fs: {
+      ...diskFileSystem,
+      readFile: (path, limit, what) => {
+        reads.push(path);
+        return diskFileSystem.readFile(path, limit, what);
+      },
+    },
+  };
+}
+
+async function until(test: () => boolean, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !test();) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('serve’s loaded workspace', () => {
+  it('starts a run of a 50-playbook workspace reading no playbook that has not changed, and sees an edit', async () => {
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    mkdirSync(join(ws.root, 'more'));
+    for (let n = 0; n < 50; n++) writeFileSync(join(ws.root, 'more', `p${n}.playbook.yml`), playbook(n));
+    const disk = countingDisk();
+    const s = await served(ws.root, ws.home, { watchPlaybooks: true, workspaceFs: disk.fs });
+    cleanups.push(s.close);
+    expect(disk.reads.filter((path) => path.endsWith('.playbook.yml')).length).toBe(50);
+
+    disk.reads.length = 0;
+    const started = await s.api('/api/v1/runs', { body: { playbook: 'more/p3.playbook.yml', inputs: {} } });
+    expect(started.status).toBe(201);
+    expect((await s.api('/api/v1/playbooks')).status).toBe(200);
+    expect(disk.reads).toEqual([]);
+
+    const stream = openEvents(s.serve.url, s.serve.token);
+    cleanups.push(stream.close);
+    await stream.ready;
+    writeFileSync(join(ws.root, 'more', 'p7.playbook.yml'), playbook(7, 'Edited'));
+    expect((await stream.next(1))[0]!.event).toBe('playbooks');
+    await until(() => disk.reads.length > 0);
+    const cards = (await s.api('/api/v1/playbooks')).body.playbooks;
+    expect(cards.find((c) => c.id === 'more/p7.playbook.yml')?.title).toBe('Edited');
+    const again = await s.api('/api/v1/runs', { body: { playbook: 'more/p7.playbook.yml', inputs: {} } });
+    expect(again.status).toBe(201);
+    expect(disk.reads).toEqual([join(ws.root, 'more', 'p7.playbook.yml')]);
+  });
+
+  it('without a watch, looks at the files on each question and reads only the changed ones', () => {
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    const disk = countingDisk();
+    const loaded = serveWorkspace(ws.root, { fs: disk.fs, watch: false });
+    cleanups.push(() => loaded.close());
+    expect(loaded.snapshot().playbooks.map((p) => p.file)).toEqual([
+      'playbooks/broken.yml',
+      'playbooks/pr.yml',
+    ]);
+    disk.reads.length = 0;
+    loaded.snapshot();
+    expect(disk.reads).toEqual([]);
+    writeFileSync(join(ws.root, 'playbooks', 'new.yml'), playbook(1));
+    expect(loaded.snapshot().playbooks.map((p) => p.file)).toContain('playbooks/new.yml');
+    expect(disk.reads).toEqual([join(ws.root, 'playbooks', 'new.yml')]);
+  });
+});
