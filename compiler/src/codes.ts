@@ -16,6 +16,7 @@ export const CODES = {
   PB105: { title: 'invalid name', severity: 'error' },
   PB106: { title: 'unsupported version', severity: 'error' },
   PB107: { title: 'a step needs exactly one of prompt, run, gate', severity: 'error' },
+  PB108: { title: 'a pattern that can backtrack catastrophically', severity: 'error' },
   PB110: { title: 'duplicate playbook id in a workspace', severity: 'error' },
   PB200: { title: 'unknown step in needs', severity: 'error' },
   PB201: { title: 'unknown role', severity: 'error' },

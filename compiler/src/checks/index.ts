@@ -15,6 +15,7 @@ import { checkLoops, loopMaxFromSchema } from './loops.js';
 import { checkMissingKeys, missingKeyFromSchema } from './missing-keys.js';
 import { nameFromSchema } from './names.js';
 import { checkNeeds } from './needs.js';
+import { checkPatternBacktracking } from './pattern-backtracking.js';
 import { checkRedundantNeeds } from './redundant-needs.js';
 import { checkRoleBase } from './role-base.js';
 import { checkRoles } from './roles.js';
@@ -46,6 +47,7 @@ export const CHECKS: readonly Check[] = [
   checkMissingKeys, // PB103
   checkShapes, // PB104
   checkStepKind, // PB107
+  checkPatternBacktracking, // PB108
   checkNeeds, // PB200, PB208
   checkRoles, // PB201
   checkUnknownInputs, // PB202

@@ -4,6 +4,7 @@ import { rangeOf } from '../yaml/read-yaml.js';
 import { closest } from '@kairoku-playbook/grammar';
 import { nonNull, typeForMessage, valueFits } from '../types/type.js';
 import { replaceFix, shown, shownValue } from '../diagnostic.js';
+import { catastrophicPart } from './backtracking.js';
 
 /** PB404: an input's default must fit its type, its min/max and its pattern. */
 export const checkInputDefaults: Check = (context) => {
@@ -46,7 +47,8 @@ export const checkInputDefaults: Check = (context) => {
         );
       }
     }
-    if (typeof value === 'string' && input.pattern) {
+    // (a pattern that can backtrack catastrophically is PB108's, and is not run here: check would freeze)
+    if (typeof value === 'string' && input.pattern && !catastrophicPart(input.pattern.value)) {
       let pattern: RegExp | undefined;
       try {
         pattern = new RegExp(input.pattern.value, 'u');
