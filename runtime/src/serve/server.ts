@@ -12,7 +12,7 @@ import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
 import { appliedElsewhere, routeOperation } from './operation-routes.js';
 import { answerClientError, refuse, refuseWith, send } from './answers.js';
 import { serveAsset } from './assets.js';
-import { serveWorkspace } from './loaded-workspace.js';
+import { servedWorkspaceOf } from './loaded-workspace.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PlaybookCard, RunEventData } from './api-types.js';
 import { checkAnswer, checkRequest } from './schemas.js';
@@ -126,12 +126,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   // Runs other processes write (a manager agent's MCP server, `runs cancel` on a run serve does not
   // drive) reach the page as they land too.
   host.watchOtherWriters(log);
-  const workspace = serveWorkspace(host.workspace, {
-    watch: options.watchPlaybooks !== false,
-    changed: () => publish('playbooks', {}),
-    ...(options.watchPlaybooksMs !== undefined ? { pollMs: options.watchPlaybooksMs } : {}),
-    ...(options.workspaceFs ? { fs: options.workspaceFs } : {}),
-  });
+  const workspace = servedWorkspaceOf(host.workspace, options, () => publish('playbooks', {}));
 
   // ---- the server -----------------------------------------------------------------------------
   let port = 0;
