@@ -87,4 +87,25 @@ describe('serve’s loaded workspace', () => {
     expect(loaded.snapshot().playbooks.map((p) => p.file)).toContain('playbooks/new.yml');
     expect(disk.reads).toEqual([join(ws.root, 'playbooks', 'new.yml')]);
   });
+
+  it('where watching fails, looks every pollMs for the events and on each question for the answer', async () => {
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    const disk = countingDisk();
+    let changes = 0;
+    // (no folder may be watched: as when inotify has no watch left)
+    const loaded = serveWorkspace(ws.root, {
+      fs: disk.fs,
+      maxFolders: 0,
+      pollMs: 20,
+      changed: () => changes++,
+    });
+    cleanups.push(() => loaded.close());
+    expect(loaded.watching).toBe(false);
+    disk.reads.length = 0;
+    writeFileSync(join(ws.root, 'playbooks', 'new.yml'), playbook(1));
+    await until(() => changes === 1);
+    expect(loaded.snapshot().playbooks.map((p) => p.file)).toContain('playbooks/new.yml');
+    expect(disk.reads).toEqual([join(ws.root, 'playbooks', 'new.yml')]);
+  });
 });
