@@ -65,7 +65,7 @@ const voidSaysWhy = {
  */
 const sizeBounds = {
   files: [
-    '{grammar,compiler,runtime,lsp,panel,playground,cli,vscode-extension}/src/**/*.{ts,tsx,mts}',
+    '{grammar,compiler,machine,runtime,lsp,panel,playground,cli,vscode-extension}/src/**/*.{ts,tsx,mts}',
     'scripts/**/*.mjs',
   ],
   rules: {
@@ -80,6 +80,7 @@ export default tseslint.config(
       '**/dist/**',
       '**/node_modules/**',
       'compiler/src/generated/**',
+      'protocol/src/generated/**',
       'bench/out/**',
       'docs/playground/**',
     ],

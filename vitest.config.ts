@@ -34,7 +34,7 @@ function workspaceSources(packages: readonly string[]): { find: RegExp; replacem
 
 export default defineConfig({
   resolve: {
-    alias: workspaceSources(['grammar', 'compiler', 'runtime', 'lsp', 'panel']),
+    alias: workspaceSources(['protocol', 'grammar', 'compiler', 'machine', 'runtime', 'lsp', 'panel']),
   },
   test: {
     include: ['**/test/**/*.test.ts', 'docs/**/*.test.ts'],

@@ -158,7 +158,7 @@ for (const path of docs) {
 
 // ------------------------------------------------------------------------------------ diagnostics.md
 
-/** Codes that only `check --explore` reports (the runtime's explorer): documented without an example. */
+/** Codes that only `check --explore` reports (the machine's explorer): documented without an example. */
 const EXPLORE_ONLY = new Set(['PB310', 'PB311']);
 
 describe('diagnostics.md covers every code', () => {

@@ -18,12 +18,11 @@ export const PLAYGROUND_DIST = join(root, 'docs', 'playground');
 
 /**
  * Pure modules of other packages that are not among their published entries (tsconfig.json's `paths`
- * names the same three for the type check), and `node:crypto`, which the compiler uses for the IR's
- * sha256 only.
+ * names the same two for the type check), and `node:crypto`, which the compiler uses for the IR's
+ * sha256 only. The explorer is @kairoku-playbook/machine's published entry, resolved like every package.
  */
 const aliases = {
   '#check-json': join(root, 'cli', 'src', 'format', 'json.ts'),
-  '#explore': join(root, 'runtime', 'src', 'explore', 'index.ts'),
   '#graph': join(root, 'lsp', 'src', 'service', 'features', 'graph.ts'),
   'node:crypto': join(here, 'src', 'node-crypto.ts'),
 };
@@ -31,7 +30,7 @@ const aliases = {
 const browserAliases = {
   name: 'playground-aliases',
   setup(builder) {
-    builder.onResolve({ filter: /^(#check-json|#explore|#graph|node:crypto)$/ }, (args) => ({
+    builder.onResolve({ filter: /^(#check-json|#graph|node:crypto)$/ }, (args) => ({
       path: aliases[args.path],
     }));
     builder.onResolve({ filter: /^#examples$/ }, () => ({

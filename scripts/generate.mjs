@@ -77,6 +77,12 @@ const GENERATORS = [
     run: () => node('compiler/scripts/generate-validators.mjs'),
   },
   {
+    name: 'serve-schemas',
+    writes: ['protocol/src/generated'],
+    from: "protocol/src/serve-api.ts, the types of serve's API (ts-json-schema-generator)",
+    run: () => node('protocol/scripts/generate-schemas.mjs'),
+  },
+  {
     // First of the test-driven ones: the fixture and property tests below read test/fixtures/ok.
     name: 'ok-fixtures',
     writes: [

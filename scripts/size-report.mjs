@@ -10,7 +10,17 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
-const PACKAGES = ['grammar', 'compiler', 'runtime', 'lsp', 'panel', 'playground', 'cli', 'vscode-extension'];
+const PACKAGES = [
+  'grammar',
+  'compiler',
+  'machine',
+  'runtime',
+  'lsp',
+  'panel',
+  'playground',
+  'cli',
+  'vscode-extension',
+];
 const FILE_LIMIT = 600;
 const FUNCTION_LIMIT = 80;
 const SOURCE = /\.(ts|tsx|mts|mjs)$/;

@@ -11,12 +11,12 @@ const ROOT = new URL('../', import.meta.url).pathname;
 const CODE = /^PB\d{3}$/;
 
 /**
- * Producers outside the compiler. The runtime's explorer makes PB310 and PB311 (`check --explore`). No
+ * Producers outside the compiler. The machine's explorer makes PB310 and PB311 (`check --explore`). No
  * edge writes out a PB100 of its own: a file refused unread gets the compiler's (`refusalDiagnostic`, in
  * the workspace loader's read). Kept exact: a producer appearing or disappearing out there changes it.
  */
 const OUTSIDE_THE_COMPILER: Record<string, string[]> = {
-  'runtime/src/explore/diagnostics.ts': ['PB310', 'PB311'],
+  'machine/src/explore/diagnostics.ts': ['PB310', 'PB311'],
 };
 
 /** The edges that write out a compiler PB100 rather than decide one: not the code's producer. */
@@ -90,7 +90,7 @@ function sitesOf(path: string): Site[] {
 
 const compilerSites = sources(join(ROOT, 'compiler/src')).flatMap(sitesOf);
 
-const otherSites = ['cli/src', 'lsp/src', 'runtime/src', 'vscode-extension/src', 'grammar/src']
+const otherSites = ['cli/src', 'lsp/src', 'machine/src', 'runtime/src', 'vscode-extension/src', 'grammar/src']
   .flatMap((folder) => sources(join(ROOT, folder)))
   .flatMap(sitesOf);
 

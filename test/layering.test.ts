@@ -5,6 +5,8 @@
  *   names: grammar none of ours; compiler only grammar; lsp and runtime only compiler and grammar; panel
  *   none; vscode-extension only panel (it talks to the language server); cli any. A package with no row
  *   fails until it gets one.
+ * - The machine's sources (PURE) import no Node built-in (`node:fs`, `path`, …): the runtime, the language
+ *   server and the playground's page run the same modules, and the page has no Node.
  * - No cycle between source files (an import that is only a type counts too: a cycle of types is still
  *   two files that cannot be understood one without the other).
  * - A package's tests import another package by its name (vitest maps each published entry to its
@@ -15,6 +17,7 @@
  * `require()`, type-only ones included.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -103,6 +106,21 @@ function layeringViolations(): string[] {
     }
   }
   return violations;
+}
+
+/** The packages whose sources import no Node built-in. */
+const PURE = ['machine', 'protocol'];
+
+/** Imports of Node built-ins in the PURE packages' sources, as `file: specifier`. */
+function builtinImports(): string[] {
+  const builtins = new Set(builtinModules);
+  return PURE.flatMap((folder) =>
+    filesBelow(`${folder}/src`).flatMap((file) =>
+      importsOf(file)
+        .filter(({ specifier }) => specifier.startsWith('node:') || builtins.has(specifier.split('/')[0]!))
+        .map(({ specifier }) => `${file}: ${specifier}`),
+    ),
+  );
 }
 
 /** Test imports that reach into another package's `src/`. */
@@ -221,6 +239,11 @@ describe('the layering', () => {
 
   it('each package imports only the packages below it', () => {
     expect(layeringViolations()).toEqual([]);
+  });
+
+  it('the pure packages import no Node built-in', () => {
+    expect(filesBelow('machine/src').length).toBeGreaterThan(0);
+    expect(builtinImports()).toEqual([]);
   });
 
   it('no cycle between source files', () => {

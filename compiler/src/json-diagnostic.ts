@@ -1,25 +1,15 @@
+import type { JsonDiagnostic as WireDiagnostic } from '@kairoku-playbook/protocol';
 import type { Code } from './codes.js';
 import type { Diagnostic, Severity } from './diagnostic.js';
 import type { SourceText } from './source-text.js';
 
-/** The stable JSON shape of SPEC §7: lines and columns 1-based, columns in UTF-16 code units. */
-export interface JsonDiagnostic {
-  file: string;
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
+/**
+ * The stable JSON shape of SPEC §7 (`@kairoku-playbook/protocol`'s `JsonDiagnostic`), its code one of
+ * SPEC §4's: lines and columns 1-based, columns in UTF-16 code units.
+ */
+export interface JsonDiagnostic extends WireDiagnostic {
   severity: Severity;
   code: Code;
-  message: string;
-  related?: {
-    file: string;
-    line: number;
-    column: number;
-    endLine: number;
-    endColumn: number;
-    message: string;
-  }[];
 }
 
 /** Offsets as 1-based lines and columns (UTF-16 code units, the end exclusive): converted once, at the edge. */

@@ -1,6 +1,6 @@
 /**
  * PB700 (SPEC §4, approval dominance) and the workspace policy file it reads. The agreement with `explore`
- * on every sample and on random playbooks is runtime/test/explore-agreement.test.ts; here, each rule alone.
+ * on every sample and on random playbooks is machine/test/explore-agreement.test.ts; here, each rule alone.
  */
 import { describe, expect, it } from 'vitest';
 import { analyzeChange, analyzeFile, validateWorkspace } from '../src/index.js';

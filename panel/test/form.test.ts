@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateInputs } from '@kairoku-playbook/panel/form';
-import type { InputField } from '../src/api/api-types.js';
+import type { InputField } from '@kairoku-playbook/protocol';
 import { fieldOfPointer, initialValues, readForm } from '../src/form/fields.js';
 
 /** playbooks/pr.yml's input schema, as the compiler emits it, and a list. */

@@ -16,8 +16,8 @@ import type { Diagnostic, Ir } from '@kairoku-playbook/compiler';
 import { layoutGraph } from '@kairoku-playbook/panel/layout';
 import type { GraphLayout } from '@kairoku-playbook/panel/layout';
 import { formatJson } from '#check-json';
-import { explore } from '#explore';
-import type { Exploration } from '#explore';
+import { explore } from '@kairoku-playbook/machine';
+import type { Exploration } from '@kairoku-playbook/machine';
 import { playbookGraph } from '#graph';
 import type { GraphLoop } from '#graph';
 

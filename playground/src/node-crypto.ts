@@ -26,15 +26,3 @@ export function createHash(algorithm: string): Sha256 {
   if (algorithm !== 'sha256') throw new Error(`the playground hashes with sha256 only, not ${algorithm}`);
   return new Sha256();
 }
-
-/**
- * The runtime's secret masking (imported by the run-creation code the explorer shares) keys its
- * fingerprints with these; the explorer creates runs without a mask key, so they are never called here.
- */
-export function createHmac(): never {
-  throw new Error('the playground does not mask secrets: it starts no runs');
-}
-
-export function timingSafeEqual(): never {
-  throw new Error('the playground does not mask secrets: it starts no runs');
-}

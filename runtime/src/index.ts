@@ -1,19 +1,20 @@
 /**
- * `@kairoku-playbook/runtime`: the playbook interpreter (SPEC §6). A pure transition function over run
- * state, the run store, the `sim` backend and the driver that feeds one to the other.
+ * `@kairoku-playbook/runtime`: the playbook interpreter (SPEC §6). The run store, the `sim` backend and
+ * the driver that feeds events to the pure transition function of `@kairoku-playbook/machine`, whose API
+ * this entry re-exports as it did before the rules moved there.
  */
 export const RUNTIME_VERSION = 1;
 
-export { advance } from './core/transition.js';
-export { dueTimeouts } from './core/timeouts.js';
-export type { TransitionOptions, TransitionResult } from './core/transition.js';
-export { createRun } from './core/create-run.js';
-export type { NewRun } from './core/create-run.js';
-export type { GateDecision, RunEvent, RunEventType } from './core/events.js';
-export type { Effect, EffectType, OpenGate } from './core/effects.js';
-export { REMINDER } from './core/effects.js';
-export type { CarriedEffect } from './core/effects.js';
-export { AFTER_PREFIX, MASK, STATE_VERSION, isEnded } from './core/state.js';
+export { advance } from '@kairoku-playbook/machine';
+export { dueTimeouts } from '@kairoku-playbook/machine';
+export type { TransitionOptions, TransitionResult } from '@kairoku-playbook/machine';
+export { createRun } from '@kairoku-playbook/machine';
+export type { NewRun } from '@kairoku-playbook/machine';
+export type { GateDecision, RunEvent, RunEventType } from '@kairoku-playbook/machine';
+export type { Effect, EffectType, OpenGate } from '@kairoku-playbook/machine';
+export { REMINDER } from '@kairoku-playbook/machine';
+export type { CarriedEffect } from '@kairoku-playbook/machine';
+export { AFTER_PREFIX, MASK, STATE_VERSION, isEnded } from '@kairoku-playbook/machine';
 export type {
   Attempt,
   HistoryEntry,
@@ -23,26 +24,34 @@ export type {
   StepRun,
   StepStatus,
   WakeUp,
-} from './core/state.js';
-export { emptyVec, vecFromArray, vecGet, vecPush, vecSet, vecSlice, vecToArray } from './core/pvec.js';
-export type { PVec } from './core/pvec.js';
-export { coerceInput, prepareInputs, splitSecrets } from './core/inputs.js';
-export { forTerminal } from './core/terminal-text.js';
-export { SecretMasker, fingerprintSecrets, sameSecret, secretPieces } from './core/secret-mask.js';
-export type { SecretFingerprint } from './core/state.js';
+} from '@kairoku-playbook/machine';
+export {
+  emptyVec,
+  vecFromArray,
+  vecGet,
+  vecPush,
+  vecSet,
+  vecSlice,
+  vecToArray,
+} from '@kairoku-playbook/machine';
+export type { PVec } from '@kairoku-playbook/machine';
+export { coerceInput, prepareInputs, splitSecrets } from '@kairoku-playbook/machine';
+export { forTerminal } from '@kairoku-playbook/machine';
+export { SecretMasker, fingerprintSecrets, sameSecret, secretPieces } from '@kairoku-playbook/machine';
+export type { SecretFingerprint } from '@kairoku-playbook/machine';
 export { MASK_KEY_FILE, loadMaskKey } from './host/mask-key.js';
 export { STEP_TOKEN_VARIABLE } from './mcp/token.js';
-export { evaluate, render, renderText, toText, Lookup } from './expr/evaluate.js';
-export type { Scope } from './expr/evaluate.js';
-export { stepRun, allSteps, summarize } from './core/view.js';
-export type { RunSummary, StepSummary, AttemptSummary } from './core/view.js';
+export { evaluate, render, renderText, toText, Lookup } from '@kairoku-playbook/machine';
+export type { Scope } from '@kairoku-playbook/machine';
+export { stepRun, allSteps, summarize } from '@kairoku-playbook/machine';
+export type { RunSummary, StepSummary, AttemptSummary } from '@kairoku-playbook/machine';
 export { RunStore, defaultHome, serializeRun, deserializeRun } from './store/run-store.js';
 export type { OperatorRequest } from './store/run-store.js';
 export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
 export { StoreBusyError } from './store/lock.js';
 export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';
 export { SimBackend } from './backends/sim.js';
-export { generatedOutputs, representative, simString } from './core/representative.js';
+export { generatedOutputs, representative, simString } from '@kairoku-playbook/machine';
 export type { SimOptions } from './backends/sim.js';
 export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
@@ -69,29 +78,34 @@ export { compareExpectation, readExpectation } from './testing/expectation.js';
 export type { Expectation, StepExpectation } from './testing/expectation.js';
 export { runPlaybookTest } from './testing/playbook-test.js';
 export type { PlaybookTestResult } from './testing/playbook-test.js';
-export { TOOL_DENIED, decideToolCall, maskSecrets, matchesPattern, recordDenial } from './policy/index.js';
-export type { Decision, Denial, PolicyContext, ToolCall, ToolName } from './policy/index.js';
+export { TOOL_DENIED, maskSecrets, matchesPattern, recordDenial } from '@kairoku-playbook/machine';
+export type { Decision, Denial, PolicyContext, ToolCall, ToolName } from '@kairoku-playbook/machine';
+export { decideToolCall } from './tool-policy.js';
 export {
   DEFAULT_MAX_STATES,
   Model,
   applyExploreSuppressions,
+  budgetRanOut,
   describePath,
   explore,
   exploreDiagnostics,
+  explorePlaybook,
+  isExplored,
   keyAt,
   pathLines,
   sayMove,
-} from './explore/index.js';
+} from '@kairoku-playbook/machine';
 export type {
   Applied,
   Exploration,
   ExploreOptions,
+  ExploredPlaybook,
   Move,
   PathEvent,
   PlaybookSource,
   StuckRun,
   UnitBound,
-} from './explore/index.js';
+} from '@kairoku-playbook/machine';
 export { describeRoomConflict, findRoomConflict } from './store/room.js';
 export type { RoomConflict } from './store/room.js';
 export * from './exec/index.js';

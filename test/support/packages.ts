@@ -10,22 +10,29 @@ export const ROOT = resolve(new URL('../../', import.meta.url).pathname);
 
 /**
  * Package folder → the packages (folders) its sources may import; `undefined`: any of them.
- * - grammar is the bottom; the compiler reads only the grammar.
- * - lsp and runtime stand on the compiler and the grammar, side by side (neither imports the other).
- * - panel (the Playbooks panel) is a web page that talks to a run host: none of ours.
+ * - protocol is the bottom: what the parts say to each other (serve's API and its schemas, the graph
+ *   answer, the JSON diagnostic, JSON-RPC ids), pure types and data; every package may read it.
+ * - grammar imports none of ours but the protocol; the compiler reads only the grammar (and the protocol).
+ * - machine (the rules, pure: run state, transition, expressions, policy, explorer) stands on the compiler
+ *   and the grammar; its sources import no Node built-in either (test/layering.test.ts).
+ * - lsp and runtime stand on the machine, the compiler and the grammar, side by side (neither imports the
+ *   other).
+ * - panel (the Playbooks panel) is a web page that talks to a run host: only the protocol.
  * - vscode-extension talks to the language server over LSP, which it starts (no lsp, compiler or
  *   grammar code of its own); it may show the panel.
  * - cli is the top: it puts everything together.
  */
 export const MAY_IMPORT: Readonly<Record<string, readonly string[] | undefined>> = {
+  protocol: [],
   grammar: [],
-  compiler: ['grammar'],
-  lsp: ['compiler', 'grammar'],
-  runtime: ['compiler', 'grammar'],
-  panel: [],
-  'vscode-extension': ['panel'],
-  // the page bundles the pure parts of the others (its #check-json, #explore and #graph aliases)
-  playground: ['compiler', 'grammar', 'panel', 'lsp', 'runtime', 'cli'],
+  compiler: ['grammar', 'protocol'],
+  machine: ['compiler', 'grammar', 'protocol'],
+  lsp: ['machine', 'compiler', 'grammar', 'protocol'],
+  runtime: ['machine', 'compiler', 'grammar', 'protocol'],
+  panel: ['protocol'],
+  'vscode-extension': ['panel', 'protocol'],
+  // the page bundles the pure parts of the others (the machine, and its #check-json and #graph aliases)
+  playground: ['compiler', 'grammar', 'machine', 'panel', 'lsp', 'cli', 'protocol'],
   cli: undefined,
 };
 

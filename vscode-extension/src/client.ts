@@ -81,7 +81,10 @@ export function createClient(
     outputChannel: output,
     initializationOptions: () => {
       const fixed = explicitValidationDelay();
-      return fixed === undefined ? {} : { validationDelay: fixed };
+      // PB310 and PB311 as `check --explore` reports them, within the server's budget (on by default)
+      const explore =
+        vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>('explore', true) !== false;
+      return fixed === undefined ? { explore } : { validationDelay: fixed, explore };
     },
     synchronize: { fileEvents: watcher },
     diagnosticPullOptions: { onChange: true, onSave: true },

@@ -89,7 +89,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (
         event.affectsConfiguration(SETTINGS.serverPath) ||
-        event.affectsConfiguration(SETTINGS.validationDelay)
+        event.affectsConfiguration(SETTINGS.validationDelay) ||
+        event.affectsConfiguration(SETTINGS.explore)
       )
         // A listener cannot wait; a server that does not start again is said in the output channel.
         void restart().catch((error: unknown) =>

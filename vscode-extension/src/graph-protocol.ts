@@ -1,100 +1,25 @@
 /**
- * The language server's own requests the extension sends, and the shape of their answers, as the server
- * declares them (`@kairoku-playbook/lsp`: server/custom-requests.ts, service/features/graph.ts; a test
- * keeps the two equal). The extension imports nothing of the playbook packages: what it knows of a
- * playbook comes from the server it runs, so the graph comes from the compiler the diagnostics come from.
- * An answer is checked before it is drawn: the server may be another build (`kairokuPlaybook.server.path`).
+ * The language server's own requests the extension sends, and the shape of their answers: both from
+ * `@kairoku-playbook/protocol`, which the server declares them with too. The extension imports nothing
+ * else of the playbook packages: what it knows of a playbook comes from the server it runs, so the graph
+ * comes from the compiler the diagnostics come from. An answer is checked before it is drawn: the server
+ * may be another build (`kairokuPlaybook.server.path`).
  */
 
-/** `{ textDocument: { uri } }` → `GraphAnswer`: the step graph of an open playbook. */
-export const GRAPH_REQUEST = 'kairoku-playbook/graph';
-
-/** `{ uris }` → the URIs among them that are playbooks as `check` discovers them (SPEC §2). */
-export const PLAYBOOK_FILES_REQUEST = 'kairoku-playbook/playbookFiles';
-
-export type GraphOutcome =
-  | { name: string; transition: 'next' | 'fail' | 'end' | 'retry' }
-  | { name: string; transition: 'loop'; target: number; max: number; exhausted: 'next' | 'fail' | 'end' };
-
-export interface GraphStep {
-  index: number;
-  name: string;
-  kind: 'agent' | 'check' | 'gate';
-  /** the step's title as written (expressions as `${{ … }}`), or null */
-  title: string | null;
-  role: string | null;
-  /** the `when:` condition as written, or null */
-  when: string | null;
-  needs: number[];
-  outcomes: GraphOutcome[];
-  /** one below the step's deepest need, and its place in that row */
-  row: number;
-  column: number;
-  /** 1-based line and UTF-16 column of the step in its file */
-  line: number;
-  character: number;
-}
-
-export interface GraphEdge {
-  from: number;
-  to: number;
-}
-
-export interface GraphLoop {
-  from: number;
-  to: number;
-  outcome: string;
-  max: number;
-  exhausted: 'next' | 'fail' | 'end';
-}
-
-export interface GraphAfterTask {
-  name: string;
-  kind: 'agent' | 'check';
-  role: string | null;
-  trigger: 'auto' | 'manual';
-  on: ('completed' | 'failed')[];
-  line: number;
-  character: number;
-}
-
-export interface GraphProblem {
-  /** 1-based */
-  line: number;
-  /** 1-based, UTF-16 code units */
-  column: number;
-  severity: 'error' | 'warning' | 'info';
-  code: string;
-  message: string;
-}
-
-export interface PlaybookGraph {
-  kind: 'graph';
-  file: string;
-  id: string;
-  title: string;
-  warnings: number;
-  rows: number;
-  steps: GraphStep[];
-  edges: GraphEdge[];
-  loops: GraphLoop[];
-  after: GraphAfterTask[];
-}
-
-export interface PlaybookProblems {
-  kind: 'problems';
-  file: string;
-  errors: number;
-  warnings: number;
-  problems: GraphProblem[];
-}
-
-export interface NoGraph {
-  kind: 'none';
-  message: string;
-}
-
-export type GraphAnswer = PlaybookGraph | PlaybookProblems | NoGraph;
+export { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST } from '@kairoku-playbook/protocol';
+export type {
+  GraphAfterTask,
+  GraphAnswer,
+  GraphEdge,
+  GraphLoop,
+  GraphOutcome,
+  GraphProblem,
+  GraphStep,
+  NoGraph,
+  PlaybookGraph,
+  PlaybookProblems,
+} from '@kairoku-playbook/protocol';
+import type { GraphAnswer, PlaybookGraph } from '@kairoku-playbook/protocol';
 
 // ---- checking an answer ---------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ export const SETTINGS_SECTION = 'kairokuPlaybook';
 export const SETTINGS = {
   serverPath: 'kairokuPlaybook.server.path',
   validationDelay: 'kairokuPlaybook.validationDelay',
+  explore: 'kairokuPlaybook.explore',
   traceServer: 'kairokuPlaybook.trace.server',
 } as const;
 

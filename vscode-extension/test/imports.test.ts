@@ -2,10 +2,11 @@
  * The extension talks to the language server and knows nothing of playbooks itself: its sources import
  * none of the playbook packages (`@kairoku-playbook/*`) and nothing outside `vscode-extension/src`, so
  * the graph view, Check workspace and the diagnostics all come from the one compiler inside the server.
- * Two exceptions, both of the panel and importing nothing of ours: its graph layout
+ * Three exceptions, each importing nothing of ours: the panel's graph layout
  * (`@kairoku-playbook/panel/layout`), pure geometry shared so the panel, the graph view and `graph` draw
- * one layout; and the Playbooks view's message lists (`@kairoku-playbook/panel/webview-transport`), so the
- * page and the extension host speak one protocol.
+ * one layout; the Playbooks view's message lists (`@kairoku-playbook/panel/webview-transport`), so the
+ * page and the extension host speak one protocol; and `@kairoku-playbook/protocol`, the types and method
+ * names of what the server and serve answer (the graph, serve's API), with no code of a playbook in it.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -17,7 +18,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const src = join(root, 'vscode-extension', 'src');
-const SHARED_FROM_PANEL = ['@kairoku-playbook/panel/layout', '@kairoku-playbook/panel/webview-transport'];
+const SHARED = [
+  '@kairoku-playbook/panel/layout',
+  '@kairoku-playbook/panel/webview-transport',
+  '@kairoku-playbook/protocol',
+];
 const layoutSrc = join(root, 'panel', 'src', 'layout');
 
 function sources(dir: string): string[] {
@@ -44,7 +49,7 @@ describe('the extension imports', () => {
     for (const file of files) {
       for (const specifier of importsOf(file)) {
         const outside = specifier.startsWith('.') && !resolve(dirname(file), specifier).startsWith(src + sep);
-        if ((specifier.startsWith('@kairoku-playbook/') && !SHARED_FROM_PANEL.includes(specifier)) || outside)
+        if ((specifier.startsWith('@kairoku-playbook/') && !SHARED.includes(specifier)) || outside)
           found.push(`${relative(root, file)} imports ${specifier}`);
       }
     }
@@ -83,7 +88,8 @@ describe('the extension imports', () => {
         (path) =>
           !path.startsWith('vscode-extension/src/') &&
           !path.startsWith('panel/src/layout/') &&
-          path !== 'panel/src/page/webview-transport.ts',
+          path !== 'panel/src/page/webview-transport.ts' &&
+          !path.startsWith('protocol/src/'),
       ),
     ).toEqual([]);
     expect(inputs.filter((path) => path.startsWith('node_modules/@kairoku-playbook/'))).toEqual([]);

@@ -173,6 +173,7 @@ describe('package.json', () => {
       default: DEFAULT_VALIDATION_DELAY,
       minimum: 0,
     });
+    expect(properties[SETTINGS.explore]).toMatchObject({ type: 'boolean', default: true });
     expect(properties[SETTINGS.traceServer].enum).toEqual(['off', 'messages', 'verbose']);
     expect(contributes.configurationDefaults[`[${LANGUAGE_ID}]`]['editor.wordBasedSuggestions']).toBe('off');
   });

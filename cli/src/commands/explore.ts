@@ -4,6 +4,7 @@ import type { Diagnostic } from '@kairoku-playbook/compiler';
 import {
   DEFAULT_MAX_STATES,
   applyExploreSuppressions,
+  budgetRanOut,
   explore,
   exploreDiagnostics,
 } from '@kairoku-playbook/runtime';
@@ -17,6 +18,9 @@ import type { CommandIo } from '../io.js';
 /** The wall clock `explore` gives one playbook unless told otherwise, and `check --explore` each. */
 export const EXPLORE_SECONDS = 60;
 export const CHECK_EXPLORE_SECONDS = 30;
+
+/** Why an exploration stopped early (the machine's words, which the language server's note uses too). */
+export { budgetRanOut };
 
 export const EXPLORE_HELP = `Usage: kairoku-playbook explore FILE [--max-states N] [--max-seconds N]
 
@@ -85,13 +89,6 @@ function wholeNumber(value: string | undefined, name: string, what: string): num
   if (!/^\d+$/.test(value) || Number(value) < 1)
     throw new UsageError(`--${name} takes a whole number of ${what}, at least 1, not "${value}"`);
   return Number(value);
-}
-
-/** Why an exploration stopped early, for the report and for `check --explore`'s note. */
-export function budgetRanOut(exploration: Exploration, seconds: number): string {
-  return exploration.outOfTime
-    ? `the time budget of ${seconds} s ran out`
-    : `the budget of ${count(exploration.maxStates)} states ran out`;
 }
 
 const count = (n: number) => n.toLocaleString('en-US');

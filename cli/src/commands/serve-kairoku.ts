@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { hostname, networkInterfaces } from 'node:os';
-import { join, resolve } from 'node:path';
-import { kairoku, paseo, resolveBindAddress } from '@kairoku-playbook/runtime/backends';
-import type { Backend } from '@kairoku-playbook/runtime';
+import { resolve } from 'node:path';
+import { kairoku } from '@kairoku-playbook/runtime/backends';
 import { flag } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { UsageError } from '../io.js';
@@ -28,17 +26,10 @@ export const KAIROKU_SERVE: ServeBackendEntry = {
 };
 
 /**
- * `serve --backend kairoku`: the app role of the workspace. One `KairokuBackend`, one listener for
- * every run (the runner routes, and the step agents' report endpoint at `/mcp` with its per-dispatch
- * tokens, RF-008), over TLS wherever it is not loopback. Runs get a view of it whose `close` does
- * nothing: a run that ends lets go of its dispatches, not of the fleet's listener.
- *
- * Recovery (RF-013) is the host's: a dispatch a stopped serve left non-terminal is not known to this
- * backend, so the host's recovery finds its agent gone and fails it (a retry within `retries`, never
- * a relaunch of the same dispatch). The backend listens before the host recovers, so the retries it
- * queues have a report endpoint.
+ * `serve --backend kairoku`: its flags checked and read (the certificate files, the app token), then
+ * handed to the runtime's `kairoku.hostKairokuRuns` (runtime/src/backends/kairoku/serve-backend.ts),
+ * which binds, listens and says where runners dial in.
  */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export async function startKairokuApp(
   args: ParsedArgs,
   context: {
@@ -49,12 +40,43 @@ export async function startKairokuApp(
     log: (line: string) => void;
   },
 ): Promise<ServeBackend> {
-  const listen = flag(args, 'app-listen') ?? '127.0.0.1:7421';
-  const parsed = kairoku.parseHostPort(listen);
+  const given = flag(args, 'app-listen') ?? '127.0.0.1:7421';
+  const parsed = kairoku.parseHostPort(given);
   if (!parsed)
     throw new UsageError(
-      `--app-listen takes HOST:PORT ([::1]:PORT for IPv6; 127.0.0.1:0 picks a free port), not "${listen}"`,
+      `--app-listen takes HOST:PORT ([::1]:PORT for IPv6; 127.0.0.1:0 picks a free port), not "${given}"`,
     );
+  const tls = tlsOf(args, context.cwd);
+  const publicUrl = appUrl(flag(args, 'app-url'), tls !== undefined);
+  const tokenFlag = flag(args, 'app-token-file');
+  const token = usage(() =>
+    kairoku.loadAppToken(
+      context.env,
+      context.home,
+      tokenFlag === undefined ? undefined : resolve(context.cwd, tokenFlag),
+    ),
+  );
+  const repository = flag(args, 'repository');
+  const { HostingRefused } = await import('@kairoku-playbook/runtime/serve');
+  try {
+    return await kairoku.hostKairokuRuns({
+      listen: { given, ...parsed },
+      ...(tls !== undefined ? { tls } : {}),
+      ...(publicUrl !== undefined ? { publicUrl } : {}),
+      token,
+      ...(repository !== undefined ? { repository } : {}),
+      home: context.home,
+      workspace: context.workspace,
+      log: context.log,
+    });
+  } catch (error) {
+    if (error instanceof HostingRefused) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** `--tls-cert` and `--tls-key` read, or `--tls-self-signed`; undefined for plain HTTP (loopback only). */
+function tlsOf(args: ParsedArgs, cwd: string): kairoku.TlsIdentity | 'self-signed' | undefined {
   const certFile = flag(args, 'tls-cert');
   const keyFile = flag(args, 'tls-key');
   const selfSigned = args.flags.has('tls-self-signed');
@@ -62,106 +84,24 @@ export async function startKairokuApp(
     throw new UsageError('--tls-cert and --tls-key go together: the certificate and its private key');
   if (selfSigned && certFile !== undefined)
     throw new UsageError('--tls-self-signed makes a certificate: give it or --tls-cert/--tls-key, not both');
-  const tlsWanted = selfSigned || certFile !== undefined;
-  const publicUrl = appUrl(flag(args, 'app-url'), tlsWanted);
-
-  let address: string;
+  if (selfSigned) return 'self-signed';
+  if (certFile === undefined || keyFile === undefined) return undefined;
   try {
-    address = await resolveBindAddress(parsed.host, {
-      what: `--app-listen ${listen}`,
-      allowNonLoopback: tlsWanted,
-      allowWildcard: tlsWanted,
-      howToAllow:
-        'serve it over TLS (--tls-self-signed, or --tls-cert FILE --tls-key FILE): the app credential is not sent in the clear',
-    });
+    return {
+      cert: readFileSync(resolve(cwd, certFile), 'utf8'),
+      key: readFileSync(resolve(cwd, keyFile), 'utf8'),
+    };
   } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
+    throw new UsageError(`--tls-cert/--tls-key: ${(error as Error).message}`, { cause: error });
   }
-
-  let tls: kairoku.TlsIdentity | undefined;
-  let fingerprint: string | undefined;
-  const banner: string[] = [];
-  if (certFile !== undefined && keyFile !== undefined) {
-    try {
-      tls = {
-        cert: readFileSync(resolve(context.cwd, certFile), 'utf8'),
-        key: readFileSync(resolve(context.cwd, keyFile), 'utf8'),
-      };
-      fingerprint = kairoku.fingerprintOf(tls.cert);
-    } catch (error) {
-      throw new UsageError(`--tls-cert/--tls-key: ${(error as Error).message}`, { cause: error });
-    }
-  } else if (selfSigned) {
-    const made = kairoku.selfSignedIdentity(
-      join(context.home, 'kairoku', 'tls'),
-      certificateNames(parsed.host, address, publicUrl),
-    );
-    tls = made;
-    fingerprint = made.fingerprint;
-    if (made.made)
-      context.log(
-        `made a self-signed certificate (${made.why}): ${made.certFile}; runners pin its fingerprint`,
-      );
-  }
-
-  let token: { value: string; file: string | undefined };
-  try {
-    const tokenFlag = flag(args, 'app-token-file');
-    token = kairoku.loadAppToken(
-      context.env,
-      context.home,
-      tokenFlag === undefined ? undefined : resolve(context.cwd, tokenFlag),
-    );
-  } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
-  }
-
-  const backend = new kairoku.KairokuBackend({
-    appToken: token.value,
-    target: {
-      repository: flag(args, 'repository') ?? context.workspace,
-      baseBranch: paseo.currentBranch(context.workspace) ?? 'HEAD',
-    },
-    onFault: (text) => context.log(`kairoku: ${text}`),
-  });
-  let url: string;
-  try {
-    url = await backend.listen(address, parsed.port, {
-      requireTlsOffLoopback: true,
-      allowWildcard: tls !== undefined,
-      ...(tls ? { tls } : {}),
-      ...(publicUrl !== undefined ? { publicUrl } : {}),
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
-  }
-  banner.push(`kairoku app: ${url}`);
-  if (fingerprint) banner.push(`kairoku app fingerprint (SHA-256): ${fingerprint}`);
-  banner.push(
-    `runners: kairoku-playbook runner --app ${url}${fingerprint ? ` --app-fingerprint ${fingerprint}` : ''} --token-file ${token.file ?? '<a file with $KAIROKU_APP_TOKEN>'} --repo PATH${flag(args, 'repository') ? ` --repository ${flag(args, 'repository')}` : ''}`,
-  );
-
-  const view: Backend = {
-    name: backend.name,
-    perform: (effect, ctx) => backend.perform(effect, ctx),
-    agentExists: (agent) => backend.agentExists(agent),
-  };
-  return { backendFor: () => view, banner, close: () => backend.close() };
 }
 
-/**
- * The names a self-signed certificate holds: the address bound and the name it was given as, this
- * machine's name and loopback, and — bound to every interface — every address of this machine, so
- * an agent that checks the name (it trusts the certificate as its own CA) accepts the address its
- * runner dialled.
- */
-function certificateNames(asGiven: string, address: string, publicUrl?: string): string[] {
-  const names = [asGiven, address, 'localhost', '127.0.0.1', '::1', hostname()];
-  if (publicUrl !== undefined) names.push(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''));
-  if (address === '0.0.0.0' || address === '::')
-    for (const entries of Object.values(networkInterfaces()))
-      for (const entry of entries ?? []) names.push(entry.address);
-  return names.filter((n) => n !== '0.0.0.0' && n !== '::' && n !== '');
+function usage<T>(act: () => T): T {
+  try {
+    return act();
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
 }
 
 /**

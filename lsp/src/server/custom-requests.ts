@@ -21,7 +21,7 @@ export interface ServerStats {
  * The step graph of an open playbook, from the same analysis as its diagnostics (`GraphParams` →
  * `GraphAnswer`): a graph view asks this instead of compiling the playbook itself.
  */
-export const GRAPH_REQUEST = 'kairoku-playbook/graph';
+export { GRAPH_REQUEST } from '@kairoku-playbook/protocol';
 
 export interface GraphParams {
   textDocument: { uri: string };
@@ -32,7 +32,7 @@ export interface GraphParams {
  * the URIs that are, in the order given. A client that lists files itself (VS Code's file search) keeps
  * the playbooks this way, without a copy of the rule.
  */
-export const PLAYBOOK_FILES_REQUEST = 'kairoku-playbook/playbookFiles';
+export { PLAYBOOK_FILES_REQUEST } from '@kairoku-playbook/protocol';
 
 export interface PlaybookFilesParams {
   uris: string[];

@@ -29,7 +29,7 @@ import type { ServerStats } from './custom-requests.js';
 import { Debouncer } from './debouncer.js';
 import { DiagnosticReports } from './diagnostic-reports.js';
 import { discover } from './discovery.js';
-import { adaptiveValidationDelay } from './validation-delay.js';
+import { EXPLORE_BUDGET_MS, adaptiveValidationDelay } from './validation-delay.js';
 import { routeFeatureRequests } from './feature-requests.js';
 import { warmUpInSlices } from './warm-up.js';
 import { preloadFormatter } from './prettier-config.js';
@@ -42,6 +42,11 @@ export interface ServerOptions {
    * (validation-delay.ts).
    */
   validationDelay?: number;
+  /**
+   * PB310 and PB311 as `check --explore` reports them (default true): each playbook without errors is
+   * explored within EXPLORE_BUDGET_MS of wall clock (validation-delay.ts), again when its text changes.
+   */
+  explore?: boolean;
 }
 
 /** a validation delay past this is a mistake (and past 2^31 ms, setTimeout fires at once) */
@@ -170,14 +175,18 @@ export class PlaybookServer {
     this.hierarchicalSymbols =
       capabilities.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport !== false;
     this.workspaceFolderEvents = capabilities.workspace?.workspaceFolders === true;
-    // (the client may send anything: the type is checked below)
-    const delay: unknown = (params.initializationOptions as ServerOptions | null | undefined)
-      ?.validationDelay;
+    // (the client may send anything: the types are checked below)
+    const options = params.initializationOptions as ServerOptions | null | undefined;
+    const delay: unknown = options?.validationDelay;
     if (typeof delay === 'number' && delay >= 0 && delay <= MAX_DELAY) this.fixedDelay = delay;
     else if (delay !== undefined && delay !== null)
       this.log(
         `initializationOptions.validationDelay must be milliseconds from 0 to ${MAX_DELAY}; the delay adapts instead`,
       );
+    const explore: unknown = options?.explore;
+    if (explore !== undefined && explore !== null && typeof explore !== 'boolean')
+      this.log('initializationOptions.explore must be true or false; it is on');
+    this.service.exploreWithin(explore === false ? undefined : EXPLORE_BUDGET_MS);
     const folders: WorkspaceFolder[] =
       params.workspaceFolders ??
       (params.rootUri ? [{ uri: params.rootUri, name: params.rootUri.split('/').pop() ?? 'root' }] : []);
@@ -267,6 +276,7 @@ export class PlaybookServer {
   private validateAndPublish(): void {
     const validation = this.service.validate();
     for (const [key, crash] of validation.crashes) this.log(`the checker failed on ${key}: ${crash}`);
+    for (const note of validation.exploreNotes) this.connection.console.info(note);
     const { changed, changedElsewhere } = this.reports.record(
       validation,
       (key) => this.versionOf(key),

@@ -17,6 +17,14 @@ export const CHEAP_ANALYSIS_MS = 20;
 export const BURST_GAP_MS = 30;
 /** The longest the server ever waits after an edit. */
 export const MAX_ADAPTIVE_DELAY_MS = 300;
+/**
+ * The wall clock the explorer gets per playbook (the `explore` setting: PB310 and PB311 as
+ * `check --explore` reports them), explored again when its text changes. With the analysis of an edit
+ * (a few ms on a typical playbook) the validation stays under MAX_ADAPTIVE_DELAY_MS, so the delay it
+ * causes while someone types (about the validation's own duration) does too. A playbook whose exploration
+ * needs longer (refactor.yml, about 6 s) is cut there: PB310 is not reported for it, and a log line says so.
+ */
+export const EXPLORE_BUDGET_MS = 200;
 
 export interface DelayInputs {
   /** How long the last validation took, in ms (undefined before the first). */

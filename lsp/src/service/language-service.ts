@@ -39,6 +39,7 @@ import {
   toRange,
   toTextEdit,
 } from './convert.js';
+import { WorkspaceExplorer } from './explore.js';
 import { codeActionsFor } from './features/code-actions.js';
 import { completionsAt } from './features/completion.js';
 import { definitionAt } from './features/definition.js';
@@ -79,6 +80,8 @@ export interface DiagnosticsOfWorkspace {
   onDisk: Map<string, LspDiagnostic[]>;
   /** files the checker failed on (a bug), open or on disk: the error */
   crashes: Map<string, string>;
+  /** explorations that ran out of their budget in this validation, each in a sentence (`exploreWithin`) */
+  exploreNotes: string[];
 }
 
 /** A change of a watched file, as `workspace/didChangeWatchedFiles` reports it (3: deleted). */
@@ -91,6 +94,8 @@ export class PlaybookLanguageService {
   readonly workspace: PlaybookWorkspace;
   /** the client's spelling of each normalised URI */
   private readonly clientUris = new Map<string, string>();
+  /** PB310 and PB311 as `check --explore` reports them, when on (`exploreWithin`) */
+  private explorer: WorkspaceExplorer | undefined;
 
   constructor(fileSystem: PlaybookFileSystem) {
     this.workspace = new PlaybookWorkspace(fileSystem);
@@ -188,9 +193,25 @@ export class PlaybookLanguageService {
 
   // ---- diagnostics ----------------------------------------------------------------------------
 
-  /** Validates the workspace: the compiler's diagnostics, field for field, in LSP's positions. */
+  /**
+   * Adds PB310 and PB311 to what `validate` reports, exactly as `check --explore` does, exploring each
+   * playbook for at most `budgetMs` of wall clock (again only when its text changes); undefined: off.
+   */
+  exploreWithin(budgetMs: number | undefined): void {
+    this.explorer = budgetMs === undefined ? undefined : new WorkspaceExplorer(budgetMs);
+  }
+
+  /**
+   * Validates the workspace: the compiler's diagnostics, field for field, in LSP's positions (and, when
+   * `exploreWithin` turned it on, the explorer's as `check --explore` adds them).
+   */
   validate(): DiagnosticsOfWorkspace {
     const result = this.workspace.validate();
+    const exploreNotes =
+      this.explorer?.apply([result.diagnostics, result.onDisk], {
+        fileOf: (uri) => this.workspace.fileOf(uri),
+        textOf: (file) => this.workspace.sourceOf(file)?.text,
+      }) ?? [];
     const convert = (key: string, diagnostics: Diagnostic[]): LspDiagnostic[] => {
       const items = diagnostics.map((d) =>
         toLspDiagnostic(
@@ -210,7 +231,7 @@ export class PlaybookLanguageService {
     for (const [key, diagnostics] of result.diagnostics) open.set(key, convert(key, diagnostics));
     const onDisk = new Map<string, LspDiagnostic[]>();
     for (const [key, diagnostics] of result.onDisk) onDisk.set(key, convert(key, diagnostics));
-    return { open, onDisk, crashes: result.crashes };
+    return { open, onDisk, crashes: result.crashes, exploreNotes };
   }
 
   /**

@@ -1,19 +1,14 @@
 /**
  * PARITY: the server's diagnostics, converted back to the JSON shape of SPEC §7, equal what
- * `kairoku-playbook check --format json` prints (validateWorkspace + toJsonDiagnostic), for every fixture
- * and sample playbook, and for the repository as a workspace (check with no path, from its root), with the
- * playbooks opened one by one and through a workspace pull with none of them open.
+ * `kairoku-playbook check --explore --format json` prints, for every fixture and sample playbook, and for
+ * the repository as a workspace (check with no path, from its root), with the playbooks opened one by one
+ * and through a workspace pull with none of them open. The server explores (its `explore` setting, on by
+ * default), so PB310 and PB311 are compared too: the workspace tests run the built CLI itself; the
+ * file-by-file one computes check's diagnostics in process (validateWorkspace + toJsonDiagnostic, and the
+ * machine's `explorePlaybook` with check's budget, as `check --explore` adds its findings).
  */
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,13 +24,14 @@ import {
   displayPath,
   isDiscoveredPath,
   isPlaybookTest,
-  playbooksOfTests,
+  sortDiagnostics,
   toJsonDiagnostic,
   validateWorkspace,
   walkFiles,
   codeLink,
 } from '@kairoku-playbook/compiler';
-import type { JsonDiagnostic } from '@kairoku-playbook/compiler';
+import type { Diagnostic, JsonDiagnostic } from '@kairoku-playbook/compiler';
+import { explorePlaybook, isExplored } from '@kairoku-playbook/machine';
 import { diskExcludes, diskLister } from '@kairoku-playbook/compiler/disk';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
@@ -67,6 +63,43 @@ function toJson(file: string, d: LspDiagnostic, fileOf: (uri: string) => string)
     }));
   }
   return json;
+}
+
+/** The built CLI (`npm run build`), run as a user runs it. */
+const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
+/** `check --explore`'s wall clock per playbook (cli/src/commands/explore.ts, CHECK_EXPLORE_SECONDS) */
+const CHECK_EXPLORE_MS = 30_000;
+
+/** What `kairoku-playbook check --explore --format json` prints from `root`, checking what it discovers there. */
+function checkExplore(root: string): JsonDiagnostic[] {
+  const run = spawnSync(process.execPath, [CLI, 'check', '--explore', '--format', 'json'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  expect([0, 1], run.stderr).toContain(run.status);
+  return JSON.parse(run.stdout) as JsonDiagnostic[];
+}
+
+/**
+ * `check --explore`'s diagnostics from check's: each playbook without an error explored (the machine's
+ * `explorePlaybook`, with check's budget), its findings added and the PB903 of a suppression they use dropped.
+ */
+function withExplore(checked: readonly Diagnostic[], files: readonly { file: string; text: string }[]) {
+  const found: Diagnostic[] = [];
+  const used = new Set<string>();
+  const failed = new Set(checked.filter((d) => d.severity === 'error').map((d) => d.file));
+  for (const { file, text } of files) {
+    if (!isExplored(file, failed.has(file))) continue;
+    const explored = explorePlaybook(file, text, { maxMillis: CHECK_EXPLORE_MS });
+    if (!explored) continue;
+    found.push(...explored.diagnostics);
+    for (const range of explored.used) used.add(`${file}\u0000${range.start}\u0000${range.end}`);
+  }
+  const kept = checked.filter(
+    (d) => d.code !== 'PB903' || !used.has(`${d.file}\u0000${d.range.start}\u0000${d.range.end}`),
+  );
+  return sortDiagnostics([...kept, ...found]);
 }
 
 /** The text a client would send: decoded like `check` decodes it; undefined for files check refuses. */
@@ -121,11 +154,12 @@ describe('parity with check --format json, file by file', () => {
       const sources = new Map(
         [...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]),
       );
+      const diagnostics = withExplore(validation.diagnostics, files);
       for (const { file, text } of files) await client.open(fileUri(file), text);
       for (const { file } of files) {
         const published = await client.diagnosticsOf(fileUri(file), 1);
         const actual = published.map((d) => toJson(file, d, (uri) => fileURLToPath(uri)));
-        const expected = validation.diagnostics
+        const expected = diagnostics
           .filter((d) => d.file === file)
           .map((d) => toJsonDiagnostic(d, (f) => sources.get(f)));
         expect(actual).toEqual(expected);
@@ -149,25 +183,19 @@ describe('parity with check --format json for the repository as a workspace', ()
       .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
       // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)
       .filter((f) => isPlaybookFile(f.path, f.text));
-    const validation = validateWorkspace(files);
-    const sources = new Map(
-      [...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]),
-    );
+    const checked = checkExplore(REPO);
     for (const { path, text } of files) await client.open(fileUri(path), text);
     for (const { path, file } of files) {
       const published = await client.diagnosticsOf(fileUri(path), 1);
       const actual = published.map((d) => toJson(file, d, (uri) => displayPath(fileURLToPath(uri), REPO)));
-      const expected = validation.diagnostics
-        .filter((d) => d.file === file)
-        .map((d) => toJsonDiagnostic(d, (f) => sources.get(f)));
-      expect(actual, file).toEqual(expected);
+      expect(actual, file).toEqual(checked.filter((d) => d.file === file));
     }
     expect(await client.stop()).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it('gives the same through a workspace pull, with no document open', async () => {
     await expectWorkspacePullParity(REPO.replace(/\/$/, ''));
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('parity with check --format json through a workspace pull', () => {
@@ -181,11 +209,13 @@ describe('parity with check --format json through a workspace pull', () => {
         copyFileSync(path, join(root, 'playbooks', `${name}${suffix}`));
       }
     }
-    const { files, diagnostics } = await expectWorkspacePullParity(root);
+    const { files, diagnostics, explored } = await expectWorkspacePullParity(root);
     expect(files).toBeGreaterThan(100);
     expect(diagnostics).toBeGreaterThan(100);
+    // the fixtures whose runs the explorer finds a step that can never run in (PB310)
+    expect(explored).toBeGreaterThan(0);
     rmSync(root, { recursive: true, force: true });
-  }, 120_000);
+  }, 240_000);
 });
 
 /**
@@ -193,7 +223,9 @@ describe('parity with check --format json through a workspace pull', () => {
  * them, file by file, with what `check` run from that folder gives its discovered playbooks. Returns how
  * many files and diagnostics were compared.
  */
-async function expectWorkspacePullParity(root: string): Promise<{ files: number; diagnostics: number }> {
+async function expectWorkspacePullParity(
+  root: string,
+): Promise<{ files: number; diagnostics: number; explored: number }> {
   buildServer();
   const client = await startClient({
     workspaceFolders: [{ uri: fileUri(root), name: 'main' }],
@@ -206,15 +238,9 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
     .filter((f): f is { path: string; file: string; text: string } => f.text !== undefined)
     // (as check: an Ansible playbook in a bare playbooks/ folder is not ours, SPEC §2)
     .filter((f) => isPlaybookTest(f.path) || isPlaybookFile(f.path, f.text));
-  // as check reads them: the playbook beside a test that discovery does not find, for the test only
-  const validation = validateWorkspace([
-    ...files,
-    ...playbooksOfTests(files, (file) => {
-      const path = join(root, file);
-      return existsSync(path) ? readText(path) : undefined;
-    }),
-  ]);
-  const sources = new Map([...validation.analyses, ...validation.tests].map(([file, a]) => [file, a.source]));
+  // what check --explore prints from the root (it reads the playbook beside a test that discovery does not
+  // find, for the test only, as the server does)
+  const checked = checkExplore(root);
   const report = await client.request<WorkspaceDiagnosticReport>('workspace/diagnostic', {
     previousResultIds: [],
   });
@@ -223,11 +249,12 @@ async function expectWorkspacePullParity(root: string): Promise<{ files: number;
     const item = report.items.find((i) => i.uri === fileUri(path)) as WorkspaceFullDocumentDiagnosticReport;
     expect(item.kind).toBe('full');
     const actual = item.items.map((d) => toJson(file, d, (uri) => displayPath(fileURLToPath(uri), root)));
-    const expected = validation.diagnostics
-      .filter((d) => d.file === file)
-      .map((d) => toJsonDiagnostic(d, (f) => sources.get(f)));
-    expect(actual, file).toEqual(expected);
+    expect(actual, file).toEqual(checked.filter((d) => d.file === file));
   }
   expect(await client.stop()).toBe(0);
-  return { files: files.length, diagnostics: validation.diagnostics.length };
+  return {
+    files: files.length,
+    diagnostics: checked.length,
+    explored: checked.filter((d) => d.code === 'PB310' || d.code === 'PB311').length,
+  };
 }

@@ -15,6 +15,8 @@ const SERVICE = join(LSP, 'src', 'service');
 /** What a service file may import besides the service's own files. */
 const ALLOWED = new Set([
   '@kairoku-playbook/compiler',
+  // the explorer behind PB310 and PB311: pure too (test/layering.test.ts holds it to no Node built-in)
+  '@kairoku-playbook/machine',
   '@kairoku-playbook/grammar',
   '@kairoku-playbook/grammar/schema/playbook.schema.json',
   'yaml',

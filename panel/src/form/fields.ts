@@ -3,7 +3,7 @@
  * problems (a word where a number goes, JSON that does not parse) are reported here; everything else is
  * the input schema's to say (validate.ts), so the page and the server refuse the same values.
  */
-import type { InputField } from '../api/api-types.js';
+import type { InputField } from '@kairoku-playbook/protocol';
 import { validateInputs } from './validate.js';
 import type { FieldError, Schema } from './validate.js';
 

@@ -6,7 +6,7 @@ import type {
   RunListItem,
   StartAnswer,
   StartRequest,
-} from '../api/api-types.js';
+} from '@kairoku-playbook/protocol';
 import { transport } from './transport.js';
 
 export class RefusedError extends Error {

@@ -1,5 +1,5 @@
 /** The Playbooks panel: cards to start playbooks, a tab per run, the open run. */
-import type { PlaybookCard, RunListItem } from '../api/api-types.js';
+import type { PlaybookCard, RunListItem } from '@kairoku-playbook/protocol';
 import { RunView } from './run-view.js';
 import { StartForm } from './start-form.js';
 import { runState } from './status.js';

@@ -1,7 +1,7 @@
 /** A run's graph: the one layout, in pixels that follow the panel's width. */
 import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { RunDetail, StepDetail } from '../api/api-types.js';
+import type { RunDetail, StepDetail } from '@kairoku-playbook/protocol';
 import { PANEL_METRICS, graphGeometry, layoutGraph, needsByIndex } from '../layout/index.js';
 import type { LayoutStep } from '../layout/index.js';
 import { stepState } from './status.js';

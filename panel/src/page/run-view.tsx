@@ -1,6 +1,6 @@
 /** One run: its actions, the gates waiting for a decision, the graph, End, After the run, a step's sheet. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { GateChoice, RunDetail, StepDetail } from '../api/api-types.js';
+import type { ChoiceView, RunDetail, StepDetail } from '@kairoku-playbook/protocol';
 import { api } from './api.js';
 import { Graph } from './graph.js';
 import { runHasEnded, runState, stepState } from './status.js';
@@ -32,11 +32,11 @@ function GateForm({ detail, step }: { detail: RunDetail; step: StepDetail }) {
   const id = `gate-${step.name}`;
   const takesComment = gate.choices.some((choice) => choice.comment !== 'none');
   /** An event handler: act shows a failure in the status line, so nothing waits on the decision. */
-  const decideOn = (choice: GateChoice) => () => {
+  const decideOn = (choice: ChoiceView) => () => {
     // decide never rejects: its only await is act's, which shows its own failure
     void decide(choice);
   };
-  const decide = async (choice: GateChoice) => {
+  const decide = async (choice: ChoiceView) => {
     if (choice.comment === 'required' && !comment.trim()) {
       setError(`${choice.label ?? choice.name} needs a comment.`);
       document.getElementById(`${id}-comment`)?.focus();

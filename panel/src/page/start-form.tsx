@@ -1,6 +1,6 @@
 /** The start form of a playbook, built from its typed inputs and checked with its input schema. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { InputField, PlaybookCard } from '../api/api-types.js';
+import type { InputField, PlaybookCard } from '@kairoku-playbook/protocol';
 import { fieldOfPointer, initialValues, readForm } from '../form/fields.js';
 import type { RawValue } from '../form/fields.js';
 import type { FieldError } from '../form/validate.js';

@@ -4,7 +4,7 @@
  * is the server's, never guessed.
  */
 import { batch, computed, signal } from '@preact/signals';
-import type { PlaybookCard, RunDetail, RunEvent, RunListItem } from '../api/api-types.js';
+import type { PlaybookCard, RunDetail, RunEventData, RunListItem } from '@kairoku-playbook/protocol';
 import { RefusedError, api } from './api.js';
 import { transport } from './transport.js';
 import type { LiveEvents } from './transport.js';
@@ -102,7 +102,7 @@ export function openRun(id: string): void {
   void loadDetail(id); // (it catches its own failure and shows it in the status line)
 }
 
-function onRunEvent(event: RunEvent): void {
+function onRunEvent(event: RunEventData): void {
   const { version, ...item } = event;
   upsertRun(activeRunId.value === item.id ? { ...item, seen: true } : item);
   if (activeRunId.value === item.id) void loadDetail(item.id, version); // (it catches its own failure and shows it in the status line)
@@ -119,7 +119,7 @@ export function connectEvents(): LiveEvents {
   });
   source.addEventListener('run', (event) => {
     try {
-      onRunEvent(JSON.parse((event as MessageEvent<string>).data) as RunEvent);
+      onRunEvent(JSON.parse((event as MessageEvent<string>).data) as RunEventData);
     } catch {
       void loadRuns(); // (it catches its own failure and shows it in the status line)
     }

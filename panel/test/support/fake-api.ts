@@ -13,14 +13,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import type {
-  GraphLoopView,
-  GraphNodeView,
+  RunGraphLoop,
+  RunGraphNode,
   PlaybookCard,
   Refusal,
   RunDetail,
   RunListItem,
   StepDetail,
-} from '../../src/api/api-types.js';
+} from '@kairoku-playbook/protocol';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 export const TOKEN = 'test-token-0123456789';
@@ -94,7 +94,7 @@ export const PLAYBOOKS: PlaybookCard[] = [
   },
 ];
 
-interface Node extends GraphNodeView {
+interface Node extends RunGraphNode {
   /** outcomes the step reports, one per attempt (the last repeats) */
   script: string[];
 }
@@ -105,7 +105,7 @@ interface FakeRun {
   outputs: Record<string, unknown> | null;
   reason?: string;
   nodes: Node[];
-  loops: (GraphLoopView & { outcomeOf: string })[];
+  loops: (RunGraphLoop & { outcomeOf: string })[];
   steps: Map<string, StepDetail>;
   after: StepDetail[];
   version: number;
@@ -119,7 +119,7 @@ const PR_NODES: Node[] = [
   { name: 'ship', kind: 'gate', needs: ['review'], script: [] },
 ];
 
-function newStep(node: GraphNodeView): StepDetail {
+function newStep(node: RunGraphNode): StepDetail {
   return {
     name: node.name,
     kind: node.kind,
@@ -149,8 +149,8 @@ export interface FakeApi {
   /** a run started directly, as another page or the CLI would start one */
   addRun(options?: {
     title?: string;
-    nodes?: GraphNodeView[];
-    loops?: GraphLoopView[];
+    nodes?: RunGraphNode[];
+    loops?: RunGraphLoop[];
     status?: RunListItem['status'];
   }): string;
   run(id: string): FakeRun | undefined;

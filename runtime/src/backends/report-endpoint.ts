@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
-import { describeForbidden, forbiddenKey } from '../core/schemas.js';
+import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
 import { storeKey } from '../mcp/token.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { resolveBindAddress } from './bind-address.js';

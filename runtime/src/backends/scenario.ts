@@ -1,7 +1,7 @@
 import type { Ir, IrStep } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { parse } from 'yaml';
-import { describeForbidden, forbiddenKey } from '../core/schemas.js';
+import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
 
 /**
  * A scenario scripts the `sim` backend (SPEC §8): reports per successive attempt of a step (past the

@@ -1,9 +1,6 @@
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import { generatedOutputs, simString } from '../core/representative.js';
-import type { OpenGate } from '../core/effects.js';
-import { AFTER_PREFIX } from '../core/state.js';
-import type { RunState } from '../core/state.js';
-import { stepIr } from '../core/view.js';
+import { AFTER_PREFIX, generatedOutputs, simString, stepIr } from '@kairoku-playbook/machine';
+import type { OpenGate, RunState } from '@kairoku-playbook/machine';
 import { ReadOnlyGuard } from '../worktree/read-only-guard.js';
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { emptyScenario } from './scenario.js';

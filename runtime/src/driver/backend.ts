@@ -1,6 +1,4 @@
-import type { Effect } from '../core/effects.js';
-import type { RunEvent } from '../core/events.js';
-import type { RunState } from '../core/state.js';
+import type { Effect, RunEvent, RunState } from '@kairoku-playbook/machine';
 
 // The driver's side of the contract with backends: it is defined here, where it is used, so the
 // driver and the hosts never import a backend; each backend (`src/backends/`) implements it.

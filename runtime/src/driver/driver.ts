@@ -1,10 +1,13 @@
 import type { Backend, BackendContext, BackendEffect } from './backend.js';
-import type { Effect } from '../core/effects.js';
-import type { RunEvent } from '../core/events.js';
-import type { RunState } from '../core/state.js';
-import { advance } from '../core/transition.js';
-import type { RefusalCode, TransitionRefusal, TransitionResult } from '../core/transition.js';
-import { stepRun } from '../core/view.js';
+import { advance, stepRun } from '@kairoku-playbook/machine';
+import type {
+  Effect,
+  RefusalCode,
+  RunEvent,
+  RunState,
+  TransitionRefusal,
+  TransitionResult,
+} from '@kairoku-playbook/machine';
 
 export interface DriverOptions {
   backend: Backend;

@@ -1,4 +1,4 @@
-import { MASK } from '../core/state.js';
+import { MASK } from '@kairoku-playbook/machine';
 
 /** Shorter values would mask ordinary words; the rule the transition function's scrubbing uses. */
 const MIN_SECRET_LENGTH = 4;

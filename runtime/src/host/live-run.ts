@@ -1,12 +1,8 @@
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
-import type { OpenGate } from '../core/effects.js';
-import type { GateDecision, RunEvent } from '../core/events.js';
-import { hasWorkGoing } from '../core/state.js';
-import type { RunState, StepStatus } from '../core/state.js';
-import { vecToArray } from '../core/pvec.js';
+import { dueTimeouts, hasWorkGoing, vecToArray } from '@kairoku-playbook/machine';
+import type { GateDecision, OpenGate, RunEvent, RunState, StepStatus } from '@kairoku-playbook/machine';
 import { Driver } from '../driver/driver.js';
 import type { Refusal } from '../driver/driver.js';
-import { dueTimeouts } from '../core/timeouts.js';
 
 /** Asks a person to decide a gate; undefined when nobody can (end of input). Aborted when the gate closes. */
 export type GateAsker = (

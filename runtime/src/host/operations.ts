@@ -1,7 +1,5 @@
-import type { RunEvent } from '../core/events.js';
-import { vecToArray } from '../core/pvec.js';
-import { AFTER_PREFIX, isEnded } from '../core/state.js';
-import type { RunState } from '../core/state.js';
+import { AFTER_PREFIX, isEnded, vecToArray } from '@kairoku-playbook/machine';
+import type { RunEvent, RunState } from '@kairoku-playbook/machine';
 import type { HostRefusal } from './refusal.js';
 
 /**

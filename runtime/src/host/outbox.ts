@@ -1,5 +1,4 @@
-import type { CarriedEffect } from '../core/effects.js';
-import type { RunState } from '../core/state.js';
+import type { CarriedEffect, RunState } from '@kairoku-playbook/machine';
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 
 /**

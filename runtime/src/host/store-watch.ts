@@ -1,6 +1,6 @@
 import { statSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { RunStore } from '../store/run-store.js';
 
 /** A run file's identity on disk: a write by anyone changes it (each write is a rename of a new file). */

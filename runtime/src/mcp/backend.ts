@@ -1,7 +1,7 @@
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
 import { SimBackend } from '../backends/sim.js';
 import type { Scenario } from '../backends/scenario.js';
-import type { Effect, OpenGate } from '../core/effects.js';
+import type { Effect, OpenGate } from '@kairoku-playbook/machine';
 import { isGitWorktree } from '../worktree/git-snapshot.js';
 import type { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 

@@ -5,16 +5,19 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { readScenario } from '../backends/scenario.js';
 import type { Scenario } from '../backends/scenario.js';
-import type { RunEvent } from '../core/events.js';
-import { vecSlice, vecToArray } from '../core/pvec.js';
-import { AFTER_PREFIX, isEnded } from '../core/state.js';
-import type { RunState } from '../core/state.js';
-import type { TransitionRefusal } from '../core/transition.js';
+import {
+  AFTER_PREFIX,
+  dueTimeouts,
+  isEnded,
+  stepIr,
+  stepRun,
+  vecSlice,
+  vecToArray,
+} from '@kairoku-playbook/machine';
+import type { RunEvent, RunState, TransitionRefusal } from '@kairoku-playbook/machine';
 import type { Driver } from '../driver/driver.js';
 import { RunHost } from '../host/run-host.js';
 import type { HostResult } from '../host/run-host.js';
-import { stepIr, stepRun } from '../core/view.js';
-import { dueTimeouts } from '../core/timeouts.js';
 import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 import { defaultHome } from '../store/run-store.js';
 import type { RunStore } from '../store/run-store.js';

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { stepIr } from '../core/view.js';
+import { stepIr } from '@kairoku-playbook/machine';
 import { RunStore, defaultHome } from '../store/run-store.js';
 import type { AgentMode } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';

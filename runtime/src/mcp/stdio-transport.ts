@@ -13,9 +13,9 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { describeForbidden, forbiddenKey } from '../core/schemas.js';
-import { readRequestId } from './request-id.js';
-import type { RequestId } from './request-id.js';
+import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
+import { readRequestId } from '@kairoku-playbook/protocol';
+import type { RequestId } from '@kairoku-playbook/protocol';
 
 /** The longest message line the server reads (the MCP SDK's own stdio limit, now per message). */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;

@@ -1,7 +1,6 @@
 import type { IrAfterTask, IrOutcome, IrStep } from '@kairoku-playbook/compiler';
-import { vecToArray } from '../core/pvec.js';
-import { AFTER_PREFIX, isEnded } from '../core/state.js';
-import type { Attempt, RunState, RunStatus, StepRun, StepStatus } from '../core/state.js';
+import { AFTER_PREFIX, isEnded, vecToArray } from '@kairoku-playbook/machine';
+import type { Attempt, RunState, RunStatus, StepRun, StepStatus } from '@kairoku-playbook/machine';
 
 /**
  * What the manager protocol shows of a run: the whole run (`get_run`), the short progress every

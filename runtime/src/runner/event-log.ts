@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { MASK } from '../core/state.js';
+import { MASK } from '@kairoku-playbook/machine';
 import { LIMITS, bound } from '../backends/kairoku/protocol.js';
 import type { CuratedEvent, EventKind } from '../backends/kairoku/protocol.js';
 

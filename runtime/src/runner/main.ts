@@ -1,6 +1,6 @@
 import { runRunner } from './run-runner.js';
 import { EXIT } from './runner.js';
-import { forTerminal } from '../core/terminal-text.js';
+import { forTerminal } from '@kairoku-playbook/machine';
 
 // `node runtime/dist/runner/main.js --app … --token-file … --repo …`: the reference runner daemon.
 runRunner(process.argv.slice(2)).then(

@@ -1,6 +1,6 @@
 import { USAGE, parseRunnerArgs } from './options.js';
 import { EXIT, Runner } from './runner.js';
-import { forTerminal } from '../core/terminal-text.js';
+import { forTerminal } from '@kairoku-playbook/machine';
 
 /**
  * The reference runner as a command (`kairoku-playbook runner …`; `node runtime/dist/runner/main.js …` runs it

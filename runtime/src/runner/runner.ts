@@ -11,8 +11,7 @@ import {
 import { join } from 'node:path';
 import type { IrRole } from '@kairoku-playbook/compiler';
 import { resolveBindAddress } from '../backends/bind-address.js';
-import { MASK } from '../core/state.js';
-import { forTerminal } from '../core/terminal-text.js';
+import { forTerminal, MASK } from '@kairoku-playbook/machine';
 import { LIMITS, PROTOCOL_VERSION, bound, isFixedRole } from '../backends/kairoku/protocol.js';
 import type {
   CapacityResponse,
@@ -23,7 +22,7 @@ import type {
 } from '../backends/kairoku/protocol.js';
 import { checkDirectory } from '../exec/perform-check.js';
 import { runCheckCommands } from '../exec/run-commands.js';
-import { decideToolCall } from '../policy/decide.js';
+import { decideToolCall } from '../tool-policy.js';
 import { AppClient, AppRefusal, AppUntrusted, Unauthorized } from './app-client.js';
 import { startCapacityServer } from './capacity-server.js';
 import { EventLog } from './event-log.js';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HostRefusal } from '../host/run-host.js';
-import type { Refusal } from './api-types.js';
+import type { Refusal } from '@kairoku-playbook/protocol';
 
 // How serve answers: JSON with no caching, and refusals with a stable code (docs/serve.md's Refusals).
 

@@ -1,5 +1,5 @@
 import type { Backend, BackendContext, BackendEffect } from '../driver/backend.js';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import { readScenario } from '../backends/scenario.js';
 import { SimBackend } from '../backends/sim.js';
 

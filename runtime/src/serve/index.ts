@@ -15,8 +15,10 @@ export type {
   StartOptions,
 } from '../host/run-host.js';
 export { DeferredBackend } from '../host/deferred-backend.js';
-export { hasWorkGoing } from '../core/state.js';
-export type * from './api-types.js';
+export { HostingRefused } from '../host/hosting-backend.js';
+export type { HostingBackend, OfferedStartOptions } from '../host/hosting-backend.js';
+export { hasWorkGoing } from '@kairoku-playbook/machine';
+export type * from '@kairoku-playbook/protocol';
 export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from './discovery.js';
 export { lockServe } from './serve-lock.js';
 export type { ServeLockHolder, ServeLockResult } from './serve-lock.js';

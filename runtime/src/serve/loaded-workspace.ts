@@ -48,20 +48,6 @@ function relevant(name: string | null): boolean {
   return YAML.test(name) || !EXTENSION.test(name); // (`.kairoku/exclude`, a folder)
 }
 
-/** serve's workspace as its options say (`watchPlaybooks`, `watchPlaybooksMs`, `workspaceFs`). */
-export function servedWorkspaceOf(
-  root: string,
-  options: { watchPlaybooks?: boolean; watchPlaybooksMs?: number; workspaceFs?: WorkspaceFileSystem },
-  changed: () => void,
-): ServedWorkspace {
-  return serveWorkspace(root, {
-    watch: options.watchPlaybooks !== false,
-    changed,
-    ...(options.watchPlaybooksMs !== undefined ? { pollMs: options.watchPlaybooksMs } : {}),
-    ...(options.workspaceFs ? { fs: options.workspaceFs } : {}),
-  });
-}
-
 export function serveWorkspace(root: string, options: ServedWorkspaceOptions = {}): ServedWorkspace {
   return new WatchedWorkspace(root, options);
 }

@@ -1,36 +1,53 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { operationSpecs } from '../host/operations.js';
 import type { OperationSpec } from '../host/operations.js';
-import type { RunState } from '../core/state.js';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { HostResult } from '../host/run-host.js';
 import type { RunStore } from '../store/run-store.js';
+import { refuse, refuseWith } from './answers.js';
+import type { Route, RouteCall } from './routes.js';
 import { REQUEST_SCHEMAS } from './schemas.js';
+import type { RequestKind } from './schemas.js';
+import { runDetail } from './views.js';
 
 /**
- * The operation a POST under `/api/v1/runs/ID/` names: `segments` are the path after the run's id,
- * matched against each operation's route (`:name` segments read as parameters). Undefined when none
- * matches.
+ * The routes of the operators' operations: one per entry of the operations' table
+ * (`host/operations.ts`), `POST /api/v1/runs/:id/ROUTE`, its body checked against the schema the entry
+ * names. An operation added to the table is routed with nothing else edited.
  */
-export function routeOperation(
-  segments: readonly string[],
-): { spec: OperationSpec; params: Record<string, string> } | undefined {
-  for (const spec of operationSpecs()) {
-    const pattern = spec.route.split('/');
-    if (pattern.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    const matches = pattern.every((part, i) => {
-      if (part.startsWith(':')) {
-        params[part.slice(1)] = segments[i]!;
-        return true;
-      }
-      return part === segments[i];
-    });
-    if (!matches) continue;
+export function operationRoutes(): Route[] {
+  return operationSpecs().map((spec) => {
     if (!(spec.body in REQUEST_SCHEMAS))
       throw new Error(`operation "${spec.type}" takes a body serve has no schema for: "${spec.body}"`);
-    return { spec, params };
+    return {
+      method: 'POST',
+      path: `runs/:id/${spec.route}`,
+      body: spec.body as RequestKind,
+      handle: (call) => operateOn(call, spec),
+    };
+  });
+}
+
+async function operateOn(call: RouteCall, spec: OperationSpec): Promise<void> {
+  const { res, serve } = call;
+  const { host, seen } = serve;
+  const id = call.params.id!;
+  const operation = spec.read(call.params, call.body as Record<string, string>);
+  const got = host.get(id);
+  if (!got.ok) return refuseWith(res, got.refusal);
+  if (got.value.workspace !== host.workspace)
+    return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
+  let asked: { owner: number; request: string } | undefined;
+  const result = host.operate(id, operation, (owner, request) => (asked = { owner, request }));
+  if (!result.ok) return refuseWith(res, result.refusal);
+  let run = result.value;
+  // A run another live process drives was asked to apply it: answered once that process has.
+  if (asked) {
+    const applied = await appliedElsewhere(host.store, id, asked, run, serve.options.askTimeoutMs);
+    if (!applied.ok) return refuseWith(res, applied.refusal);
+    run = applied.value;
   }
-  return undefined;
+  serve.answer(res, 200, 'run', runDetail(run, host.version(id), seen.has(id)));
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { IrInput } from '@kairoku-playbook/compiler';
-import { vecToArray } from '../core/pvec.js';
-import { ACTIVE, AFTER_PREFIX, isEnded } from '../core/state.js';
-import type { RunState, StepRun } from '../core/state.js';
+import { ACTIVE, AFTER_PREFIX, isEnded, vecToArray } from '@kairoku-playbook/machine';
+import type { RunState, StepRun } from '@kairoku-playbook/machine';
 import { restartableSteps } from '../mcp/views.js';
 import type { WorkspacePlaybook } from '../mcp/workspace.js';
 import type {
-  GraphLoop,
-  GraphNode,
+  RunGraphLoop,
+  RunGraphNode,
   InputField,
   InputType,
   PlaybookCard,
@@ -14,7 +13,7 @@ import type {
   RunListItem,
   StepActivity,
   StepDetail,
-} from './api-types.js';
+} from '@kairoku-playbook/protocol';
 
 /**
  * What the API shows of playbooks and runs, built from the workspace and the run state. Plain JSON;
@@ -217,14 +216,14 @@ function valueAt(state: RunState, path: string): unknown {
 
 function graphOf(state: RunState): RunDetail['graph'] {
   const ir = state.ir;
-  const nodes: GraphNode[] = ir.steps.map((s) => ({
+  const nodes: RunGraphNode[] = ir.steps.map((s) => ({
     name: s.name,
     kind: s.kind,
     needs: s.needs.map((n) => ir.steps[n]!.name),
   }));
   for (const task of ir.after)
     nodes.push({ name: `${AFTER_PREFIX}${task.name}`, kind: task.kind, needs: [], after: true });
-  const loops: GraphLoop[] = [];
+  const loops: RunGraphLoop[] = [];
   for (const step of ir.steps)
     for (const outcome of step.outcomes) {
       const t = outcome.transition;

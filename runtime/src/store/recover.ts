@@ -1,8 +1,5 @@
-import type { Effect } from '../core/effects.js';
-import { vecGet } from '../core/pvec.js';
-import { AFTER_PREFIX } from '../core/state.js';
-import type { RunState, StepRun } from '../core/state.js';
-import { advance } from '../core/transition.js';
+import { advance, AFTER_PREFIX, vecGet } from '@kairoku-playbook/machine';
+import type { Effect, RunState, StepRun } from '@kairoku-playbook/machine';
 import type { RunStore } from './run-store.js';
 
 export interface Recovery {

@@ -1,6 +1,6 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import { vecToArray } from '../core/pvec.js';
-import type { RunState } from '../core/state.js';
+import { vecToArray } from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 
 export type RoomConflict =
   { kind: 'workspace'; run: RunState } | { kind: 'concurrency'; runs: RunState[]; limit: number };

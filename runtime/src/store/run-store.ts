@@ -4,9 +4,8 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
-import { vecFromArray, vecToArray } from '../core/pvec.js';
-import { STATE_VERSION } from '../core/state.js';
-import type { HistoryEntry, RunState, StepRun } from '../core/state.js';
+import { STATE_VERSION, vecFromArray, vecToArray } from '@kairoku-playbook/machine';
+import type { HistoryEntry, RunState, StepRun } from '@kairoku-playbook/machine';
 import { FileWriteError, writeFileAtomic } from './atomic-write.js';
 import { processIsAlive } from './process-alive.js';
 

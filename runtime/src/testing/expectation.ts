@@ -1,9 +1,8 @@
 import { STEP_STATUSES } from '@kairoku-playbook/compiler';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
-import { equal } from '../expr/evaluate.js';
-import type { RunStatus, StepStatus } from '../core/state.js';
-import type { RunSummary, StepSummary } from '../core/view.js';
+import { equal } from '@kairoku-playbook/machine';
+import type { RunStatus, RunSummary, StepStatus, StepSummary } from '@kairoku-playbook/machine';
 
 /**
  * The `expect:` block of a playbook test (SPEC §8): the run's status, per step its attempts (a count,

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../core/events.js';
+import type { RunEvent } from '@kairoku-playbook/machine';
 import { changesSince, isWorktreeError, snapshotWorktree } from './git-snapshot.js';
 
 export type ReadOnlyViolated = Extract<RunEvent, { type: 'read-only-violated' }>;

@@ -3,8 +3,9 @@ import { checkIr } from '@kairoku-playbook/compiler';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyScenario } from '../../src/backends/scenario.js';
-import { createRun } from '../../src/core/create-run.js';
 import {
+  advance,
+  createRun,
   emptyVec,
   vecFromArray,
   vecGet,
@@ -12,9 +13,8 @@ import {
   vecSet,
   vecSlice,
   vecToArray,
-} from '../../src/core/pvec.js';
-import type { PVec } from '../../src/core/pvec.js';
-import { advance } from '../../src/core/transition.js';
+} from '@kairoku-playbook/machine';
+import type { PVec } from '@kairoku-playbook/machine';
 import { runSim } from '../../src/sim-run.js';
 import { compile } from '../helpers.js';
 

@@ -11,13 +11,18 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, describe, expect, it } from 'vitest';
 import { Driver } from '../../src/driver/driver.js';
 import { HandRunner, startApp, waitFor } from '../fixtures/kairoku/harness.js';
-import { createRun } from '../../src/core/create-run.js';
-import { prepareInputs } from '../../src/core/inputs.js';
-import { vecToArray } from '../../src/core/pvec.js';
-import { SecretMasker, fingerprintSecrets, sameSecret, secretPieces } from '../../src/core/secret-mask.js';
-import { MASK } from '../../src/core/state.js';
-import type { RunState } from '../../src/core/state.js';
-import { advance } from '../../src/core/transition.js';
+import {
+  advance,
+  createRun,
+  fingerprintSecrets,
+  MASK,
+  prepareInputs,
+  sameSecret,
+  SecretMasker,
+  secretPieces,
+  vecToArray,
+} from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import { loadMaskKey } from '../../src/host/mask-key.js';
 import { serializeRun } from '../../src/store/run-store.js';
 import { playbook } from '../helpers.js';

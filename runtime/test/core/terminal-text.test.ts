@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { forTerminal } from '../../src/core/terminal-text.js';
+import { forTerminal } from '@kairoku-playbook/machine';
 import { ensureRunnerBuilt, makeRepo, removeTempDirs, spawnRunner } from '../fixtures/kairoku/harness.js';
 
 /** Anything a terminal acts on: C0 but tab and line feed, DEL, C1, bidirectional controls. */

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend, BackendEffect } from '../../src/driver/backend.js';
-import { createRun } from '../../src/core/create-run.js';
-import type { RunState } from '../../src/core/state.js';
-import { vecToArray } from '../../src/core/pvec.js';
-import { stepRun } from '../../src/core/view.js';
+import { createRun, stepRun, vecToArray } from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import { Driver } from '../../src/driver/driver.js';
 import { compileFile } from '../helpers.js';
 

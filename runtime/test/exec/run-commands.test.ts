@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MASK } from '../../src/core/state.js';
+import { MASK } from '@kairoku-playbook/machine';
 import { BoundedOutput } from '../../src/exec/bounded-output.js';
 import { killAllChecks, runCheckCommands } from '../../src/exec/run-commands.js';
 import type { RunCommandsOptions } from '../../src/exec/run-commands.js';

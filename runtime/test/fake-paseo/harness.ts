@@ -9,12 +9,15 @@ import { PaseoBackend } from '../../src/backends/paseo/backend.js';
 import type { CheckExecutor, PaseoBackendOptions, StartCheck } from '../../src/backends/paseo/backend.js';
 import type { Log, LogLevel } from '../../src/backends/paseo/client.js';
 import { runBranch } from '../../src/backends/paseo/worktree.js';
-import { generatedOutputs } from '../../src/core/representative.js';
-import { createRun } from '../../src/core/create-run.js';
-import { prepareInputs, splitSecrets } from '../../src/core/inputs.js';
-import { vecToArray } from '../../src/core/pvec.js';
-import { isEnded } from '../../src/core/state.js';
-import type { RunState } from '../../src/core/state.js';
+import {
+  createRun,
+  generatedOutputs,
+  isEnded,
+  prepareInputs,
+  splitSecrets,
+  vecToArray,
+} from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import { Driver } from '../../src/driver/driver.js';
 import type { FakePaseoDaemon } from './daemon.js';
 

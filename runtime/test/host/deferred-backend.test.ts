@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend, BackendContext, BackendEffect } from '../../src/driver/backend.js';
-import type { RunEvent } from '../../src/core/events.js';
+import type { RunEvent } from '@kairoku-playbook/machine';
 import { DeferredBackend } from '../../src/host/deferred-backend.js';
 
 /** A context that records what the backend fed back. */

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend, BackendContext, BackendEffect } from '../../src/driver/backend.js';
-import { generatedOutputs } from '../../src/core/representative.js';
-import { createRun } from '../../src/core/create-run.js';
-import { prepareInputs } from '../../src/core/inputs.js';
-import { vecToArray } from '../../src/core/pvec.js';
-import { AFTER_PREFIX } from '../../src/core/state.js';
-import { stepRun } from '../../src/core/view.js';
+import {
+  AFTER_PREFIX,
+  createRun,
+  generatedOutputs,
+  prepareInputs,
+  stepRun,
+  vecToArray,
+} from '@kairoku-playbook/machine';
 import { LiveRun } from '../../src/host/live-run.js';
 import { compileFile, playbook } from '../helpers.js';
 import type { Ir } from '@kairoku-playbook/compiler';

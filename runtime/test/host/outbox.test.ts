@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CarriedEffect } from '../../src/core/effects.js';
+import type { CarriedEffect } from '@kairoku-playbook/machine';
 import type { Backend, BackendEffect } from '../../src/driver/backend.js';
 import { carry, performCarried } from '../../src/host/outbox.js';
 import { RunHost } from '../../src/host/run-host.js';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
-import { createRun } from '../../src/core/create-run.js';
-import type { RunState } from '../../src/core/state.js';
+import { createRun } from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import { fileStamp, watchStore } from '../../src/host/store-watch.js';
 import { RunStore } from '../../src/store/run-store.js';
 

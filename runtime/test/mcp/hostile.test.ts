@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseYaml, readScenario } from '../../src/backends/scenario.js';
-import { prepareInputs } from '../../src/core/inputs.js';
+import { prepareInputs } from '@kairoku-playbook/machine';
 import { serveMcp } from '../../src/mcp/server.js';
 import type { RunningServer } from '../../src/mcp/server.js';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';

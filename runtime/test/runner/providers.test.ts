@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { KairokuBackend } from '../../src/backends/kairoku/index.js';
-import { stepRun } from '../../src/core/view.js';
+import { stepRun } from '@kairoku-playbook/machine';
 import {
   alive,
   ensureRunnerBuilt,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatch, KairokuBackend } from '../../src/backends/kairoku/index.js';
-import { stepRun } from '../../src/core/view.js';
+import { stepRun } from '@kairoku-playbook/machine';
 import {
   alive,
   ensureRunnerBuilt,

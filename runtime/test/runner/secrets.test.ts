@@ -7,8 +7,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { KairokuBackend } from '../../src/backends/kairoku/index.js';
-import { createRun } from '../../src/core/create-run.js';
-import { prepareInputs, splitSecrets } from '../../src/core/inputs.js';
+import { createRun, prepareInputs, splitSecrets } from '@kairoku-playbook/machine';
 import { Driver } from '../../src/driver/driver.js';
 import {
   ensureRunnerBuilt,

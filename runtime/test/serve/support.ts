@@ -14,7 +14,7 @@ import type {
   RunEventData,
   RunsAnswer,
   StartAnswer,
-} from '../../src/serve/api-types.js';
+} from '@kairoku-playbook/protocol';
 
 export const BROKEN =
   'version: 1\nid: broken\ntitle: Broken\nsteps:\n  a:\n    needs: [nope]\n    prompt: x\n';

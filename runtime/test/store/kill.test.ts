@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { vecToArray } from '../../src/core/pvec.js';
-import type { RunState } from '../../src/core/state.js';
+import { vecToArray } from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import { recoverRuns } from '../../src/store/recover.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { repo } from '../helpers.js';

@@ -9,8 +9,8 @@
 import { AbstractMessageReader } from 'vscode-languageserver/node';
 import type { DataCallback, Disposable, Message, ResponseMessage } from 'vscode-languageserver/node';
 import { INVALID_REQUEST, MessageFraming, PARSE_ERROR } from './framing.js';
-import { readRequestId } from './request-id.js';
-import type { RequestId } from './request-id.js';
+import { readRequestId } from '@kairoku-playbook/protocol';
+import type { RequestId } from '@kairoku-playbook/protocol';
 
 export const INVALID_PARAMS = -32602;
 

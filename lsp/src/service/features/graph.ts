@@ -7,103 +7,31 @@
  * the view never disagrees with `kairoku-playbook check` or with the Problems panel.
  */
 import { compileAnalysis } from '@kairoku-playbook/compiler';
-import type { Diagnostic, FileAnalysis, Ir, IrStep, IrTransition } from '@kairoku-playbook/compiler';
+import type { FileAnalysis, Ir, IrTransition } from '@kairoku-playbook/compiler';
 import { expressionText, templateText } from '../language/template-text.js';
+import { LISTED_PROBLEMS } from '@kairoku-playbook/protocol';
+import type {
+  GraphLoop,
+  GraphOutcome,
+  GraphProblem,
+  GraphStep,
+  PlaybookGraph,
+  PlaybookProblems,
+} from '@kairoku-playbook/protocol';
 
-/** How many problems an answer lists (errors first): a view shows them under the count. */
-export const LISTED_PROBLEMS = 20;
-
-export type GraphOutcome =
-  | { name: string; transition: 'next' | 'fail' | 'end' | 'retry' }
-  | { name: string; transition: 'loop'; target: number; max: number; exhausted: 'next' | 'fail' | 'end' };
-
-export interface GraphStep {
-  index: number;
-  name: string;
-  kind: IrStep['kind'];
-  /** the step's title as written (expressions as `${{ … }}`), or null */
-  title: string | null;
-  role: string | null;
-  /** the `when:` condition as written, or null */
-  when: string | null;
-  /** the steps it needs, as indices, in the order written */
-  needs: number[];
-  outcomes: GraphOutcome[];
-  /** the IR's layout: one row below the step's deepest need, and its place in that row */
-  row: number;
-  column: number;
-  /** 1-based line and UTF-16 column of the step in its file */
-  line: number;
-  character: number;
-}
-
-/** A need: `from` must finish before `to` starts. */
-export interface GraphEdge {
-  from: number;
-  to: number;
-}
-
-/** An outcome of `from` that goes back to `to`, at most `max` times, then `exhausted`. */
-export interface GraphLoop {
-  from: number;
-  to: number;
-  outcome: string;
-  max: number;
-  exhausted: 'next' | 'fail' | 'end';
-}
-
-export interface GraphAfterTask {
-  name: string;
-  kind: 'agent' | 'check';
-  role: string | null;
-  trigger: 'auto' | 'manual';
-  on: ('completed' | 'failed')[];
-  line: number;
-  character: number;
-}
-
-export interface GraphProblem {
-  /** 1-based */
-  line: number;
-  /** 1-based, UTF-16 code units */
-  column: number;
-  severity: Diagnostic['severity'];
-  code: string;
-  message: string;
-}
-
-/** A playbook that checks without errors: its graph. */
-export interface PlaybookGraph {
-  kind: 'graph';
-  /** the file as diagnostics name it */
-  file: string;
-  id: string;
-  title: string;
-  warnings: number;
-  /** one more than the deepest step's row (0 without steps) */
-  rows: number;
-  steps: GraphStep[];
-  edges: GraphEdge[];
-  loops: GraphLoop[];
-  after: GraphAfterTask[];
-}
-
-/** A playbook with errors: no graph, the counts and the first problems (errors first). */
-export interface PlaybookProblems {
-  kind: 'problems';
-  file: string;
-  errors: number;
-  warnings: number;
-  problems: GraphProblem[];
-}
-
-/** No graph to show: the document is not open in the server, or is not a playbook. */
-export interface NoGraph {
-  kind: 'none';
-  message: string;
-}
-
-export type GraphAnswer = PlaybookGraph | PlaybookProblems | NoGraph;
+export { LISTED_PROBLEMS } from '@kairoku-playbook/protocol';
+export type {
+  GraphAfterTask,
+  GraphAnswer,
+  GraphEdge,
+  GraphLoop,
+  GraphOutcome,
+  GraphProblem,
+  GraphStep,
+  NoGraph,
+  PlaybookGraph,
+  PlaybookProblems,
+} from '@kairoku-playbook/protocol';
 
 const answers = new WeakMap<FileAnalysis, PlaybookGraph | PlaybookProblems>();
 

@@ -6,7 +6,7 @@ import { INVALID_REQUEST, MessageFraming, PARSE_ERROR } from '../../../src/serve
 import type { Frame } from '../../../src/server/protocol/framing.js';
 import { GuardedMessageReader } from '../../../src/server/protocol/message-reader.js';
 import { checkParams } from '../../../src/server/protocol/params.js';
-import { readRequestId } from '../../../src/server/protocol/request-id.js';
+import { readRequestId } from '@kairoku-playbook/protocol';
 
 function frame(body: string, headers = ''): Buffer {
   const bytes = Buffer.from(body);

@@ -1,8 +1,7 @@
 /* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 import { randomUUID } from 'node:crypto';
-import type { RunEvent } from '../../core/events.js';
-import { isEnded } from '../../core/state.js';
-import { stepIr } from '../../core/view.js';
+import { isEnded, stepIr } from '@kairoku-playbook/machine';
+import type { RunEvent } from '@kairoku-playbook/machine';
 import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { reportService } from '../report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../report-endpoint.js';

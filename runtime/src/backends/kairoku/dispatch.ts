@@ -1,7 +1,6 @@
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import type { Effect } from '../../core/effects.js';
-import type { RunState } from '../../core/state.js';
-import { stepIr } from '../../core/view.js';
+import { stepIr } from '@kairoku-playbook/machine';
+import type { Effect, RunState } from '@kairoku-playbook/machine';
 import { DEFAULT_WALL_CLOCK_MS, isFixedRole } from './protocol.js';
 import type { Dispatch } from './protocol.js';
 

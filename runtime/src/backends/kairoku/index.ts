@@ -17,3 +17,5 @@ export { ReadyQueue } from './ready-queue.js';
 export * from './protocol.js';
 export { SCHEMAS, SCHEMA_BASE } from './schemas.js';
 export { loadAppToken } from './app-token.js';
+export { hostKairokuRuns } from './serve-backend.js';
+export type { KairokuHostingRequest } from './serve-backend.js';

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { LIMITS, PROTOCOL_VERSION, ROUTES, checkBody, describeProblems, errorBody } from './protocol.js';
 import type { Route } from './protocol.js';
-import { describeForbidden, forbiddenKey } from '../../core/schemas.js';
+import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
 import { resolveBindAddress } from '../bind-address.js';
 import type { Lookup } from '../bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../http-body.js';

@@ -1,8 +1,6 @@
 /* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
-import type { Effect } from '../../core/effects.js';
-import type { RunEvent } from '../../core/events.js';
-import type { RunState } from '../../core/state.js';
-import { stepIr, stepRun } from '../../core/view.js';
+import { stepIr, stepRun } from '@kairoku-playbook/machine';
+import type { Effect, RunEvent, RunState } from '@kairoku-playbook/machine';
 import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
 import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';

@@ -1,4 +1,4 @@
-import type { Effect } from '../../core/effects.js';
+import type { Effect } from '@kairoku-playbook/machine';
 
 export type StartAgent = Extract<Effect, { type: 'start-agent' }>;
 

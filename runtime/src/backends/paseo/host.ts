@@ -1,6 +1,5 @@
-import { vecToArray } from '../../core/pvec.js';
-import { AFTER_PREFIX, hasWorkGoing, isEnded } from '../../core/state.js';
-import type { RunState } from '../../core/state.js';
+import { AFTER_PREFIX, hasWorkGoing, isEnded, vecToArray } from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import type { Driver } from '../../driver/driver.js';
 import type { RunHost } from '../../host/run-host.js';
 import type { RunStore } from '../../store/run-store.js';

@@ -37,3 +37,5 @@ export {
   startWithNewManager,
 } from './manager-agent.js';
 export type { NewManagerRequest, NewManagerResult, StdioServer } from './manager-agent.js';
+export { hostPaseoRuns } from './serve-backend.js';
+export type { PaseoDaemon, PaseoHostingRequest } from './serve-backend.js';

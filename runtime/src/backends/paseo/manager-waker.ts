@@ -1,4 +1,4 @@
-import type { WakeUp } from '../../core/state.js';
+import type { WakeUp } from '@kairoku-playbook/machine';
 import { isObject } from './client.js';
 import type { PaseoClient, StreamEvent } from './client.js';
 import { BUSY, TURN_ENDS, turnStartedAnyway } from './turns.js';

@@ -1,6 +1,5 @@
-import type { RunEvent } from '../../core/events.js';
-import type { RunState } from '../../core/state.js';
-import { dueTimeouts } from '../../core/timeouts.js';
+import { dueTimeouts } from '@kairoku-playbook/machine';
+import type { RunEvent, RunState } from '@kairoku-playbook/machine';
 import type { Driver } from '../../driver/driver.js';
 import type { RunHost } from '../../host/run-host.js';
 import { StoreBusyError } from '../../store/lock.js';

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import type * as ClaudeSdk from '@anthropic-ai/claude-agent-sdk';
 import { ProcessGroup } from '../../exec/process-group.js';
 import type { ToolPolicy } from '../../backends/kairoku/protocol.js';
-import type { ToolCall } from '../../policy/decide.js';
+import type { ToolCall } from '@kairoku-playbook/machine';
 import { stderrEvent } from './agent-process.js';
 import { EventQueue, decisionEvent } from './types.js';
 import type { LaunchContext, Launched, Provider, ProviderEvent, ProviderExit } from './types.js';

@@ -1,4 +1,4 @@
-import type { Decision, ToolCall } from '../../policy/decide.js';
+import type { Decision, ToolCall } from '@kairoku-playbook/machine';
 import { REPORT_SERVER } from './claude.js';
 import { spawnAgent } from './agent-process.js';
 import { decisionEvent } from './types.js';

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../policy/decide.js';
+import type { ToolCall } from '@kairoku-playbook/machine';
 import { curatedOf } from '../event-log.js';
 import { spawnAgent } from './agent-process.js';
 import { decisionEvent } from './types.js';

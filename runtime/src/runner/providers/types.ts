@@ -1,6 +1,6 @@
 import type { IrRole } from '@kairoku-playbook/compiler';
 import type { Dispatch, EventKind } from '../../backends/kairoku/protocol.js';
-import type { Decision, ToolCall } from '../../policy/decide.js';
+import type { Decision, ToolCall } from '@kairoku-playbook/machine';
 
 import type { ProviderName } from './names.js';
 

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Dispatch, KairokuBackend } from '../../../src/backends/kairoku/index.js';
-import { stepRun } from '../../../src/core/view.js';
+import { stepRun } from '@kairoku-playbook/machine';
 import {
   alive,
   ensureRunnerBuilt,

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dispatch, KairokuBackend } from '../../../src/backends/kairoku/index.js';
-import { stepRun } from '../../../src/core/view.js';
+import { stepRun } from '@kairoku-playbook/machine';
 import { APP_TOKEN, HandRunner, history, post, startApp, startRun } from '../../fixtures/kairoku/harness.js';
 import { playbook } from '../../helpers.js';
 

@@ -7,14 +7,17 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PaseoBackend } from '../../../src/backends/paseo/backend.js';
 import { startSharedReportEndpoint } from '../../../src/backends/report-endpoint.js';
-import { REMINDER } from '../../../src/core/effects.js';
-import { createRun } from '../../../src/core/create-run.js';
-import { prepareInputs } from '../../../src/core/inputs.js';
+import {
+  createRun,
+  prepareInputs,
+  REMINDER,
+  stepRun,
+  summarize,
+  vecToArray,
+} from '@kairoku-playbook/machine';
+import type { RunState } from '@kairoku-playbook/machine';
 import { Driver } from '../../../src/driver/driver.js';
 import { LiveRun } from '../../../src/host/live-run.js';
-import { vecToArray } from '../../../src/core/pvec.js';
-import type { RunState } from '../../../src/core/state.js';
-import { stepRun, summarize } from '../../../src/core/view.js';
 import {
   FakePaseoDaemon,
   reports,

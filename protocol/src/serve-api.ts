@@ -1,15 +1,17 @@
 /**
- * The HTTP API of `kairoku-playbook serve` (base path `/api/v1`, JSON), shared by the host and the
- * panel: this file is the canonical copy; the panel keeps its own (`panel/src/api/api-types.ts`),
- * held equal to this one by a test. docs/serve.md describes each route.
+ * The HTTP API of `kairoku-playbook serve` (base path `/api/v1`, JSON), the one source of it: serve,
+ * the panel, the VS Code extension and the CLI read these types, and the JSON Schemas serve checks
+ * requests and answers with are generated from them (`src/generated/serve-schemas.ts`, by
+ * `npm run generate serve-schemas`; the tags `@minLength`, `@pattern`… are those schemas' bounds).
+ * docs/serve.md describes each route.
  *
  * Auth: the cookie `kairoku_session` (HttpOnly, SameSite=Strict, Path=/) or `Authorization: Bearer
  * <token>`; without either, 401 with a `RefusalBody`.
  */
-import type { Attempt } from '../core/state.js';
-
+import type { JsonDiagnostic } from './json-diagnostic.js';
 /** Every 4xx body. `code` is stable (kebab-case), `message` one sentence that says what to do. */
 export interface Refusal {
+  /** @pattern ^[a-z0-9]+(-[a-z0-9]+)*$ */
   code: string;
   message: string;
   /** a JSON pointer into the request, e.g. "/inputs/repo" */
@@ -18,26 +20,6 @@ export interface Refusal {
 
 export interface RefusalBody {
   refusal: Refusal;
-}
-
-/** A diagnostic exactly as `check --format json` prints one (the one validate). */
-export interface JsonDiagnostic {
-  file: string;
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
-  severity: 'error' | 'warning' | 'info';
-  code: string;
-  message: string;
-  related?: {
-    file: string;
-    line: number;
-    column: number;
-    endLine: number;
-    endColumn: number;
-    message: string;
-  }[];
 }
 
 export type InputType = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'list' | 'object' | 'any';
@@ -91,18 +73,24 @@ export interface RunListItem {
   archived: boolean;
   /** false: a completed run whose tab has not been opened yet (it stays green) */
   seen: boolean;
-  /** open gates and permission requests */
+  /**
+   * open gates and permission requests
+   * @asType integer
+   * @minimum 0
+   */
   waiting: number;
 }
 
-export interface GraphNode {
+/** A step of a run's graph, as the run view draws it (after-tasks marked). */
+export interface RunGraphNode {
   name: string;
   kind: 'agent' | 'check' | 'gate';
   needs: string[];
   after?: boolean;
 }
 
-export interface GraphLoop {
+/** A loop of a run's graph, with how many times it went back. */
+export interface RunGraphLoop {
   from: string;
   to: string;
   outcome: string;
@@ -121,14 +109,54 @@ export interface StepActivity {
   at: string;
   /** the history entry's kind: `step-started`, `agent`, `tool-denied`, … */
   kind: string;
+  /**
+   * @asType integer
+   * @minimum 1
+   */
   attempt?: number;
   text: string;
-  /** a note that came again: how many times in all */
+  /**
+   * a note that came again: how many times in all
+   * @asType integer
+   * @minimum 2
+   */
   count?: number;
 }
 
 /** One attempt of a step, exactly as the run file records it (timestamps ISO 8601). */
-export type AttemptView = Attempt;
+export interface AttemptView {
+  /**
+   * 1-based, counted over the step's whole life (loops and retries included)
+   * @asType integer
+   * @minimum 1
+   */
+  attempt: number;
+  startedAt: string;
+  endedAt?: string;
+  /** the outcome applied (a gate: the choice taken); the reported one until the manager decides */
+  outcome?: string;
+  /** set when the manager applied another outcome than the one reported */
+  reportedOutcome?: string;
+  summary?: string;
+  outputs?: Record<string, unknown>;
+  reportedAt?: string;
+  /** loop feedback handed to this attempt (empty on the first) */
+  feedback?: string;
+  loopCount?: number;
+  /** the manager's brief for this attempt */
+  brief?: string;
+  /** the backend's handle on the agent (for the lost-agent rule after a restart) */
+  agent?: string;
+  /** the agent ended its turn without a report and was reminded once */
+  reminded?: boolean;
+  /** how an attempt without an outcome ended */
+  ended?: 'lost' | 'timeout' | 'stopped' | 'canceled' | 'read-only';
+  /** gates: the comment given with the choice */
+  comment?: string;
+  /** gates: the title and summary shown when it opened */
+  title?: string;
+  gateSummary?: string;
+}
 
 /** The MCP server's StepView (runtime/src/mcp/views.ts), plus what the panel needs. */
 export interface StepDetail {
@@ -167,11 +195,14 @@ export interface RunDetail {
     /** secrets as "••••" */
     inputs: Record<string, unknown>;
   };
-  graph: { nodes: GraphNode[]; loops: GraphLoop[] };
+  graph: { nodes: RunGraphNode[]; loops: RunGraphLoop[] };
   steps: StepDetail[];
   after: StepDetail[];
   actions: { cancel: boolean; pause: boolean; resume: boolean; archive: boolean; restartFrom: string[] };
-  /** increases with every write of the run file */
+  /**
+   * increases with every write of the run file
+   * @asType integer
+   */
   version: number;
 }
 
@@ -196,14 +227,27 @@ export interface StartOptionsOffered {
 
 /** POST /api/v1/runs */
 export interface StartRequest {
-  /** a PlaybookCard id */
+  /**
+   * a PlaybookCard id
+   * @minLength 1
+   * @maxLength 4096
+   */
   playbook: string;
   inputs: Record<string, unknown>;
   options?: {
     newAgent?: boolean;
     worktree?: boolean;
-    /** a provider id as Paseo spells them (`claude`, `codex`, a custom `my-acp`) */
+    /**
+     * a provider id as Paseo spells them (`claude`, `codex`, a custom `my-acp`)
+     * @pattern ^[A-Za-z0-9][A-Za-z0-9._-]*$
+     * @maxLength 100
+     */
     provider?: string;
+    /**
+     * a model name as a provider spells it (`claude-sonnet-4-5`, `openai/gpt-5`): no blank, no control character
+     * @pattern ^[^\s\u0000-\u001f\u007f]+$
+     * @maxLength 200
+     */
     model?: string;
   };
 }
@@ -221,22 +265,36 @@ export interface RunsAnswer {
 
 /** POST /api/v1/runs/:id/restart */
 export interface RestartRequest {
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
   step: string;
 }
 
 /** POST /api/v1/runs/:id/gates/:step */
 export interface GateDecisionRequest {
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
   choice: string;
+  /** @maxLength 100000 */
   comment?: string;
 }
 
 /** POST /api/v1/runs/:id/steps/:step/nudge */
 export interface NudgeRequest {
+  /**
+   * @minLength 1
+   * @maxLength 100000
+   */
   message: string;
 }
 
 /** POST /api/v1/runs/:id/cancel (`reason`, recorded in the run's history, is optional: `{}` will do) */
 export interface CancelRequest {
+  /** @maxLength 100000 */
   reason?: string;
 }
 

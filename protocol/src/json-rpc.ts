@@ -1,4 +1,6 @@
 /**
+ * The language server and the MCP server both read ids this way (their stdio transports).
+ *
  * The id of a JSON-RPC message that cannot be parsed whole (too large, cut short, not JSON), read from its
  * first and last bytes, so the refusal can be the answer to the request the client is waiting on.
  * vscode-jsonrpc clients write the id near the start (`{"jsonrpc":"2.0","id":7,...`); others, like the MCP

@@ -1,8 +1,9 @@
+import { posix } from 'node:path';
 import type { Ir, IrRole } from '@kairoku-playbook/compiler';
 import { describe, expect, it } from 'vitest';
 import { vecToArray } from '../../src/core/pvec.js';
 import { MASK } from '../../src/core/state.js';
-import { decideToolCall, matchesPattern } from '../../src/policy/decide.js';
+import { matchesPattern, toolPolicyFor } from '../../src/policy/decide.js';
 import type { ToolCall } from '../../src/policy/decide.js';
 import { TOOL_DENIED, maskSecrets, recordDenial } from '../../src/policy/denial.js';
 import { Run, compileFile } from '../helpers.js';
@@ -10,6 +11,8 @@ import { Run, compileFile } from '../helpers.js';
 const pr = compileFile('playbooks/pr.yml');
 const refactor = compileFile('playbooks/refactor.yml');
 const worktree = '/work/trees/pr-1';
+// The path rules of the platform come in (the machine imports no node:path): POSIX's here, as the paths are.
+const decideToolCall = toolPolicyFor(posix);
 const context = { worktree };
 
 function role(ir: Ir, name: string): IrRole {

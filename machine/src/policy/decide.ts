@@ -1,11 +1,12 @@
-import { isAbsolute, relative, resolve } from 'node:path';
 import type { IrRole } from '@kairoku-playbook/compiler';
 
 /**
  * The tool policy (SPEC §3.4, RF-017): the policy is data (`IrRole.tools`, already narrowed by the
  * compiler), and this one function applies it. Pure: no I/O, no clock; the same role, call and
  * context always give the same decision. Every denial is recorded in the run's history with
- * `recordDenial` (`./denial.ts`).
+ * `recordDenial` (`./denial.ts`). The platform's path rules come in (`toolPolicyFor(path)`: Node's
+ * `node:path` in the runtime), as POSIX and Windows paths resolve differently and this package imports
+ * no Node built-in.
  */
 
 export type ToolName = 'read' | 'edit' | 'write' | 'run' | 'mcp' | 'network';
@@ -23,6 +24,13 @@ export interface ToolCall {
 export interface PolicyContext {
   /** the step's worktree (absolute); file tools are confined to it */
   worktree: string;
+}
+
+/** What the policy needs of `node:path`: Node's module (or its `posix` and `win32`) is one. */
+export interface PathRules {
+  isAbsolute(path: string): boolean;
+  resolve(...paths: string[]): string;
+  relative(from: string, to: string): string;
 }
 
 export type Decision = { decision: 'allow' } | { decision: 'deny'; reason: string };
@@ -52,13 +60,23 @@ const OPERATORS: readonly { text: string; name: string }[] = [
 ];
 
 /** Decides one tool call of an agent with `role` (SPEC §3.4): allow, or deny with a reason. */
-export function decideToolCall(role: IrRole, call: ToolCall, context: PolicyContext): Decision {
+export type DecideToolCall = (role: IrRole, call: ToolCall, context: PolicyContext) => Decision;
+
+/**
+ * The tool policy under a platform's path rules (`node:path`, or `path.posix` in a test), which confine
+ * file tools to the step's worktree: the runtime's `decideToolCall` is `toolPolicyFor(path)`.
+ */
+export function toolPolicyFor(path: PathRules): DecideToolCall {
+  return (role, call, context) => decide(role, call, context, path);
+}
+
+function decide(role: IrRole, call: ToolCall, context: PolicyContext, rules: PathRules): Decision {
   const who = `role "${role.name}"`;
   switch (call.tool) {
     case 'read':
     case 'edit':
     case 'write':
-      return decideFile(role, call.tool, call.path, context, who);
+      return decideFile(role, call.tool, call.path, context, rules, who);
     case 'run':
       return decideRun(role, call.command, who);
     case 'mcp':
@@ -81,18 +99,19 @@ function decideFile(
   tool: 'read' | 'edit' | 'write',
   path: string | undefined,
   context: PolicyContext,
+  rules: PathRules,
   who: string,
 ): Decision {
   if (!role.tools[tool]) return deny(`${who} may not ${tool} files${allowedFileTools(role)}`);
   if (typeof path !== 'string' || path === '') return deny(`${tool} needs a path`);
   if (path.includes('\0'))
     return deny(`${tool} of ${JSON.stringify(path)}: a path cannot contain a NUL byte`);
-  if (typeof context.worktree !== 'string' || !isAbsolute(context.worktree))
+  if (typeof context.worktree !== 'string' || !rules.isAbsolute(context.worktree))
     return deny(`${tool} of ${JSON.stringify(path)}: the step has no worktree to confine it to`);
-  const root = resolve(context.worktree);
-  const target = resolve(root, path);
-  const inside = relative(root, target);
-  if (inside === '..' || inside.startsWith('../') || inside.startsWith('..\\') || isAbsolute(inside))
+  const root = rules.resolve(context.worktree);
+  const target = rules.resolve(root, path);
+  const inside = rules.relative(root, target);
+  if (inside === '..' || inside.startsWith('../') || inside.startsWith('..\\') || rules.isAbsolute(inside))
     return deny(
       `${tool} of ${JSON.stringify(path)} is outside the worktree ${root} (it resolves to ${target})`,
     );

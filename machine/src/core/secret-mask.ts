@@ -1,4 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { MASK } from './state.js';
 import type { SecretFingerprint } from './state.js';
 
@@ -9,7 +11,9 @@ import type { SecretFingerprint } from './state.js';
  * restart, a step agent's own server) still finds and masks it. A fingerprint is the piece's length,
  * a 32-bit rolling hash and a 128-bit HMAC, both under a key that is not in the run (the home's
  * `secret-mask.key`, `loadMaskKey`) and salted with the run's id: the run file alone gives nothing to
- * guess a value against. Pure: no I/O; the key comes in.
+ * guess a value against. Pure: no I/O; the key comes in. HMAC-SHA256 is @noble/hashes's, not
+ * node:crypto's, so this package needs no Node built-in (the playground bundles it for the browser); the
+ * fingerprints are the same bytes (machine/test/core/secret-mask.test.ts compares them with node:crypto's).
  */
 
 /** Shorter values would mask ordinary words. */
@@ -150,12 +154,14 @@ export class SecretMasker {
 interface DerivedKeys {
   /** the rolling hash's multiplier: odd, so it is invertible mod 2^32 */
   base: number;
-  mac: Buffer;
+  mac: Uint8Array;
 }
 
 function derivedKeys(key: Uint8Array, runId: string): DerivedKeys {
-  const derive = (what: string) => createHmac('sha256', key).update(`${what}\0${runId}`).digest();
-  return { base: (derive('roll').readUInt32BE(0) | 1) >>> 0, mac: derive('mac') };
+  const derive = (what: string) => hmac(sha256, key, utf8ToBytes(`${what}\0${runId}`));
+  const roll = derive('roll');
+  const base = new DataView(roll.buffer, roll.byteOffset, roll.byteLength).getUint32(0);
+  return { base: (base | 1) >>> 0, mac: derive('mac') };
 }
 
 function fingerprint(piece: string, keys: DerivedKeys): SecretFingerprint {
@@ -165,13 +171,28 @@ function fingerprint(piece: string, keys: DerivedKeys): SecretFingerprint {
 }
 
 function macOf(piece: string, keys: DerivedKeys): string {
-  return createHmac('sha256', keys.mac).update(piece, 'utf8').digest().subarray(0, 16).toString('base64url');
+  return base64url(hmac(sha256, keys.mac, utf8ToBytes(piece)).subarray(0, 16));
 }
 
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Base64url without padding, as Node's `Buffer.toString('base64url')` writes it. */
+function base64url(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const chars = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
+    for (let c = 0; c < chars; c++) out += BASE64URL[(n >>> (18 - 6 * c)) & 63];
+  }
+  return out;
+}
+
+/** Compares two MACs in a time that does not depend on where they differ. */
 function equalMac(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 function powerOf(base: number, exponent: number): number {

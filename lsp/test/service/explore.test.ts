@@ -1,0 +1,78 @@
+/**
+ * The service's explorer (`exploreWithin`): PB310 and PB311 added to the compiler's diagnostics as
+ * `check --explore` adds them (suppressions too), each playbook explored again only when its text
+ * changes, and a note when the budget runs out.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PlaybookLanguageService } from '../../src/service/language-service.js';
+import { memoryFs } from '../support/memory-fs.js';
+
+const URI = 'file:///ws/playbooks/pb.yml';
+const NEVER = `version: 1
+title: Never
+steps:
+  a:
+    role: implementer
+    prompt: A
+    outcomes: { done: end, failed: fail }
+  b: { needs: a, role: implementer, prompt: B }
+`;
+
+/** A service with one open document; `budgetMs`: the explorer's (`'off'`: not exploring). */
+function open(text: string, budgetMs: number | 'off' = 1_000) {
+  const service = new PlaybookLanguageService(memoryFs({}));
+  service.setFolders([{ uri: 'file:///ws', name: 'ws' }]);
+  service.exploreWithin(budgetMs === 'off' ? undefined : budgetMs);
+  service.openDocument(URI, text, 1);
+  return service;
+}
+
+const codes = (service: PlaybookLanguageService) =>
+  service
+    .validate()
+    .open.get(URI)!
+    .map((d) => d.code);
+
+describe('the service explores', () => {
+  it('adds PB310 to what the compiler finds, and nothing when off', () => {
+    expect(codes(open(NEVER))).toEqual(['PB310']);
+    expect(codes(open(NEVER, 'off'))).toEqual([]);
+  });
+
+  it('honours `# playbook-ignore PB310`, as check --explore does', () => {
+    const text = NEVER.replace(
+      '  b: {',
+      '  # playbook-ignore PB310 b comes back in the next release\n  b: {',
+    );
+    expect(codes(open(text))).toEqual([]);
+    // (without the explorer nothing looked for PB310, so the comment is not called useless either)
+    expect(codes(open(text, 'off'))).toEqual([]);
+  });
+
+  it('explores nothing of a playbook with errors', () => {
+    expect(codes(open(NEVER.replace('needs: a', 'needs: zz')))).toEqual(['PB200']);
+  });
+
+  it('explores a text once, and again when it changes', () => {
+    const service = open(NEVER);
+    const first = service.validate().open.get(URI);
+    expect(service.validate().open.get(URI)).toEqual(first);
+    service.changeDocument(URI, NEVER.replace('done: end', 'done: next'), 2);
+    expect(codes(service)).toEqual([]);
+  });
+
+  it('says when the budget runs out, and then reports no PB310 (the numbers are lower bounds)', () => {
+    const pr = readFileSync(new URL('../../../playbooks/pr.yml', import.meta.url), 'utf8');
+    const service = open(pr, 0);
+    const result = service.validate();
+    expect(result.open.get(URI)!.filter((d) => d.code === 'PB310')).toEqual([]);
+    expect(result.exploreNotes).toEqual([
+      expect.stringMatching(
+        /^exploring playbooks\/pb\.yml stopped after \d+ states \(the time budget of 0 s ran out\); PB310 is not reported for it/,
+      ),
+    ]);
+    // said once per text
+    expect(service.validate().exploreNotes).toEqual([]);
+  });
+});

@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { discardBody } from '../backends/http-body.js';
+import { refuse, refuseWith } from './answers.js';
+import { operationRoutes } from './operation-routes.js';
+import { requestBody } from './request-body.js';
+import { matchRoute } from './routes.js';
+import type { Route, RouteCall, ServeContext } from './routes.js';
+import { playbookCards, startRun } from './start-route.js';
+import { runDetail, runListItem } from './views.js';
+
+/** A run id is a file name in the store: anything else names no run (not a 500 from the store). */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** serve's API, `/api/v1` (docs/serve.md): the reads, the start, and the operations' table's routes. */
+export function apiRoutes(): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: 'playbooks',
+      handle: ({ res, serve }) => serve.answer(res, 200, 'playbooks', { playbooks: playbookCards(serve) }),
+    },
+    { method: 'GET', path: 'events', handle: ({ req, res, serve }) => serve.events.open(req, res) },
+    { method: 'GET', path: 'runs', handle: listRuns },
+    { method: 'GET', path: 'runs/:id', handle: getRun },
+    { method: 'POST', path: 'runs', body: 'start', handle: startRun },
+    ...operationRoutes(),
+  ];
+}
+
+/** Answers a request under `/api/`: routed by the table, its body read and checked first. */
+export async function answerApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  routes: readonly Route[],
+  serve: ServeContext,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (!url.pathname.startsWith('/api/v1/') && url.pathname !== '/api/v1')
+    return refuse(res, 404, 'no-route', 'the API is under /api/v1');
+  const segments = url.pathname
+    .replace(/^\/api\/v1\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map(decodeURIComponent);
+  const [head, id] = segments;
+  if (head === 'runs' && id !== undefined && !RUN_ID.test(id)) {
+    discardBody(req, { maxBytes: 0 });
+    return refuse(res, 404, 'unknown-run', `there is no run "${id}"`);
+  }
+  if (method !== 'GET' && method !== 'POST')
+    return refuse(res, 405, 'method-not-allowed', 'the API takes GET and POST');
+  const matched = matchRoute(routes, method, segments);
+  if (!matched) {
+    discardBody(req, { maxBytes: 0 });
+    return refuse(res, 404, 'no-route', `no route ${method} ${url.pathname}`);
+  }
+  let body: unknown = {};
+  if (matched.route.body === undefined) discardBody(req, { maxBytes: 0 });
+  else body = await requestBody(req, res, matched.route.body);
+  if (body === undefined) return;
+  await matched.route.handle({ req, res, url, params: matched.params, body, serve });
+}
+
+function listRuns({ res, url, serve }: RouteCall): void {
+  const { host, seen } = serve;
+  const archived = url.searchParams.get('archived') === '1';
+  const runs = host
+    .list()
+    .runs.filter((r) => r.workspace === host.workspace && (archived || r.archivedAt === undefined))
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+    .map((r) => runListItem(r, seen.has(r.id)));
+  serve.answer(res, 200, 'runs', { runs });
+}
+
+function getRun({ res, params, serve }: RouteCall): void {
+  const { host, seen } = serve;
+  const id = params.id!;
+  const got = host.get(id);
+  if (!got.ok) return refuseWith(res, got.refusal);
+  if (got.value.workspace !== host.workspace)
+    return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
+  if (got.value.status === 'completed') seen.add(id);
+  serve.answer(res, 200, 'run', runDetail(got.value, host.version(id), seen.has(id)));
+}

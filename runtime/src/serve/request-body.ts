@@ -1,0 +1,43 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../backends/http-body.js';
+import { refuse } from './answers.js';
+import { checkRequest } from './schemas.js';
+import type { RequestKind } from './schemas.js';
+
+const BODY_LIMIT = 256 * 1024;
+
+/**
+ * A request's JSON body, checked against its schema (`schemas.ts`); undefined when it was refused
+ * (too large, not JSON, not of its schema), the refusal already sent. An empty body is `{}` for the
+ * requests that need nothing.
+ */
+export async function requestBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  kind: RequestKind,
+): Promise<unknown> {
+  const type = req.headers['content-type'] ?? '';
+  const read = await readBody(req, { maxBytes: BODY_LIMIT });
+  if (!read.ok) {
+    refuse(res, read.status, read.status === 413 ? 'too-large' : 'bad-body', read.reason);
+    return undefined;
+  }
+  if (read.text.trim() === '' && (kind === 'empty' || kind === 'cancel')) return {};
+  if (!/^application\/json\b/i.test(type)) {
+    refuse(res, 415, 'not-json', 'send the body as application/json');
+    return undefined;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(read.text);
+  } catch (error) {
+    refuse(res, 400, 'bad-json', `the body is not JSON: ${(error as Error).message}`);
+    return undefined;
+  }
+  const problem = checkRequest(kind, body);
+  if (problem) {
+    refuse(res, 400, 'bad-request', problem.message, problem.field);
+    return undefined;
+  }
+  return body;
+}

@@ -1,0 +1,30 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../store/atomic-write.js';
+
+/** Completed runs whose tab was opened (a completed run stays green until then), kept across restarts. */
+export class SeenRuns {
+  private readonly ids: Set<string>;
+
+  constructor(private readonly path: string) {
+    let ids: string[] = [];
+    try {
+      const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+      if (Array.isArray(parsed)) ids = parsed.filter((x): x is string => typeof x === 'string');
+    } catch {
+      // none yet
+    }
+    this.ids = new Set(ids);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  add(id: string): void {
+    if (this.ids.has(id)) return;
+    this.ids.add(id);
+    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+    writeFileAtomic(this.path, `${JSON.stringify([...this.ids])}\n`);
+  }
+}
