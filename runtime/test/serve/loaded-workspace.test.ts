@@ -108,4 +108,25 @@ describe('serve’s loaded workspace', () => {
     expect(loaded.snapshot().playbooks.map((p) => p.file)).toContain('playbooks/new.yml');
     expect(disk.reads).toEqual([join(ws.root, 'playbooks', 'new.yml')]);
   });
+
+  it('follows the policy found above the workspace root', async () => {
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    const root = join(ws.root, 'sub');
+    mkdirSync(join(root, 'playbooks'), { recursive: true });
+    mkdirSync(join(ws.root, '.kairoku'));
+    writeFileSync(join(ws.root, '.kairoku', 'policy.yml'), 'gated: []\n');
+    writeFileSync(
+      join(root, 'playbooks', 'ship.yml'),
+      'version: 1\nid: ship\ntitle: Ship\nsteps:\n  image:\n    run: docker push app\n',
+    );
+    let changes = 0;
+    const loaded = serveWorkspace(root, { settleMs: 20, changed: () => changes++ });
+    cleanups.push(() => loaded.close());
+    const pb700 = () => loaded.snapshot().diagnostics.filter((d) => d.code === 'PB700').length;
+    expect(pb700()).toBe(0);
+    writeFileSync(join(ws.root, '.kairoku', 'policy.yml'), 'gated: [docker push*]\n');
+    await until(() => changes === 1);
+    expect(pb700()).toBe(1);
+  });
 });
