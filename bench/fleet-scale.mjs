@@ -21,7 +21,7 @@ import { KairokuBackend, makeSelfSigned, fingerprintOf } from '../runtime/dist/b
 import { AppClient } from '../runtime/dist/runner/app-client.js';
 import { RunHost } from '../runtime/dist/host/run-host.js';
 import { SimBackend } from '../runtime/dist/backends/sim.js';
-import { createRun } from '../runtime/dist/core/create-run.js';
+import { createRun } from '../machine/dist/core/create-run.js';
 import { REPO, TOKEN, arg, compile, median, ms, quantile, queueRuns } from './kairoku-support.mjs';
 
 const RUNNERS = arg('runners', 20);

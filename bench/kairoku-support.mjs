@@ -2,7 +2,7 @@
 // repository the runners name, compiling a generated playbook, queueing runs on a backend, and the
 // figures' arithmetic. Imported after `npx tsc -b` (it reads the built packages).
 import { compilePlaybook } from '../compiler/dist/index.js';
-import { createRun } from '../runtime/dist/core/create-run.js';
+import { createRun } from '../machine/dist/core/create-run.js';
 import { Driver } from '../runtime/dist/driver/driver.js';
 
 /** `--name N` from the command line, else `fallback`. */

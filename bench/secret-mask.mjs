@@ -8,9 +8,9 @@
 //   node bench/secret-mask.mjs
 import { performance } from 'node:perf_hooks';
 import { compilePlaybook } from '../compiler/dist/index.js';
-import { createRun } from '../runtime/dist/core/create-run.js';
-import { SecretMasker, fingerprintSecrets, secretPieces } from '../runtime/dist/core/secret-mask.js';
-import { advance } from '../runtime/dist/core/transition.js';
+import { createRun } from '../machine/dist/core/create-run.js';
+import { SecretMasker, fingerprintSecrets, secretPieces } from '../machine/dist/core/secret-mask.js';
+import { advance } from '../machine/dist/core/transition.js';
 import { serializeRun } from '../runtime/dist/store/run-store.js';
 
 const KEY = Buffer.alloc(32, 1);

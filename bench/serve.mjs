@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
 import { RunStore, advance, createRun } from '@kairoku-playbook/runtime';
+import { findServe } from '@kairoku-playbook/runtime/serve';
 
 const EVENTS = Number(process.argv[2] ?? 100);
 const RUNS = 50;
@@ -45,8 +46,9 @@ function startServe(ws, home) {
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1], token: match[2] });
+      const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?login=(\S+)/.exec(out);
+      // (the API token is in serve's discovery file, written before it prints the login URL)
+      if (match) resolve({ child, url: match[1], token: findServe(home, realpathSync(ws)).token });
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
   });

@@ -1,3 +1,4 @@
+import { findServe } from '@kairoku-playbook/runtime/serve';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -168,13 +169,14 @@ async function startServe(workspace: string, home: string): Promise<Serve> {
       REPOSITORY,
     ],
     { KAIROKU_PLAYBOOK_HOME: home },
-    /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\n[^]*fingerprint \(SHA-256\): ([0-9A-F:]+)\n/,
+    /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+\n[^]*fingerprint \(SHA-256\): ([0-9A-F:]+)\n/,
   );
+  // (the API token is in serve's discovery file, written before it prints the login URL)
   return {
     child: started.child,
     panel: started.match[1]!,
-    token: started.match[2]!,
-    fingerprint: started.match[3]!,
+    token: findServe(home, workspace)!.token,
+    fingerprint: started.match[2]!,
     err: started.err,
     exit: started.exit,
   };

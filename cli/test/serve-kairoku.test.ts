@@ -1,3 +1,4 @@
+import { findServe } from '@kairoku-playbook/runtime/serve';
 import { X509Certificate } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -93,11 +94,13 @@ function startServe(
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match =
-        /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)\nkairoku app: (https:\/\/[^\s]+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
+        /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+\nkairoku app: (https:\/\/[^\s]+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
           out,
         );
-      if (match)
-        resolve({ child, panel: match[1]!, token: match[2]!, app: match[3]!, fingerprint: match[4]! });
+      // (the API token is in serve's discovery file, written before it prints the login URL)
+      const info = match ? findServe(home, realpathSync(ws)) : undefined;
+      if (match && info)
+        resolve({ child, panel: match[1]!, token: info.token, app: match[2]!, fingerprint: match[3]! });
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)));
   });

@@ -43,7 +43,7 @@ function serve(
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (/http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(out)) resolve({ child, up: true, stderr: err });
+      if (/http:\/\/127\.0\.0\.1:\d+\/\?login=/.test(out)) resolve({ child, up: true, stderr: err });
     });
     child.on('exit', () => resolve({ child, up: false, stderr: err }));
   });

@@ -40,7 +40,7 @@ beforeAll(async () => {
     let out = '';
     serve.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const url = /login URL: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out)?.[1];
+      const url = /login URL: (http:\/\/127\.0\.0\.1:\d+\/\?login=\S+)/.exec(out)?.[1];
       if (url) resolve(url);
     });
     serve.once('exit', (code) => reject(new Error(`serve exited with ${code} before printing its URL`)));

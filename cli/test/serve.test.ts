@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveInfoPath } from '@kairoku-playbook/runtime/serve';
+import { findServe, serveInfoPath } from '@kairoku-playbook/runtime/serve';
 import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 
 /**
@@ -51,11 +51,20 @@ function temp(prefix: string): string {
   return dir;
 }
 
-/** Starts serve; resolves with its URL and token once it prints the login URL. */
+/**
+ * Starts serve; resolves with its URL, its login URL and its API token (from its discovery file, written
+ * before it prints the login URL) once it prints the login URL.
+ */
 function startServe(
   workspace: string,
   home: string,
-): Promise<{ child: ChildProcess; url: string; token: string; exited: Promise<number | null> }> {
+): Promise<{
+  child: ChildProcess;
+  url: string;
+  login: string;
+  token: string;
+  exited: Promise<number | null>;
+}> {
   const child = spawn(process.execPath, [cli, 'serve', workspace, '--listen', '127.0.0.1:0'], {
     env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,8 +77,9 @@ function startServe(
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]!, token: match[2]!, exited });
+      const match = /login URL: ((http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+)/.exec(out);
+      const info = match ? findServe(home, workspace) : undefined;
+      if (match && info) resolve({ child, url: match[2]!, login: match[1]!, token: info.token, exited });
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));
   });
@@ -143,6 +153,32 @@ describe('kairoku-playbook serve', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     expect(existsSync(info)).toBe(false);
+  });
+
+  it('prints a new login URL for another browser (serve --login-url); each logs one browser in, once', async () => {
+    const workspace = workspaceWithPlaybook();
+    const home = temp('serve-home-');
+    const served = await startServe(workspace, home);
+    expect(served.login).not.toContain(served.token);
+    const printed = spawnSync(process.execPath, [cli, 'serve', workspace, '--login-url'], {
+      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
+      encoding: 'utf8',
+    });
+    expect(printed.status).toBe(0);
+    const another = printed.stdout.trim();
+    expect(another).toMatch(new RegExp(`^${served.url}/\\?login=[A-Za-z0-9_-]+$`));
+    expect(another).not.toBe(served.login);
+    for (const url of [served.login, another]) {
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
+    }
+    // No serve for a folder: says so.
+    const none = spawnSync(process.execPath, [cli, 'serve', temp('serve-none-'), '--login-url'], {
+      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
+      encoding: 'utf8',
+    });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/no serve runs for .*start one with kairoku-playbook serve/);
   });
 
   it('refuses a second serve of the same workspace while one runs', async () => {

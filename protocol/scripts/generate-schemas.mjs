@@ -24,6 +24,7 @@ const ANSWERS = {
   started: 'StartAnswer',
   runs: 'RunsAnswer',
   run: 'RunDetail',
+  loginUrl: 'LoginUrlAnswer',
 };
 
 const generator = createGenerator({

@@ -5,8 +5,8 @@
  * `npm run generate serve-schemas`; the tags `@minLength`, `@pattern`… are those schemas' bounds).
  * docs/serve.md describes each route.
  *
- * Auth: the cookie `kairoku_session` (HttpOnly, SameSite=Strict, Path=/) or `Authorization: Bearer
- * <token>`; without either, 401 with a `RefusalBody`.
+ * Auth: a session cookie (`kairoku_<hash>`, set by a login URL: docs/serve.md, "Sessions") or
+ * `Authorization: Bearer <token>`; without either, 401 with a `RefusalBody`.
  */
 import type { JsonDiagnostic } from './json-diagnostic.js';
 /** Every 4xx body. `code` is stable (kebab-case), `message` one sentence that says what to do. */
@@ -261,6 +261,14 @@ export interface StartAnswer {
 /** GET /api/v1/runs[?archived=1], newest first */
 export interface RunsAnswer {
   runs: RunListItem[];
+}
+
+/**
+ * 201 to POST /api/v1/login-urls (API clients only, with the bearer token: `kairoku-playbook serve
+ * --login-url`): a new login URL, which logs one browser in, once, within ten minutes.
+ */
+export interface LoginUrlAnswer {
+  url: string;
 }
 
 /** POST /api/v1/runs/:id/restart */

@@ -234,19 +234,19 @@ async function serve(ctx, text) {
   let err = '';
   child.stderr.on('data', (chunk) => (err += chunk));
   try {
-    const [, origin, token] = await new Promise((resolve, reject) => {
+    const [loginUrl, origin] = await new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`no URL in 60 s:\n${clip(out)}\n${clip(err)}`)),
         60_000,
       );
       child.stdout.on('data', (chunk) => {
         out += chunk;
-        const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
+        const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+/.exec(out);
         if (match) resolve(match, clearTimeout(timer));
       });
       exited.then((code) => reject(new Error(`serve exited ${code}:\n${clip(out)}\n${clip(err)}`)));
     });
-    const login = await fetch(`${origin}/?token=${token}`, { redirect: 'manual' });
+    const login = await fetch(loginUrl, { redirect: 'manual' });
     const cookie = login.headers.get('set-cookie')?.split(';')[0];
     assert(
       login.status >= 300 && login.status < 400 && cookie,

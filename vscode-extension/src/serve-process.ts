@@ -42,7 +42,7 @@ export interface ServeProcessOptions {
   timeoutMs?: number;
 }
 
-const LISTENING = /^login URL: (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9_-]+)\s*$/m;
+const LISTENING = /^login URL: (http:\/\/127\.0\.0\.1:(\d+))\/\?login=[A-Za-z0-9_-]+\s*$/m;
 
 /** The workspace's serve: found running, or started. */
 export async function connectServe(options: ServeProcessOptions): Promise<ServeConnection> {
@@ -71,7 +71,10 @@ function found(url: string, token: string, pid: number, workspace: string): Serv
   };
 }
 
-/** Starts `serve` and resolves once it listens (it prints `login URL: http://127.0.0.1:PORT/?token=…`). */
+/**
+ * Starts `serve` and resolves once it listens (it prints `login URL: http://127.0.0.1:PORT/?login=…`, after
+ * writing its discovery file, where the API token is: a login URL holds none).
+ */
 export function spawnWorkspaceServe(options: ServeProcessOptions): Promise<ServeConnection> {
   const serveArgs = ['serve', options.workspace, '--listen', '127.0.0.1:0', ...(options.args ?? [])];
   const child = spawn(
@@ -125,9 +128,15 @@ export function spawnWorkspaceServe(options: ServeProcessOptions): Promise<Serve
       if (!match || !isLoopbackUrl(match[1]!)) return;
       clearTimeout(timer);
       child.stdout!.resume();
+      const info = findWorkspaceServe(options.home, realpathSync(options.workspace));
+      if (!info || info.url !== match[1]) {
+        child.kill('SIGTERM');
+        reject(new Error(`serve listens at ${match[1]} but its discovery file does not say so`));
+        return;
+      }
       resolve({
         url: match[1]!,
-        token: match[3]!,
+        token: info.token,
         pid: child.pid!,
         workspace: options.workspace,
         started: true,

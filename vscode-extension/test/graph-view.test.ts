@@ -17,7 +17,10 @@ const repo = (path: string) => fileURLToPath(new URL(`../../${path}`, import.met
  * service's answer (no connection, no disk), through JSON as it travels.
  */
 function answerOf(file: string, text = readFileSync(repo(file), 'utf8')): GraphAnswer {
-  const service = new PlaybookLanguageService({ readFile: () => undefined, readDirectory: () => [] });
+  const service = new PlaybookLanguageService({
+    readFile: () => ({ problem: 'missing', message: 'no such file' }),
+    readDirectory: () => [],
+  });
   const uri = `file:///workspace/${file}`;
   service.setFolders([{ uri: 'file:///workspace', name: 'workspace' }]);
   service.openDocument(uri, text, 1);

@@ -332,7 +332,10 @@ describe('playbook files', () => {
   ];
 
   it('are those the server keeps of the files the extension finds (Check workspace asks it)', () => {
-    const service = new PlaybookLanguageService({ readFile: () => undefined, readDirectory: () => [] });
+    const service = new PlaybookLanguageService({
+      readFile: () => ({ problem: 'missing', message: 'no such file' }),
+      readDirectory: () => [],
+    });
     const uris = paths.map((path) => pathToFileURL(path).href);
     const kept = service.playbookFiles(uris).map((uri) => paths[uris.indexOf(uri)]);
     expect(kept).toEqual([
@@ -358,7 +361,10 @@ describe('a file in a bare playbooks/ folder (SPEC §2)', () => {
     expect(inBarePlaybooksFolder('/w/.paseo/playbooks/pr.yml')).toBe(false);
     expect(inBarePlaybooksFolder('/w/ci/pr.yml')).toBe(false);
     // the server's rule for the same paths: ours when the top level is a mapping
-    const service = new PlaybookLanguageService({ readFile: () => undefined, readDirectory: () => [] });
+    const service = new PlaybookLanguageService({
+      readFile: () => ({ problem: 'missing', message: 'no such file' }),
+      readDirectory: () => [],
+    });
     service.openDocument('file:///w/playbooks/site.yml', '- hosts: all\n  tasks: []\n', 1);
     service.openDocument('file:///w/playbooks/pr.yml', 'version: 1\n', 1);
     expect(service.playbookFiles(['file:///w/playbooks/site.yml', 'file:///w/playbooks/pr.yml'])).toEqual([

@@ -35,15 +35,18 @@ export const BACKEND_HELP: Record<string, string> = {
 
 export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend ${Object.keys(BACKEND_HELP).join('|')}]
                               [--panel-dir DIR] [the backend's options]
+       kairoku-playbook serve [DIR] --login-url
 
 Serves the Playbooks panel and its HTTP API (docs/serve.md) for the workspace DIR (default: the
 current folder), and owns every active run of it: it drives them (autopilot), applies timeouts, keeps
 gates open until someone decides them in the panel or through the API, and is the only writer of
 their run files. Runs a killed serve left are taken up again when the next one starts.
 
-It prints a login URL (http://127.0.0.1:PORT/?token=…): opening it logs the browser in (an
-HttpOnly cookie), in any number of browsers, while this serve runs; API clients send the token as Authorization: Bearer. The URL and token are also
-in $KAIROKU_PLAYBOOK_HOME/serve/ (mode 0600) while it runs, so \`run\`, \`runs\` and \`mcp\` find it.
+It prints a login URL (http://127.0.0.1:PORT/?login=…): opening it logs one browser in (an
+HttpOnly session cookie of this serve's own), once, within ten minutes; \`serve --login-url\` prints
+another. API clients send the API token as Authorization: Bearer; it is in
+$KAIROKU_PLAYBOOK_HOME/serve/ (mode 0600) with the URL while serve runs, so \`run\`, \`runs\` and
+\`mcp\` find it.
 Ctrl-C stops it; the runs stay on disk.
 
 Options:
@@ -54,5 +57,6 @@ Options:
                        runner daemons claim the steps, docs/fleet.md)
   --panel-dir DIR      serve the panel's files from DIR (index.html, panel.js, panel.css) instead of
                        the ones built into this program
+  --login-url          print a new login URL of the serve running for the folder, and exit
   -h, --help           this help
 ${Object.values(BACKEND_HELP).join('\n')}`;

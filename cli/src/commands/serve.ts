@@ -41,6 +41,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
       listen: 'string',
       backend: 'string',
       'panel-dir': 'string',
+      'login-url': 'boolean',
       help: 'boolean',
       ...Object.assign({}, ...Object.values(SERVE_BACKENDS).map((entry) => entry.flags)),
     },
@@ -55,6 +56,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
   const dir = resolve(io.cwd, args.positionals[0] ?? '.');
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`serve: ${dir} is not a folder`);
   const workspace = realpathSync(dir);
+  if (args.flags.has('login-url')) return printLoginUrl(io, workspace);
   const backend = oneOf(flag(args, 'backend'), Object.keys(SERVE_BACKENDS), 'backend', 'sim');
   const entry = SERVE_BACKENDS[backend]!;
   for (const [name, other] of Object.entries(SERVE_BACKENDS))
@@ -78,6 +80,29 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
     home,
     log,
   });
+}
+
+/**
+ * `serve --login-url`: a new login URL of the serve already running for the workspace (a login URL
+ * works once, for ten minutes: this is how a second browser, or a later one, logs in).
+ */
+async function printLoginUrl(io: CommandIo, workspace: string): Promise<number> {
+  const { findServe } = await import('@kairoku-playbook/runtime/serve');
+  const running = findServe(defaultHome(), workspace);
+  if (!running) throw new UsageError(`no serve runs for ${workspace}: start one with kairoku-playbook serve`);
+  const answer = await fetch(`${running.url}/api/v1/login-urls`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${running.token}` },
+  }).catch((error: unknown) => {
+    throw new UsageError(`the serve at ${running.url} did not answer: ${(error as Error).message}`);
+  });
+  const body = (await answer.json().catch(() => ({}))) as { url?: string; refusal?: { message: string } };
+  if (answer.status !== 201 || typeof body.url !== 'string')
+    throw new UsageError(
+      `the serve at ${running.url} made no login URL: ${body.refusal?.message ?? answer.status}`,
+    );
+  io.stdout(`${body.url}\n`);
+  return 0;
 }
 
 interface ServeSettings {

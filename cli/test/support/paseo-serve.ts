@@ -4,6 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { findServe } from '@kairoku-playbook/runtime/serve';
 
 const cli = new URL('../../dist/kairoku-playbook.js', import.meta.url).pathname;
 
@@ -40,8 +42,10 @@ export function startPaseoServe(
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]!, token: match[2]!, stderr: () => err, exited });
+      // (the API token is in serve's discovery file, written before it prints the login URL)
+      const match = /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+/.exec(out);
+      const info = match ? findServe(home, realpathSync(workspace)) : undefined;
+      if (match && info) resolve({ child, url: match[1]!, token: info.token, stderr: () => err, exited });
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));
   });

@@ -995,6 +995,16 @@ export const ANSWER_SCHEMAS = {
     required: ['run', 'graph', 'steps', 'after', 'actions', 'version'],
     additionalProperties: false,
   },
+  loginUrl: {
+    type: 'object',
+    properties: {
+      url: {
+        type: 'string',
+      },
+    },
+    required: ['url'],
+    additionalProperties: false,
+  },
 } as const;
 
 export type RequestKind = keyof typeof REQUEST_SCHEMAS;

@@ -23,6 +23,7 @@ export function apiRoutes(): Route[] {
     { method: 'GET', path: 'runs', handle: listRuns },
     { method: 'GET', path: 'runs/:id', handle: getRun },
     { method: 'POST', path: 'runs', body: 'start', handle: startRun },
+    { method: 'POST', path: 'login-urls', body: 'empty', handle: newLoginUrl },
     ...operationRoutes(),
   ];
 }
@@ -82,4 +83,16 @@ function getRun({ res, params, serve }: RouteCall): void {
     return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
   if (got.value.status === 'completed') seen.add(id);
   serve.answer(res, 200, 'run', runDetail(got.value, host.version(id), seen.has(id)));
+}
+
+/** A new login URL, for an API client with the bearer token (a browser's session cannot mint them). */
+function newLoginUrl({ req, res, serve }: RouteCall): void {
+  if (req.headers.authorization === undefined)
+    return refuse(
+      res,
+      403,
+      'bearer-only',
+      'login URLs are made for API clients (Authorization: Bearer TOKEN)',
+    );
+  serve.answer(res, 201, 'loginUrl', { url: serve.newLoginUrl() });
 }

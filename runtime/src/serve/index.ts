@@ -2,7 +2,7 @@
  * `@kairoku-playbook/runtime/serve`: the host of a workspace's runs and its HTTP API (docs/serve.md).
  * A separate entry, so commands that do not serve never load node:http.
  */
-export { startServe, SESSION_COOKIE, CONTENT_SECURITY_POLICY } from './server.js';
+export { startServe, CONTENT_SECURITY_POLICY, LOGIN_TTL_MS, sessionCookieName } from './server.js';
 export type { ServeOptions, RunningServe } from './server.js';
 export { simBackendFor } from './backends.js';
 export { RunHost, HOST_MANAGER } from '../host/run-host.js';

@@ -17,6 +17,8 @@ export interface ServeContext {
   startOptions: PlaybookCard['startOptions'];
   seen: SeenRuns;
   events: ServeEvents;
+  /** a new login URL (`gate.ts`) */
+  newLoginUrl(): string;
   /** sends an answer checked against its schema (a wrong one is logged and answered 500) */
   answer(res: ServerResponse, status: number, kind: AnswerKind, body: unknown): void;
 }

@@ -52,7 +52,9 @@ export interface RunningServe {
   url: string;
   port: number;
   token: string;
-  /** the login URL that logs a browser in (`/?token=…`), any number of browsers while the server runs */
+  /** a login URL (`/?login=NONCE`): it logs one browser in, once, within `LOGIN_TTL_MS` */
   loginUrl: string;
+  /** another login URL, for another browser (`POST /api/v1/login-urls` answers one too) */
+  newLoginUrl(): string;
   close(): Promise<void>;
 }

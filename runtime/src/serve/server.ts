@@ -20,7 +20,7 @@ import { SeenRuns } from './seen-runs.js';
 import type { RunningServe, ServeOptions } from './serve-options.js';
 import { runListItem } from './views.js';
 
-export { CONTENT_SECURITY_POLICY, SESSION_COOKIE } from './gate.js';
+export { CONTENT_SECURITY_POLICY, LOGIN_TTL_MS, sessionCookieName } from './gate.js';
 export type { RunningServe, ServeOptions } from './serve-options.js';
 
 /**
@@ -46,7 +46,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     ...(options.watchPlaybooksMs !== undefined ? { pollMs: options.watchPlaybooksMs } : {}),
     ...(options.workspaceFs ? { fs: options.workspaceFs } : {}),
   });
-  const serve = serveContext(options, { workspace, events }, log);
+  const gate = new Gate(address, token, host.workspace);
+  const serve = serveContext(options, { workspace, events, newLoginUrl: () => gate.loginUrl() }, log);
   const unsubscribe = host.subscribe(({ state, version }) => {
     // The store is shared by every workspace of this home: a serve streams its own workspace's runs.
     if (state.workspace !== host.workspace) return;
@@ -56,7 +57,6 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   // Runs other processes write (a manager agent's MCP server, `runs cancel` on a run serve does not
   // drive) reach the page as they land too.
   host.watchOtherWriters(log);
-  const gate = new Gate(address, token);
   const routes = apiRoutes();
   const server = createServer(LISTENER_OPTIONS, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -91,7 +91,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     url,
     port: gate.port,
     token,
-    loginUrl: `${url}/?token=${token}`,
+    loginUrl: gate.loginUrl(),
+    newLoginUrl: () => gate.loginUrl(),
     close: async () => {
       unsubscribe();
       workspace.close();
@@ -104,7 +105,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
 
 function serveContext(
   options: ServeOptions,
-  kept: { workspace: ServedWorkspace; events: ServeEvents },
+  kept: { workspace: ServedWorkspace; events: ServeEvents; newLoginUrl: () => string },
   log: (line: string) => void,
 ): ServeContext {
   return {

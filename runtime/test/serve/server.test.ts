@@ -51,13 +51,14 @@ describe('serve: security', () => {
     expect(anonymous.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline/);
 
-    const wrong = await fetch(`${serve.url}/?token=nope`, { redirect: 'manual' });
+    const wrong = await fetch(`${serve.url}/?login=nope`, { redirect: 'manual' });
     expect(wrong.status).toBe(401);
     const login = await fetch(serve.loginUrl, { redirect: 'manual' });
     expect(login.status).toBe(303);
     expect(login.headers.get('location')).toBe('/');
     const cookie = login.headers.get('set-cookie')!;
-    expect(cookie).toMatch(/^kairoku_session=[^;]+; HttpOnly; SameSite=Strict; Path=\//);
+    expect(cookie).toMatch(/^kairoku_[0-9a-f]{12}=[^;]+; HttpOnly; SameSite=Strict; Path=\//);
+    expect(cookie).not.toContain(serve.token);
     const page = await fetch(`${serve.url}/`, { headers: { cookie: cookie.split(';')[0]! } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
