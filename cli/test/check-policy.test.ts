@@ -45,4 +45,13 @@ describe("check's approval policy", () => {
     writeFileSync(join(elsewhere, 'ship.playbook.yml'), SHIP);
     expect(pb700([], elsewhere)).toEqual([]);
   });
+
+  it("judges diff's two files each by the policy found from its folder, from any folder", () => {
+    const base = join(repo, 'playbooks', 'base.yml');
+    writeFileSync(base, SHIP.replace('docker push app', 'npm test'));
+    const shipped = JSON.parse(
+      runMain(['diff', base, join(repo, 'playbooks', 'ship.yml'), '--format', 'json'], elsewhere).stdout,
+    ) as { playbooks: { changes: { kind: string }[] }[] };
+    expect(shipped.playbooks[0]!.changes.map((c) => c.kind)).toContain('ungated-path');
+  });
 });

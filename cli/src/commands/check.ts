@@ -108,8 +108,13 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
     fix: fix ? (args.flags.has('dry-run') ? 'dry-run' : 'write') : 'no',
   };
   const given = args.positionals.length ? args.positionals : ['.'];
-  if (args.flags.has('watch')) return watchCheck(given, io, () => checkOnce(args.positionals, options, io));
-  return checkOnce(args.positionals, options, io);
+  if (args.flags.has('watch')) {
+    // one loader for the whole watch: each check reads only the files that changed
+    let loader: WorkspaceLoader | undefined;
+    const load = () => (loader ??= loaderOf(args.positionals, io.cwd));
+    return watchCheck(given, io, () => checkOnce(args.positionals, options, io, load()));
+  }
+  return checkOnce(args.positionals, options, io, loaderOf(args.positionals, io.cwd));
 }
 
 /** What `check PATH...` loads: each PATH a folder walked or a file named (a missing one is a usage error). */
@@ -142,9 +147,13 @@ function refuseUnreadable(refusals: readonly Refusal[]): void {
 }
 
 /** One check of the given paths (the current folder without any), printed; the exit code. */
-function checkOnce(positionals: readonly string[], options: CheckOptions, io: CommandIo): number {
+function checkOnce(
+  positionals: readonly string[],
+  options: CheckOptions,
+  io: CommandIo,
+  loader: WorkspaceLoader,
+): number {
   const { format, maxWarnings, root } = options;
-  const loader = loaderOf(positionals, io.cwd);
   let loaded = loader.load();
   refuseUnreadable(loaded.refusals);
   const { limits, notOurs } = loaded;

@@ -425,6 +425,8 @@ export class WorkspaceLoader {
         errors: own,
       });
     }
+    const kept = new Set(playbooks.map((p) => p.file));
+    for (const file of this.irs.keys()) if (!kept.has(file)) this.irs.delete(file);
     return playbooks.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   }
 

@@ -1,5 +1,6 @@
 import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
 import type { LoadedWorkspace, WorkspaceFileSystem, WorkspaceLoader } from '@kairoku-playbook/compiler';
 import { diskFileSystem } from '@kairoku-playbook/compiler/disk';
 import { snapshotOf, workspaceLoader } from '../mcp/workspace.js';
@@ -82,10 +83,7 @@ class WatchedWorkspace implements ServedWorkspace {
     this.loader = workspaceLoader(root, fs);
     this.watching = options.watch !== false;
     // Loaded at once, so the watch (or the poll) runs from the start.
-    if (this.watching) {
-      this.refresh();
-      this.told = this.changes;
-    }
+    if (this.watching) this.refresh(false);
   }
 
   snapshot(): WorkspaceSnapshot {
@@ -106,12 +104,15 @@ class WatchedWorkspace implements ServedWorkspace {
     this.dirty = false;
     const current = this.loader.load();
     this.current = current;
+    // (the policy may be above the root, where the walk does not go: its folder is watched too)
+    if (current.policy) this.listed.add(dirname(current.policy));
     if (current.changed) this.changes++;
     if (this.watching) this.rewatch();
     return current;
   }
 
-  private refresh(): void {
+  /** Loads again; tells `changed` when the load found a change (or an earlier load did, untold). */
+  private refresh(tell = true): void {
     if (this.closed) return;
     try {
       this.load();
@@ -121,7 +122,7 @@ class WatchedWorkspace implements ServedWorkspace {
     }
     if (this.told === this.changes) return;
     this.told = this.changes;
-    this.options.changed?.();
+    if (tell) this.options.changed?.();
   }
 
   private changedNow(): void {

@@ -87,4 +87,46 @@ describe('serve’s loaded workspace', () => {
     expect(loaded.snapshot().playbooks.map((p) => p.file)).toContain('playbooks/new.yml');
     expect(disk.reads).toEqual([join(ws.root, 'playbooks', 'new.yml')]);
   });
+
+  it('where watching fails, looks every pollMs for the events and on each question for the answer', async () => {
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    const disk = countingDisk();
+    let changes = 0;
+    // (no folder may be watched: as when inotify has no watch left)
+    const loaded = serveWorkspace(ws.root, {
+      fs: disk.fs,
+      maxFolders: 0,
+      pollMs: 20,
+      changed: () => changes++,
+    });
+    cleanups.push(() => loaded.close());
+    expect(loaded.watching).toBe(false);
+    disk.reads.length = 0;
+    writeFileSync(join(ws.root, 'playbooks', 'new.yml'), playbook(1));
+    await until(() => changes === 1);
+    expect(loaded.snapshot().playbooks.map((p) => p.file)).toContain('playbooks/new.yml');
+    expect(disk.reads).toEqual([join(ws.root, 'playbooks', 'new.yml')]);
+  });
+
+  it('follows the policy found above the workspace root', async () => {
+    const ws = workspace();
+    cleanups.push(ws.cleanup);
+    const root = join(ws.root, 'sub');
+    mkdirSync(join(root, 'playbooks'), { recursive: true });
+    mkdirSync(join(ws.root, '.kairoku'));
+    writeFileSync(join(ws.root, '.kairoku', 'policy.yml'), 'gated: []\n');
+    writeFileSync(
+      join(root, 'playbooks', 'ship.yml'),
+      'version: 1\nid: ship\ntitle: Ship\nsteps:\n  image:\n    run: docker push app\n',
+    );
+    let changes = 0;
+    const loaded = serveWorkspace(root, { settleMs: 20, changed: () => changes++ });
+    cleanups.push(() => loaded.close());
+    const pb700 = () => loaded.snapshot().diagnostics.filter((d) => d.code === 'PB700').length;
+    expect(pb700()).toBe(0);
+    writeFileSync(join(ws.root, '.kairoku', 'policy.yml'), 'gated: [docker push*]\n');
+    await until(() => changes === 1);
+    expect(pb700()).toBe(1);
+  });
 });

@@ -17,6 +17,7 @@ import {
   excludesOf,
   findPolicyFile,
   playbookFilesOf,
+  playbooksOfTests,
   readWorkspaceFile,
   validateWorkspace,
   SourceText,
@@ -419,25 +420,20 @@ export class PlaybookWorkspace {
    * discovery does not find, `x.test.yml` beside `x.yml`), read for the tests only (`forTests`).
    */
   private playbooksOfTests(files: readonly WorkspaceFile[]): WorkspaceFile[] {
-    const known = new Set(files.map((f) => f.file));
-    const found: WorkspaceFile[] = [];
+    // (the compiler's rule, over the files' URIs: `x.test.yml` → `x.yml`, then `x.yaml`, beside it)
+    const uris = new Map<string, string>();
     for (const { file } of files) {
-      if (!isPlaybookTest(file)) continue;
       const testUri = this.uriOf(file);
-      if (testUri === undefined || !testUri.startsWith('file:')) continue;
-      const candidates = playbookFilesOf(file);
-      if (candidates.some((c) => known.has(c))) continue;
-      const stem = testUri.replace(/\.test\.ya?ml$/i, '');
-      for (const uri of [`${stem}.yml`, `${stem}.yaml`]) {
-        const text = this.textOf(uri);
-        if (text === undefined) continue;
-        const playbook = this.fileOf(uri);
-        known.add(playbook);
-        found.push({ file: playbook, text, forTests: true });
-        break;
-      }
+      if (!isPlaybookTest(file) || testUri === undefined || !testUri.startsWith('file:')) continue;
+      const beside = playbookFilesOf(testUri);
+      playbookFilesOf(file).forEach((name, i) => uris.set(name, beside[i]!));
     }
-    return found;
+    return playbooksOfTests(files, (name) => {
+      const uri = uris.get(name);
+      const text = uri === undefined ? undefined : this.textOf(uri);
+      if (uri !== undefined && text !== undefined) this.fileOf(uri); // (known by its name from now on)
+      return text;
+    });
   }
 
   validate(): WorkspaceValidation {
