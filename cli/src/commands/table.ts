@@ -106,6 +106,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
       scenario: 'file',
       'sim-delay': 'text',
       'panel-dir': 'dir',
+      'login-url': 'none',
       'paseo-host': 'text',
       'paseo-password-file': 'file',
       'paseo-provider': 'text',
