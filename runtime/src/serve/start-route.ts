@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { StartOptions } from '../host/run-host.js';
 import { refuse, refuseWith } from './answers.js';
+import { PATTERN_BUDGET_MS, slowPattern } from './pattern-budget.js';
 import type { PlaybookCard } from '@kairoku-playbook/protocol';
 import type { RouteCall, ServeContext } from './routes.js';
 import { playbookCard, runListItem } from './views.js';
@@ -37,6 +38,16 @@ export async function startRun(call: RouteCall): Promise<void> {
     return refuse(res, 409, 'playbook-has-errors', why, '/playbook');
   }
   if (refusedOption(res, serve, body)) return;
+  // A playbook's pattern runs on the values in a worker first, within a budget: never on the loop unbounded.
+  const slow = await slowPattern(found.ir, body.inputs);
+  if (slow !== undefined)
+    return refuse(
+      res,
+      422,
+      'pattern-too-slow',
+      `the pattern of input "${slow}" took more than ${PATTERN_BUDGET_MS} ms on the value given: nothing was started; give a shorter value, or simplify the playbook's pattern`,
+      `/inputs/${slow}`,
+    );
   const { provider, model, worktree, newAgent } = body.options ?? {};
   const chosen: StartOptions = {
     ...(provider !== undefined ? { provider } : {}),
