@@ -7,7 +7,7 @@
  * What it promises:
  * - a file with a YAML syntax error (PB100) is never touched: the refusal says where the error is;
  * - comments stay (Prettier's printer keeps them), and so do a byte order mark and the file's line
- *   endings (CRLF stays CRLF unless the Prettier config names an `endOfLine`);
+ *   endings (CRLF stays CRLF and CR stays CR unless the Prettier config names an `endOfLine`);
  * - the meaning never changes: the YAML value of the formatted text is compared with the original's, and
  *   in a text with a `# playbook-ignore` comment (which means something on its line) so are the codes
  *   of its diagnostics;
@@ -97,9 +97,11 @@ export function loadPrinter(): Promise<Printer> {
 /** YAML text formatted with Prettier (a text with no syntax error: `formatPlaybook` checks that first). */
 export async function formatYaml(text: string, options: PrettierOptions | null = null): Promise<Formatted> {
   const byteOrderMark = text.startsWith('\ufeff');
-  const body = byteOrderMark ? text.slice(1) : text;
-  const firstBreak = body.indexOf('\n');
-  const crlf = firstBreak > 0 && body[firstBreak - 1] === '\r';
+  const written = byteOrderMark ? text.slice(1) : text;
+  const ending = lineEnding(written);
+  // YAML breaks lines at a lone CR too, the parser and Prettier only at LF and CRLF: a CR-only file is
+  // read and formatted with LF (same offsets, as the compiler reads it) and written back with CR.
+  const body = ending === 'cr' ? written.replace(/\r(?!\n)/g, '\n') : written;
   // (parsed once: the syntax check, then the value the formatted text is compared with)
   const documents = yamlDocuments(body);
   const syntaxError = firstYamlError(body, documents);
@@ -110,7 +112,7 @@ export async function formatYaml(text: string, options: PrettierOptions | null =
   let formatted: string;
   try {
     formatted = await format(body, {
-      endOfLine: crlf ? 'crlf' : 'lf',
+      endOfLine: ending,
       ...passed,
       parser: 'yaml',
       plugins: [yaml],
@@ -118,13 +120,20 @@ export async function formatYaml(text: string, options: PrettierOptions | null =
   } catch (error) {
     return { refused: `not formatted: Prettier could not format it (${firstLine(error)})` };
   }
-  const after = valuesOf(yamlDocuments(formatted));
+  const after = valuesOf(yamlDocuments(ending === 'cr' ? formatted.replace(/\r(?!\n)/g, '\n') : formatted));
   if (after === undefined || !deepEqual(valuesOf(documents), after))
     return {
       refused:
         'not formatted: Prettier would change what this file means (a bug worth reporting); it is left as it is',
     };
   return { text: byteOrderMark ? `\ufeff${formatted}` : formatted };
+}
+
+/** The file's line endings, as its first line break has them. */
+function lineEnding(text: string): 'lf' | 'crlf' | 'cr' {
+  const at = text.search(/[\r\n]/);
+  if (at < 0 || text[at] === '\n') return 'lf';
+  return text[at + 1] === '\n' ? 'crlf' : 'cr';
 }
 
 type YamlDocuments = Document.Parsed[];

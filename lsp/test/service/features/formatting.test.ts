@@ -68,6 +68,12 @@ describe('formatting a playbook', () => {
     expect(bom).toEqual({ text: `\ufeff${FORMATTED}` });
   });
 
+  it('formats a file with CR-only line endings (YAML breaks lines at a lone CR) and keeps them', async () => {
+    const cr = MESSY.replace(/\n/g, '\r');
+    expect(await format(cr)).toBe(FORMATTED.replace(/\n/g, '\r'));
+    expect(await format(cr, { endOfLine: 'lf' })).toBe(FORMATTED);
+  });
+
   it('never touches a file with a YAML error, and says where it is', async () => {
     const broken = `${MESSY}  more: [\n`;
     const result = await formatPlaybook(analyzeFile('pr.yml', broken));
