@@ -44,6 +44,8 @@ export interface SimOptions {
  */
 export class SimBackend implements Backend {
   readonly name = 'sim';
+  /** scripted agents and checks, in this process: nothing to write first */
+  readonly inMemory = true;
   private readonly scenario: Scenario;
   /** agents of this process: a sim agent never outlives it */
   private readonly agents = new Set<string>();

@@ -34,6 +34,12 @@ export interface BackendContext {
  */
 export interface Backend {
   readonly name: string;
+  /**
+   * Its effects touch nothing outside this process (the sim's scripted agents, an outbox that only
+   * records them): the driver performs them as they come, within the batch, before the batch's write.
+   * Any other backend's effects wait for the write of the state that made them (write first, then act).
+   */
+  readonly inMemory?: boolean;
   perform(effect: BackendEffect, context: BackendContext): void;
   /** whether the agent behind a handle still exists: the lost-agent rule after a restart */
   agentExists(agent: string | undefined): boolean;

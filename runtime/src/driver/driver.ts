@@ -35,9 +35,21 @@ export interface Refusal {
 }
 
 /**
+ * A run's state could not be written (a full disk): the driver went back to the state last written,
+ * and performed none of the effects that state change made, so the run is as its file says.
+ */
+export class WriteFailed extends Error {}
+
+/**
  * Feeds events to the transition function and its effects to a backend, whose events come back
  * through a FIFO queue: one event at a time, in order, so a run is deterministic for a deterministic
  * backend. Persistence is coalesced to once per drained batch.
+ *
+ * Write first, then act: a backend's effects (start an agent, stop one, run a check) are performed only
+ * once the state that made them is written; a write that fails takes the run back to the state last
+ * written, drops those effects and throws `WriteFailed`, so an agent is never started for a decision the
+ * file does not hold (issue 27: after a full disk, a gate approved twice ran its step twice). A backend
+ * whose effects stay in this process (`inMemory`: the sim) has them performed at once, within the batch.
  */
 export class Driver {
   private current: RunState;
@@ -46,6 +58,10 @@ export class Driver {
   private head = 0;
   private draining = false;
   private dirty = false;
+  /** the state as last written (or as given): where a failed write takes the run back to */
+  private written: RunState;
+  /** effects waiting for the write of the state that made them */
+  private pending: BackendEffect[] = [];
   readonly refusals: Refusal[] = [];
   /** complete-step events autopilot made from wake-ups (not a manager's, so a stale one is dropped) */
   private readonly decisions = new WeakSet<RunEvent>();
@@ -59,6 +75,7 @@ export class Driver {
     private readonly options: DriverOptions,
   ) {
     this.current = state;
+    this.written = state;
     this.autopilot = options.autopilot ?? true;
     this.clock = options.clock ?? Date.now;
   }
@@ -85,24 +102,47 @@ export class Driver {
     let first: TransitionRefusal | undefined;
     try {
       first = this.apply(event);
-      while (this.head < this.queue.length) {
-        this.apply(this.queue[this.head++]!);
-        // Drop what has been handled now and then, so a long batch does not keep every event.
-        if (this.head > 4096 && this.head * 2 > this.queue.length) {
-          this.queue = this.queue.slice(this.head);
-          this.head = 0;
-        }
+      this.drain();
+      // Each wave: written, then its effects performed; what they feed back is the next wave.
+      for (;;) {
+        if (this.dirty) this.write();
+        if (!this.pending.length) break;
+        const wave = this.pending;
+        this.pending = [];
+        for (const effect of wave) this.options.backend.perform(effect, this.backendContext);
+        this.drain();
       }
     } finally {
       this.queue = [];
       this.head = 0;
+      this.pending = [];
       this.draining = false;
     }
-    if (this.dirty) {
-      this.dirty = false;
-      this.options.persist?.(this.current);
-    }
     return first;
+  }
+
+  private drain(): void {
+    while (this.head < this.queue.length) {
+      this.apply(this.queue[this.head++]!);
+      // Drop what has been handled now and then, so a long batch does not keep every event.
+      if (this.head > 4096 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+    }
+  }
+
+  private write(): void {
+    this.dirty = false;
+    try {
+      this.options.persist?.(this.current);
+    } catch (error) {
+      this.current = this.written;
+      this.pending = [];
+      const reason = error instanceof WriteFailed ? error.message : (error as Error).message;
+      throw new WriteFailed(reason, { cause: error });
+    }
+    this.written = this.current;
   }
 
   private apply(event: RunEvent): TransitionRefusal | undefined {
@@ -172,7 +212,8 @@ export class Driver {
   }
 
   private toBackend(effect: BackendEffect): void {
-    this.options.backend.perform(effect, this.backendContext);
+    if (this.options.backend.inMemory) this.options.backend.perform(effect, this.backendContext);
+    else this.pending.push(effect);
   }
 
   private readonly backendContext: BackendContext = {

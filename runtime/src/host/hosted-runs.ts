@@ -7,6 +7,7 @@ import type { OperatorRequest } from '../store/run-store.js';
 import { performCarried, withoutOutbox } from './outbox.js';
 import { fromTransition } from './refusal.js';
 import type { HostResult } from './refusal.js';
+import { isStorageFault } from './run-book.js';
 import type { RunBook } from './run-book.js';
 import type { RunHostOptions } from './run-host-types.js';
 
@@ -121,6 +122,7 @@ export class HostedRuns {
     this.startTicking();
     const routed: Backend = {
       name: inner.name,
+      ...(inner.inMemory ? { inMemory: true } : {}),
       perform: (effect: BackendEffect, context: BackendContext) => {
         // Gates are the host's: an open gate waits in the run file for someone to decide it.
         if (effect.type === 'open-gate' || effect.type === 'close-gate') return;
@@ -214,8 +216,9 @@ export class HostedRuns {
           this.settle(hosted);
         });
       } catch (error) {
-        // A busy store is tried again at the next tick; anything else is a bug worth seeing.
-        if (!(error instanceof StoreBusyError)) throw error;
+        // A busy store, or a full disk (the run stays as its file says), is tried again at the next
+        // tick: serve stays up and answers meanwhile. Anything else is a bug worth seeing.
+        if (!(error instanceof StoreBusyError) && !isStorageFault(error)) throw error;
       }
     }
   }

@@ -31,6 +31,8 @@ export function outboxBackend(name: string): Backend & { readonly kept: CarriedE
   return {
     name,
     kept,
+    // (it only records: the effects must be kept before the write that carries them)
+    inMemory: true,
     perform(effect) {
       const carried = carry(effect);
       if (carried) kept.push(carried);

@@ -1,5 +1,7 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { RunState } from '@kairoku-playbook/machine';
+import { WriteFailed } from '../driver/driver.js';
+import { FileWriteError } from '../store/atomic-write.js';
 import { lockStore } from '../store/lock.js';
 import { describeRoomConflict } from '../store/room.js';
 import type { RoomConflict } from '../store/room.js';
@@ -58,7 +60,13 @@ export class RunBook {
 
   /** Writes a run file (whole, fsynced) and tells subscribers. */
   save(state: RunState): void {
-    this.store.save(state);
+    try {
+      this.store.save(state);
+    } catch (error) {
+      throw new WriteFailed(`run ${state.id} could not be written: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
     if (this.ownStamps) {
       const stamp = fileStamp(this.store.path(state.id));
       if (stamp !== undefined) this.ownStamps.set(state.id, stamp);
@@ -129,4 +137,9 @@ export class RunBook {
     this.storeWatch?.close();
     this.listeners.clear();
   }
+}
+
+/** The store's disk refused a write (full, read-only, failing): the change is not made; try again later. */
+export function isStorageFault(error: unknown): boolean {
+  return error instanceof WriteFailed || FileWriteError.from(error) !== undefined;
 }

@@ -23,6 +23,7 @@ export function simBackendFor(scenario: unknown, delayMs = 0): (state: RunState)
 /** Holds each agent's and check's turn for `delayMs` before the backend performs it. */
 class DelayedBackend implements Backend {
   readonly name: string;
+  readonly inMemory: boolean | undefined;
   private readonly pending = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(
@@ -30,6 +31,7 @@ class DelayedBackend implements Backend {
     private readonly delayMs: number,
   ) {
     this.name = inner.name;
+    this.inMemory = inner.inMemory;
   }
 
   agentExists(agent: string | undefined): boolean {

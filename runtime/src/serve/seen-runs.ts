@@ -24,7 +24,11 @@ export class SeenRuns {
   add(id: string): void {
     if (this.ids.has(id)) return;
     this.ids.add(id);
-    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.path, `${JSON.stringify([...this.ids])}\n`);
+    try {
+      mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+      writeFileAtomic(this.path, `${JSON.stringify([...this.ids])}\n`);
+    } catch {
+      // (best effort: a tab marked seen in memory, written with the next one; a full disk is no 500)
+    }
   }
 }

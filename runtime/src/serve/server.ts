@@ -11,6 +11,7 @@ import type { RunEventData } from '@kairoku-playbook/protocol';
 import { serveAsset } from './assets.js';
 import { ServeEvents } from './event-stream.js';
 import { Gate, SECURITY_HEADERS } from './gate.js';
+import { isStorageFault } from '../host/run-book.js';
 import { serveWorkspace } from './loaded-workspace.js';
 import type { ServedWorkspace } from './loaded-workspace.js';
 import type { ServeContext } from './routes.js';
@@ -64,9 +65,9 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     answer(req, res).catch((error: unknown) => {
       log(`serve: ${(error as Error).message}`);
-      if (!res.headersSent)
-        send(res, 500, { refusal: { code: 'internal', message: 'the server failed; see its log' } });
-      else res.end();
+      if (res.headersSent) res.end();
+      else if (isStorageFault(error)) send(res, 507, { refusal: storageRefusal(error) });
+      else send(res, 500, { refusal: { code: 'internal', message: 'the server failed; see its log' } });
     });
   });
 
@@ -123,6 +124,12 @@ function serveContext(
       });
     },
   };
+}
+
+/** A write the disk refused: nothing was done, and the run is as its file says. */
+function storageRefusal(error: unknown): { code: string; message: string } {
+  // (the store's own sentence says why and where, and to free some space)
+  return { code: 'write-failed', message: `nothing was done: ${(error as Error).message}` };
 }
 
 function listen(server: ReturnType<typeof createServer>, port: number, address: string): Promise<void> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend, BackendEffect } from '../../src/driver/backend.js';
 import { createRun, stepRun, vecToArray } from '@kairoku-playbook/machine';
 import type { RunState } from '@kairoku-playbook/machine';
-import { Driver } from '../../src/driver/driver.js';
+import { Driver, WriteFailed } from '../../src/driver/driver.js';
 import { compileFile } from '../helpers.js';
 
 const pr = compileFile('playbooks/pr.yml');
@@ -175,5 +175,54 @@ describe('what a backend sends', () => {
     expect(last.text.startsWith('nowhere: daemon said ')).toBe(true);
     expect(last.text.length).toBeLessThan(2100);
     expect(driver.state.status).toBe(status);
+  });
+});
+
+describe('write first, then act', () => {
+  it("performs a backend's effects only once the state that made them is written", () => {
+    const order: string[] = [];
+    const backend: Backend = {
+      name: 'far',
+      perform: (effect) => order.push(`perform ${effect.type}`),
+      agentExists: () => true,
+    };
+    const driver = new Driver(fresh(), {
+      backend,
+      clock: () => 0,
+      persist: (s) => order.push(`write ${stepRun(s, 'plan')!.status}`),
+    });
+    driver.dispatch({ type: 'start' });
+    const firstStart = order.indexOf('perform start-agent');
+    expect(firstStart).toBeGreaterThan(0);
+    // the step, started, is on disk before its agent is asked for
+    expect(
+      order.slice(0, firstStart).some((entry) => entry.startsWith('write ') && entry !== 'write pending'),
+    ).toBe(true);
+    expect(order[0]).toMatch(/^write /);
+  });
+
+  it('a failed write takes the run back to the state last written and performs nothing of it', () => {
+    const backend = new Recorder();
+    let full = false;
+    const written: RunState[] = [];
+    const driver = new Driver(fresh(), {
+      backend,
+      clock: () => 0,
+      persist: (s) => {
+        if (full) throw new Error('ENOSPC: no space left on device');
+        written.push(s);
+      },
+    });
+    driver.dispatch({ type: 'start' });
+    const before = driver.state;
+    const performed = backend.effects.length;
+    full = true;
+    expect(() => driver.dispatch({ type: 'cancel', reason: 'x' })).toThrow(WriteFailed);
+    expect(driver.state).toBe(before);
+    expect(backend.effects.length).toBe(performed); // no stop-agent for a cancel the file does not hold
+    full = false;
+    expect(driver.dispatch({ type: 'cancel', reason: 'x' })).toBeUndefined();
+    expect(driver.state.status).toBe('canceled');
+    expect(backend.effects.slice(performed).map((e) => e.type)).toContain('stop-agent');
   });
 });

@@ -182,8 +182,11 @@ describe('runs the protocol starts and changes go through the run host', () => {
     const run = started.run as string;
     expect(seen).toEqual([{ id: run, status: 'running', manager: 'tester', version: expect.any(Number) }]);
     protocol.startStep({ run, step: 'plan' });
-    expect(seen.length).toBe(2);
+    // Write first, then act: the start is written before the agent is asked for; what the backend
+    // answers (the agent started) is a second write.
+    expect(seen.length).toBe(3);
     expect(seen[1]!.version).toBeGreaterThan(seen[0]!.version);
+    expect(seen[2]!.version).toBeGreaterThan(seen[1]!.version);
     expect(protocol.store.load(run)).toMatchObject({ workspace, manager: 'tester', backend: 'sim' });
   });
 

@@ -512,8 +512,9 @@ describe('the store-backed context of a run', () => {
     expect(after.status).toBe('failed');
     expect(context.state().status).toBe('failed');
     expect(logs).toEqual([]);
-    // Written through the host: its subscribers were told of each change (the refused report, the loss).
-    expect(written).toEqual(['running', 'failed']);
+    // Written through the host: its subscribers were told of each change (the refused report; the turn's
+    // end, written before the reminder is sent — write first, then act; the loss the reminder's answer brought).
+    expect(written).toEqual(['running', 'running', 'failed']);
     // A run that is gone is nothing to apply to.
     expect(
       new StoreBackedContext({
