@@ -88,7 +88,13 @@ export class RunBook {
     } catch (error) {
       return refused('unreadable-run', `run ${id} cannot be read: ${(error as Error).message}`, 'conflict');
     }
-    if (!state) return refused('unknown-run', `there is no run "${id}"`, 'not-found');
+    // (an id as given, cut: a hostile 5,000-character one is not sent back whole)
+    if (!state)
+      return refused(
+        'unknown-run',
+        `there is no run "${id.length > 80 ? `${id.slice(0, 80)}…` : id}"`,
+        'not-found',
+      );
     return { ok: true, value: state };
   }
 

@@ -47,7 +47,7 @@ export async function answerApi(
   const [head, id] = segments;
   if (head === 'runs' && id !== undefined && !RUN_ID.test(id)) {
     discardBody(req, { maxBytes: 0 });
-    return refuse(res, 404, 'unknown-run', `there is no run "${id}"`);
+    return refuse(res, 404, 'unknown-run', `there is no run "${shownId(id)}"`);
   }
   if (method !== 'GET' && method !== 'POST')
     return refuse(res, 405, 'method-not-allowed', 'the API takes GET and POST');
@@ -95,4 +95,9 @@ function newLoginUrl({ req, res, serve }: RouteCall): void {
       'login URLs are made for API clients (Authorization: Bearer TOKEN)',
     );
   serve.answer(res, 201, 'loginUrl', { url: serve.newLoginUrl() });
+}
+
+/** A run id as a refusal quotes it: cut, so a 5,000-character path is not sent back whole. */
+function shownId(id: string): string {
+  return id.length > 80 ? `${id.slice(0, 80)}…` : id;
 }

@@ -5,6 +5,8 @@ import { checkRequest } from './schemas.js';
 import type { RequestKind } from './schemas.js';
 
 const BODY_LIMIT = 256 * 1024;
+/** How deep a body's arrays and objects may nest: far past any input a form or a client sends. */
+export const DEPTH_LIMIT = 64;
 
 /**
  * A request's JSON body, checked against its schema (`schemas.ts`); undefined when it was refused
@@ -34,10 +36,27 @@ export async function requestBody(
     refuse(res, 400, 'bad-json', `the body is not JSON: ${(error as Error).message}`);
     return undefined;
   }
+  // (deeper values overflow the stack of whatever walks them next: the schema check, the run file)
+  if (depthOver(body, DEPTH_LIMIT)) {
+    refuse(res, 400, 'too-deep', `the body nests arrays and objects more than ${DEPTH_LIMIT} deep`);
+    return undefined;
+  }
   const problem = checkRequest(kind, body);
   if (problem) {
     refuse(res, 400, 'bad-request', problem.message, problem.field);
     return undefined;
   }
   return body;
+}
+
+/** Whether a parsed JSON value nests deeper than `limit` (walked with a stack of its own, not recursion). */
+export function depthOver(value: unknown, limit: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length) {
+    const { value: next, depth } = stack.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(next)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
 }

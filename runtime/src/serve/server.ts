@@ -60,7 +60,9 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   host.watchOtherWriters(log);
   const routes = apiRoutes();
   const server = createServer(LISTENER_OPTIONS, (req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    // (the path without its query, never a token; cut, so a hostile path does not flood the log)
+    const whole = (req.url ?? '/').split('?')[0]!;
+    const path = whole.length > 200 ? `${whole.slice(0, 200)}…` : whole;
     res.on('finish', () => log(`${req.method} ${path} ${res.statusCode}`));
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     answer(req, res).catch((error: unknown) => {
