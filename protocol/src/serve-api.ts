@@ -79,6 +79,11 @@ export interface RunListItem {
    * @minimum 0
    */
   waiting: number;
+  /**
+   * a run an older version made, which records no workspace: listed only when asked
+   * (`GET /api/v1/runs?unowned=1`), shown but never operated on by this serve
+   */
+  unowned?: boolean;
 }
 
 /** A step of a run's graph, as the run view draws it (after-tasks marked). */
@@ -258,7 +263,7 @@ export interface StartAnswer {
   warnings: string[];
 }
 
-/** GET /api/v1/runs[?archived=1], newest first */
+/** GET /api/v1/runs[?archived=1][&unowned=1], newest first */
 export interface RunsAnswer {
   runs: RunListItem[];
 }

@@ -326,6 +326,9 @@ export const ANSWER_SCHEMAS = {
             type: 'integer',
             minimum: 0,
           },
+          unowned: {
+            type: 'boolean',
+          },
         },
         required: ['id', 'playbook', 'title', 'status', 'startedAt', 'archived', 'seen', 'waiting'],
         additionalProperties: false,
@@ -376,6 +379,9 @@ export const ANSWER_SCHEMAS = {
             waiting: {
               type: 'integer',
               minimum: 0,
+            },
+            unowned: {
+              type: 'boolean',
             },
           },
           required: ['id', 'playbook', 'title', 'status', 'startedAt', 'archived', 'seen', 'waiting'],
@@ -442,6 +448,9 @@ export const ANSWER_SCHEMAS = {
           waiting: {
             type: 'integer',
             minimum: 0,
+          },
+          unowned: {
+            type: 'boolean',
           },
         },
         required: [

@@ -66,9 +66,13 @@ export async function answerApi(
 function listRuns({ res, url, serve }: RouteCall): void {
   const { host, seen } = serve;
   const archived = url.searchParams.get('archived') === '1';
+  // Runs an older version made record no workspace: whose they are is unknown, so only when asked.
+  const unowned = url.searchParams.get('unowned') === '1';
+  const ours = (r: { workspace?: string }) =>
+    r.workspace === host.workspace || (unowned && r.workspace === undefined);
   const runs = host
     .list()
-    .runs.filter((r) => r.workspace === host.workspace && (archived || r.archivedAt === undefined))
+    .runs.filter((r) => ours(r) && (archived || r.archivedAt === undefined))
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
     .map((r) => runListItem(r, seen.has(r.id)));
   serve.answer(res, 200, 'runs', { runs });
@@ -79,7 +83,8 @@ function getRun({ res, params, serve }: RouteCall): void {
   const id = params.id!;
   const got = host.get(id);
   if (!got.ok) return refuseWith(res, got.refusal);
-  if (got.value.workspace !== host.workspace)
+  // (a run that records no workspace is shown, never operated on: the operations refuse it)
+  if (got.value.workspace !== host.workspace && got.value.workspace !== undefined)
     return refuse(res, 404, 'unknown-run', `run ${id} belongs to another workspace`);
   if (got.value.status === 'completed') seen.add(id);
   serve.answer(res, 200, 'run', runDetail(got.value, host.version(id), seen.has(id)));

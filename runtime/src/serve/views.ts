@@ -87,6 +87,7 @@ export function runListItem(state: RunState, seen: boolean): RunListItem {
     waiting: vecToArray(state.steps).filter((s) => s.status === 'waiting').length,
   };
   if (state.endedAt) item.endedAt = state.endedAt;
+  if (state.workspace === undefined) item.unowned = true;
   return item;
 }
 

@@ -9,7 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RunHost } from '../../src/host/run-host.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { compileFile } from '../helpers.js';
+import { RunStore } from '../../src/store/run-store.js';
 import { openEvents, served, workspace } from './support.js';
+
+const elsewhereStore = (home: string) => new RunStore(home);
 
 const ws = workspace();
 const other = realpathSync(mkdtempSync(join(tmpdir(), 'serve-other-ws-')));
@@ -51,6 +54,16 @@ describe("a serve and another workspace's runs in the same home", () => {
       expect(first!.data.id).toBe(own.body.run.id);
       expect(stream.events.map((e) => e.data.id)).not.toContain(foreign);
       await api(`/api/v1/runs/${own.body.run.id}/cancel`, { body: {} });
+
+      // A run an older version made records no workspace: listed only when asked, opened, never operated.
+      const stored = elsewhereStore(ws.home).load(foreign)!;
+      const { workspace: _none, ...older } = stored;
+      elsewhereStore(ws.home).save({ ...older, id: 'older-1' });
+      expect((await api('/api/v1/runs')).body.runs.map((r) => r.id)).not.toContain('older-1');
+      const listed = (await api('/api/v1/runs?unowned=1')).body.runs.find((r) => r.id === 'older-1');
+      expect(listed).toMatchObject({ id: 'older-1', unowned: true });
+      expect((await api('/api/v1/runs/older-1')).status).toBe(200);
+      expect((await api('/api/v1/runs/older-1/archive', { body: {} })).status).toBe(404);
     } finally {
       stream.close();
       await close();
