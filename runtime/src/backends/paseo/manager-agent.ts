@@ -3,7 +3,7 @@ import type { Backend } from '../../driver/backend.js';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { CreateOptions, HostRefusal, HostResult, RunHost } from '../../host/run-host.js';
 import { MANAGER_GUIDE } from '../../mcp/guide.js';
-import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend.js';
+import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend-options.js';
 import { createdAgentId } from './client.js';
 import type { Log, PaseoClient } from './client.js';
 import { MCP_SERVER_NAME } from './first-message.js';
