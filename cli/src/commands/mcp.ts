@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { STEP_TOKEN_VARIABLE } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
+import type { ParsedArgs } from '../args.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { selfCommand } from '../self-command.js';
@@ -47,29 +48,7 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       if (args.flags.has(only)) throw new UsageError(`--${only} goes with --agents paseo`);
   if (agents === 'paseo' && args.flags.has('scenario'))
     throw new UsageError('--scenario scripts sim agents; it does not go with --agents paseo');
-  let stepAgent: { run: string; step: string; attempt: number; token: string } | undefined;
-  if (args.flags.has('step-agent')) {
-    const need = (name: string) => {
-      const value = flag(args, name);
-      if (value === undefined) throw new UsageError(`mcp --step-agent needs --${name}`);
-      return value;
-    };
-    const attempt = need('attempt');
-    if (!/^[1-9]\d*$/.test(attempt))
-      throw new UsageError(`--attempt takes a positive whole number, not "${attempt}"`);
-    for (const other of ['with-step-tools', 'scenario', 'agents'])
-      if (args.flags.has(other))
-        throw new UsageError(`--${other} is for the manager's server, not with --step-agent`);
-    const token = flag(args, 'token') ?? (process.env[STEP_TOKEN_VARIABLE] || undefined);
-    if (token === undefined)
-      throw new UsageError(
-        `mcp --step-agent needs its token in $${STEP_TOKEN_VARIABLE} (start_step gives it)`,
-      );
-    stepAgent = { run: need('run'), step: need('step'), attempt: Number(attempt), token };
-  } else {
-    for (const only of ['run', 'step', 'attempt', 'token'])
-      if (args.flags.has(only)) throw new UsageError(`--${only} goes with --step-agent`);
-  }
+  const stepAgent = stepAgentOf(args);
   const scenario = readScenarioFile(flag(args, 'scenario'), io.cwd);
   const log = (line: string) => process.stderr.write(`kairoku-playbook mcp: ${line}\n`);
   const env = process.env;
@@ -101,4 +80,33 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       process.exitCode = error.name === 'ToolError' ? 2 : 1;
     });
   return 0;
+}
+
+/**
+ * `--step-agent`: the run, step and attempt a step agent's server reports for, and its token (from
+ * the environment, where start_step puts it); the binding flags without it are usage errors.
+ */
+function stepAgentOf(
+  args: ParsedArgs,
+): { run: string; step: string; attempt: number; token: string } | undefined {
+  if (!args.flags.has('step-agent')) {
+    for (const only of ['run', 'step', 'attempt', 'token'])
+      if (args.flags.has(only)) throw new UsageError(`--${only} goes with --step-agent`);
+    return undefined;
+  }
+  const need = (name: string) => {
+    const value = flag(args, name);
+    if (value === undefined) throw new UsageError(`mcp --step-agent needs --${name}`);
+    return value;
+  };
+  const attempt = need('attempt');
+  if (!/^[1-9]\d*$/.test(attempt))
+    throw new UsageError(`--attempt takes a positive whole number, not "${attempt}"`);
+  for (const other of ['with-step-tools', 'scenario', 'agents'])
+    if (args.flags.has(other))
+      throw new UsageError(`--${other} is for the manager's server, not with --step-agent`);
+  const token = flag(args, 'token') ?? (process.env[STEP_TOKEN_VARIABLE] || undefined);
+  if (token === undefined)
+    throw new UsageError(`mcp --step-agent needs its token in $${STEP_TOKEN_VARIABLE} (start_step gives it)`);
+  return { run: need('run'), step: need('step'), attempt: Number(attempt), token };
 }

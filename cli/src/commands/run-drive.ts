@@ -97,76 +97,19 @@ export type RunDrive = RunDriveCommon & { host: RunHost } & (
  * or canceled, 3 waiting at a gate, 130 canceled by Ctrl-C). Synchronous when the run settles without
  * waiting for anything (a sim run without a delay or a prompt), so its output comes at once.
  */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function driveRun(drive: RunDrive): number | Promise<number> {
-  const { gates, live, io, json, now } = drive;
-  const { interactive, progress, view } = runDisplay(json, drive.terminal, io, now);
-  const askGate: GateAsker | undefined = interactive
-    ? async (gate: OpenGate, state: RunState, signal: AbortSignal) => {
-        view?.pause();
-        try {
-          const terminal = view ? view.below(interactive) : interactive;
-          return await askGateAsync(gate, terminal, signal, gateLineLast(state, gate));
-        } finally {
-          view?.resume();
-        }
-      }
-    : undefined;
-
+  const { live, io, json } = drive;
+  const display = runDisplay(json, drive.terminal, io, drive.now);
+  const { interactive, view } = display;
   // The one place runs are created, driven (and saved, and claimed): a host of this process, for this
   // one run; its backend stays this command's, connected before and closed after.
   const { host } = drive;
-  const options: Omit<DriveOptions, 'secrets'> = {
-    backend: live.backend,
-    decideGate: (gate) => live.decideGate?.(gate) ?? gates.get(gate.step),
-    ...(askGate ? { askGate } : {}),
-    onTransition: (before, after) => {
-      if (view) view.update(after);
-      else if (progress)
-        for (const entry of vecSlice(after.history, before.history.size))
-          progress(`${progressLine(entry)}\n`);
-    },
-  };
-  let run: LiveRun;
-  if ('create' in drive) {
-    const { ir, inputs, options: start } = drive.create;
-    // Nothing created (no room: another run took it since it was looked at; a store that stayed busy;
-    // a failed write): the backend connected for the run is let go before the refusal is said.
-    const refuse = (error: unknown): Promise<number> => {
-      host.close();
-      const closing = live.close();
-      if (closing instanceof Promise)
-        return closing.then(() => {
-          throw error;
-        });
-      throw error;
-    };
-    let started: ReturnType<RunHost['startDriven']>;
-    try {
-      started = busyAsUsage(() => host.startDriven(ir, inputs, start ?? {}, options));
-    } catch (error) {
-      return refuse(error);
-    }
-    if (!started.ok) return refuse(new UsageError(started.refusal.message));
-    for (const warning of started.value.warnings)
-      io.stderr(`kairoku-playbook: warning: ${forTerminal(warning)}\n`);
-    run = started.value.run;
-  } else run = host.drive(drive.state, { ...options, secrets: drive.secrets });
+  const run = openRun(drive, driveOptions(drive, display));
+  if (run instanceof Promise) return run;
   const id = run.state.id;
-  let interrupted = false;
-  const onInterrupt = () => {
-    // The first Ctrl-C's cancel is on disk already (each save is whole: write, fsync, rename), so
-    // leaving at once loses nothing but the wait for agents to stop.
-    if (interrupted) process.exit(EXIT_INTERRUPTED);
-    interrupted = true;
-    io.stderr('\nkairoku-playbook: canceling the run (Ctrl-C again to leave at once)\n');
-    run.cancel('canceled at the terminal (Ctrl-C)');
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
+  const interrupts = cancelOnInterrupt(run, io);
   const letGo = (): Promise<void> | void => {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onInterrupt);
+    interrupts.stop();
     host.close();
     return live.close();
   };
@@ -195,7 +138,7 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
       return then(closing, () => EXIT_WAITING_AT_GATE);
     }
     printRunEnd(end, json, io, interactive);
-    const code = end.status === 'completed' ? 0 : interrupted ? EXIT_INTERRUPTED : 1;
+    const code = end.status === 'completed' ? 0 : interrupts.interrupted() ? EXIT_INTERRUPTED : 1;
     return then(closing, () => code);
   };
   const settled = run.settled;
@@ -207,6 +150,92 @@ export function driveRun(drive: RunDrive): number | Promise<number> {
     clearInterval(keepAlive);
     return finish(end);
   });
+}
+
+/**
+ * How the host drives the run here: the backend, gates decided by the backend's script or `--gate`,
+ * else asked at the terminal, and each transition shown.
+ */
+function driveOptions(
+  drive: RunDrive,
+  { interactive, progress, view }: ReturnType<typeof runDisplay>,
+): Omit<DriveOptions, 'secrets'> {
+  const { gates, live } = drive;
+  const askGate: GateAsker | undefined = interactive
+    ? async (gate: OpenGate, state: RunState, signal: AbortSignal) => {
+        view?.pause();
+        try {
+          const terminal = view ? view.below(interactive) : interactive;
+          return await askGateAsync(gate, terminal, signal, gateLineLast(state, gate));
+        } finally {
+          view?.resume();
+        }
+      }
+    : undefined;
+  return {
+    backend: live.backend,
+    decideGate: (gate) => live.decideGate?.(gate) ?? gates.get(gate.step),
+    ...(askGate ? { askGate } : {}),
+    onTransition: (before, after) => {
+      if (view) view.update(after);
+      else if (progress)
+        for (const entry of vecSlice(after.history, before.history.size))
+          progress(`${progressLine(entry)}\n`);
+    },
+  };
+}
+
+/**
+ * The run driven: a stored one taken up again, or a new one the host creates; a refused creation
+ * (the promise of its refusal) once the backend connected for it is let go.
+ */
+function openRun(drive: RunDrive, options: Omit<DriveOptions, 'secrets'>): LiveRun | Promise<number> {
+  const { host, live, io } = drive;
+  if (!('create' in drive)) return host.drive(drive.state, { ...options, secrets: drive.secrets });
+  const { ir, inputs, options: start } = drive.create;
+  // Nothing created (no room: another run took it since it was looked at; a store that stayed busy;
+  // a failed write): the backend connected for the run is let go before the refusal is said.
+  const refuse = (error: unknown): Promise<number> => {
+    host.close();
+    const closing = live.close();
+    if (closing instanceof Promise)
+      return closing.then(() => {
+        throw error;
+      });
+    throw error;
+  };
+  let started: ReturnType<RunHost['startDriven']>;
+  try {
+    started = busyAsUsage(() => host.startDriven(ir, inputs, start ?? {}, options));
+  } catch (error) {
+    return refuse(error);
+  }
+  if (!started.ok) return refuse(new UsageError(started.refusal.message));
+  for (const warning of started.value.warnings)
+    io.stderr(`kairoku-playbook: warning: ${forTerminal(warning)}\n`);
+  return started.value.run;
+}
+
+/** Ctrl-C (or SIGTERM) cancels the run; a second one leaves at once. */
+function cancelOnInterrupt(run: LiveRun, io: CommandIo): { interrupted(): boolean; stop(): void } {
+  let interrupted = false;
+  const onInterrupt = () => {
+    // The first Ctrl-C's cancel is on disk already (each save is whole: write, fsync, rename), so
+    // leaving at once loses nothing but the wait for agents to stop.
+    if (interrupted) process.exit(EXIT_INTERRUPTED);
+    interrupted = true;
+    io.stderr('\nkairoku-playbook: canceling the run (Ctrl-C again to leave at once)\n');
+    run.cancel('canceled at the terminal (Ctrl-C)');
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+  return {
+    interrupted: () => interrupted,
+    stop: () => {
+      process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onInterrupt);
+    },
+  };
 }
 
 /**

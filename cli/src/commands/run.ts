@@ -77,7 +77,6 @@ Exit codes: 0 the run completed; 1 the playbook has errors, or the run failed, w
 could not go on; 2 usage errors and inputs that do not fit; 3 the run waits at a gate nobody here
 could decide; 130 Ctrl-C (or SIGTERM) canceled the run.`;
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function runRun(
   argv: readonly string[],
   io: CommandIo,
@@ -117,31 +116,51 @@ export function runRun(
       );
     return throughServe(serve, args, io, env, args.flags.has('json'));
   }
-  if (backend !== 'sim') {
-    refuseFlags(args, ['scenario', 'sim-delay', 'worktree'], 'is for the sim backend only');
-    const ir = compileFile(args.positionals, io, 'run');
-    if (!ir) return 1;
-    const given = givenInputs(args, ir, io.cwd, env);
-    warnSecretsOnCommandLine(args, ir, io);
-    return withSecretsAsked(ir, given, asking, (inputs) => {
-      // Inputs are checked before anything is loaded or any daemon asked.
-      const prepared = prepareInputs(ir, inputs);
-      if (!prepared.ok) return inputErrors(ir, prepared.errors, io);
-      // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
-      // every other command (check above all) would otherwise load at start.
-      return import('./run-live.js').then((live) =>
-        live.runLive(
-          args,
-          ir,
-          prepared.inputs,
-          io,
-          terminal,
-          backend,
-          live.liveFactory(backend, args, env, io.cwd),
-        ),
-      );
-    });
-  }
+  if (backend !== 'sim') return runOnLiveBackend(backend, args, io, terminal, asking, env);
+  return runOnSim(args, io, asking, env);
+}
+
+/** `run --backend paseo|kairoku`: the live backend's modules are loaded once the inputs fit. */
+function runOnLiveBackend(
+  backend: 'paseo' | 'kairoku',
+  args: ParsedArgs,
+  io: CommandIo,
+  terminal: Terminal | undefined,
+  asking: Terminal | undefined,
+  env: NodeJS.ProcessEnv,
+): number | Promise<number> {
+  refuseFlags(args, ['scenario', 'sim-delay', 'worktree'], 'is for the sim backend only');
+  const ir = compileFile(args.positionals, io, 'run');
+  if (!ir) return 1;
+  const given = givenInputs(args, ir, io.cwd, env);
+  warnSecretsOnCommandLine(args, ir, io);
+  return withSecretsAsked(ir, given, asking, (inputs) => {
+    // Inputs are checked before anything is loaded or any daemon asked.
+    const prepared = prepareInputs(ir, inputs);
+    if (!prepared.ok) return inputErrors(ir, prepared.errors, io);
+    // Loaded only here: the live backends bring ws, node:http and the MCP SDK's HTTP transport, which
+    // every other command (check above all) would otherwise load at start.
+    return import('./run-live.js').then((live) =>
+      live.runLive(
+        args,
+        ir,
+        prepared.inputs,
+        io,
+        terminal,
+        backend,
+        live.liveFactory(backend, args, env, io.cwd),
+      ),
+    );
+  });
+}
+
+/** `run` on the sim backend: a scenario (or first outcomes) reports, and this process drives the run. */
+function runOnSim(
+  args: ParsedArgs,
+  io: CommandIo,
+  asking: Terminal | undefined,
+  env: NodeJS.ProcessEnv,
+): number | Promise<number> {
   refuseFlags(
     args,
     Object.keys(LIVE_FLAGS).filter((name) => name !== 'gate'),

@@ -149,15 +149,7 @@ async function serveUntilStopped(
   });
   const recovered = host.recover();
   connected.recovered?.();
-  for (const problem of recovered.problems) log(`warning: cannot read ${problem.file}: ${problem.message}`);
-  if (recovered.adopted.length)
-    log(`took up ${recovered.adopted.length} active run(s): ${recovered.adopted.join(', ')}`);
-  if (recovered.otherBackends.length)
-    log(
-      `left ${recovered.otherBackends.length} active run(s) of another backend for a serve of theirs: ${recovered.otherBackends.join(', ')}`,
-    );
-  if (recovered.failed.length)
-    log(`failed ${recovered.failed.length} run(s) whose manager is gone: ${recovered.failed.join(', ')}`);
+  sayRecovered(recovered, log);
   let server: Awaited<ReturnType<typeof serve.startServe>>;
   try {
     server = await serve.startServe({
@@ -191,24 +183,53 @@ async function serveUntilStopped(
   io.stdout(`kairoku-playbook serve: ${workspace}\nlogin URL: ${server.loginUrl}\n`);
   for (const line of connected.banner ?? []) io.stdout(`${line}\n`);
 
-  return new Promise<number>((done) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) return;
-      stopping = true;
+  return untilSignal(
+    () => {
       serve.removeServeInfo(home, workspace);
       locked.release();
-      // A signal handler cannot wait; the process ends (done) only once the server has closed.
-      void server
-        .close()
-        .then(() => {
-          host.close();
-          return connected.close?.();
-        })
-        .then(() => done(0));
+      // The process ends only once the server has closed.
+      return server.close().then(() => {
+        host.close();
+        return connected.close?.();
+      });
+    },
+    () => serve.removeServeInfo(home, workspace),
+  );
+}
+
+/** What the host's recovery did with the workspace's stored runs, said once at start. */
+function sayRecovered(
+  recovered: {
+    problems: { file: string; message: string }[];
+    adopted: string[];
+    otherBackends: string[];
+    failed: string[];
+  },
+  log: (line: string) => void,
+): void {
+  for (const problem of recovered.problems) log(`warning: cannot read ${problem.file}: ${problem.message}`);
+  if (recovered.adopted.length)
+    log(`took up ${recovered.adopted.length} active run(s): ${recovered.adopted.join(', ')}`);
+  if (recovered.otherBackends.length)
+    log(
+      `left ${recovered.otherBackends.length} active run(s) of another backend for a serve of theirs: ${recovered.otherBackends.join(', ')}`,
+    );
+  if (recovered.failed.length)
+    log(`failed ${recovered.failed.length} run(s) whose manager is gone: ${recovered.failed.join(', ')}`);
+}
+
+/** Resolves to 0 once SIGINT or SIGTERM came and `stop` finished; `onExit` runs when the process exits. */
+function untilSignal(stop: () => Promise<unknown>, onExit: () => void): Promise<number> {
+  return new Promise<number>((done) => {
+    let stopping = false;
+    const once = () => {
+      if (stopping) return;
+      stopping = true;
+      // A signal handler cannot wait: `done` comes once stop has finished.
+      void stop().then(() => done(0));
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    process.once('exit', () => serve.removeServeInfo(home, workspace));
+    process.once('SIGINT', once);
+    process.once('SIGTERM', once);
+    process.once('exit', onExit);
   });
 }

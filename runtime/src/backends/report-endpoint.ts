@@ -13,6 +13,7 @@ import { storeKey } from '../mcp/token.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { resolveBindAddress } from './bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from './http-body.js';
+import type { BodyLimits } from './http-body.js';
 
 /** The one run, step and attempt a token may report for. */
 export interface ReportBinding {
@@ -293,43 +294,19 @@ export function reportService(
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const binding = token === undefined ? undefined : live.get(token);
     if (!binding) {
-      const reason =
-        token === undefined
-          ? 'no bearer token: a step agent reports with the token its step was started with'
-          : revoked.has(token)
-            ? 'this token was revoked: its step already reported, or its attempt ended'
-            : 'unknown token: no step of this runtime reports with it (never minted here, or its attempt ended before the runtime restarted)';
+      const reason = whyNotBound(token, revoked);
       options.onRejected?.(reason, token === undefined ? undefined : revoked.get(token));
       return refuse(401, reason);
     }
-    const body = await readBody(req, limits);
-    if (!body.ok) return reply(res, body.status, body.reason);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.text);
-    } catch {
-      return reply(res, 400, 'the request body is not JSON');
-    }
-    // Before the SDK's zod, which would drop such a key without a word.
-    const forbidden = forbiddenKey(parsed);
-    if (forbidden) return reply(res, 400, `the request was refused: ${describeForbidden(forbidden)}`);
+    const body = await jsonBody(req, res, limits);
+    if (!body) return;
     const mcp = stepAgentServer(binding, (report) => {
       if (!live.has(token!)) return 'this token was revoked: its step already reported, or its attempt ended';
       const refusal = options.onReport(binding, report);
       if (refusal === undefined) revoke(token!);
       return refusal;
     });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on('close', () => {
-      // The reply is gone, so no one is left to tell of a failure to close this request's server, and
-      // nothing outlives it: settled rather than left to reject unhandled.
-      void Promise.allSettled([transport.close(), mcp.close()]);
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, parsed);
+    await serveOverMcp(req, res, body.value, mcp);
   }
 
   return {
@@ -351,6 +328,61 @@ export function reportService(
     revoke,
     liveTokens: () => live.size,
   };
+}
+
+/** Why a request's token reports for no step: none, revoked, or never minted by this runtime. */
+function whyNotBound(token: string | undefined, revoked: ReadonlyMap<string, ReportBinding>): string {
+  if (token === undefined)
+    return 'no bearer token: a step agent reports with the token its step was started with';
+  if (revoked.has(token)) return 'this token was revoked: its step already reported, or its attempt ended';
+  return 'unknown token: no step of this runtime reports with it (never minted here, or its attempt ended before the runtime restarted)';
+}
+
+/** The request's body as JSON, or undefined once it was refused (too large or slow, not JSON, a forbidden key). */
+async function jsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limits: BodyLimits,
+): Promise<{ value: unknown } | undefined> {
+  const body = await readBody(req, limits);
+  if (!body.ok) {
+    reply(res, body.status, body.reason);
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.text);
+  } catch {
+    reply(res, 400, 'the request body is not JSON');
+    return undefined;
+  }
+  // Before the SDK's zod, which would drop such a key without a word.
+  const forbidden = forbiddenKey(parsed);
+  if (forbidden) {
+    reply(res, 400, `the request was refused: ${describeForbidden(forbidden)}`);
+    return undefined;
+  }
+  return { value: parsed };
+}
+
+/** One stateless MCP exchange: a server and transport of this request alone, closed with its reply. */
+async function serveOverMcp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsed: unknown,
+  mcp: McpServer,
+): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  res.on('close', () => {
+    // The reply is gone, so no one is left to tell of a failure to close this request's server, and
+    // nothing outlives it: settled rather than left to reject unhandled.
+    void Promise.allSettled([transport.close(), mcp.close()]);
+  });
+  await mcp.connect(transport);
+  await transport.handleRequest(req, res, parsed);
 }
 
 function stepAgentServer(

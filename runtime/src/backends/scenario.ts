@@ -41,7 +41,6 @@ const DECISION_KEYS = ['choice', 'comment'];
  * outcomes and choices are errors that say where (`steps.qa[0]`) and what would fit.
  * `extraKeys` are top-level keys another format adds (a playbook test's `expect` and `name`).
  */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function readScenario(
   value: unknown,
   ir: Ir,
@@ -59,93 +58,115 @@ export function readScenario(
     if (isObject(value.inputs)) scenario.inputs = { ...value.inputs };
     else errors.push('inputs: must be a mapping of input names to values');
   }
-  const steps = new Map(ir.steps.map((s) => [s.name, s]));
-  const after = new Map(ir.after.map((a) => [a.name, a]));
-  for (const [section, target] of [
-    ['steps', scenario.steps],
-    ['after', scenario.after],
-  ] as const) {
+  for (const section of ['steps', 'after'] as const) {
     const entries = value[section];
     if (entries === undefined || entries === null) continue;
-    if (!isObject(entries)) {
-      errors.push(`${section}: must be a mapping of names to reports`);
-      continue;
-    }
-    for (const [name, list] of Object.entries(entries)) {
-      const where = `${section}.${name}`;
-      const owner = section === 'steps' ? steps.get(name) : after.get(name);
-      if (!owner) {
-        const names =
-          section === 'steps'
-            ? ir.steps.filter((s) => s.kind !== 'gate').map((s) => s.name)
-            : [...after.keys()];
-        errors.push(`${where}: ${unknownName(section === 'steps' ? 'step' : 'after-task', name, names)}`);
-        continue;
-      }
-      if (section === 'steps' && (owner as IrStep).kind === 'gate') {
-        errors.push(`${where}: "${name}" is a gate; script its decisions under gates`);
-        continue;
-      }
-      const outcomes = owner.outcomes.map((o) => o.name);
-      target[name] = asList(list).map((item, i) => {
-        const at = `${where}[${i}]`;
-        if (!isObject(item)) {
-          errors.push(
-            `${at}: a report is a mapping like { outcome: ${outcomes[0]}, summary: …, outputs: … }`,
-          );
-          return {};
-        }
-        checkKeys(item, REPORT_KEYS, at, errors);
-        const report: ScriptedReport = {};
-        if (item.outcome !== undefined) {
-          if (typeof item.outcome !== 'string' || !outcomes.includes(item.outcome))
-            errors.push(
-              `${at}: ${section === 'steps' ? 'step' : 'after-task'} "${name}" has no outcome ${JSON.stringify(item.outcome)}; its outcomes are ${outcomes.join(', ')}`,
-            );
-          else report.outcome = item.outcome;
-        }
-        if (item.summary !== undefined) report.summary = String(item.summary);
-        if (item.outputs !== undefined) {
-          if (isObject(item.outputs)) report.outputs = { ...item.outputs };
-          else errors.push(`${at}.outputs: must be a mapping of output names to values`);
-        }
-        if (item.silent !== undefined) report.silent = item.silent === true;
-        return report;
-      });
-    }
+    if (!isObject(entries)) errors.push(`${section}: must be a mapping of names to reports`);
+    else readReports(section, entries, ir, scenario[section], errors);
   }
   if (value.gates !== undefined && value.gates !== null) {
     if (!isObject(value.gates)) errors.push('gates: must be a mapping of gate names to decisions');
-    else
-      for (const [name, list] of Object.entries(value.gates)) {
-        const where = `gates.${name}`;
-        const gate = steps.get(name);
-        if (!gate || gate.kind !== 'gate') {
-          const names = ir.steps.filter((s) => s.kind === 'gate').map((s) => s.name);
-          errors.push(
-            `${where}: ${gate ? `step "${name}" is not a gate; script its reports under steps` : unknownName('gate', name, names)}`,
-          );
-          continue;
-        }
-        const choices = gate.outcomes.map((o) => o.name);
-        scenario.gates[name] = asList(list).map((item, i) => {
-          const at = `${where}[${i}]`;
-          if (!isObject(item) || typeof item.choice !== 'string') {
-            errors.push(`${at}: a decision is a mapping like { choice: ${choices[0]}, comment: … }`);
-            return { choice: '' };
-          }
-          checkKeys(item, DECISION_KEYS, at, errors);
-          if (!choices.includes(item.choice))
-            errors.push(
-              `${at}: gate "${name}" has no choice "${item.choice}"; its choices are ${choices.join(', ')}`,
-            );
-          const decision: ScriptedDecision = { choice: item.choice };
-          if (item.comment !== undefined && item.comment !== null) decision.comment = String(item.comment);
-          return decision;
-        });
-      }
+    else readDecisions(value.gates, ir, scenario.gates, errors);
   }
   return { scenario, errors };
+}
+
+/** The scripted reports of the steps (or after-tasks) a section names, each checked against its owner. */
+function readReports(
+  section: 'steps' | 'after',
+  entries: Record<string, unknown>,
+  ir: Ir,
+  target: Record<string, ScriptedReport[]>,
+  errors: string[],
+): void {
+  const owners = new Map<string, IrStep | Ir['after'][number]>(
+    section === 'steps' ? ir.steps.map((s) => [s.name, s]) : ir.after.map((a) => [a.name, a]),
+  );
+  for (const [name, list] of Object.entries(entries)) {
+    const where = `${section}.${name}`;
+    const owner = owners.get(name);
+    if (!owner) {
+      const names =
+        section === 'steps'
+          ? ir.steps.filter((s) => s.kind !== 'gate').map((s) => s.name)
+          : [...owners.keys()];
+      errors.push(`${where}: ${unknownName(section === 'steps' ? 'step' : 'after-task', name, names)}`);
+      continue;
+    }
+    if (section === 'steps' && (owner as IrStep).kind === 'gate') {
+      errors.push(`${where}: "${name}" is a gate; script its decisions under gates`);
+      continue;
+    }
+    const outcomes = owner.outcomes.map((o) => o.name);
+    const what = `${section === 'steps' ? 'step' : 'after-task'} "${name}"`;
+    target[name] = asList(list).map((item, i) => readReport(item, `${where}[${i}]`, what, outcomes, errors));
+  }
+}
+
+function readReport(
+  item: unknown,
+  at: string,
+  what: string,
+  outcomes: readonly string[],
+  errors: string[],
+): ScriptedReport {
+  if (!isObject(item)) {
+    errors.push(`${at}: a report is a mapping like { outcome: ${outcomes[0]}, summary: …, outputs: … }`);
+    return {};
+  }
+  checkKeys(item, REPORT_KEYS, at, errors);
+  const report: ScriptedReport = {};
+  if (item.outcome !== undefined) {
+    if (typeof item.outcome !== 'string' || !outcomes.includes(item.outcome))
+      errors.push(
+        `${at}: ${what} has no outcome ${JSON.stringify(item.outcome)}; its outcomes are ${outcomes.join(', ')}`,
+      );
+    else report.outcome = item.outcome;
+  }
+  if (item.summary !== undefined) report.summary = String(item.summary);
+  if (item.outputs !== undefined) {
+    if (isObject(item.outputs)) report.outputs = { ...item.outputs };
+    else errors.push(`${at}.outputs: must be a mapping of output names to values`);
+  }
+  if (item.silent !== undefined) report.silent = item.silent === true;
+  return report;
+}
+
+/** The scripted decisions of each gate, checked against its choices. */
+function readDecisions(
+  gates: Record<string, unknown>,
+  ir: Ir,
+  target: Record<string, ScriptedDecision[]>,
+  errors: string[],
+): void {
+  const steps = new Map(ir.steps.map((s) => [s.name, s]));
+  for (const [name, list] of Object.entries(gates)) {
+    const where = `gates.${name}`;
+    const gate = steps.get(name);
+    if (!gate || gate.kind !== 'gate') {
+      const names = ir.steps.filter((s) => s.kind === 'gate').map((s) => s.name);
+      errors.push(
+        `${where}: ${gate ? `step "${name}" is not a gate; script its reports under steps` : unknownName('gate', name, names)}`,
+      );
+      continue;
+    }
+    const choices = gate.outcomes.map((o) => o.name);
+    target[name] = asList(list).map((item, i) => {
+      const at = `${where}[${i}]`;
+      if (!isObject(item) || typeof item.choice !== 'string') {
+        errors.push(`${at}: a decision is a mapping like { choice: ${choices[0]}, comment: … }`);
+        return { choice: '' };
+      }
+      checkKeys(item, DECISION_KEYS, at, errors);
+      if (!choices.includes(item.choice))
+        errors.push(
+          `${at}: gate "${name}" has no choice "${item.choice}"; its choices are ${choices.join(', ')}`,
+        );
+      const decision: ScriptedDecision = { choice: item.choice };
+      if (item.comment !== undefined && item.comment !== null) decision.comment = String(item.comment);
+      return decision;
+    });
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,19 +1,10 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { readScenario } from '../backends/scenario.js';
 import type { Scenario } from '../backends/scenario.js';
-import {
-  AFTER_PREFIX,
-  dueTimeouts,
-  isEnded,
-  stepIr,
-  stepRun,
-  vecSlice,
-  vecToArray,
-} from '@kairoku-playbook/machine';
+import { dueTimeouts, isEnded, stepRun, vecSlice } from '@kairoku-playbook/machine';
 import type { RunEvent, RunState, TransitionRefusal } from '@kairoku-playbook/machine';
 import type { Driver } from '../driver/driver.js';
 import { RunHost } from '../host/run-host.js';
@@ -22,13 +13,22 @@ import { StoredReadOnlyGuard } from '../worktree/stored-guard.js';
 import { defaultHome } from '../store/run-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
-import type { AgentMode, StartEffect } from './backend.js';
+import type { AgentMode } from './backend.js';
 import { MANAGER_GUIDE } from './guide.js';
 import type { PaseoHost } from '../backends/paseo/host.js';
 import { busyAsRefusal } from './store-lock.js';
-import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
 import { ToolError, inToolTerms } from './tool-error.js';
-import { progress, restartableSteps, runLine, runView } from './views.js';
+import { progress, runLine, runView } from './views.js';
+import {
+  describeInputs,
+  readyNow,
+  reportHint,
+  reportedNow,
+  restartHint,
+  runningNow,
+  waitingNow,
+} from './refusal-hints.js';
+import { describeStart } from './started.js';
 import { workspaceBranch, readWorkspace, validationJson } from './workspace.js';
 
 export interface ProtocolOptions {
@@ -256,7 +256,16 @@ export class PlaybookProtocol {
       (state) => `; ${readyNow(state)}`,
     );
     const started = change.backend.started.find((e) => e.step === args.step);
-    return started ? { started: this.describeStart(change.state, started), ...change.result } : change.result;
+    return started
+      ? {
+          started: describeStart(change.state, started, {
+            home: this.store.home,
+            managerAgent: this.paseo?.managerAgent,
+            selfCommand: this.options.selfCommand,
+          }),
+          ...change.result,
+        }
+      : change.result;
   }
 
   completeStep(args: { run: string; step: string; outcome: string }): Result {
@@ -545,65 +554,6 @@ export class PlaybookProtocol {
     this.paseo?.shown(state.id);
     return { ...extra, ...progress(state), events };
   }
-
-  private describeStart(state: RunState, effect: StartEffect): Result {
-    const started: Result = { step: effect.step, attempt: effect.attempt };
-    if (effect.type === 'start-check') {
-      started.kind = 'check';
-      started.commands = effect.commands;
-      started.env = Object.keys(effect.env);
-      started.cwd = effect.cwd;
-    } else {
-      started.kind = 'agent';
-      started.title = effect.title;
-      started.role = effect.role.name;
-      started.instructions = effect.role.instructions;
-      started.provider = effect.provider;
-      started.model = effect.model;
-      started.prompt = effect.prompt;
-      started.feedback = effect.feedback;
-      started.loopCount = effect.loopCount;
-      started.brief = effect.brief;
-      started.inputs = effect.inputs;
-      started.readOnly = effect.readOnly;
-    }
-    started.timeoutMs = effect.timeoutMs;
-    if (state.backend === BACKEND_OF.paseo && effect.type === 'start-agent') {
-      const parent = this.paseo?.managerAgent;
-      started.paseo = {
-        what: parent
-          ? `a Paseo agent is being created as your subagent (paseo.parent-agent-id ${parent}); get_run shows its id once it runs`
-          : 'a Paseo agent is being created for the step; get_run shows its id once it runs',
-        wakeups: parent
-          ? 'you are sent a message when it reports or is lost, while you are idle: end your turn to wait'
-          : "no manager agent is known to this server: call get_run to see the step's report",
-      };
-    }
-    if (state.backend === BACKEND_OF.external) {
-      const command = this.options.selfCommand ?? ['kairoku-playbook'];
-      started.stepAgent = {
-        what: 'the MCP server to give this step agent: it exposes only report_step_result, bound to this attempt',
-        command: command[0],
-        args: [
-          ...command.slice(1),
-          'mcp',
-          '--step-agent',
-          '--run',
-          state.id,
-          '--step',
-          effect.step,
-          '--attempt',
-          String(effect.attempt),
-        ],
-        // The token rides in the environment: a command line is visible to every user of the machine.
-        env: {
-          KAIROKU_PLAYBOOK_HOME: this.store.home,
-          [STEP_TOKEN_VARIABLE]: stepAgentToken(this.store.home, state.id, effect.step, effect.attempt),
-        },
-      };
-    }
-    return started;
-  }
 }
 
 function realpath(path: string): string {
@@ -612,59 +562,4 @@ function realpath(path: string): string {
   } catch {
     return path;
   }
-}
-
-function describeInputs(ir: Ir): string {
-  if (!ir.inputs.length) return 'none';
-  return ir.inputs
-    .map(
-      (i) =>
-        `${i.name} (${i.type}${i.required ? ', required' : 'default' in i ? `, default ${JSON.stringify(i.default)}` : ', optional'})`,
-    )
-    .join(', ');
-}
-
-function names(state: RunState, statuses: readonly string[]): string[] {
-  const found: string[] = [];
-  vecToArray(state.steps).forEach((s) => statuses.includes(s.status) && found.push(s.name));
-  state.after.forEach((s) => statuses.includes(s.status) && found.push(`${AFTER_PREFIX}${s.name}`));
-  return found;
-}
-
-function listed(what: string, list: string[]): string {
-  return list.length ? `${what}: ${list.join(', ')}` : `${what}: none`;
-}
-
-function readyNow(state: RunState): string {
-  if (isEnded(state.status)) {
-    const after = names(state, ['ready']);
-    return after.length ? listed('after-tasks ready', after) : `the run has ended (${state.status})`;
-  }
-  return `${listed('ready now', names(state, ['ready']))} (get_run shows the run)`;
-}
-
-function reportedNow(state: RunState): string {
-  return `${listed('reports waiting for complete_step', names(state, ['reported']))} (get_run shows the run)`;
-}
-
-function waitingNow(state: RunState): string {
-  return `${listed('gates waiting for a decision', names(state, ['waiting']))} (get_run shows the run)`;
-}
-
-function runningNow(state: RunState): string {
-  return listed('running now', names(state, ['running']));
-}
-
-function restartHint(state: RunState): string {
-  return `; it can restart from ${restartableSteps(state).join(', ') || 'no step'}`;
-}
-
-function reportHint(state: RunState, step: string, refusal: TransitionRefusal): string {
-  const ir = stepIr(state, step);
-  if (refusal.code === 'outputs-do-not-fit' && ir) {
-    const outputs = ir.outputs.map((o) => `${o.name}: ${o.type}`).join(', ');
-    return `. Report again with outputs that fit: ${outputs || 'none (report no outputs)'}`;
-  }
-  if (refusal.code === 'unknown-outcome') return '. Report again with one of them';
-  return `; only the running attempt of a step can report (${runningNow(state)})`;
 }

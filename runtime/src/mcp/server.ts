@@ -56,27 +56,12 @@ export interface RunningServer {
  * report_step_result, bound to the run, step and attempt its token was made for. A bad binding
  * rejects before anything is served (ToolError: a usage problem).
  */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
   const home = options.home ?? defaultHome();
-  let server: McpServer;
   // With Paseo agents, the daemon is reached before anything is served (an error says why not).
-  const made: { protocol?: PlaybookProtocol } = {};
+  const made: { protocol?: PlaybookProtocol; server?: McpServer } = {};
   const paseo =
-    options.agents === 'paseo' && !options.stepAgent
-      ? await PaseoHost.start({
-          ...(options.paseo ?? {}),
-          store: new RunStore(home),
-          workspace: workspaceFolder(options.workspace),
-          clock: Date.now,
-          runHost: () => {
-            if (!made.protocol)
-              throw new Error('the Paseo host was asked for a run before the protocol was made');
-            return made.protocol.host;
-          },
-          log: (line) => options.log?.(`warning: ${line}`),
-        })
-      : undefined;
+    options.agents === 'paseo' && !options.stepAgent ? await startPaseoHost(options, home, made) : undefined;
   const managerAgent = paseo?.managerAgent;
   const protocol = new PlaybookProtocol({
     workspace: options.workspace,
@@ -86,47 +71,95 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
     ...(options.selfCommand ? { selfCommand: options.selfCommand } : {}),
     ...(paseo ? { paseo } : {}),
     caller: () => {
-      const client = server?.server.getClientVersion();
+      const client = made.server?.server.getClientVersion();
       const who = client ? `${client.name}${client.version ? ` ${client.version}` : ''} (mcp)` : 'mcp client';
       return managerAgent ? `${who}, Paseo agent ${managerAgent}` : who;
     },
   });
   made.protocol = protocol;
   const info = { name: 'kairoku-playbook', version: options.version };
+  made.server = options.stepAgent
+    ? stepAgentServer(protocol, home, options.stepAgent, info)
+    : await managerServer(protocol, paseo, options, info);
+  return connect(made.server, protocol, paseo, options);
+}
 
-  if (options.stepAgent) {
-    const binding = options.stepAgent;
-    if (!checkStepAgentToken(home, binding.run, binding.step, binding.attempt, binding.token))
-      throw new ToolError(
-        `the token does not match run ${binding.run}, step ${binding.step}, attempt ${binding.attempt}; use the command line start_step gave for this attempt`,
-      );
-    const state = protocol.store.load(binding.run);
-    if (!state) throw new ToolError(`unknown run "${binding.run}" in ${protocol.store.folder}`);
-    const ir = stepIr(state, binding.step);
-    if (!ir || ir.kind === 'gate')
-      throw new ToolError(`run ${binding.run} has no agent or check step "${binding.step}"`);
-    server = new McpServer(info, {
-      instructions: `You are the agent of step "${binding.step}" of playbook run ${binding.run}. When your work is done, call report_step_result once with your outcome, a summary and your outputs, then end your turn.`,
-    });
-    registerStepAgentTool(server, protocol, {
-      ...binding,
-      outcomes: ir.outcomes.map((o) => o.name),
-      outputs: ir.outputs.map((o) => `${o.name}: ${o.type}`),
-    });
-  } else {
-    let problems: ReturnType<PlaybookProtocol['recover']>;
-    try {
-      problems = protocol.recover();
-    } catch (error) {
-      await paseo?.close();
-      throw error;
-    }
-    for (const problem of problems) options.log?.(`warning: cannot read ${problem.file}: ${problem.message}`);
-    server = new McpServer(info, { instructions: MANAGER_GUIDE });
-    registerManagerTools(server, protocol);
-    if (options.withStepTools) registerReportTool(server, protocol);
+/** The live side of a manager's server whose step agents are Paseo agents. */
+function startPaseoHost(
+  options: ServeOptions,
+  home: string,
+  made: { protocol?: PlaybookProtocol },
+): Promise<PaseoHost> {
+  return PaseoHost.start({
+    ...(options.paseo ?? {}),
+    store: new RunStore(home),
+    workspace: workspaceFolder(options.workspace),
+    clock: Date.now,
+    runHost: () => {
+      if (!made.protocol) throw new Error('the Paseo host was asked for a run before the protocol was made');
+      return made.protocol.host;
+    },
+    log: (line) => options.log?.(`warning: ${line}`),
+  });
+}
+
+type ServerInfo = ConstructorParameters<typeof McpServer>[0];
+
+/** A step agent's server: report_step_result only, once its token is checked against its binding. */
+function stepAgentServer(
+  protocol: PlaybookProtocol,
+  home: string,
+  binding: NonNullable<ServeOptions['stepAgent']>,
+  info: ServerInfo,
+): McpServer {
+  if (!checkStepAgentToken(home, binding.run, binding.step, binding.attempt, binding.token))
+    throw new ToolError(
+      `the token does not match run ${binding.run}, step ${binding.step}, attempt ${binding.attempt}; use the command line start_step gave for this attempt`,
+    );
+  const state = protocol.store.load(binding.run);
+  if (!state) throw new ToolError(`unknown run "${binding.run}" in ${protocol.store.folder}`);
+  const ir = stepIr(state, binding.step);
+  if (!ir || ir.kind === 'gate')
+    throw new ToolError(`run ${binding.run} has no agent or check step "${binding.step}"`);
+  const server = new McpServer(info, {
+    instructions: `You are the agent of step "${binding.step}" of playbook run ${binding.run}. When your work is done, call report_step_result once with your outcome, a summary and your outputs, then end your turn.`,
+  });
+  registerStepAgentTool(server, protocol, {
+    ...binding,
+    outcomes: ir.outcomes.map((o) => o.name),
+    outputs: ir.outputs.map((o) => `${o.name}: ${o.type}`),
+  });
+  return server;
+}
+
+/** A manager's server, once the runs a killed server left running are recovered. */
+async function managerServer(
+  protocol: PlaybookProtocol,
+  paseo: PaseoHost | undefined,
+  options: ServeOptions,
+  info: ServerInfo,
+): Promise<McpServer> {
+  let problems: ReturnType<PlaybookProtocol['recover']>;
+  try {
+    problems = protocol.recover();
+  } catch (error) {
+    await paseo?.close();
+    throw error;
   }
+  for (const problem of problems) options.log?.(`warning: cannot read ${problem.file}: ${problem.message}`);
+  const server = new McpServer(info, { instructions: MANAGER_GUIDE });
+  registerManagerTools(server, protocol);
+  if (options.withStepTools) registerReportTool(server, protocol);
+  return server;
+}
 
+/** Serves on stdio until the client goes (stdin ends) or `close` is called. */
+async function connect(
+  server: McpServer,
+  protocol: PlaybookProtocol,
+  paseo: PaseoHost | undefined,
+  options: ServeOptions,
+): Promise<RunningServer> {
   const stdin = options.stdin ?? process.stdin;
   // A message over the limit, not JSON or not JSON-RPC is answered with an error; the session goes on.
   const transport = new GuardedStdioTransport(stdin, options.stdout ?? process.stdout, {

@@ -115,8 +115,26 @@ function withWarning(result: Record<string, unknown>, warning: string | undefine
   return { ...result, warnings: [...warnings, warning] };
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
+/** The manager protocol's tools, in the order clients list them. */
 export function registerManagerTools(server: McpServer, protocol: PlaybookProtocol): void {
+  registerPlaybookTools(server, protocol);
+  registerStepTools(server, protocol);
+  registerGateTools(server, protocol);
+  registerRunTools(server, protocol);
+  server.registerTool(
+    'validate_playbooks',
+    {
+      description:
+        "Validates this workspace's playbooks with the same checks as kairoku-playbook check and the panel; prints the diagnostics as check --format json does (a JSON array; [] when clean).",
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    () => answer(() => protocol.validatePlaybooks()),
+  );
+}
+
+/** list_playbooks, start_playbook */
+function registerPlaybookTools(server: McpServer, protocol: PlaybookProtocol): void {
   server.registerTool(
     'list_playbooks',
     {
@@ -143,38 +161,50 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
           ),
       },
     },
-    async (args) => {
-      const serve = serveOf(protocol.store, protocol.workspace);
-      if (serve) {
-        // serve owns the workspace's runs: the run is started there, and driven there (autopilot).
-        try {
-          const playbook = servePlaybook(protocol.workspace, args.playbook) ?? args.playbook;
-          const answer = await askServe(serve, '/api/v1/runs', { playbook, inputs: args.inputs ?? {} });
-          const run = answer.run as { id: string; status: string };
-          return answer_({
-            run: run.id,
-            status: run.status,
-            warnings: answer.warnings,
-            drivenBy: `kairoku-playbook serve at ${serve.url}`,
-            next: `serve drives run ${run.id} itself (its steps start and their reports are applied as reported): get_run follows it; decide its gates with resume, or in the panel`,
-          });
-        } catch (error) {
-          return refusal(error);
-        }
-      }
-      let started: Record<string, unknown>;
-      try {
-        started = protocol.startPlaybook(args);
-      } catch (error) {
-        return refusal(error);
-      }
-      // A run whose agents are Paseo agents is hosted at once (a new worktree is made now).
-      const run = typeof started.run === 'string' ? started.run : undefined;
-      const warning = run === undefined ? undefined : await protocol.prepare(run, false);
-      return answer(() => withWarning(started, warning));
-    },
+    (args) => startPlaybook(protocol, args),
   );
+}
 
+/**
+ * start_playbook: through the live `serve` of the workspace when one is up (it owns the workspace's
+ * runs), else started here; a run whose agents are Paseo agents is hosted at once.
+ */
+async function startPlaybook(
+  protocol: PlaybookProtocol,
+  args: { playbook: string; inputs?: Record<string, unknown> | undefined },
+): Promise<CallToolResult> {
+  const serve = serveOf(protocol.store, protocol.workspace);
+  if (serve) {
+    // serve owns the workspace's runs: the run is started there, and driven there (autopilot).
+    try {
+      const playbook = servePlaybook(protocol.workspace, args.playbook) ?? args.playbook;
+      const answer = await askServe(serve, '/api/v1/runs', { playbook, inputs: args.inputs ?? {} });
+      const run = answer.run as { id: string; status: string };
+      return answer_({
+        run: run.id,
+        status: run.status,
+        warnings: answer.warnings,
+        drivenBy: `kairoku-playbook serve at ${serve.url}`,
+        next: `serve drives run ${run.id} itself (its steps start and their reports are applied as reported): get_run follows it; decide its gates with resume, or in the panel`,
+      });
+    } catch (error) {
+      return refusal(error);
+    }
+  }
+  let started: Record<string, unknown>;
+  try {
+    started = protocol.startPlaybook(args);
+  } catch (error) {
+    return refusal(error);
+  }
+  // A run whose agents are Paseo agents is hosted at once (a new worktree is made now).
+  const run = typeof started.run === 'string' ? started.run : undefined;
+  const warning = run === undefined ? undefined : await protocol.prepare(run, false);
+  return answer(() => withWarning(started, warning));
+}
+
+/** start_step, complete_step */
+function registerStepTools(server: McpServer, protocol: PlaybookProtocol): void {
   server.registerTool(
     'start_step',
     {
@@ -207,7 +237,10 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
     },
     (args) => onRun(protocol, args.run, false, () => protocol.completeStep(args)),
   );
+}
 
+/** request_gate, resume */
+function registerGateTools(server: McpServer, protocol: PlaybookProtocol): void {
   server.registerTool(
     'request_gate',
     {
@@ -245,7 +278,10 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
     (args) =>
       throughServe(protocol, 'resume', args) ?? onRun(protocol, args.run, false, () => protocol.resume(args)),
   );
+}
 
+/** nudge_step, get_run, list_runs, cancel_run, restart_run */
+function registerRunTools(server: McpServer, protocol: PlaybookProtocol): void {
   server.registerTool(
     'nudge_step',
     {
@@ -307,17 +343,6 @@ export function registerManagerTools(server: McpServer, protocol: PlaybookProtoc
     (args) =>
       throughServe(protocol, 'restart_run', args) ??
       onRun(protocol, args.run, true, () => protocol.restartRun(args)),
-  );
-
-  server.registerTool(
-    'validate_playbooks',
-    {
-      description:
-        "Validates this workspace's playbooks with the same checks as kairoku-playbook check and the panel; prints the diagnostics as check --format json does (a JSON array; [] when clean).",
-      inputSchema: {},
-      annotations: { readOnlyHint: true },
-    },
-    () => answer(() => protocol.validatePlaybooks()),
   );
 }
 

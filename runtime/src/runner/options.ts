@@ -56,9 +56,76 @@ export interface RunnerOptions {
 
 export { USAGE } from './usage.js';
 
+/** The options that take a value (`--keep-failed-worktrees` alone takes none). */
+const VALUE_OPTIONS = [
+  'app',
+  'app-ca',
+  'app-fingerprint',
+  'token-file',
+  'repo',
+  'repository',
+  'capacity',
+  'listen',
+  'provider',
+  'agent-command',
+  'claude-executable',
+  'codex-executable',
+  'work-dir',
+  'id',
+  'machine',
+  'heartbeat-ms',
+  'claim-ms',
+  'flush-ms',
+  'grace-ms',
+];
+
+type Values = ReadonlyMap<string, string>;
+
 /** Parses the command line; a string is the usage error. */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string {
+  const given = readArgv(argv);
+  if (typeof given === 'string') return given;
+  const { values, flags } = given;
+  for (const name of values.keys()) if (!VALUE_OPTIONS.includes(name)) return `unknown option --${name}`;
+  const app = values.get('app');
+  if (!app || !/^https?:\/\/[^/]+\/?$/.test(app))
+    return '--app needs the app URL, such as https://10.0.0.5:7421 or http://127.0.0.1:7400';
+  const trust = appTrust(app, values);
+  if (typeof trust === 'string') return trust;
+  const credential = readCredential(values);
+  if (typeof credential === 'string') return credential;
+  const checkout = checkoutOf(values);
+  if (typeof checkout === 'string') return checkout;
+  const listen = listenerOf(values);
+  if (typeof listen === 'string') return listen;
+  const agents = agentsOf(values);
+  if (typeof agents === 'string') return agents;
+  const numbers = numbersOf(values);
+  if (typeof numbers === 'string') return numbers;
+  const identity = identityOf(values);
+  if (typeof identity === 'string') return identity;
+  return {
+    app: app.replace(/\/$/, ''),
+    token: credential.token,
+    ...trust,
+    repo: checkout.repo,
+    repository: values.get('repository') ?? checkout.repo,
+    capacity: numbers.capacity!,
+    listen,
+    ...agents,
+    claudeExecutable: values.get('claude-executable'),
+    codexExecutable: values.get('codex-executable'),
+    ...identity,
+    heartbeatMs: numbers['heartbeat-ms']!,
+    claimMs: numbers['claim-ms']!,
+    flushMs: numbers['flush-ms']!,
+    graceMs: numbers['grace-ms']!,
+    keepFailedWorktrees: flags.has('--keep-failed-worktrees'),
+  };
+}
+
+/** `--name value` and `--name=value` by name, and the flags that take no value. */
+function readArgv(argv: readonly string[]): { values: Values; flags: ReadonlySet<string> } | string {
   const values = new Map<string, string>();
   const flags = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -78,31 +145,11 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     values.set(arg.slice(2), value);
     i++;
   }
-  const known = [
-    'app',
-    'app-ca',
-    'app-fingerprint',
-    'token-file',
-    'repo',
-    'repository',
-    'capacity',
-    'listen',
-    'provider',
-    'agent-command',
-    'claude-executable',
-    'codex-executable',
-    'work-dir',
-    'id',
-    'machine',
-    'heartbeat-ms',
-    'claim-ms',
-    'flush-ms',
-    'grace-ms',
-  ];
-  for (const name of values.keys()) if (!known.includes(name)) return `unknown option --${name}`;
-  const app = values.get('app');
-  if (!app || !/^https?:\/\/[^/]+\/?$/.test(app))
-    return '--app needs the app URL, such as https://10.0.0.5:7421 or http://127.0.0.1:7400';
+  return { values, flags };
+}
+
+/** How the app's certificate is trusted beyond the system's CAs: a CA file, or a pinned fingerprint. */
+function appTrust(app: string, values: Values): Pick<RunnerOptions, 'appCa' | 'appFingerprint'> | string {
   const pinned = values.get('app-fingerprint');
   const appFingerprint = pinned === undefined ? undefined : normalizeFingerprint(pinned);
   if (pinned !== undefined && appFingerprint === undefined)
@@ -120,6 +167,10 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     return '--app-ca and --app-fingerprint are two ways to trust the app: give one';
   if ((appCa !== undefined || appFingerprint !== undefined) && !app.startsWith('https:'))
     return `--app ${app} is plain HTTP: --app-ca and --app-fingerprint are for an https:// app`;
+  return { appCa, appFingerprint };
+}
+
+function readCredential(values: Values): { token: string } | string {
   const tokenFile = values.get('token-file');
   if (!tokenFile) return '--token-file is required';
   // Bounded: a FIFO or /dev/zero given as the token file must not hang or fill the runner.
@@ -127,14 +178,21 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
   if (read.problem !== undefined) return `cannot read the token file ${tokenFile}: ${read.message}`;
   const token = readToken(read.text);
   if (token.length < 16) return `the token file ${tokenFile} holds no credential of 16 characters or more`;
+  return { token };
+}
+
+function checkoutOf(values: Values): { repo: string } | string {
   const repoPath = values.get('repo');
   if (!repoPath) return '--repo is required';
-  let repo: string;
   try {
-    repo = realpathSync(resolve(repoPath));
+    return { repo: realpathSync(resolve(repoPath)) };
   } catch {
     return `--repo ${repoPath} does not exist`;
   }
+}
+
+/** The capacity listener's address: loopback only, as it has no credential (RF-006). */
+function listenerOf(values: Values): RunnerOptions['listen'] | string {
   const listen = parseHostPort(values.get('listen') ?? '127.0.0.1:0');
   if (!listen) return '--listen takes HOST:PORT';
   // Literal addresses are judged here (a usage error); names and the numeric forms only a resolver
@@ -144,6 +202,11 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     return `--listen ${listen.host}: a wildcard bind is refused; the capacity listener is loopback only (RF-006)`;
   if (kind === 'other' && isIP(listen.host.replace(/%.*$/, '')))
     return `--listen ${listen.host}: the capacity listener has no credential, so it binds loopback only (RF-006)`;
+  return listen;
+}
+
+/** What launches agents: the provider named, or `command` when only an agent command is given. */
+function agentsOf(values: Values): Pick<RunnerOptions, 'provider' | 'agentCommand'> | string {
   const agentCommand = values.get('agent-command');
   const named = values.get('provider');
   if (named !== undefined && !isProviderName(named))
@@ -157,6 +220,11 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     ['codex-executable', 'codex'],
   ] as const)
     if (values.has(flag) && provider !== owner) return `--${flag} is for --provider ${owner}`;
+  return { provider, agentCommand };
+}
+
+/** The capacity and the timers, by option name, with their defaults. */
+function numbersOf(values: Values): Record<string, number> | string {
   const numbers: Record<string, number> = {};
   const defaults: Record<string, number> = {
     capacity: 1,
@@ -172,6 +240,11 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
       return `--${name} takes a positive whole number, not "${text}"`;
     numbers[name] = value;
   }
+  return numbers;
+}
+
+/** The runner's machine, work folder and id (default: the machine and a hash of the work folder). */
+function identityOf(values: Values): Pick<RunnerOptions, 'machine' | 'workDir' | 'id'> | string {
   const machine = values.get('machine') ?? hostname();
   const workDir = resolve(values.get('work-dir') ?? join(tmpdir(), `kairoku-runner-${process.pid}`));
   const id =
@@ -179,28 +252,7 @@ export function parseRunnerArgs(argv: readonly string[]): RunnerOptions | string
     `${machine.replace(/[^A-Za-z0-9._-]/g, '-')}-${createHash('sha256').update(workDir).digest('hex').slice(0, 8)}`;
   if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/.test(id))
     return `--id "${id}" may hold letters, digits and ._:@-`;
-  return {
-    app: app.replace(/\/$/, ''),
-    token,
-    appCa,
-    appFingerprint,
-    repo,
-    repository: values.get('repository') ?? repo,
-    capacity: numbers.capacity!,
-    listen,
-    provider,
-    agentCommand,
-    claudeExecutable: values.get('claude-executable'),
-    codexExecutable: values.get('codex-executable'),
-    workDir,
-    id,
-    machine,
-    heartbeatMs: numbers['heartbeat-ms']!,
-    claimMs: numbers['claim-ms']!,
-    flushMs: numbers['flush-ms']!,
-    graceMs: numbers['grace-ms']!,
-    keepFailedWorktrees: flags.has('--keep-failed-worktrees'),
-  };
+  return { workDir, id, machine };
 }
 
 /** The credential in a token file: the whole file, or the value of KAIROKU_TOKEN= in a token.env. */

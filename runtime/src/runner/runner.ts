@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 import {
   appendFileSync,
   existsSync,
@@ -9,54 +8,25 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { IrRole } from '@kairoku-playbook/compiler';
+import { forTerminal } from '@kairoku-playbook/machine';
 import { resolveBindAddress } from '../backends/bind-address.js';
-import { forTerminal, MASK } from '@kairoku-playbook/machine';
-import { LIMITS, PROTOCOL_VERSION, bound, isFixedRole } from '../backends/kairoku/protocol.js';
-import type {
-  CapacityResponse,
-  Dispatch,
-  Terminal,
-  TerminalStatus,
-  UpdateRequest,
-} from '../backends/kairoku/protocol.js';
-import { checkDirectory } from '../exec/perform-check.js';
-import { runCheckCommands } from '../exec/run-commands.js';
-import { decideToolCall } from '../tool-policy.js';
+import { LIMITS, PROTOCOL_VERSION, bound } from '../backends/kairoku/protocol.js';
+import type { CapacityResponse, Dispatch, Terminal } from '../backends/kairoku/protocol.js';
 import { AppClient, AppRefusal, AppUntrusted, Unauthorized } from './app-client.js';
 import { startCapacityServer } from './capacity-server.js';
 import { EventLog } from './event-log.js';
 import type { RunnerOptions } from './options.js';
-import { isProviderName, providerFor } from './providers/index.js';
-import type { Launched, Provider } from './providers/index.js';
-import { addWorktree, changedPaths, removeWorktree, startingPoint } from './worktree.js';
+import { providerFor } from './providers/index.js';
+import type { Provider } from './providers/index.js';
+import { addWorktree, removeWorktree, startingPoint } from './worktree.js';
+import { refusalOf, runAgent, runCheck, sleep, stopDispatch, withoutSecrets } from './dispatch-run.js';
+import type { Active } from './dispatch-run.js';
 
 /** exit codes of the runner process */
 export const EXIT = { ok: 0, usage: 2, unauthorized: 3, untrusted: 4, failed: 1 } as const;
 
 const BACKOFF_MAX_MS = 30_000;
 const VERSION = `kairoku-playbook-runner/${PROTOCOL_VERSION}`;
-
-type StopStatus = Extract<TerminalStatus, 'canceled' | 'timed-out' | 'interrupted'>;
-
-/** One dispatch this runner holds, from its claim until the app has acknowledged its terminal status. */
-interface Active {
-  doc: Dispatch;
-  events: EventLog;
-  seq: number;
-  /** the update being sent, resent as it is until the app answers (RF-020: a failed send leads) */
-  unsent: UpdateRequest | undefined;
-  sending: Promise<void>;
-  terminal: Terminal | undefined;
-  terminalSent: boolean;
-  /** the app no longer wants updates for it (409): it is torn down and forgotten */
-  closed: boolean;
-  stop: { status: StopStatus; reason: string } | undefined;
-  abort: AbortController;
-  /** the dispatch's agent, once its provider launched it (RF-014) */
-  launched: Launched | undefined;
-  worktree: string | undefined;
-}
 
 /**
  * The reference runner daemon (docs/kairoku-protocol.md, the v1 contract RF-003…RF-023): it dials out
@@ -144,7 +114,7 @@ export class Runner {
     this.shuttingDown = true;
     this.draining = true;
     clearTimeout(this.claimTimer);
-    for (const a of this.active.values()) this.stopDispatch(a, 'interrupted', reason);
+    for (const a of this.active.values()) stopDispatch(a, 'interrupted', reason);
     const deadline = Date.now() + this.options.graceMs + 10_000;
     while (this.active.size && Date.now() < deadline) {
       this.flushAll();
@@ -196,7 +166,7 @@ export class Runner {
       }
       for (const id of answer.cancel) {
         const a = this.active.get(id);
-        if (a) this.stopDispatch(a, 'canceled', 'the app canceled it');
+        if (a) stopDispatch(a, 'canceled', 'the app canceled it');
       }
       if (answer.drain && !this.draining) {
         this.draining = true;
@@ -313,7 +283,7 @@ export class Runner {
     clearTimeout(this.claimTimer);
     for (const a of this.active.values()) {
       a.closed = true;
-      this.stopDispatch(a, 'interrupted', 'the app refused the credential');
+      stopDispatch(a, 'interrupted', 'the app refused the credential');
     }
     const deadline = Date.now() + this.options.graceMs + 10_000;
     while (this.active.size && Date.now() < deadline) await sleep(50);
@@ -371,22 +341,13 @@ export class Runner {
     void this.supervise(a);
   }
 
-  private stopDispatch(a: Active, status: StopStatus, reason: string): void {
-    if (a.stop || a.terminal) return;
-    a.stop = { status, reason };
-    a.events.say('phase', `stopping: ${reason}`);
-    a.abort.abort();
-    // Started here, awaited by supervise's teardown (interrupt returns the same promise again).
-    void a.launched?.interrupt();
-  }
-
   /** A dispatch from its claim to its terminal status, with the same teardown on every path (RF-010). */
   private async supervise(a: Active): Promise<void> {
     const d = a.doc;
     const what = { dispatch: d.id, run: d.run, step: d.step, attempt: d.attempt, type: d.kind };
     let terminal: Terminal;
     try {
-      const refusal = this.refusal(d);
+      const refusal = refusalOf(d, this.options, this.provider);
       if (refusal) {
         this.log({ kind: 'refused', ...what, reason: refusal });
         terminal = { status: 'refused', reason: refusal };
@@ -406,7 +367,14 @@ export class Runner {
           this.log({ kind: 'launch', ...what });
           a.events.say('phase', 'running');
           this.flush(a);
-          terminal = d.kind === 'agent' ? await this.runAgent(a, path) : await this.runCheck(a, path);
+          terminal =
+            d.kind === 'agent'
+              ? await runAgent(a, path, {
+                  provider: this.provider!,
+                  dispatchFile: this.breadcrumb(d.id),
+                  graceMs: this.options.graceMs,
+                })
+              : await runCheck(a, path, this.options.graceMs);
         }
       }
     } catch (error) {
@@ -424,113 +392,6 @@ export class Runner {
     a.terminal = terminal;
     if (a.closed) this.forget(a);
     else this.flush(a);
-  }
-
-  /** Why this runner will not run a dispatch, or undefined. */
-  private refusal(d: Dispatch): string | undefined {
-    if (d.repository !== this.options.repository)
-      return `this runner serves ${this.options.repository}, not ${d.repository}`;
-    if (d.machine !== null && d.machine !== this.options.machine)
-      return `the dispatch asks for machine ${d.machine}; this is ${this.options.machine}`;
-    if (d.kind === 'agent') {
-      if (!isFixedRole(d.agent!.role))
-        return `role "${d.agent!.role}" is not in this runner's fixed table (implementer, reviewer, planner, researcher): refused (RF-009)`;
-      if (!this.provider)
-        return 'this runner has no agent command configured (--agent-command, or --provider claude|codex)';
-      const asked = d.agent!.provider;
-      if (
-        asked &&
-        this.provider.name !== 'command' &&
-        isProviderName(asked) &&
-        asked !== 'command' &&
-        asked !== this.provider.name
-      )
-        return `the dispatch asks for the ${asked} provider; this runner runs ${this.provider.name} agents (--provider)`;
-    }
-    return undefined;
-  }
-
-  private async runAgent(a: Active, worktree: string): Promise<Terminal> {
-    const d = a.doc;
-    const agent = d.agent!;
-    const role = roleOf(d);
-    const provider = this.provider!;
-    const launched = provider.launch({
-      dispatch: d,
-      worktree,
-      dispatchFile: this.breadcrumb(d.id),
-      role,
-      graceMs: this.options.graceMs,
-      decide: (call) => decideToolCall(role, call, { worktree }),
-    });
-    a.launched = launched;
-    // The agent may have been stopped while it started. Started here, awaited by supervise's teardown
-    // (interrupt returns the same promise again).
-    if (a.stop) void launched.interrupt();
-    // RF-003: every event to the full log; the curated ones wait for the next update.
-    const consumed = (async () => {
-      for await (const event of launched.events) a.events.provider(provider.name, event.raw, event.curated);
-    })().catch((error: unknown) =>
-      a.events.say('stderr', `the provider's event stream broke: ${(error as Error).message}`),
-    );
-    const clock = setTimeout(
-      () => this.stopDispatch(a, 'timed-out', `the wall clock of ${d.wallClockMs} ms ran out (RF-018)`),
-      Math.min(d.wallClockMs, 2 ** 31 - 1),
-    );
-    const exit = await launched.exit;
-    clearTimeout(clock);
-    await launched.interrupt();
-    // What the agent emitted last is read before the terminal status is composed (unless something
-    // that left the group still holds its pipes).
-    await Promise.race([consumed, sleep(1000)]);
-    if (a.stop) return { status: a.stop.status, reason: a.stop.reason, exitCode: exit.code };
-    if (exit.error)
-      return {
-        status: 'failed',
-        reason: bound(`the agent could not start: ${exit.error.message}`, LIMITS.reason),
-      };
-    const ok = exit.code === 0 && exit.reason === undefined;
-    const terminal: Terminal = {
-      status: ok ? 'completed' : 'failed',
-      exitCode: exit.code,
-      ...(ok
-        ? {}
-        : {
-            reason: bound(
-              exit.reason ?? `the agent exited ${exit.signal ? `on ${exit.signal}` : `with ${exit.code}`}`,
-              LIMITS.reason,
-            ),
-          }),
-    };
-    // SPEC §3.3: a read-only role's worktree is checked before it is removed.
-    if (agent.readOnly) terminal.worktreeChanges = await changedPaths(worktree, LIMITS.changedPaths);
-    return terminal;
-  }
-
-  private async runCheck(a: Active, worktree: string): Promise<Terminal> {
-    const d = a.doc;
-    const check = d.check!;
-    const dir = checkDirectory(worktree, check.cwd);
-    if (typeof dir !== 'string') return { status: 'failed', reason: dir.refused };
-    const result = await runCheckCommands({
-      commands: check.commands,
-      cwd: dir,
-      env: check.env,
-      timeoutMs: d.wallClockMs,
-      signal: a.abort.signal,
-      killGraceMs: this.options.graceMs,
-    });
-    for (const line of result.output.split('\n')) if (line) a.events.record({ type: 'output', text: line });
-    a.events.say('status', bound(result.summary, LIMITS.eventText));
-    if (result.timedOut)
-      return { status: 'timed-out', reason: `the wall clock of ${d.wallClockMs} ms ran out (RF-018)` };
-    if (a.stop || result.aborted)
-      return { status: a.stop?.status ?? 'interrupted', reason: a.stop?.reason ?? 'the check was stopped' };
-    return {
-      status: 'completed',
-      exitCode: result.outputs.exit_code,
-      check: { outcome: result.outcome, ...result.outputs, summary: bound(result.summary, LIMITS.reason) },
-    };
   }
 
   // ---- updates (RF-003, RF-020) -----------------------------------------------------------------
@@ -562,7 +423,7 @@ export class Runner {
         const answer = await this.client.post('update', update);
         a.unsent = undefined;
         if (update.terminal) return this.forget(a);
-        if (answer.cancel) this.stopDispatch(a, 'canceled', 'the app canceled it');
+        if (answer.cancel) stopDispatch(a, 'canceled', 'the app canceled it');
       } catch (error) {
         if (this.fatal(error)) return;
         if (error instanceof AppRefusal) {
@@ -577,7 +438,7 @@ export class Runner {
           });
           if (error.status === 409) {
             a.closed = true;
-            this.stopDispatch(a, 'canceled', `the app refused its update: ${error.message}`);
+            stopDispatch(a, 'canceled', `the app refused its update: ${error.message}`);
             if (a.terminal) this.forget(a);
           }
           return;
@@ -658,38 +519,8 @@ export class Runner {
   }
 }
 
-/**
- * A dispatch as its breadcrumb keeps it (and the agent reads it): without the report token (the agent
- * has it in KAIROKU_REPORT_TOKEN) and without a check's env values, which may be secret inputs —
- * a file outlives a crash, and what a restart needs of it is the dispatch's id and place.
- */
-function withoutSecrets(d: Dispatch): Dispatch {
-  const copy = structuredClone(d);
-  if (copy.agent) copy.agent.report.token = MASK;
-  if (copy.check) for (const name of Object.keys(copy.check.env)) copy.check.env[name] = MASK;
-  return copy;
-}
-
-/** The policy a dispatch carries, as the one policy function takes it (RF-017). */
-function roleOf(d: Dispatch): IrRole {
-  const agent = d.agent!;
-  return {
-    name: agent.playbookRole,
-    base: agent.role as IrRole['base'],
-    instructions: agent.instructions,
-    provider: agent.provider,
-    model: agent.model,
-    mode: agent.mode,
-    tools: agent.policy,
-  };
-}
-
 /** Exponential backoff with jitter, capped at 30 s. */
 export function backoff(base: number, failures: number): number {
   const ms = Math.min(BACKOFF_MAX_MS, base * 2 ** Math.min(failures, 10));
   return Math.round(ms * (0.8 + Math.random() * 0.4));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

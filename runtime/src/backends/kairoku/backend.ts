@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 import { randomUUID } from 'node:crypto';
 import { isEnded, stepIr } from '@kairoku-playbook/machine';
 import type { RunEvent } from '@kairoku-playbook/machine';
@@ -27,13 +26,17 @@ import type {
   HeartbeatResponse,
   Route,
   Terminal,
-  TerminalStatus,
   UpdateRequest,
   UpdateResponse,
 } from './protocol.js';
+import { endEvent } from './dispatch-end.js';
 import { ReadyQueue } from './ready-queue.js';
+import { dispatchView, newRunner, runnerView } from './records.js';
+import type { DispatchEnd, DispatchRecord, DispatchView, RunnerRecord, RunnerView } from './records.js';
 import { startKairokuServer } from './server.js';
 import type { KairokuServer, KairokuServerOptions, ProtocolHandler } from './server.js';
+
+export type { DispatchEnd, DispatchView, RunnerView } from './records.js';
 
 /** How `listen` binds: what the address may be, and TLS. */
 export type ListenOptions = Pick<
@@ -58,81 +61,6 @@ export interface KairokuBackendOptions {
   clock?: () => number;
   /** faults that belong to no run: a bad credential, a malformed request, an unknown dispatch */
   onFault?: (text: string) => void;
-}
-
-type DispatchState = 'queued' | 'held' | 'ended';
-/** how a dispatch ended: a runner's terminal status, or the app's own reasons */
-export type DispatchEnd = TerminalStatus | 'lost' | 'withdrawn';
-
-interface DispatchRecord {
-  id: string;
-  run: string;
-  step: string;
-  attempt: number;
-  kind: 'agent' | 'check';
-  readOnly: boolean;
-  repository: string;
-  machine: string | null;
-  document: Dispatch;
-  state: DispatchState;
-  end?: DispatchEnd;
-  reason?: string;
-  runner?: string;
-  claimedAt?: number;
-  token?: string;
-  /** the app stopped it (stop-agent): the runner tears it down and nothing more is fed to the run */
-  canceled: boolean;
-  /** its agent's report was accepted */
-  reported: boolean;
-  /** a read-only agent's report, fed in once the runner's worktree check is clean */
-  heldReport?: StepReport;
-  lastSeq: number;
-  phase?: string;
-  /** the last curated events (bounded) */
-  events: CuratedEvent[];
-  /** curated events written to the run's history as `agent` notes (at most HISTORY_EVENTS_PER_DISPATCH) */
-  historyEvents: number;
-}
-
-interface RunnerRecord {
-  id: string;
-  machine: string;
-  version: string;
-  repositories: string[];
-  max: number;
-  running: number;
-  lastHeartbeat: number;
-  held: Set<string>;
-  /** the operator asked it to drain */
-  drain: boolean;
-  /** it says it is draining */
-  draining: boolean;
-}
-
-/** What a view of the queue shows of a dispatch. */
-export interface DispatchView {
-  id: string;
-  run: string;
-  step: string;
-  attempt: number;
-  kind: 'agent' | 'check';
-  state: DispatchState;
-  end?: DispatchEnd;
-  reason?: string;
-  runner?: string;
-  canceled: boolean;
-  reported: boolean;
-  events: CuratedEvent[];
-}
-
-export interface RunnerView {
-  id: string;
-  machine: string;
-  repositories: string[];
-  capacity: { running: number; max: number };
-  held: string[];
-  lastHeartbeat: string;
-  drain: boolean;
 }
 
 /** curated events kept per dispatch */
@@ -440,18 +368,7 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     let runner = this.runners.get(request.runner);
     if (!runner) {
       // What the heartbeat says is filled in below, as for a runner already known.
-      runner = {
-        id: request.runner,
-        machine: '',
-        version: '',
-        repositories: [],
-        max: 0,
-        running: 0,
-        lastHeartbeat: now,
-        held: new Set(),
-        drain: false,
-        draining: false,
-      };
+      runner = newRunner(request.runner, now);
       this.runners.set(runner.id, runner);
     }
     Object.assign(runner, {
@@ -604,54 +521,9 @@ export class KairokuBackend implements Backend, ProtocolHandler {
     this.ended.push(record.id);
     if (this.ended.length > ENDED_KEPT) this.dispatchTable.delete(this.ended.shift()!);
     if (record.canceled) return;
-    const event = this.endEvent(record, end, reason, terminal);
+    const event = endEvent(record, end, reason, terminal);
     const context = this.contexts.get(record.run);
     if (event && context) context.emit(event);
-  }
-
-  /** What the end of a dispatch means to its run (docs/kairoku-protocol.md, "Terminal statuses"). */
-  private endEvent(
-    record: DispatchRecord,
-    end: DispatchEnd,
-    reason: string | undefined,
-    terminal: Terminal | undefined,
-  ): RunEvent | undefined {
-    const { step, attempt } = record;
-    if (end === 'timed-out') return { type: 'timeout', step, attempt };
-    if (record.kind === 'check') {
-      const check = terminal?.check;
-      if (end === 'completed' && check)
-        return {
-          type: 'report',
-          step,
-          attempt,
-          outcome: check.outcome,
-          summary: check.summary,
-          outputs: {
-            passed: check.passed,
-            failed: check.failed,
-            skipped: check.skipped,
-            todo: check.todo,
-            exit_code: check.exit_code,
-          },
-        };
-      return { type: 'agent-lost', step, attempt, reason: describeEnd('the check', end, reason, terminal) };
-    }
-    if (record.reported) return undefined;
-    if (record.heldReport) {
-      const changes = terminal?.worktreeChanges;
-      if (changes === undefined)
-        return {
-          type: 'read-only-violated',
-          step,
-          attempt,
-          paths: [],
-          reason: `the runner did not check the worktree (${describeEnd('the dispatch', end, reason, terminal)})`,
-        };
-      if (changes.length) return { type: 'read-only-violated', step, attempt, paths: changes };
-      return { type: 'report', step, attempt, ...record.heldReport };
-    }
-    return { type: 'agent-lost', step, attempt, reason: describeEnd('the agent', end, reason, terminal) };
   }
 
   private revoke(record: DispatchRecord): void {
@@ -691,37 +563,13 @@ export class KairokuBackend implements Backend, ProtocolHandler {
 
   dispatches(run?: string): DispatchView[] {
     const views: DispatchView[] = [];
-    for (const d of this.dispatchTable.values()) {
-      if (run !== undefined && d.run !== run) continue;
-      const view: DispatchView = {
-        id: d.id,
-        run: d.run,
-        step: d.step,
-        attempt: d.attempt,
-        kind: d.kind,
-        state: d.state,
-        canceled: d.canceled,
-        reported: d.reported || d.heldReport !== undefined,
-        events: [...d.events],
-      };
-      if (d.end) view.end = d.end;
-      if (d.reason) view.reason = d.reason;
-      if (d.runner) view.runner = d.runner;
-      views.push(view);
-    }
+    for (const d of this.dispatchTable.values())
+      if (run === undefined || d.run === run) views.push(dispatchView(d));
     return views;
   }
 
   runnerViews(): RunnerView[] {
-    return [...this.runners.values()].map((r) => ({
-      id: r.id,
-      machine: r.machine,
-      repositories: [...r.repositories],
-      capacity: { running: r.running, max: r.max },
-      held: [...r.held],
-      lastHeartbeat: new Date(r.lastHeartbeat).toISOString(),
-      drain: r.drain,
-    }));
+    return [...this.runners.values()].map(runnerView);
   }
 
   /** tokens minted for dispatches, and how many of them are still live (none, once every run ends) */
@@ -747,31 +595,4 @@ function refuse(
   message: string,
 ): { status: number; body: ReturnType<typeof errorBody> } {
   return { status, body: errorBody(code, message) };
-}
-
-function describeEnd(
-  what: string,
-  end: DispatchEnd,
-  reason: string | undefined,
-  terminal: Terminal | undefined,
-): string {
-  const code = terminal?.exitCode;
-  const exit = code !== undefined && code !== null ? ` with exit code ${code}` : '';
-  const because = reason ? `: ${reason}` : '';
-  switch (end) {
-    case 'completed':
-      return `${what} ended${exit} without a report${because}`;
-    case 'failed':
-      return `${what} failed${exit}${because}`;
-    case 'refused':
-      return `the runner refused the dispatch${because}`;
-    case 'interrupted':
-      return `the runner shut down during the dispatch${because}`;
-    case 'canceled':
-      return `the runner canceled the dispatch${because}`;
-    case 'lost':
-      return reason ?? 'its runner was lost';
-    default:
-      return `${what} ended (${end})${because}`;
-  }
 }

@@ -1,12 +1,7 @@
 /** The `kairoku` backend: the app side of the Kairoku runner protocol, v1 (docs/kairoku-protocol.md). */
 export { KairokuBackend } from './backend.js';
-export type {
-  DispatchEnd,
-  DispatchView,
-  KairokuBackendOptions,
-  ListenOptions,
-  RunnerView,
-} from './backend.js';
+export type { KairokuBackendOptions, ListenOptions } from './backend.js';
+export type { DispatchEnd, DispatchView, RunnerView } from './records.js';
 export { fingerprintOf, makeSelfSigned, normalizeFingerprint, pemOf, selfSignedIdentity } from './tls.js';
 export type { TlsIdentity } from './tls.js';
 export { buildDispatch, dispatchFirstMessage } from './dispatch.js';

@@ -10,6 +10,7 @@ import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
 import { resolveBindAddress } from '../bind-address.js';
 import type { Lookup } from '../bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from '../http-body.js';
+import type { BodyLimits } from '../http-body.js';
 import type { ReportService } from '../report-endpoint.js';
 import type { TlsIdentity } from './tls.js';
 
@@ -69,27 +70,24 @@ export interface KairokuServerOptions {
  * schema (400 with ajv's findings), and every response this server sends against its own: a response
  * that does not fit is a bug, answered 500 rather than sent.
  */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export async function startKairokuServer(
   handler: ProtocolHandler,
   options: KairokuServerOptions,
 ): Promise<KairokuServer> {
   if (options.appToken.length < 16) throw new Error('the app credential must be at least 16 characters');
-  const tlsOnly = options.requireTlsOffLoopback === true;
-  const bindTo = await resolveBindAddress(options.host, {
-    what: 'the Kairoku app',
-    allowNonLoopback: tlsOnly ? options.tls !== undefined : (options.allowNonLoopback ?? false),
-    allowWildcard: options.tls !== undefined && options.allowWildcard === true,
-    howToAllow: tlsOnly
-      ? 'serve it over TLS: --tls-cert FILE --tls-key FILE, or --tls-self-signed'
-      : 'say so with --allow-remote-runners (run --backend kairoku)',
-    ...(options.lookup ? { lookup: options.lookup } : {}),
-  });
-  const expected = digest(options.appToken);
+  const bindTo = await bindAddressOf(options);
+  const serving: Serving = {
+    handler,
+    expected: digest(options.appToken),
+    limits: {
+      maxBytes: LIMITS.bodyBytes,
+      ...(options.bodyTimeoutMs !== undefined ? { timeoutMs: options.bodyTimeoutMs } : {}),
+    },
+  };
   const reports = options.reports;
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (reports && (req.url ?? '').split('?')[0] === '/mcp') return reports.handle(req, res);
-    handle(req, res).catch((error: unknown) => {
+    serveRequest(req, res, serving).catch((error: unknown) => {
       handler.fault(`kairoku server error: ${(error as Error).stack ?? String(error)}`);
       if (!res.headersSent) send(res, 500, errorBody('internal', 'the app failed to answer'));
       else res.end();
@@ -98,86 +96,6 @@ export async function startKairokuServer(
   const server: Server = options.tls
     ? createTlsServer({ ...LISTENER_OPTIONS, cert: options.tls.cert, key: options.tls.key }, listener)
     : createServer(LISTENER_OPTIONS, listener);
-
-  const limits = {
-    maxBytes: LIMITS.bodyBytes,
-    ...(options.bodyTimeoutMs !== undefined ? { timeoutMs: options.bodyTimeoutMs } : {}),
-  };
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '').split('?')[0]!;
-    const route = /^\/v1\/([a-z-]+)$/.exec(path)?.[1] as Route | undefined;
-    if (route === undefined || !ROUTES.includes(route)) {
-      discardBody(req, limits);
-      return send(
-        res,
-        404,
-        errorBody(
-          'not-found',
-          `no route ${path}; the routes are ${ROUTES.map((r) => `/v1/${r}`).join(', ')}`,
-        ),
-      );
-    }
-    if (req.method !== 'POST') {
-      discardBody(req, limits);
-      return send(res, 405, errorBody('method-not-allowed', `${path} takes POST, not ${req.method}`));
-    }
-    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (token === undefined || !timingSafeEqual(digest(token), expected)) {
-      discardBody(req, limits);
-      handler.fault(`refused a ${route} request: ${token === undefined ? 'no' : 'a wrong'} app credential`);
-      return send(
-        res,
-        401,
-        errorBody(
-          'unauthorized',
-          token === undefined
-            ? 'no app credential: send Authorization: Bearer <app token>'
-            : 'the app credential is wrong or was revoked: stop and ask the operator (RF-012)',
-        ),
-      );
-    }
-    const text = await readBody(req, limits);
-    if (!text.ok) {
-      handler.fault(`refused a ${route} request: ${text.reason}`);
-      return send(
-        res,
-        text.status,
-        errorBody(text.status === 413 ? 'too-large' : 'bad-request', text.reason),
-      );
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text.text);
-    } catch (error) {
-      handler.fault(`refused a ${route} request: the body is not JSON`);
-      return send(res, 400, errorBody('bad-request', `the body is not JSON: ${(error as Error).message}`));
-    }
-    const forbidden = forbiddenKey(body);
-    if (forbidden) {
-      const message = `the ${route} request was refused: ${describeForbidden(forbidden)}`;
-      handler.fault(`refused a ${route} request: ${message}`);
-      return send(res, 400, errorBody('bad-request', message));
-    }
-    const problems = checkBody(`${route}.request`, body);
-    if (problems.length) {
-      const message = `the ${route} request does not fit its schema: ${describeProblems(problems)}`;
-      handler.fault(`refused a ${route} request: ${message}`, body);
-      return send(res, 400, errorBody('bad-request', message, problems));
-    }
-    const answer = handler.handle(route, body);
-    const schema = answer.status === 200 ? `${route}.response` : 'error';
-    const wrong = checkBody(schema, answer.body);
-    if (wrong.length) {
-      handler.fault(`BUG: the ${route} response does not fit ${schema}: ${describeProblems(wrong)}`);
-      return send(
-        res,
-        500,
-        errorBody('internal', `the app built a ${route} response that does not fit its schema`),
-      );
-    }
-    send(res, answer.status, answer.body);
-  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -200,6 +118,125 @@ export async function startKairokuServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/** The address to bind: loopback only unless allowed, and off loopback only over TLS when required. */
+function bindAddressOf(options: KairokuServerOptions): Promise<string> {
+  const tlsOnly = options.requireTlsOffLoopback === true;
+  return resolveBindAddress(options.host, {
+    what: 'the Kairoku app',
+    allowNonLoopback: tlsOnly ? options.tls !== undefined : (options.allowNonLoopback ?? false),
+    allowWildcard: options.tls !== undefined && options.allowWildcard === true,
+    howToAllow: tlsOnly
+      ? 'serve it over TLS: --tls-cert FILE --tls-key FILE, or --tls-self-signed'
+      : 'say so with --allow-remote-runners (run --backend kairoku)',
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
+}
+
+interface Serving {
+  handler: ProtocolHandler;
+  /** the digest of the app credential, compared in constant time */
+  expected: Buffer;
+  limits: BodyLimits;
+}
+
+/** One runner request: its route, method and credential, then its body, then the handler's answer. */
+async function serveRequest(req: IncomingMessage, res: ServerResponse, serving: Serving): Promise<void> {
+  const route = admit(req, res, serving);
+  if (route === undefined) return;
+  const request = await requestBody(req, res, route, serving);
+  if (request === undefined) return;
+  const { handler } = serving;
+  const answer = handler.handle(route, request.body);
+  const schema = answer.status === 200 ? `${route}.response` : 'error';
+  const wrong = checkBody(schema, answer.body);
+  if (wrong.length) {
+    handler.fault(`BUG: the ${route} response does not fit ${schema}: ${describeProblems(wrong)}`);
+    return send(
+      res,
+      500,
+      errorBody('internal', `the app built a ${route} response that does not fit its schema`),
+    );
+  }
+  send(res, answer.status, answer.body);
+}
+
+/** The request's route, or undefined once it was refused: an unknown route, another method, a bad credential. */
+function admit(req: IncomingMessage, res: ServerResponse, serving: Serving): Route | undefined {
+  const { handler, limits } = serving;
+  const path = (req.url ?? '').split('?')[0]!;
+  const route = /^\/v1\/([a-z-]+)$/.exec(path)?.[1] as Route | undefined;
+  if (route === undefined || !ROUTES.includes(route)) {
+    discardBody(req, limits);
+    send(
+      res,
+      404,
+      errorBody('not-found', `no route ${path}; the routes are ${ROUTES.map((r) => `/v1/${r}`).join(', ')}`),
+    );
+    return undefined;
+  }
+  if (req.method !== 'POST') {
+    discardBody(req, limits);
+    send(res, 405, errorBody('method-not-allowed', `${path} takes POST, not ${req.method}`));
+    return undefined;
+  }
+  const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (token === undefined || !timingSafeEqual(digest(token), serving.expected)) {
+    discardBody(req, limits);
+    handler.fault(`refused a ${route} request: ${token === undefined ? 'no' : 'a wrong'} app credential`);
+    send(
+      res,
+      401,
+      errorBody(
+        'unauthorized',
+        token === undefined
+          ? 'no app credential: send Authorization: Bearer <app token>'
+          : 'the app credential is wrong or was revoked: stop and ask the operator (RF-012)',
+      ),
+    );
+    return undefined;
+  }
+  return route;
+}
+
+/** The request's body, or undefined once it was refused: too large or slow, not JSON, or not its schema. */
+async function requestBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: Route,
+  serving: Serving,
+): Promise<{ body: unknown } | undefined> {
+  const { handler } = serving;
+  const text = await readBody(req, serving.limits);
+  if (!text.ok) {
+    handler.fault(`refused a ${route} request: ${text.reason}`);
+    send(res, text.status, errorBody(text.status === 413 ? 'too-large' : 'bad-request', text.reason));
+    return undefined;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text.text);
+  } catch (error) {
+    handler.fault(`refused a ${route} request: the body is not JSON`);
+    send(res, 400, errorBody('bad-request', `the body is not JSON: ${(error as Error).message}`));
+    return undefined;
+  }
+  const forbidden = forbiddenKey(body);
+  if (forbidden) {
+    const message = `the ${route} request was refused: ${describeForbidden(forbidden)}`;
+    handler.fault(`refused a ${route} request: ${message}`);
+    send(res, 400, errorBody('bad-request', message));
+    return undefined;
+  }
+  const problems = checkBody(`${route}.request`, body);
+  if (problems.length) {
+    const message = `the ${route} request does not fit its schema: ${describeProblems(problems)}`;
+    handler.fault(`refused a ${route} request: ${message}`, body);
+    send(res, 400, errorBody('bad-request', message, problems));
+    return undefined;
+  }
+  return { body };
 }
 
 function digest(text: string): Buffer {

@@ -1,148 +1,30 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
-import { stepIr, stepRun } from '@kairoku-playbook/machine';
-import type { Effect, RunEvent, RunState } from '@kairoku-playbook/machine';
 import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
 import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
-import type {
-  ReportBinding,
-  ReportEndpoint,
-  ReportHandlers,
-  SharedReportEndpoint,
-  StepReport,
-} from '../report-endpoint.js';
-import { PaseoClient, PaseoError, createdAgentId, isObject } from './client.js';
-import type { AgentUpdate, Log, Payload, PaseoClientOptions, StreamEvent } from './client.js';
-import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
-import type { ReportContract, StartAgent } from './first-message.js';
+import type { ReportEndpoint, ReportHandlers } from '../report-endpoint.js';
+import { adoptAgents } from './adopt.js';
+import { Attempts } from './attempts.js';
+import type { Tracked } from './attempts.js';
+import { LABELS } from './backend-options.js';
+import type { CheckExecutor, PaseoBackendOptions, StartCheck } from './backend-options.js';
+import { PaseoClient, isObject } from './client.js';
+import type { AgentUpdate, Log, PaseoError, StreamEvent } from './client.js';
+import {
+  agentInfo,
+  createAgent,
+  createAgentRequest,
+  goneReason,
+  listAgents,
+  subscription,
+} from './daemon-agents.js';
+import type { AgentInfo } from './daemon-agents.js';
+import type { StartAgent } from './first-message.js';
 import { BUSY, TURN_ENDS, turnStartedAnyway } from './turns.js';
 import { keepRunBranch, prepareWorktree, runBranch } from './worktree.js';
 
-export type StartCheck = Extract<Effect, { type: 'start-check' }>;
-
-/** Runs check steps' commands (the runtime's `CheckRunner`, or a stand-in in tests). */
-export interface CheckExecutor {
-  start(effect: StartCheck, context: BackendContext): void;
-  stop(step: string, attempt: number, reason: string): void;
-  stopAll(reason: string): void | Promise<void>;
-  /** whether the check behind a handle is still going */
-  has?(agent: string | undefined): boolean;
-}
-
-export interface PaseoBackendOptions {
-  /** the daemon: `HOST:PORT` (PASEO_HOST), default port 6767 */
-  host: string;
-  /** PASEO_PASSWORD, offered as the subprotocol `paseo.bearer.<password>` */
-  password?: string;
-  /** the workspace: the folder the run was started in */
-  cwd: string;
-  /** the playbook's `workspace:`; `new-worktree` gives the run a Paseo worktree of its own */
-  workspace: 'current' | 'new-agent' | 'new-worktree';
-  runId: string;
-  /** the playbook's id */
-  playbook: string;
-  /** the run's branch for `new-worktree` (default `playbooks/<playbook>-<short id>`) */
-  branch?: string;
-  /** the run's worktree when it is already known (a run taken up again): nothing is made */
-  worktree?: string;
-  /** the manager's Paseo agent: step agents are labelled its children (`paseo.parent-agent-id`) */
-  parentAgentId?: string;
-  /** the provider of roles and steps that name none (default `claude`) */
-  defaultProvider?: string;
-  /** providers named by the playbook sent to another instead (`claude` → `codex`), as the CLI's `--paseo-provider FROM=TO` */
-  providerMap?: Readonly<Record<string, string>>;
-  /** the model of roles and steps that name none (default: the provider's own default) */
-  defaultModel?: string;
-  /**
-   * after `send_agent_message_response {accepted: false}`, how long to look for the turn it may have
-   * started all the same (default 15 s, the daemon's own wait for a run to start)
-   */
-  startConfirmMs?: number;
-  /**
-   * how long create_agent_request may take to answer (default 120 s): the daemon answers only once the
-   * agent's process has started, which took 3 to 72 s (median 15 s) on a loaded 2-core machine
-   */
-  createTimeoutMs?: number;
-  /** where the report endpoint listens (loopback only; port 0, the default, picks a free one) */
-  endpoint?: { host?: string; port?: number };
-  /**
-   * a report endpoint shared by every run of a long-lived host (serve), used instead of one of the
-   * backend's own (`endpoint` is then ignored): the backend attaches its run to it and never closes
-   * it. When it is persistent, the agents `adopt` takes up after a restart report to it again.
-   */
-  reports?: SharedReportEndpoint;
-  /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
-  checks?: (cwd: string) => CheckExecutor;
-  /** timeouts and reconnection of the daemon connection */
-  connection?: Pick<PaseoClientOptions, 'requestTimeoutMs' | 'handshakeTimeoutMs' | 'reconnect' | 'clientId'>;
-  /** default: warnings and errors to standard error */
-  log?: Log;
-}
-
-export const LABELS = {
-  run: 'kairoku.run',
-  playbook: 'kairoku.playbook',
-  step: 'kairoku.step',
-  attempt: 'kairoku.attempt',
-  /** the port of the report endpoint the agent was given: whether a restarted runtime is still there */
-  reportPort: 'kairoku.report-port',
-  parent: 'paseo.parent-agent-id',
-} as const;
-
-/**
- * Paseo's providers that pass `config.systemPrompt` to the model (claude, codex, opencode, pi; read
- * off the daemon's providers). The others (copilot, and custom providers, which speak ACP) ignore it.
- */
-export const SYSTEM_PROMPT_PROVIDERS: ReadonlySet<string> = new Set(['claude', 'codex', 'opencode', 'pi']);
-
-/** A step's provider on Paseo: the one it (or its role) names, as mapped, else the default. */
-export function providerOf(
-  named: string | null,
-  options: Pick<PaseoBackendOptions, 'defaultProvider' | 'providerMap'>,
-): string {
-  if (!named) return options.defaultProvider ?? 'claude';
-  return options.providerMap?.[named] ?? named;
-}
-
-/** Paseo's limit on an explicit agent title. */
-export const MAX_TITLE = 40;
-
-/**
- * - `creating`: create_agent_request sent, no agent id yet
- * - `turn`: the agent's turn runs (after its first message, a reminder or a nudge)
- * - `idle`: its turn ended without a report; a reminder may follow
- * - `stopped`: stop-agent (cancel, timeout, loop reset): nothing it does counts any more
- * - `done`: the attempt's part is over (reported, lost, violated, or a newer attempt began)
- */
-type Phase = 'creating' | 'turn' | 'idle' | 'stopped' | 'done';
-
-interface Tracked {
-  step: string;
-  attempt: number;
-  kind: 'agent' | 'check';
-  phase: Phase;
-  readOnly: boolean;
-  context: BackendContext;
-  agentId?: string;
-  token?: string;
-  /** the accepted report, fed to the run when its turn ends (read-only roles) or once it has started */
-  report?: { event: Extract<RunEvent, { type: 'report' }>; fed: boolean };
-  /** the connection drops counted when the current turn began (see `resync`) */
-  turnEpoch: number;
-  /** a nudge was sent during the turn: a `turn_canceled` that follows is the steer, not the end */
-  steered?: boolean;
-  /** an agent of an earlier process of the runtime that cannot report here: why, as the reason it is lost */
-  orphan?: string;
-  /** `turn_started` events seen from its agent (whether a message started a turn after all) */
-  turnStarts?: number;
-}
-
-interface AgentInfo {
-  status: string;
-  labels: Record<string, string>;
-  archived: boolean;
-}
+export { LABELS, MAX_TITLE, SYSTEM_PROMPT_PROVIDERS, agentTitle, providerOf } from './backend-options.js';
+export type { CheckExecutor, PaseoBackendOptions, StartCheck } from './backend-options.js';
 
 /**
  * The `paseo` backend (SPEC §6, seed 000): each agent step is a Paseo agent in the run's worktree,
@@ -156,8 +38,7 @@ interface AgentInfo {
  */
 export class PaseoBackend implements Backend {
   readonly name = 'paseo';
-  private readonly attempts = new Map<string, Tracked>();
-  private readonly byAgent = new Map<string, Tracked>();
+  private readonly attempts: Attempts;
   /** turn ends of agents whose create_agent_request has not been answered yet */
   private readonly early = new Map<string, StreamEvent['event']>();
   /** permission requests that came before the answer to create_agent_request, as turn ends may */
@@ -184,6 +65,7 @@ export class PaseoBackend implements Backend {
     private readonly log: Log,
   ) {
     this.guard = new ReadOnlyGuard(worktree);
+    this.attempts = new Attempts(options.runId, endpoint, this.guard);
     this.unsubscribe.push(
       client.onStream((event) => this.onStream(event)),
       client.onAgentUpdate((update) => this.onAgentUpdate(update)),
@@ -218,10 +100,10 @@ export class PaseoBackend implements Backend {
       const handlers: ReportHandlers = {
         onReport: (binding, report) =>
           route.backend
-            ? route.backend.onReport(binding, report)
+            ? route.backend.attempts.onReport(binding, report)
             : 'the runtime is still starting; report again',
         onRejected: (reason, binding) => {
-          if (binding && route.backend?.noteRejected(binding, reason)) return;
+          if (binding && route.backend?.attempts.noteRejected(binding, reason)) return;
           log('warn', `paseo: a report was refused before it reached the run: ${reason}`);
         },
       };
@@ -313,65 +195,13 @@ export class PaseoBackend implements Backend {
    * store's recovery, through `agentExists`.)
    */
   adopt(context: BackendContext): void {
-    const state = context.state();
-    for (const [agentId, info] of this.known) {
-      if (this.byAgent.has(agentId) || info.archived) continue;
-      const name = info.labels[LABELS.step];
-      const attempt = Number(info.labels[LABELS.attempt]);
-      const run = name === undefined ? undefined : stepRun(state, name);
-      const current = run?.attempts[run.attempts.length - 1];
-      if (!run || run.status !== 'running' || current?.attempt !== attempt || current.agent !== agentId)
-        continue;
-      const contract = contractOf(state, name!);
-      const orphan = this.cannotReport(agentId, info, stepIr(state, name!)?.readOnly === true);
-      const tracked: Tracked = {
-        step: name!,
-        attempt,
-        kind: 'agent',
-        phase: BUSY.has(info.status) ? 'turn' : 'idle',
-        readOnly: false,
-        context,
-        agentId,
-        turnEpoch: this.drops,
-        ...(orphan !== undefined ? { orphan } : {}),
-      };
-      this.attempts.set(key(tracked.step, attempt), tracked);
-      this.byAgent.set(agentId, tracked);
-      if (orphan !== undefined) {
-        if (tracked.phase === 'idle') this.loseOrphan(tracked);
-        continue;
-      }
-      tracked.token = this.endpoint.mint({
-        run: this.options.runId,
-        step: tracked.step,
-        attempt,
-        ...(contract ? { outcomes: contract.outcomes, outputs: contract.outputs } : {}),
-      });
-      this.log('info', `paseo: ${tracked.step} (attempt ${attempt}) is Paseo agent ${agentId}, taken up`);
-      if (tracked.phase === 'idle') {
-        // Its turn ended while no runtime watched: a report it tried then found no endpoint.
-        this.log(
-          'info',
-          `paseo: ${tracked.step} (attempt ${attempt}) ended its turn while the runtime was down`,
-        );
-        context.emit({ type: 'agent-stopped', step: tracked.step, attempt });
-      }
-    }
-  }
-
-  /** Why an adopted agent cannot report to this runtime, or undefined when it can. */
-  private cannotReport(agentId: string, info: AgentInfo, readOnly: boolean): string | undefined {
-    const lost = `Paseo agent ${agentId} outlived a restart of the runtime`;
-    if (!this.endpoint.persistent) return `${lost}, and with it the token it reports with`;
-    const given = info.labels[LABELS.reportPort];
-    const here = new URL(this.endpoint.url).port;
-    if (given !== here)
-      return given === undefined
-        ? `${lost}, and with it the token it reports with (it was not given this runtime's report endpoint)`
-        : `${lost}: it reports to port ${given}, and the report endpoint listens on ${here} now (${given} was taken)`;
-    if (readOnly)
-      return `${lost}: its read-only role's report cannot be checked (the worktree's snapshot from its start died with the old process)`;
-    return undefined;
+    adoptAgents(context, {
+      known: this.known,
+      attempts: this.attempts,
+      endpoint: this.endpoint,
+      drops: this.drops,
+      log: this.log,
+    });
   }
 
   /** Stops checks and closes the connection and the report endpoint; agents and the worktree stay. */
@@ -384,7 +214,7 @@ export class PaseoBackend implements Backend {
     await Promise.allSettled([...this.starting]);
     // A cancel sent just before (the run's own Ctrl-C, a timeout) still reaches the daemon.
     await Promise.allSettled([...this.cancels]);
-    for (const tracked of this.attempts.values()) if (tracked.token) this.endpoint.revoke(tracked.token);
+    this.attempts.revokeAll();
     for (const stop of this.unsubscribe) stop();
     await this.client.close();
     // A shared endpoint is the host's: only this run's handlers leave it.
@@ -396,7 +226,7 @@ export class PaseoBackend implements Backend {
 
   private async startAgent(effect: StartAgent, context: BackendContext): Promise<void> {
     const { step, attempt } = effect;
-    this.retire(step, attempt);
+    this.attempts.retire(step, attempt);
     const tracked: Tracked = {
       step,
       attempt,
@@ -406,7 +236,7 @@ export class PaseoBackend implements Backend {
       context,
       turnEpoch: this.drops,
     };
-    this.attempts.set(key(step, attempt), tracked);
+    this.attempts.add(tracked);
     if (effect.readOnly) {
       const unreadable = this.guard.begin(step, attempt);
       if (unreadable) {
@@ -415,32 +245,28 @@ export class PaseoBackend implements Backend {
         return;
       }
     }
-    const contract = contractOf(context.state(), step);
-    tracked.token = this.endpoint.mint({
-      run: this.options.runId,
-      step,
-      attempt,
-      ...(contract ? { outcomes: contract.outcomes, outputs: contract.outputs } : {}),
+    const contract = this.attempts.mint(tracked, context.state());
+    const request = createAgentRequest(effect, tracked.token!, contract, {
+      options: this.options,
+      endpointUrl: this.endpoint.url,
+      worktree: this.worktree,
     });
-    const request = this.createRequest(effect, tracked.token, contract);
     let agentId: string;
     try {
-      agentId = await this.create(request, step, attempt);
+      agentId = await createAgent(
+        this.client,
+        request,
+        { runId: this.options.runId, step, attempt },
+        { timeoutMs: this.options.createTimeoutMs ?? 120_000, log: this.log },
+      );
     } catch (error) {
       if (tracked.phase !== 'creating') return;
-      this.end(tracked);
-      context.emit({
-        type: 'agent-lost',
-        step,
-        attempt,
-        reason: `Paseo could not create its agent: ${(error as Error).message}`,
-      });
+      this.attempts.lose(tracked, `Paseo could not create its agent: ${(error as Error).message}`);
       return;
     }
-    tracked.agentId = agentId;
+    this.attempts.bind(tracked, agentId);
     tracked.turnEpoch = this.drops;
     this.checkBranch();
-    this.byAgent.set(agentId, tracked);
     this.known.set(agentId, { status: 'running', labels: request.labels, archived: false });
     if (this.closed || tracked.phase === 'stopped') {
       // Stopped while Paseo was making it, or the runtime is stopping and nothing will watch it: its
@@ -456,7 +282,7 @@ export class PaseoBackend implements Backend {
     tracked.phase = 'turn';
     context.emit({ type: 'step-started', step, attempt, agent: agentId });
     this.log('info', `paseo: ${step} (attempt ${attempt}) is Paseo agent ${agentId}`);
-    if (tracked.report && !tracked.readOnly) this.feedReport(tracked);
+    if (tracked.report && !tracked.readOnly) this.attempts.feedReport(tracked);
     const asked = this.earlyPermissions.get(agentId);
     if (asked) {
       this.earlyPermissions.delete(agentId);
@@ -482,96 +308,11 @@ export class PaseoBackend implements Backend {
     }
   }
 
-  private createRequest(
-    effect: StartAgent,
-    token: string,
-    contract: ReportContract | undefined,
-  ): Payload & { labels: Record<string, string> } {
-    const labels: Record<string, string> = {
-      [LABELS.run]: this.options.runId,
-      [LABELS.playbook]: this.options.playbook,
-      [LABELS.step]: effect.step,
-      [LABELS.attempt]: String(effect.attempt),
-      [LABELS.reportPort]: new URL(this.endpoint.url).port,
-    };
-    if (this.options.parentAgentId) labels[LABELS.parent] = this.options.parentAgentId;
-    const instructions = effect.role.instructions?.trim();
-    const provider = providerOf(effect.provider, this.options);
-    const model = effect.model ?? this.options.defaultModel;
-    const config: Payload = {
-      provider,
-      cwd: this.worktree,
-      title: agentTitle(effect.title, effect.attempt),
-      ...(model ? { model } : {}),
-      ...(effect.role.mode ? { modeId: effect.role.mode } : {}),
-      ...(instructions ? { systemPrompt: instructions } : {}),
-      mcpServers: {
-        [MCP_SERVER_NAME]: {
-          type: 'http',
-          url: this.endpoint.url,
-          headers: { Authorization: `Bearer ${token}` },
-        },
-      },
-    };
-    // Providers spoken to over ACP (copilot, custom `extends: "acp"` ones) ignore systemPrompt: the
-    // role's instructions open their first message instead.
-    const inMessage = Boolean(instructions) && !SYSTEM_PROMPT_PROVIDERS.has(provider);
-    return { config, initialPrompt: firstMessage(effect, contract, { instructions: inMessage }), labels };
-  }
-
-  /**
-   * create_agent_request; when the connection drops before the answer, the daemon may or may not
-   * have made the agent, so it is looked for by its labels once the connection is back, and asked for
-   * again only when it is not there. An answer that does not come in time is looked for the same way
-   * (the daemon may have made the agent, which then works): found, it is watched; not found, the
-   * attempt fails, without asking again (the daemon may still be making it).
-   */
-  private async create(request: Payload, step: string, attempt: number): Promise<string> {
-    const byLabels = async () => {
-      const found = await listAgents(this.client, {
-        [LABELS.run]: this.options.runId,
-        [LABELS.step]: step,
-        [LABELS.attempt]: String(attempt),
-      });
-      return [...found].find(([, info]) => !info.archived)?.[0];
-    };
-    for (let tries = 0; ; tries++) {
-      try {
-        const answer = await this.client.request('create_agent_request', request, {
-          timeoutMs: this.options.createTimeoutMs ?? 120_000,
-        });
-        if (answer.status === 'agent_create_failed')
-          throw new PaseoError(`${String(answer.error ?? 'agent_create_failed')}`, {
-            ...(typeof answer.errorCode === 'string' ? { code: answer.errorCode } : {}),
-          });
-        const agentId = createdAgentId(answer);
-        if (!agentId) throw new PaseoError('the daemon answered create_agent_request without an agent id');
-        return agentId;
-      } catch (error) {
-        if (!(error instanceof PaseoError)) throw error;
-        if (error.details.timedOut) {
-          const existing = await byLabels();
-          if (existing) {
-            this.log(
-              'warn',
-              `paseo: ${step}'s agent ${existing} was made, but Paseo answered too late (${error.message})`,
-            );
-            return existing;
-          }
-          throw error;
-        }
-        if (!error.details.connectionLost || tries > 0) throw error;
-        const existing = await byLabels();
-        if (existing) return existing;
-      }
-    }
-  }
-
   /** A reminder (`remind-agent`) or a nudge: a follow-up message in the agent's conversation. */
   private async send(
     effect: Extract<BackendEffect, { type: 'remind-agent' | 'nudge-agent' }>,
   ): Promise<void> {
-    const tracked = this.attempts.get(key(effect.step, effect.attempt));
+    const tracked = this.attempts.get(effect.step, effect.attempt);
     if (!tracked?.agentId || tracked.phase === 'stopped' || tracked.phase === 'done') {
       this.log('warn', `paseo: no agent of ${effect.step} (attempt ${effect.attempt}) to send a message to`);
       return;
@@ -580,7 +321,7 @@ export class PaseoBackend implements Backend {
     // cancels its turn, the end this reminder answers) stays archived. Asked first, once per reminder.
     if (effect.type === 'remind-agent' && (await this.archivedNow(tracked.agentId))) {
       if (tracked.phase === 'idle')
-        this.lose(tracked, goneReason(tracked.agentId, this.known.get(tracked.agentId)));
+        this.attempts.lose(tracked, goneReason(tracked.agentId, this.known.get(tracked.agentId)));
       return;
     }
     const before = tracked.phase;
@@ -626,17 +367,14 @@ export class PaseoBackend implements Backend {
       return;
     }
     if (tracked.phase !== 'turn') return;
-    this.end(tracked);
-    tracked.context.emit({
-      type: 'agent-lost',
-      step: tracked.step,
-      attempt: tracked.attempt,
-      reason: `its reminder could not be delivered to Paseo agent ${tracked.agentId}: ${refused}`,
-    });
+    this.attempts.lose(
+      tracked,
+      `its reminder could not be delivered to Paseo agent ${tracked.agentId}: ${refused}`,
+    );
   }
 
   private stop(step: string, attempt: number, reason: string): void {
-    const tracked = this.attempts.get(key(step, attempt));
+    const tracked = this.attempts.get(step, attempt);
     if (!tracked) return;
     if (tracked.kind === 'check') {
       tracked.phase = 'done';
@@ -671,71 +409,12 @@ export class PaseoBackend implements Backend {
   /** startAgent calls under way (their create_agent_request may not be answered yet) */
   private readonly starting = new Set<Promise<void>>();
 
-  // ---- reports and turn ends --------------------------------------------------------------------
-
-  /** A report refused for its revoked token, written into the run's history; false when the attempt is unknown. */
-  private noteRejected(binding: ReportBinding, reason: string): boolean {
-    const tracked =
-      binding.run === this.options.runId ? this.attempts.get(key(binding.step, binding.attempt)) : undefined;
-    if (!tracked) return false;
-    tracked.context.emit({
-      type: 'note',
-      kind: 'refused',
-      step: binding.step,
-      attempt: binding.attempt,
-      text: `a report_step_result call was refused: ${reason}`,
-    });
-    return true;
-  }
-
-  /**
-   * A report from the endpoint: the run's refusal, or undefined when it is taken. It is submitted to
-   * the run at once, unless it must wait: a read-only role's report waits for the end of its turn and
-   * the git check (seed 000), and any report for an agent Paseo has not acknowledged yet waits for its
-   * `step-started`. A report that waits is judged now (`refusalOf`, the driver's answer on the run as
-   * it is) and fed later; a refused one is fed all the same, so the run records the refusal.
-   */
-  private onReport(binding: ReportBinding, report: StepReport): string | undefined {
-    if (binding.run !== this.options.runId)
-      return `this token belongs to run ${binding.run}, not to this one`;
-    const tracked = this.attempts.get(key(binding.step, binding.attempt));
-    if (!tracked || tracked.phase === 'stopped' || tracked.phase === 'done')
-      return `attempt ${binding.attempt} of ${binding.step} has ended: its report is not taken`;
-    if (tracked.report) return `attempt ${binding.attempt} of ${binding.step} has already reported`;
-    const event: Extract<RunEvent, { type: 'report' }> = {
-      type: 'report',
-      step: binding.step,
-      attempt: binding.attempt,
-      outcome: report.outcome,
-      ...(report.summary !== undefined ? { summary: report.summary } : {}),
-      ...(report.outputs !== undefined ? { outputs: report.outputs } : {}),
-    };
-    if (tracked.readOnly || tracked.phase === 'creating') {
-      const refusal = tracked.context.refusalOf(event);
-      if (refusal !== undefined) {
-        tracked.context.emit(event);
-        return refusal;
-      }
-      tracked.report = { event, fed: false };
-      return undefined;
-    }
-    // Set first: what the report sets off (a stop of this attempt, say) already sees it taken.
-    tracked.report = { event, fed: true };
-    const refusal = tracked.context.submit(event);
-    if (refusal !== undefined) delete tracked.report;
-    return refusal;
-  }
-
-  private feedReport(tracked: Tracked): void {
-    if (!tracked.report || tracked.report.fed) return;
-    tracked.report.fed = true;
-    tracked.context.emit(tracked.report.event);
-  }
+  // ---- turn ends -------------------------------------------------------------------------------
 
   private onStream(stream: StreamEvent): void {
     if (this.closed) return;
     if (stream.event.type === 'turn_started') {
-      const started = this.byAgent.get(stream.agentId);
+      const started = this.attempts.ofAgent(stream.agentId);
       if (started) started.turnStarts = (started.turnStarts ?? 0) + 1;
       return;
     }
@@ -744,10 +423,10 @@ export class PaseoBackend implements Backend {
       return;
     }
     if (!TURN_ENDS.has(stream.event.type)) return;
-    const tracked = this.byAgent.get(stream.agentId);
+    const tracked = this.attempts.ofAgent(stream.agentId);
     if (!tracked) {
       // The answer to create_agent_request may come after the agent's first events.
-      if (this.creating() && this.early.size < 1000) this.early.set(stream.agentId, stream.event);
+      if (this.attempts.creating() && this.early.size < 1000) this.early.set(stream.agentId, stream.event);
       return;
     }
     if (stream.event.type === 'turn_canceled' && tracked.steered) {
@@ -763,9 +442,9 @@ export class PaseoBackend implements Backend {
    * knows why the step does not move (its timeout still applies).
    */
   private notePermission(stream: StreamEvent): void {
-    const tracked = this.byAgent.get(stream.agentId);
+    const tracked = this.attempts.ofAgent(stream.agentId);
     if (!tracked) {
-      if (this.creating() && this.earlyPermissions.size < 1000)
+      if (this.attempts.creating() && this.earlyPermissions.size < 1000)
         this.earlyPermissions.set(stream.agentId, stream.event);
       return;
     }
@@ -788,20 +467,20 @@ export class PaseoBackend implements Backend {
     tracked.steered = false;
     const { step, attempt, context } = tracked;
     if (tracked.orphan) {
-      this.loseOrphan(tracked);
+      this.attempts.loseOrphan(tracked);
       return;
     }
     if (tracked.report) {
       const violated = tracked.readOnly ? this.guard.end(step, attempt) : undefined;
-      this.end(tracked);
+      this.attempts.end(tracked);
       if (violated) context.emit(violated);
-      else this.feedReport(tracked);
+      else this.attempts.feedReport(tracked);
       return;
     }
     if (tracked.readOnly) {
       const violated = this.guard.end(step, attempt, true);
       if (violated) {
-        this.end(tracked);
+        this.attempts.end(tracked);
         context.emit(violated);
         return;
       }
@@ -812,16 +491,6 @@ export class PaseoBackend implements Backend {
       `paseo: ${step} (attempt ${attempt}) ended its turn without a report (${event.type}${why})`,
     );
     context.emit({ type: 'agent-stopped', step, attempt });
-  }
-
-  private loseOrphan(tracked: Tracked): void {
-    this.end(tracked);
-    tracked.context.emit({
-      type: 'agent-lost',
-      step: tracked.step,
-      attempt: tracked.attempt,
-      reason: tracked.orphan!,
-    });
   }
 
   /**
@@ -836,9 +505,9 @@ export class PaseoBackend implements Backend {
     const info = agentInfo(update.agent);
     if (info.labels[LABELS.run] !== this.options.runId) return;
     this.known.set(id, info);
-    const tracked = this.byAgent.get(id);
+    const tracked = this.attempts.ofAgent(id);
     if (!info.archived || !tracked || (tracked.phase !== 'turn' && tracked.phase !== 'idle')) return;
-    this.lose(tracked, goneReason(id, info));
+    this.attempts.lose(tracked, goneReason(id, info));
   }
 
   /** Whether the daemon has the agent archived now (what it last said, else asked). */
@@ -854,11 +523,6 @@ export class PaseoBackend implements Backend {
       // Not known: the reminder is sent, and says itself whether it arrived.
       return false;
     }
-  }
-
-  private lose(tracked: Tracked, reason: string): void {
-    this.end(tracked);
-    tracked.context.emit({ type: 'agent-lost', step: tracked.step, attempt: tracked.attempt, reason });
   }
 
   // ---- reconnection -----------------------------------------------------------------------------
@@ -877,17 +541,11 @@ export class PaseoBackend implements Backend {
     );
     if (this.closed) return;
     this.known = agents;
-    for (const tracked of this.byAgent.values()) {
+    for (const tracked of this.attempts.withAgents()) {
       if (tracked.phase !== 'turn' && tracked.phase !== 'idle') continue;
       const info = agents.get(tracked.agentId!);
       if (!info || info.archived) {
-        this.end(tracked);
-        tracked.context.emit({
-          type: 'agent-lost',
-          step: tracked.step,
-          attempt: tracked.attempt,
-          reason: goneReason(tracked.agentId!, info),
-        });
+        this.attempts.lose(tracked, goneReason(tracked.agentId!, info));
         continue;
       }
       if (tracked.phase === 'turn' && tracked.turnEpoch < drops && !BUSY.has(info.status))
@@ -898,23 +556,17 @@ export class PaseoBackend implements Backend {
   /** The client gave up (a refused password, an incompatible daemon): the agents cannot be watched. */
   private onFatal(error: PaseoError): void {
     if (this.closed) return;
-    for (const tracked of this.attempts.values()) {
+    for (const tracked of this.attempts.all()) {
       if (tracked.kind !== 'agent' || tracked.phase === 'stopped' || tracked.phase === 'done') continue;
-      this.end(tracked);
-      tracked.context.emit({
-        type: 'agent-lost',
-        step: tracked.step,
-        attempt: tracked.attempt,
-        reason: `the runtime lost the Paseo daemon: ${error.message}`,
-      });
+      this.attempts.lose(tracked, `the runtime lost the Paseo daemon: ${error.message}`);
     }
   }
 
   // ---- checks -----------------------------------------------------------------------------------
 
   private startCheck(effect: StartCheck, context: BackendContext): void {
-    this.retire(effect.step, effect.attempt);
-    this.attempts.set(key(effect.step, effect.attempt), {
+    this.attempts.retire(effect.step, effect.attempt);
+    this.attempts.add({
       step: effect.step,
       attempt: effect.attempt,
       kind: 'check',
@@ -931,111 +583,9 @@ export class PaseoBackend implements Backend {
 
   // ---- bookkeeping ------------------------------------------------------------------------------
 
-  /** The attempt's part is over: its token is revoked, its read-only snapshot dropped. */
-  private end(tracked: Tracked): void {
-    tracked.phase = 'done';
-    if (tracked.token) this.endpoint.revoke(tracked.token);
-    this.guard.forget(tracked.step, tracked.attempt);
-  }
-
-  /** Whether an agent is being made (its events may come before the answer that names it). */
-  private creating(): boolean {
-    for (const tracked of this.attempts.values()) if (tracked.phase === 'creating') return true;
-    return false;
-  }
-
-  /** A new attempt of a step begins: what is left of its earlier ones is dropped. */
-  private retire(step: string, attempt: number): void {
-    for (const [k, tracked] of this.attempts) {
-      if (tracked.step !== step || tracked.attempt >= attempt) continue;
-      if (tracked.phase !== 'stopped') this.end(tracked);
-      else if (tracked.token) this.endpoint.revoke(tracked.token);
-      this.attempts.delete(k);
-    }
-  }
-
   private fault(what: string, error: unknown): void {
     this.log('error', `paseo: failed ${what}: ${(error as Error).stack ?? String(error)}`);
   }
-}
-
-/** Why an agent is gone, from what the daemon lists (an archived agent is listed, marked). */
-function goneReason(agentId: string, info: AgentInfo | undefined): string {
-  return info?.archived
-    ? `Paseo agent ${agentId} was archived`
-    : `the Paseo daemon no longer has agent ${agentId} (it restarted without it)`;
-}
-
-/**
- * The daemon's agents with these labels (archived ones included, marked), by id. The daemon leaves
- * archived agents out of `fetch_agents_request` unless the filter asks for them (`includeArchived`).
- */
-async function listAgents(
-  client: PaseoClient,
-  labels: Record<string, string>,
-  subscriptionId?: string,
-): Promise<Map<string, AgentInfo>> {
-  const agents = new Map<string, AgentInfo>();
-  let cursor: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const answer = await client.request('fetch_agents_request', {
-      filter: { labels, includeArchived: true },
-      // With `subscribe`, the daemon sends this session an `agent_update` whenever one of these agents
-      // changes (one subscription per session: the backend's own connection).
-      ...(subscriptionId && page === 0 ? { subscribe: { subscriptionId } } : {}),
-      ...(cursor ? { page: { limit: 200, cursor } } : {}),
-    });
-    // Newer daemons answer `entries: [{agent, project}]`, older ones `agents: [agent]`.
-    const rows = Array.isArray(answer.entries)
-      ? answer.entries.map((e: unknown) => (isObject(e) ? e.agent : undefined))
-      : Array.isArray(answer.agents)
-        ? answer.agents
-        : [];
-    for (const row of rows) {
-      if (!isObject(row) || typeof row.id !== 'string') continue;
-      const rowLabels = isObject(row.labels) ? (row.labels as Record<string, string>) : {};
-      // A daemon that ignores the filter must not hand this run another run's agents.
-      if (Object.entries(labels).some(([name, value]) => rowLabels[name] !== value)) continue;
-      agents.set(row.id, agentInfo(row));
-    }
-    const info = isObject(answer.pageInfo) ? answer.pageInfo : undefined;
-    if (!info?.hasMore || typeof info.nextCursor !== 'string') break;
-    cursor = info.nextCursor;
-  }
-  return agents;
-}
-
-/** What the backend keeps of an agent the daemon lists or updates. */
-function agentInfo(row: Record<string, unknown>): AgentInfo {
-  return {
-    status: typeof row.status === 'string' ? row.status : 'unknown',
-    labels: isObject(row.labels) ? (row.labels as Record<string, string>) : {},
-    archived: typeof row.archivedAt === 'string' && row.archivedAt.length > 0,
-  };
-}
-
-/** The backend's subscription to its run's agents. */
-function subscription(runId: string): string {
-  return `kairoku-playbook:${runId}`;
-}
-
-/** The step's outcomes and outputs, for the first message and the tool's description. */
-function contractOf(state: RunState, name: string): ReportContract | undefined {
-  const ir = stepIr(state, name);
-  if (!ir) return undefined;
-  return { outcomes: ir.outcomes.map((o) => o.name), outputs: ir.outputs.map((o) => `${o.name}: ${o.type}`) };
-}
-
-/** The agent's title in Paseo: the step's title, `#N` after the first attempt, within Paseo's limit. */
-export function agentTitle(title: string, attempt: number): string {
-  const suffix = attempt > 1 ? ` #${attempt}` : '';
-  const text = title.replace(/\s+/g, ' ').trim() || 'step';
-  const room = MAX_TITLE - suffix.length;
-  return `${text.length > room ? `${text.slice(0, room - 1)}…` : text}${suffix}`;
-}
-
-function key(step: string, attempt: number): string {
-  return `${step}#${attempt}`;
 }
 
 function defaultLog(level: string, message: string): void {

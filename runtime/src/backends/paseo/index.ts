@@ -1,6 +1,7 @@
 /** The `paseo` backend (SPEC §6): a run's agent steps as agents of a Paseo daemon. See docs/paseo.md. */
-export { LABELS, MAX_TITLE, PaseoBackend, agentTitle } from './backend.js';
-export type { CheckExecutor, PaseoBackendOptions, StartCheck } from './backend.js';
+export { PaseoBackend } from './backend.js';
+export { LABELS, MAX_TITLE, agentTitle } from './backend-options.js';
+export type { CheckExecutor, PaseoBackendOptions, StartCheck } from './backend-options.js';
 export {
   APP_VERSION,
   PASEO_PROTOCOL_VERSION,

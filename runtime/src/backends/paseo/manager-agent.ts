@@ -3,7 +3,7 @@ import type { Backend } from '../../driver/backend.js';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { CreateOptions, HostRefusal, HostResult, RunHost } from '../../host/run-host.js';
 import { MANAGER_GUIDE } from '../../mcp/guide.js';
-import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend.js';
+import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend-options.js';
 import { createdAgentId } from './client.js';
 import type { Log, PaseoClient } from './client.js';
 import { MCP_SERVER_NAME } from './first-message.js';
@@ -92,44 +92,11 @@ export async function startWithNewManager(request: NewManagerRequest): Promise<N
   if (!started.ok) return started;
   if (refusal) return { ok: false, refusal };
   const { state, warnings } = started.value;
-  const provider = request.provider;
   const kickoff = kickoffOf(state);
   const server = request.mcpServer(state);
   let agentId: string;
   try {
-    const client = await request.client();
-    const workspace = state.workspace ?? host.workspace;
-    // A run in a worktree of its own (seed 000's "Start in a new workspace") has its manager there
-    // too: the worktree is made now, on the run's branch, and the manager's server finds it again by
-    // that branch when it starts the first step (its agents work in the same worktree).
-    const cwd =
-      state.ir.workspace === 'new-worktree' && state.branch
-        ? (
-            await prepareWorktree(client, {
-              cwd: workspace,
-              branch: state.branch,
-              log: request.log ?? (() => undefined),
-            })
-          ).path
-        : workspace;
-    const answer = await client.request('create_agent_request', {
-      config: {
-        provider,
-        cwd,
-        title: agentTitle(`Playbook Manager: ${ir.title ?? ir.id}`, 1),
-        ...(request.model !== undefined ? { model: request.model } : {}),
-        systemPrompt: MANAGER_GUIDE,
-        mcpServers: { [MCP_SERVER_NAME]: { type: 'stdio', ...server } },
-      },
-      labels: { [LABELS.run]: state.id, [LABELS.playbook]: ir.id, [ROLE_LABEL]: 'manager' },
-      // Providers spoken to over ACP ignore systemPrompt: the instructions open the first message.
-      initialPrompt: SYSTEM_PROMPT_PROVIDERS.has(provider) ? kickoff : `${MANAGER_GUIDE}\n\n${kickoff}`,
-    });
-    if (answer.status === 'agent_create_failed')
-      throw new Error(String(answer.error ?? 'agent_create_failed'));
-    const id = createdAgentId(answer);
-    if (!id) throw new Error('the daemon answered create_agent_request without an agent id');
-    agentId = id;
+    agentId = await makeManagerAgent(request, state, { kickoff, server });
   } catch (error) {
     const reason = `Paseo did not make its manager agent: ${(error as Error).message}`;
     request.log?.('warn', `run ${state.id}: ${reason}`);
@@ -148,6 +115,47 @@ export async function startWithNewManager(request: NewManagerRequest): Promise<N
   const named = host.setManager(state.id, newManagerName(agentId));
   if (!named.ok) return named;
   return { ok: true, value: { state: named.value, warnings, agentId } };
+}
+
+/** Makes the run's manager agent on the daemon (in the run's worktree, made now, when it has one); its id. */
+async function makeManagerAgent(
+  request: NewManagerRequest,
+  state: RunState,
+  { kickoff, server }: { kickoff: string; server: StdioServer },
+): Promise<string> {
+  const { host, ir, provider } = request;
+  const client = await request.client();
+  const workspace = state.workspace ?? host.workspace;
+  // A run in a worktree of its own (seed 000's "Start in a new workspace") has its manager there
+  // too: the worktree is made now, on the run's branch, and the manager's server finds it again by
+  // that branch when it starts the first step (its agents work in the same worktree).
+  const cwd =
+    state.ir.workspace === 'new-worktree' && state.branch
+      ? (
+          await prepareWorktree(client, {
+            cwd: workspace,
+            branch: state.branch,
+            log: request.log ?? (() => undefined),
+          })
+        ).path
+      : workspace;
+  const answer = await client.request('create_agent_request', {
+    config: {
+      provider,
+      cwd,
+      title: agentTitle(`Playbook Manager: ${ir.title ?? ir.id}`, 1),
+      ...(request.model !== undefined ? { model: request.model } : {}),
+      systemPrompt: MANAGER_GUIDE,
+      mcpServers: { [MCP_SERVER_NAME]: { type: 'stdio', ...server } },
+    },
+    labels: { [LABELS.run]: state.id, [LABELS.playbook]: ir.id, [ROLE_LABEL]: 'manager' },
+    // Providers spoken to over ACP ignore systemPrompt: the instructions open the first message.
+    initialPrompt: SYSTEM_PROMPT_PROVIDERS.has(provider) ? kickoff : `${MANAGER_GUIDE}\n\n${kickoff}`,
+  });
+  if (answer.status === 'agent_create_failed') throw new Error(String(answer.error ?? 'agent_create_failed'));
+  const id = createdAgentId(answer);
+  if (!id) throw new Error('the daemon answered create_agent_request without an agent id');
+  return id;
 }
 
 /** The manager agent's first message: which run it manages and what to do first. */

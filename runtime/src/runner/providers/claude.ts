@@ -32,7 +32,6 @@ export class ClaudeProvider implements Provider {
   /** @param executable the Claude Code executable (default: the one the SDK ships) */
   constructor(private readonly executable: string | undefined) {}
 
-  // eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
   launch(context: LaunchContext): Launched {
     const events = new EventQueue();
     let group: ProcessGroup | undefined;
@@ -55,49 +54,25 @@ export class ClaudeProvider implements Provider {
       }
       if (stopping) return { code: null, signal: null, reason: 'stopped before Claude Code started' };
       const agent = context.dispatch.agent!;
-      const options: ClaudeSdk.Options = {
-        cwd: context.worktree,
-        abortController: abort,
-        // No user, project or local settings: a repository's .claude/settings.json must not widen the
-        // role's policy, nor the machine's own MCP servers join the session.
-        settingSources: [],
-        strictMcpConfig: true,
-        mcpServers: {
-          [REPORT_SERVER]: {
-            type: 'http',
-            url: agent.report.url,
-            headers: { Authorization: `Bearer ${agent.report.token}` },
-          },
-        },
-        permissionMode: 'default',
-        // Claude Code does not ask before every read inside its working directory: a role without a
-        // kind of tool does not get its tools at all.
-        disallowedTools: disallowedFor(agent.policy),
-        canUseTool: (toolName, input) => Promise.resolve(decide(context, events, toolName, input)),
-        ...(agent.instructions
-          ? { systemPrompt: { type: 'preset', preset: 'claude_code', append: agent.instructions } }
-          : {}),
-        ...(agent.model ? { model: agent.model } : {}),
-        ...(this.executable ? { pathToClaudeCodeExecutable: this.executable } : {}),
-        // The agent's process is spawned here, as the leader of its own process group, so the teardown
-        // ends whatever it started (RF-010).
-        spawnClaudeCodeProcess: (spawnOptions) => {
-          const started = spawn(spawnOptions.command, spawnOptions.args, {
-            cwd: spawnOptions.cwd,
-            env: spawnOptions.env as NodeJS.ProcessEnv,
-            detached: true,
-            stdio: ['pipe', 'pipe', 'pipe'],
-          });
-          child = started;
-          if (started.pid !== undefined) group = new ProcessGroup(started.pid, context.graceMs);
-          // Stopped while the SDK was still loading: the agent ends as it starts.
-          if (stopping) void group?.terminate();
-          createInterface({ input: started.stderr! }).on('line', (line) => events.push(stderrEvent(line)));
-          started.once('exit', (code, signal) => resolveChild({ code, signal }));
-          started.once('error', () => resolveChild({ code: null, signal: null }));
-          return started as unknown as ClaudeSdk.SpawnedProcess;
-        },
+      // The agent's process is spawned here, as the leader of its own process group, so the teardown
+      // ends whatever it started (RF-010).
+      const spawnAgent: SpawnAgent = (spawnOptions) => {
+        const started = spawn(spawnOptions.command, spawnOptions.args, {
+          cwd: spawnOptions.cwd,
+          env: spawnOptions.env as NodeJS.ProcessEnv,
+          detached: true,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        child = started;
+        if (started.pid !== undefined) group = new ProcessGroup(started.pid, context.graceMs);
+        // Stopped while the SDK was still loading: the agent ends as it starts.
+        if (stopping) void group?.terminate();
+        createInterface({ input: started.stderr! }).on('line', (line) => events.push(stderrEvent(line)));
+        started.once('exit', (code, signal) => resolveChild({ code, signal }));
+        started.once('error', () => resolveChild({ code: null, signal: null }));
+        return started as unknown as ClaudeSdk.SpawnedProcess;
       };
+      const options = sessionOptions(context, events, { abort, executable: this.executable, spawnAgent });
       let result: ClaudeSdk.SDKResultMessage | undefined;
       let failure: string | undefined;
       try {
@@ -113,16 +88,7 @@ export class ClaudeProvider implements Provider {
       }
       if (!child)
         return { code: null, signal: null, error: new Error(failure ?? 'Claude Code did not start') };
-      const exited = await childExit;
-      if (failure) return { ...exited, code: exited.code ?? 1, reason: failure };
-      if (!result) return { ...exited, reason: 'Claude Code ended without a result' };
-      if (result.subtype !== 'success' || result.is_error)
-        return {
-          ...exited,
-          code: exited.code ?? 1,
-          reason: `Claude's turn ended in error (${result.subtype}${'errors' in result && result.errors.length ? `: ${result.errors.join('; ')}` : ''})`,
-        };
-      return exited;
+      return exitOf(await childExit, failure, result);
     };
     const exit = run().finally(() => events.end());
 
@@ -140,6 +106,63 @@ export class ClaudeProvider implements Provider {
       })());
     return { events, exit, interrupt };
   }
+}
+
+type SpawnAgent = NonNullable<ClaudeSdk.Options['spawnClaudeCodeProcess']>;
+
+/**
+ * The session's options: the report endpoint its one MCP server, no settings of the machine or the
+ * repository, and every tool call Claude asks permission for decided by the one policy function.
+ */
+function sessionOptions(
+  context: LaunchContext,
+  events: EventQueue,
+  session: { abort: AbortController; executable: string | undefined; spawnAgent: SpawnAgent },
+): ClaudeSdk.Options {
+  const agent = context.dispatch.agent!;
+  return {
+    cwd: context.worktree,
+    abortController: session.abort,
+    // No user, project or local settings: a repository's .claude/settings.json must not widen the
+    // role's policy, nor the machine's own MCP servers join the session.
+    settingSources: [],
+    strictMcpConfig: true,
+    mcpServers: {
+      [REPORT_SERVER]: {
+        type: 'http',
+        url: agent.report.url,
+        headers: { Authorization: `Bearer ${agent.report.token}` },
+      },
+    },
+    permissionMode: 'default',
+    // Claude Code does not ask before every read inside its working directory: a role without a
+    // kind of tool does not get its tools at all.
+    disallowedTools: disallowedFor(agent.policy),
+    canUseTool: (toolName, input) => Promise.resolve(decide(context, events, toolName, input)),
+    ...(agent.instructions
+      ? { systemPrompt: { type: 'preset', preset: 'claude_code', append: agent.instructions } }
+      : {}),
+    ...(agent.model ? { model: agent.model } : {}),
+    ...(session.executable ? { pathToClaudeCodeExecutable: session.executable } : {}),
+    spawnClaudeCodeProcess: session.spawnAgent,
+  };
+}
+
+/** How the agent ended: its process's exit, failed when the SDK failed or Claude's turn ended in error. */
+function exitOf(
+  exited: { code: number | null; signal: NodeJS.Signals | null },
+  failure: string | undefined,
+  result: ClaudeSdk.SDKResultMessage | undefined,
+): ProviderExit {
+  if (failure) return { ...exited, code: exited.code ?? 1, reason: failure };
+  if (!result) return { ...exited, reason: 'Claude Code ended without a result' };
+  if (result.subtype !== 'success' || result.is_error)
+    return {
+      ...exited,
+      code: exited.code ?? 1,
+      reason: `Claude's turn ended in error (${result.subtype}${'errors' in result && result.errors.length ? `: ${result.errors.join('; ')}` : ''})`,
+    };
+  return exited;
 }
 
 /**
