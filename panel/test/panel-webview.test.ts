@@ -111,6 +111,10 @@ describe('the panel in a VS Code webview', () => {
     await send({ type: 'open-run', run: other });
     await page.locator(`#tab-${other}[aria-selected="true"]`).waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe(`tab-${other}`);
+    // The same address a browser opens (#/runs/ID/steps/STEP): the run and its step's sheet.
+    await send({ type: 'open-run', run: other, step: 'plan' });
+    await page.getByRole('complementary', { name: 'plan' }).waitFor();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/runs/${other}/steps/plan`);
 
     // The stream is down: the page says so.
     await send({ type: 'connection', live: false, message: 'serve went away' });

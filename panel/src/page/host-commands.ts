@@ -1,11 +1,12 @@
 /**
  * What the page's host asks of it (VS Code: "Run playbook" on an open playbook, the graph view's link to
- * a run): open a playbook's start form, or a run's tab. A request that arrives before the cards or the
- * runs are loaded waits for them.
+ * a run): open a playbook's start form, or a run (and its step's sheet) at its address, `#/runs/ID`. A
+ * start request that arrives before the cards are loaded waits for them.
  */
 import { effect, signal } from '@preact/signals';
 import type { HostCommand } from './webview-transport.js';
-import { openRun, playbooks, runs, say, startingPlaybook } from './store.js';
+import { navigate } from './router.js';
+import { playbooks, say, startingPlaybook } from './store.js';
 
 const wanted = signal<HostCommand | null>(null);
 
@@ -51,8 +52,8 @@ effect(() => {
     );
     return;
   }
-  if (!runs.value.some((r) => r.id === command.run) && runs.value.length === 0) return; // runs not loaded yet
   wanted.value = null;
-  openRun(command.run);
+  // The same address a link or a reload opens (router.ts), so Back returns to what was open before.
+  navigate({ run: command.run, step: command.step ?? null });
   focusSoon(() => document.getElementById(`tab-${command.run}`));
 });

@@ -2,6 +2,7 @@
 import { render } from 'preact';
 import { App } from './app.js';
 import { hostCommand } from './host-commands.js';
+import { startRouter } from './router.js';
 import { connectEvents, loadPlaybooks, loadRuns } from './store.js';
 import { useTransport } from './transport.js';
 import { webviewTransport } from './webview-transport.js';
@@ -18,3 +19,4 @@ render(<App />, document.getElementById('app')!);
 void loadPlaybooks(); // (it catches its own failure and shows it in the status line)
 void loadRuns(); // (it catches its own failure and shows it in the status line)
 connectEvents();
+startRouter(); // the address names the open run (and step): a reload or a link opens it

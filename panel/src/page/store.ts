@@ -50,12 +50,17 @@ export async function loadRuns(): Promise<void> {
 }
 
 /** Fetches the open run (which marks a completed run seen) unless what is shown is as new already. */
-async function loadDetail(id: string, atLeast = 0): Promise<void> {
+async function loadDetail(id: string, atLeast = 0, reveal = false): Promise<void> {
   if (detail.value?.run.id === id && detail.value.version >= atLeast && atLeast > 0) return;
   try {
     const fetched = await api.run(id);
     if (activeRunId.value !== id) return;
     showDetail(fetched);
+    // An archived run opened by its address: its tab is among the archived ones.
+    if (reveal && fetched.run.archived && !showArchived.value) {
+      showArchived.value = true;
+      await loadRuns();
+    }
   } catch (error) {
     say('error', refusalText(error));
   }
@@ -92,14 +97,15 @@ function upsertRun(item: RunListItem): void {
   else runs.value = list.map((r, i) => (i === at ? clean : r));
 }
 
-export function openRun(id: string): void {
+/** Opens a run; `reveal` (an address opened it): an archived one shows the archived runs with it. */
+export function openRun(id: string, reveal = false): void {
   batch(() => {
     if (activeRunId.value !== id) openStep.value = null;
     activeRunId.value = id;
     const item = runs.value.find((r) => r.id === id);
     if (item && !item.seen) upsertRun({ ...item, seen: true });
   });
-  void loadDetail(id); // (it catches its own failure and shows it in the status line)
+  void loadDetail(id, 0, reveal); // (it catches its own failure and shows it in the status line)
 }
 
 function onRunEvent(event: RunEventData): void {
