@@ -67,3 +67,67 @@ describe('every run addressable', () => {
     await page.context().close();
   }, 120_000);
 });
+
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    return `${element?.tagName.toLowerCase()} ${element?.id ?? ''} ${element?.textContent?.trim() ?? ''}`;
+  });
+
+/** Advances the fake run until its step has the status, waiting for the page to show each move. */
+async function advanceUntil(page: Page, runId: string, step: string, status: string): Promise<void> {
+  const shown = page.locator(`.node-button[data-step="${step}"][data-status="${status}"]`);
+  for (let i = 0; i < 20 && (await shown.count()) === 0; i++) {
+    const version = fake.run(runId)!.version;
+    fake.advance(runId);
+    await page.waitForFunction(
+      ([v]) => document.querySelector('.run-view')?.getAttribute('data-version') === String(v),
+      [version + 1],
+    );
+  }
+  await shown.waitFor();
+}
+
+describe('what needs the person first', () => {
+  it('after Start the new run is selected and its gate takes the focus when it opens', async () => {
+    const { page, problems } = await openPanelAt(browser, fake);
+    await page.getByRole('button', { name: 'Start Open a pull request' }).click();
+    const form = page.getByRole('form', { name: 'Start Open a pull request' });
+    await form.getByLabel('task').fill('Gate first');
+    await form.getByRole('button', { name: 'Start run' }).click();
+    await runHeading(page, 'Open a pull request').waitFor();
+    const runId = (await page.getByRole('tab', { selected: true }).getAttribute('id'))!.slice('tab-'.length);
+    await expect.poll(() => focused(page)).toMatch(/^h2 run-title/);
+    await advanceUntil(page, runId, 'ship', 'waiting');
+    await expect.poll(() => focused(page)).toMatch(/^textarea gate-ship-comment/);
+    await expect.poll(() => page.title()).toBe('(1) Playbooks');
+    // The gate is on the first screen, above the graph.
+    const gateBox = await page.getByRole('region', { name: 'Ship the pull request?' }).boundingBox();
+    expect(gateBox!.y).toBeLessThan(800);
+    await page.screenshot({ path: `${SHOTS}24-start-gate.png` });
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.title()).toBe('Playbooks');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it('opening the page while a run waits selects it, pins it first and focuses its gate', async () => {
+    const waiting = fake.addRun({
+      title: 'Waiting run',
+      nodes: [{ name: 'ship', kind: 'gate', needs: [] }],
+      loops: [],
+    });
+    fake.addRun({ title: 'Newer busy run' }); // newer, but not waiting: listed after
+    const { page, problems } = await openPanelAt(browser, fake);
+    await runHeading(page, 'Waiting run').waitFor();
+    await expect(page.getByRole('tab', { selected: true }).getAttribute('id')).resolves.toBe(
+      `tab-${waiting}`,
+    );
+    await expect(page.getByRole('tab').first().getAttribute('id')).resolves.toBe(`tab-${waiting}`);
+    await expect.poll(() => focused(page)).toMatch(/^textarea gate-ship-comment/);
+    await expect.poll(() => hash(page)).toBe(`#/runs/${waiting}`);
+    await expect.poll(() => page.title()).toBe('(1) Playbooks');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});

@@ -82,8 +82,8 @@ function Tab({ run, index, list }: { run: RunListItem; index: number; list: RunL
       tabIndex={active || (!list.some((r) => r.id === activeRunId.value) && index === 0) ? 0 : -1}
       onClick={() => openRun(run.id)}
       onKeyDown={(e) => {
-        if (e.key === 'ArrowRight') focusTab(index + 1);
-        else if (e.key === 'ArrowLeft') focusTab(index - 1);
+        if (e.key === 'ArrowRight' || e.key === 'ArrowDown') focusTab(index + 1);
+        else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') focusTab(index - 1);
         else if (e.key === 'Home') focusTab(0);
         else if (e.key === 'End') focusTab(list.length - 1);
         else return;

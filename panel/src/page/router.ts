@@ -6,7 +6,7 @@
  * webview's page has no path of its own.
  */
 import { batch, effect } from '@preact/signals';
-import { activeRunId, openRun, openStep } from './store.js';
+import { activeRunId, attention, openRun, openStep, visibleRuns } from './store.js';
 
 export interface Route {
   run: string | null;
@@ -65,4 +65,16 @@ export function startRouter(): void {
     const now = location.hash || '#/';
     if (now !== hash) location.hash = hash;
   });
+}
+
+/**
+ * The page opened on no run while one waits for a decision: that run opens and its gate takes the focus.
+ * Called once the runs are loaded.
+ */
+export function openWaitingFirst(): void {
+  if (activeRunId.value) return;
+  const waiting = visibleRuns.value.find((r) => r.waiting > 0);
+  if (!waiting) return;
+  attention.value = { run: waiting.id, heading: false };
+  navigate({ run: waiting.id, step: null });
 }

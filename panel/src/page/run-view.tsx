@@ -4,7 +4,7 @@ import type { ChoiceView, RunDetail, StepDetail } from '@kairoku-playbook/protoc
 import { api } from './api.js';
 import { Graph } from './graph.js';
 import { runHasEnded, runState, stepState } from './status.js';
-import { act, actOn, openStep } from './store.js';
+import { act, actOn, attention, openStep } from './store.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -284,7 +284,111 @@ function SimulatedBadge({ backend }: { backend: string }) {
   );
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
+function RunActions({ detail }: { detail: RunDetail }) {
+  const { run, actions } = detail;
+  return (
+    <div class="buttons run-actions">
+      {actions.pause && (
+        <button type="button" onClick={actOn(() => api.act(run.id, 'pause'), 'Paused.')}>
+          Pause
+        </button>
+      )}
+      {actions.resume && (
+        <button type="button" onClick={actOn(() => api.act(run.id, 'resume'), 'Resumed.')}>
+          Resume
+        </button>
+      )}
+      {actions.cancel && (
+        <button type="button" class="danger" onClick={actOn(() => api.act(run.id, 'cancel'), 'Cancelled.')}>
+          Cancel run
+        </button>
+      )}
+      {actions.archive && (
+        <button type="button" onClick={actOn(() => api.act(run.id, 'archive'), 'Archived.')}>
+          Archive run
+        </button>
+      )}
+    </div>
+  );
+}
+
+function RunHeader({ detail }: { detail: RunDetail }) {
+  const run = detail.run;
+  return (
+    <header class="run-header">
+      <h2 id="run-title" tabIndex={-1}>
+        {run.title} <span class={`badge ${runState(run.status, run.waiting)}`}>{run.status}</span>
+        <SimulatedBadge backend={run.backend} />
+      </h2>
+      <p class="run-facts">
+        {run.playbook} · started {new Date(run.startedAt).toLocaleString()}
+        {run.reason ? ` · ${run.reason}` : ''}
+      </p>
+      <RunActions detail={detail} />
+    </header>
+  );
+}
+
+function AfterTasks({ detail }: { detail: RunDetail }) {
+  const run = detail.run;
+  if (detail.after.length === 0) return null;
+  return (
+    <section class="after" aria-labelledby="after-title">
+      <h3 id="after-title">After the run</h3>
+      <ul>
+        {detail.after.map((task) => (
+          <li key={task.name} class={`after-task ${stepState(task.status)}`}>
+            <button
+              type="button"
+              class="link"
+              onClick={() => (openStep.value = { name: task.name, attempt: null })}
+            >
+              {task.name}
+            </button>{' '}
+            <span class="status">{task.status}</span>
+            {task.on && task.on.length > 0 && <span class="on"> · on {task.on.join(', ')}</span>}
+            {task.startable && (
+              <button
+                type="button"
+                class="primary"
+                aria-label={`Start ${task.name}`}
+                onClick={actOn(() => api.startAfter(run.id, task.name), `Started ${task.name}.`)}
+              >
+                Start
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const typing = (element: Element | null) =>
+  element instanceof HTMLInputElement ||
+  element instanceof HTMLTextAreaElement ||
+  element instanceof HTMLSelectElement;
+
+/**
+ * The run the person started (or the page opened on because it waits) takes the focus: its heading at
+ * once, its first open gate's first control when the gate shows. Never from someone typing elsewhere.
+ */
+function useAttention(detail: RunDetail, gates: number): void {
+  const wanted = attention.value;
+  useEffect(() => {
+    if (!wanted || wanted.run !== detail.run.id || typing(document.activeElement)) return;
+    if (gates > 0) {
+      const control = document.querySelector<HTMLElement>('.waiting-gates textarea, .waiting-gates button');
+      control?.scrollIntoView({ block: 'center' });
+      control?.focus();
+      attention.value = null;
+    } else if (wanted.heading) {
+      document.getElementById('run-title')?.focus();
+      attention.value = { ...wanted, heading: false };
+    }
+  }, [wanted, detail.run.id, detail.version, gates]);
+}
+
 export function RunView({ detail }: { detail: RunDetail }) {
   const run = detail.run;
   const open = openStep.value;
@@ -292,46 +396,12 @@ export function RunView({ detail }: { detail: RunDetail }) {
     ? (detail.steps.find((s) => s.name === open.name) ?? detail.after.find((s) => s.name === open.name))
     : undefined;
   const waiting = detail.steps.filter((s) => s.status === 'waiting' && s.gate);
+  useAttention(detail, waiting.length);
   const ended = runHasEnded(run.status);
-  const { actions } = detail;
   return (
-    <div class="run-view">
-      <header class="run-header">
-        <h2>
-          {run.title} <span class={`badge ${runState(run.status, run.waiting)}`}>{run.status}</span>
-          <SimulatedBadge backend={run.backend} />
-        </h2>
-        <p class="run-facts">
-          {run.playbook} · started {new Date(run.startedAt).toLocaleString()}
-          {run.reason ? ` · ${run.reason}` : ''}
-        </p>
-        <div class="buttons run-actions">
-          {actions.pause && (
-            <button type="button" onClick={actOn(() => api.act(run.id, 'pause'), 'Paused.')}>
-              Pause
-            </button>
-          )}
-          {actions.resume && (
-            <button type="button" onClick={actOn(() => api.act(run.id, 'resume'), 'Resumed.')}>
-              Resume
-            </button>
-          )}
-          {actions.cancel && (
-            <button
-              type="button"
-              class="danger"
-              onClick={actOn(() => api.act(run.id, 'cancel'), 'Cancelled.')}
-            >
-              Cancel run
-            </button>
-          )}
-          {actions.archive && (
-            <button type="button" onClick={actOn(() => api.act(run.id, 'archive'), 'Archived.')}>
-              Archive run
-            </button>
-          )}
-        </div>
-      </header>
+    <div class="run-view" data-version={detail.version}>
+      <RunHeader detail={detail} />
+      {/* What the person has to act on comes first, above the graph. */}
       {waiting.length > 0 && (
         <section class="waiting-gates" aria-label="Waiting for you">
           {waiting.map((step) => (
@@ -350,36 +420,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
             <span class="end-pill">End</span>
             <Values values={run.outputs ?? null} label="Outputs of the run" />
           </div>
-          {detail.after.length > 0 && (
-            <section class="after" aria-labelledby="after-title">
-              <h3 id="after-title">After the run</h3>
-              <ul>
-                {detail.after.map((task) => (
-                  <li key={task.name} class={`after-task ${stepState(task.status)}`}>
-                    <button
-                      type="button"
-                      class="link"
-                      onClick={() => (openStep.value = { name: task.name, attempt: null })}
-                    >
-                      {task.name}
-                    </button>{' '}
-                    <span class="status">{task.status}</span>
-                    {task.on && task.on.length > 0 && <span class="on"> · on {task.on.join(', ')}</span>}
-                    {task.startable && (
-                      <button
-                        type="button"
-                        class="primary"
-                        aria-label={`Start ${task.name}`}
-                        onClick={actOn(() => api.startAfter(run.id, task.name), `Started ${task.name}.`)}
-                      >
-                        Start
-                      </button>
-                    )}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          )}
+          <AfterTasks detail={detail} />
         </div>
         {sheetStep && <StepSheet detail={detail} step={sheetStep} attempt={open!.attempt} />}
       </div>

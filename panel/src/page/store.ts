@@ -22,7 +22,23 @@ export const startingPlaybook = signal<string | null>(null);
 export const notice = signal<{ kind: 'error' | 'info'; text: string } | null>(null);
 export const connected = signal(false);
 
-export const visibleRuns = computed(() => runs.value.filter((r) => showArchived.value || !r.archived));
+/**
+ * The run whose open gate takes the focus when it shows (the person started it, or the page opened on
+ * it because it waits), and whether its heading takes it until then. Opening another run disarms it.
+ */
+export const attention = signal<{ run: string; heading: boolean } | null>(null);
+
+const waitsFirst = (a: RunListItem, b: RunListItem) => Number(b.waiting > 0) - Number(a.waiting > 0);
+
+/** The runs listed, those waiting for a decision first (the server's order, newest first, otherwise). */
+export const visibleRuns = computed(() =>
+  runs.value.filter((r) => showArchived.value || !r.archived).sort(waitsFirst),
+);
+
+/** How many decisions wait in all (gates and permission requests of the runs not archived). */
+export const waitingCount = computed(() =>
+  runs.value.reduce((sum, r) => sum + (r.archived ? 0 : r.waiting), 0),
+);
 
 export function say(kind: 'error' | 'info', text: string): void {
   notice.value = { kind, text };
@@ -101,6 +117,7 @@ function upsertRun(item: RunListItem): void {
 export function openRun(id: string, reveal = false): void {
   batch(() => {
     if (activeRunId.value !== id) openStep.value = null;
+    if (attention.value && attention.value.run !== id) attention.value = null;
     activeRunId.value = id;
     const item = runs.value.find((r) => r.id === id);
     if (item && !item.seen) upsertRun({ ...item, seen: true });
