@@ -131,3 +131,75 @@ describe('what needs the person first', () => {
     await page.context().close();
   }, 120_000);
 });
+
+describe('the layout', () => {
+  it('lists runs as the navigation with id, times and status; filters them; keeps playbooks compact and searchable', async () => {
+    const done = fake.addRun({
+      title: 'Finished run',
+      nodes: [{ name: 'only', kind: 'check', needs: [] }],
+      loops: [],
+    });
+    fake.advance(done);
+    const { page, problems } = await openPanelAt(browser, fake, { address: `#/runs/${done}` });
+    await runHeading(page, 'Finished run').waitFor();
+    const entry = page.getByRole('tab', { name: /Finished run/ });
+    await expect(entry.textContent()).resolves.toMatch(
+      new RegExp(`✓Finished runcompleted${done} · started .+ ago · \\d+ (s|min|h|d)$`),
+    );
+    const started = entry.locator('time');
+    await expect(started.getAttribute('title')).resolves.toBe(
+      await page.evaluate((iso) => new Date(iso).toLocaleString(), fake.run(done)!.item.startedAt),
+    );
+
+    // The status filter: only the completed runs, then none that fail.
+    const list = page.getByRole('tablist', { name: 'Runs' });
+    await page.getByLabel('Status').selectOption('completed');
+    await expect.poll(() => list.getByRole('tab').filter({ hasNotText: 'completed' }).count()).toBe(0);
+    await list.getByRole('tab', { name: /Finished run/ }).waitFor();
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No run has that status.').waitFor();
+    await page.getByLabel('Status').selectOption('all');
+
+    // The playbooks: compact rows, searchable, their problems one click away.
+    const broken = page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('heading', { name: 'Broken playbook' }) });
+    await expect(broken.getByText('PB2001 at 7:12').isVisible()).resolves.toBe(false);
+    await broken.getByText('1 problem (1 error)').click();
+    await expect(broken.getByText('PB2001 at 7:12').isVisible()).resolves.toBe(true);
+    await page.getByLabel('Search playbooks').fill('pull');
+    await broken.waitFor({ state: 'detached' });
+    await page.getByLabel('Search playbooks').fill('');
+    // The run is the main area, beside the list, on the first screen.
+    const runBox = (await page.locator('#run-panel').boundingBox())!;
+    const listBox = (await list.boundingBox())!;
+    expect(runBox.x).toBeGreaterThan(listBox.x + listBox.width - 1);
+    expect(runBox.y).toBeLessThan(200);
+    await page.screenshot({ path: `${SHOTS}24-layout-1280.png` });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it('at 390 px the run list and the run are two views', async () => {
+    // A run waits (the earlier test's): the page opens on it, the run view alone.
+    const { page, problems } = await openPanelAt(browser, fake, { width: 390, height: 844 });
+    const list = page.getByRole('tablist', { name: 'Runs' });
+    await runHeading(page, 'Waiting run').waitFor();
+    await expect(list.isVisible()).resolves.toBe(false);
+    await page.screenshot({ path: `${SHOTS}24-gate-390.png` });
+    await page.getByRole('button', { name: '← All runs' }).click();
+    await list.waitFor();
+    await expect.poll(() => hash(page)).toBe('#/');
+    await page.screenshot({ path: `${SHOTS}24-list-390.png` });
+    await list.getByRole('tab', { name: /Finished run/ }).click();
+    await runHeading(page, 'Finished run').waitFor();
+    await expect(list.isVisible()).resolves.toBe(false);
+    await page.screenshot({ path: `${SHOTS}24-run-390.png` });
+    await page.goBack(); // Back returns to the list
+    await list.waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(390); // nothing sideways
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});

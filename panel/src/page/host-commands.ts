@@ -6,15 +6,14 @@
 import { effect, signal } from '@preact/signals';
 import type { HostCommand } from './webview-transport.js';
 import { navigate } from './router.js';
-import { playbooks, say, startingPlaybook } from './store.js';
+import { cardTitleId } from './playbook-list.js';
+import { attention, playbooks, say, startingPlaybook } from './store.js';
 
 const wanted = signal<HostCommand | null>(null);
 
 export function hostCommand(command: HostCommand): void {
   wanted.value = command;
 }
-
-const cardTitleId = (id: string) => `card-${id.replace(/[^A-Za-z0-9]/g, '-')}`;
 
 function focusSoon(find: () => HTMLElement | null | undefined): void {
   requestAnimationFrame(() => {
@@ -45,15 +44,15 @@ effect(() => {
     startingPlaybook.value = card.id;
     // The form's first field, once it is drawn.
     focusSoon(() =>
-      document
-        .getElementById(cardTitleId(card.id))
-        ?.closest('li')
-        ?.querySelector<HTMLElement>('form input, form textarea, form select'),
+      document.querySelector<HTMLElement>(
+        'form.start-form input, form.start-form textarea, form.start-form select',
+      ),
     );
     return;
   }
   wanted.value = null;
   // The same address a link or a reload opens (router.ts), so Back returns to what was open before.
   navigate({ run: command.run, step: command.step ?? null });
-  focusSoon(() => document.getElementById(`tab-${command.run}`));
+  // Its heading takes the focus once it is drawn (narrow, the run list is another view).
+  if (!command.step) attention.value = { run: command.run, heading: true };
 });

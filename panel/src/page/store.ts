@@ -35,6 +35,20 @@ export const visibleRuns = computed(() =>
   runs.value.filter((r) => showArchived.value || !r.archived).sort(waitsFirst),
 );
 
+export type StatusFilter = 'all' | 'waiting' | 'running' | 'paused' | 'completed' | 'failed' | 'canceled';
+export const statusFilter = signal<StatusFilter>('all');
+
+const passes = (run: RunListItem, filter: StatusFilter) =>
+  filter === 'all' ||
+  (filter === 'waiting'
+    ? run.waiting > 0
+    : filter === 'canceled'
+      ? run.status === 'canceled' || (run.status as string) === 'cancelled'
+      : run.status === filter);
+
+/** The runs the list shows: the visible ones that pass the status filter. */
+export const shownRuns = computed(() => visibleRuns.value.filter((r) => passes(r, statusFilter.value)));
+
 /** How many decisions wait in all (gates and permission requests of the runs not archived). */
 export const waitingCount = computed(() =>
   runs.value.reduce((sum, r) => sum + (r.archived ? 0 : r.waiting), 0),
@@ -117,6 +131,7 @@ function upsertRun(item: RunListItem): void {
 export function openRun(id: string, reveal = false): void {
   batch(() => {
     if (activeRunId.value !== id) openStep.value = null;
+    startingPlaybook.value = null; // the main area shows the run, not a start form
     if (attention.value && attention.value.run !== id) attention.value = null;
     activeRunId.value = id;
     const item = runs.value.find((r) => r.id === id);

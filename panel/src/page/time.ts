@@ -1,0 +1,52 @@
+/** Times as the page shows them: "5 min ago", "3 min 12 s", a clock that ticks while something runs. */
+import { signal } from '@preact/signals';
+
+/** Now, to the second; components that read it redraw every second (elapsed times while running). */
+export const clock = signal(Date.now());
+let ticking = false;
+
+/** Starts the clock (once). Not at import, so the pure helpers below can be tested without timers. */
+export function startClock(): void {
+  if (ticking) return;
+  ticking = true;
+  setInterval(() => (clock.value = Date.now()), 1000);
+}
+
+/** A duration: "45 s", "3 min 12 s", "2 h 5 min". */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return s % 60 ? `${min} min ${s % 60} s` : `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
+  return `${Math.floor(h / 24)} d`;
+}
+
+/** How long ago: "just now", "5 min ago", "3 h ago", "2 d ago". */
+export function ago(iso: string, now: number): string {
+  const ms = now - Date.parse(iso);
+  if (!(ms >= 0)) return 'just now'; // the future (clock skew) or no date
+  const s = Math.floor(ms / 1000);
+  if (s < 45) return 'just now';
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min ago`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.round(h / 24)} d ago`;
+}
+
+/** The time from start to end, or to now while it runs; null without a start. */
+export function elapsed(
+  startedAt: string | undefined,
+  endedAt: string | undefined,
+  now: number,
+): number | null {
+  if (!startedAt) return null;
+  const start = Date.parse(startedAt);
+  const end = endedAt ? Date.parse(endedAt) : now;
+  return Number.isNaN(start) || Number.isNaN(end) ? null : end - start;
+}
+
+/** The absolute time, for a hover title and `<time>`'s text. */
+export const absolute = (iso: string) => new Date(iso).toLocaleString();
