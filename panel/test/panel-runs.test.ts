@@ -203,3 +203,42 @@ describe('the layout', () => {
     await page.context().close();
   }, 120_000);
 });
+
+describe('safety and truth', () => {
+  it('asks before Cancel, refuses a blank required input, says why an after-task will not run, tells canceled from completed', async () => {
+    const { page, problems } = await openPanelAt(browser, fake, { address: '#/' });
+    // A required input of spaces alone is refused beside its field; nothing is sent.
+    const before = fake.requests.filter((r) => r === 'POST /api/v1/runs').length;
+    await page.getByRole('button', { name: 'Start Open a pull request' }).click();
+    const form = page.getByRole('form', { name: 'Start Open a pull request' });
+    await form.getByLabel('task').fill('   ');
+    await form.getByRole('button', { name: 'Start run' }).click();
+    await form.getByText('task is required: spaces alone are not a value').waitFor();
+    expect(fake.requests.filter((r) => r === 'POST /api/v1/runs').length).toBe(before);
+    await form.getByRole('button', { name: 'Close form' }).click();
+
+    const id = fake.addRun({ title: 'Run to cancel' });
+    await page.getByRole('tab', { name: /Run to cancel/ }).click();
+    await runHeading(page, 'Run to cancel').waitFor();
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    const dialog = page.getByRole('dialog', { name: /Cancel Run to cancel\?/ });
+    await dialog.waitFor();
+    await page.screenshot({ path: `${SHOTS}24-confirm-cancel.png` });
+    await dialog.getByRole('button', { name: 'No, keep it running' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(fake.run(id)!.item.status).toBe('running');
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await dialog.getByRole('button', { name: 'Yes, cancel the run' }).click();
+    await page.locator('.after-task').getByText('not run: the run was canceled').waitFor();
+
+    // Canceled and a seen completed run differ by icon and words, not by colour alone.
+    const canceled = page.getByRole('tab', { name: /Run to cancel/ });
+    await expect(canceled.locator('.dot').textContent()).resolves.toBe('⊘');
+    await expect(canceled.locator('.tab-status').textContent()).resolves.toBe('canceled');
+    const completed = page.getByRole('tab', { name: /Finished run/ });
+    await expect(completed.locator('.dot').textContent()).resolves.toBe('✓');
+    await expect(completed.locator('.tab-status').textContent()).resolves.toBe('completed');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ChoiceView, RunDetail, StepDetail } from '@kairoku-playbook/protocol';
 import { api } from './api.js';
 import { Graph } from './graph.js';
-import { runHasEnded, runState, stepState } from './status.js';
+import { runHasEnded, runIcon, runLabel, runState, stepState } from './status.js';
 import { act, actOn, attention, openStep } from './store.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
@@ -111,7 +111,7 @@ function StepSheet({
   // Escape closes the sheet wherever the focus is (an action may have removed the focused button).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') close();
+      if (e.key === 'Escape' && !document.querySelector('dialog[open]')) close(); // a dialog's Escape is its own
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
@@ -284,6 +284,48 @@ function SimulatedBadge({ backend }: { backend: string }) {
   );
 }
 
+/**
+ * A button whose action cannot be undone asks first, in a modal dialog (the browser's `confirm` is not
+ * there in a VS Code webview). "No" has the focus; Escape is No.
+ */
+function Confirmed(props: { label: string; question: string; yes: string; no: string; onYes: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const id = `confirm-${props.label.replace(/\W+/g, '-').toLowerCase()}`;
+  return (
+    <>
+      <button type="button" class="danger" onClick={() => dialog.current?.showModal()}>
+        {props.label}
+      </button>
+      <dialog ref={dialog} class="confirm" aria-labelledby={`${id}-question`}>
+        <p id={`${id}-question`}>{props.question}</p>
+        <div class="buttons">
+          <button type="button" autoFocus onClick={() => dialog.current?.close()}>
+            {props.no}
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              dialog.current?.close();
+              props.onYes();
+            }}
+          >
+            {props.yes}
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+/** After an action whose button goes away, the focus goes to the run's heading rather than the page. */
+const thenKeepFocus = (done: Promise<boolean>) =>
+  // act never rejects (it shows its failure): nothing to wait for but the focus
+  void done.then(() => {
+    if (!document.activeElement || document.activeElement === document.body)
+      document.getElementById('run-title')?.focus();
+  });
+
 function RunActions({ detail }: { detail: RunDetail }) {
   const { run, actions } = detail;
   return (
@@ -299,14 +341,22 @@ function RunActions({ detail }: { detail: RunDetail }) {
         </button>
       )}
       {actions.cancel && (
-        <button type="button" class="danger" onClick={actOn(() => api.act(run.id, 'cancel'), 'Cancelled.')}>
-          Cancel run
-        </button>
+        <Confirmed
+          label="Cancel run"
+          question={`Cancel ${run.title}? Its running steps stop, and it cannot be resumed.`}
+          yes="Yes, cancel the run"
+          no="No, keep it running"
+          onYes={() => thenKeepFocus(act(() => api.act(run.id, 'cancel'), 'Canceled.'))}
+        />
       )}
       {actions.archive && (
-        <button type="button" onClick={actOn(() => api.act(run.id, 'archive'), 'Archived.')}>
-          Archive run
-        </button>
+        <Confirmed
+          label="Archive run"
+          question={`Archive ${run.title}? It leaves the run list; Show archived runs brings it back.`}
+          yes="Yes, archive it"
+          no="No, keep it"
+          onYes={() => thenKeepFocus(act(() => api.act(run.id, 'archive'), 'Archived.'))}
+        />
       )}
     </div>
   );
@@ -317,7 +367,11 @@ function RunHeader({ detail }: { detail: RunDetail }) {
   return (
     <header class="run-header">
       <h2 id="run-title" tabIndex={-1}>
-        {run.title} <span class={`badge ${runState(run.status, run.waiting)}`}>{run.status}</span>
+        {run.title}{' '}
+        <span class={`badge ${runState(run.status, run.waiting)}`}>
+          <span aria-hidden="true">{runIcon(run.status, run.waiting)} </span>
+          {runLabel(run.status)}
+        </span>
         <SimulatedBadge backend={run.backend} />
       </h2>
       <p class="run-facts">
@@ -327,6 +381,17 @@ function RunHeader({ detail }: { detail: RunDetail }) {
       <RunActions detail={detail} />
     </header>
   );
+}
+
+/**
+ * An after-task's status, or why it will not run: it is pending, the run has ended with a status the
+ * task does not start on, and it is not offered to start.
+ */
+function afterStatus(detail: RunDetail, task: StepDetail): string {
+  const status = runLabel(detail.run.status);
+  if (task.status !== 'pending' || task.startable || !runHasEnded(detail.run.status)) return task.status;
+  if (!task.on || task.on.some((on) => runLabel(on) === status)) return task.status;
+  return `not run: the run ${status === 'canceled' ? 'was canceled' : status}`;
 }
 
 function AfterTasks({ detail }: { detail: RunDetail }) {
@@ -345,7 +410,7 @@ function AfterTasks({ detail }: { detail: RunDetail }) {
             >
               {task.name}
             </button>{' '}
-            <span class="status">{task.status}</span>
+            <span class="status">{afterStatus(detail, task)}</span>
             {task.on && task.on.length > 0 && <span class="on"> · on {task.on.join(', ')}</span>}
             {task.startable && (
               <button
