@@ -242,3 +242,29 @@ describe('safety and truth', () => {
     await page.context().close();
   }, 120_000);
 });
+
+describe('time', () => {
+  it('shows each step’s duration on its node and in its sheet, and the run’s elapsed time, ticking while it runs', async () => {
+    const id = fake.addRun({ title: 'Timed run' });
+    const { page, problems } = await openPanelAt(browser, fake, { address: `#/runs/${id}` });
+    await runHeading(page, 'Timed run').waitFor();
+    const plan = page.locator('.node-button[data-step="plan"]');
+    const first = await plan.locator('.detail').textContent();
+    expect(first).toMatch(/^agent · running · \d+ s$/);
+    await expect.poll(() => plan.locator('.detail').textContent(), { timeout: 5000 }).not.toBe(first);
+    await expect(page.locator('.run-facts .elapsed').textContent()).resolves.toMatch(/running for \d/);
+
+    fake.advance(id); // plan reports: its time stops
+    await page.locator('.node-button[data-step="plan"][data-status="completed"]').waitFor();
+    await expect(plan.locator('.detail').textContent()).resolves.toMatch(/^agent · completed · \d+ s$/);
+    await plan.click();
+    const sheet = page.getByRole('complementary', { name: 'plan' });
+    await expect(sheet.locator('.state').textContent()).resolves.toMatch(/completed · done · took \d+ s$/);
+    await expect(sheet.locator('.attempts li').first().textContent()).resolves.toMatch(
+      /^#1 done: .* · \d+ s$/,
+    );
+    await expect(page.locator('.run-facts time').getAttribute('title')).resolves.toBeTruthy();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});

@@ -5,6 +5,7 @@ import { hostCommand } from './host-commands.js';
 import { openWaitingFirst, startRouter } from './router.js';
 import { effect } from '@preact/signals';
 import { connectEvents, loadPlaybooks, loadRuns, waitingCount } from './store.js';
+import { startClock } from './time.js';
 import { useTransport } from './transport.js';
 import { webviewTransport } from './webview-transport.js';
 import type { VsCodeApi } from './webview-transport.js';
@@ -21,6 +22,7 @@ void loadPlaybooks(); // (it catches its own failure and shows it in the status 
 // (it catches its own failure and shows it in the status line)
 void loadRuns().then(openWaitingFirst);
 connectEvents();
+startClock(); // elapsed times tick while something runs
 startRouter(); // the address names the open run (and step): a reload or a link opens it
 
 // The tab's title counts the decisions waiting, as a mail client counts unread mail: "(1) Playbooks".

@@ -1,10 +1,11 @@
 /** One run: its actions, the gates waiting for a decision, the graph, End, After the run, a step's sheet. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ChoiceView, RunDetail, StepDetail } from '@kairoku-playbook/protocol';
+import type { AttemptView, ChoiceView, RunDetail, StepDetail } from '@kairoku-playbook/protocol';
 import { api } from './api.js';
 import { Graph } from './graph.js';
 import { runHasEnded, runIcon, runLabel, runState, stepState } from './status.js';
 import { act, actOn, attention, openStep } from './store.js';
+import { absolute, ago, clock, duration, elapsed, stepDuration, stepIsActive } from './time.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -86,7 +87,157 @@ function GateForm({ detail, step }: { detail: RunDetail; step: StepDetail }) {
   );
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
+/** An attempt's time in the sheet: ticking while it is the step's open attempt. */
+function AttemptTime({ attempt, status, last }: { attempt: AttemptView; status: string; last: boolean }) {
+  const active = last && stepIsActive(status);
+  const took = stepDuration([attempt], active ? status : 'completed', active ? clock.value : Date.now());
+  return took === null ? null : <span class="took"> · {duration(took)}</span>;
+}
+
+/** The step's time over its attempts, in the sheet's status line. */
+function StepTook({ step }: { step: StepDetail }) {
+  const now = stepIsActive(step.status) ? clock.value : Date.now();
+  const took = stepDuration(step.attempts, step.status, now);
+  if (took === null) return null;
+  return <> · {stepIsActive(step.status) ? `for ${duration(took)}` : `took ${duration(took)}`}</>;
+}
+
+/** What the sheet tells of the step's latest state: inputs, brief, report, activity, attempts, role. */
+function StepFacts({ step }: { step: StepDetail }) {
+  return (
+    <>
+      {step.inputs && step.inputs.length > 0 && (
+        <>
+          <h4>Inputs</h4>
+          <table class="inputs">
+            <thead>
+              <tr>
+                <th scope="col">Input</th>
+                <th scope="col">From</th>
+                <th scope="col">Value</th>
+              </tr>
+            </thead>
+            <tbody>
+              {step.inputs.map((input) => (
+                <tr key={input.name}>
+                  <td>{input.name}</td>
+                  <td>{input.source}</td>
+                  <td>
+                    <pre>{show(input.value)}</pre>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {step.brief && (
+        <>
+          <h4>Brief</h4>
+          <pre class="brief">{step.brief}</pre>
+        </>
+      )}
+      {(step.summary || step.outputs) && (
+        <>
+          <h4>Report</h4>
+          {step.summary && <p>{step.summary}</p>}
+          <Values values={step.outputs} label={`Outputs of ${step.name}`} />
+        </>
+      )}
+      {step.activity.length > 0 && (
+        <>
+          <h4>Activity</h4>
+          <ol class="activity" aria-label={`What happened in ${step.name}`}>
+            {step.activity.map((entry, index) => (
+              <li key={index} class={`activity-${entry.kind}`}>
+                <time dateTime={entry.at}>{entry.at.slice(11, 19)}</time>{' '}
+                {entry.attempt !== undefined ? `#${entry.attempt} ` : ''}
+                {entry.text}
+                {entry.count !== undefined ? ` (×${entry.count})` : ''}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      {step.attempts.length > 0 && (
+        <>
+          <h4>Attempts</h4>
+          <ul class="attempts">
+            {step.attempts.map((a) => (
+              <li key={a.attempt}>
+                {`#${a.attempt} ${a.outcome ?? '(no outcome yet)'}${a.summary ? `: ${a.summary}` : ''}`}
+                <AttemptTime attempt={a} status={step.status} last={a === step.attempts.at(-1)} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {step.role && (
+        <>
+          <h4>Role: {step.role.name}</h4>
+          <pre class="instructions">{step.role.instructions}</pre>
+        </>
+      )}
+    </>
+  );
+}
+
+/** Nudge (a running agent), Retry, Restart run from here: as the API allows. */
+function SheetActions({
+  detail,
+  step,
+  keepFocus,
+}: {
+  detail: RunDetail;
+  step: StepDetail;
+  keepFocus: (done: Promise<boolean>) => void;
+}) {
+  const [message, setMessage] = useState('');
+  const canRestart = detail.actions.restartFrom.includes(step.name);
+  return (
+    <div class="sheet-actions">
+      {step.canNudge && (
+        <form
+          class="nudge"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (!message.trim()) return;
+            if (await act(() => api.nudge(detail.run.id, step.name, message.trim()), `Nudged ${step.name}.`))
+              setMessage('');
+          }}
+        >
+          <label for="nudge-message">Nudge {step.name}</label>
+          <textarea
+            id="nudge-message"
+            rows={2}
+            value={message}
+            onInput={(e) => setMessage((e.currentTarget as HTMLTextAreaElement).value)}
+          />
+          <button type="submit">Send nudge</button>
+        </form>
+      )}
+      {step.canRetry && (
+        <button
+          type="button"
+          onClick={() => keepFocus(act(() => api.retry(detail.run.id, step.name), `Retrying ${step.name}.`))}
+        >
+          Retry {step.name}
+        </button>
+      )}
+      {canRestart && (
+        <button
+          type="button"
+          onClick={() =>
+            keepFocus(act(() => api.restart(detail.run.id, step.name), `Restarted from ${step.name}.`))
+          }
+        >
+          Restart run from here
+        </button>
+      )}
+    </div>
+  );
+}
+
 function StepSheet({
   detail,
   step,
@@ -97,7 +248,6 @@ function StepSheet({
   attempt: number | null;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  const [message, setMessage] = useState('');
   useEffect(() => heading.current?.focus(), [step.name, attempt]);
   const shown = attempt === null ? null : step.attempts.find((a) => a.attempt === attempt);
   const close = () => {
@@ -107,7 +257,6 @@ function StepSheet({
       document.querySelector<HTMLButtonElement>(`.node-button[data-step="${CSS.escape(name)}"]`)?.focus(),
     );
   };
-  const canRestart = detail.actions.restartFrom.includes(step.name);
   // Escape closes the sheet wherever the focus is (an action may have removed the focused button).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -136,6 +285,7 @@ function StepSheet({
       <p class={`state ${stepState(step.status)}`}>
         {step.kind} · {step.status}
         {step.outcome ? ` · ${step.outcome}` : ''}
+        <StepTook step={step} />
       </p>
       {step.reason && <p class="reason">{step.reason}</p>}
       {shown ? (
@@ -146,124 +296,9 @@ function StepSheet({
           <Values values={shown.outputs} label="Outputs of this attempt" />
         </>
       ) : (
-        <>
-          {step.inputs && step.inputs.length > 0 && (
-            <>
-              <h4>Inputs</h4>
-              <table class="inputs">
-                <thead>
-                  <tr>
-                    <th scope="col">Input</th>
-                    <th scope="col">From</th>
-                    <th scope="col">Value</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {step.inputs.map((input) => (
-                    <tr key={input.name}>
-                      <td>{input.name}</td>
-                      <td>{input.source}</td>
-                      <td>
-                        <pre>{show(input.value)}</pre>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </>
-          )}
-          {step.brief && (
-            <>
-              <h4>Brief</h4>
-              <pre class="brief">{step.brief}</pre>
-            </>
-          )}
-          {(step.summary || step.outputs) && (
-            <>
-              <h4>Report</h4>
-              {step.summary && <p>{step.summary}</p>}
-              <Values values={step.outputs} label={`Outputs of ${step.name}`} />
-            </>
-          )}
-          {step.activity.length > 0 && (
-            <>
-              <h4>Activity</h4>
-              <ol class="activity" aria-label={`What happened in ${step.name}`}>
-                {step.activity.map((entry, index) => (
-                  <li key={index} class={`activity-${entry.kind}`}>
-                    <time dateTime={entry.at}>{entry.at.slice(11, 19)}</time>{' '}
-                    {entry.attempt !== undefined ? `#${entry.attempt} ` : ''}
-                    {entry.text}
-                    {entry.count !== undefined ? ` (×${entry.count})` : ''}
-                  </li>
-                ))}
-              </ol>
-            </>
-          )}
-          {step.attempts.length > 0 && (
-            <>
-              <h4>Attempts</h4>
-              <ul class="attempts">
-                {step.attempts.map((a) => (
-                  <li key={a.attempt}>
-                    {`#${a.attempt} ${a.outcome ?? '(no outcome yet)'}${a.summary ? `: ${a.summary}` : ''}`}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          {step.role && (
-            <>
-              <h4>Role: {step.role.name}</h4>
-              <pre class="instructions">{step.role.instructions}</pre>
-            </>
-          )}
-        </>
+        <StepFacts step={step} />
       )}
-      <div class="sheet-actions">
-        {step.canNudge && (
-          <form
-            class="nudge"
-            onSubmit={async (e) => {
-              e.preventDefault();
-              if (!message.trim()) return;
-              if (
-                await act(() => api.nudge(detail.run.id, step.name, message.trim()), `Nudged ${step.name}.`)
-              )
-                setMessage('');
-            }}
-          >
-            <label for="nudge-message">Nudge {step.name}</label>
-            <textarea
-              id="nudge-message"
-              rows={2}
-              value={message}
-              onInput={(e) => setMessage((e.currentTarget as HTMLTextAreaElement).value)}
-            />
-            <button type="submit">Send nudge</button>
-          </form>
-        )}
-        {step.canRetry && (
-          <button
-            type="button"
-            onClick={() =>
-              keepFocus(act(() => api.retry(detail.run.id, step.name), `Retrying ${step.name}.`))
-            }
-          >
-            Retry {step.name}
-          </button>
-        )}
-        {canRestart && (
-          <button
-            type="button"
-            onClick={() =>
-              keepFocus(act(() => api.restart(detail.run.id, step.name), `Restarted from ${step.name}.`))
-            }
-          >
-            Restart run from here
-          </button>
-        )}
-      </div>
+      <SheetActions detail={detail} step={step} keepFocus={keepFocus} />
     </aside>
   );
 }
@@ -362,6 +397,17 @@ function RunActions({ detail }: { detail: RunDetail }) {
   );
 }
 
+/** The run's time: ticking while it runs (or is paused), how long it took once it ended. */
+function RunElapsed({ run }: { run: RunDetail['run'] }) {
+  const took = elapsed(run.startedAt, run.endedAt, run.endedAt ? Date.now() : clock.value);
+  if (took === null) return null;
+  return (
+    <span class="elapsed">
+      {run.endedAt ? ` · took ${duration(took)}` : ` · running for ${duration(took)}`}
+    </span>
+  );
+}
+
 function RunHeader({ detail }: { detail: RunDetail }) {
   const run = detail.run;
   return (
@@ -375,7 +421,11 @@ function RunHeader({ detail }: { detail: RunDetail }) {
         <SimulatedBadge backend={run.backend} />
       </h2>
       <p class="run-facts">
-        {run.playbook} · started {new Date(run.startedAt).toLocaleString()}
+        {run.playbook} · started{' '}
+        <time dateTime={run.startedAt} title={absolute(run.startedAt)}>
+          {ago(run.startedAt, clock.value)}
+        </time>
+        <RunElapsed run={run} />
         {run.reason ? ` · ${run.reason}` : ''}
       </p>
       <RunActions detail={detail} />

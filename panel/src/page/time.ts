@@ -50,3 +50,32 @@ export function elapsed(
 
 /** The absolute time, for a hover title and `<time>`'s text. */
 export const absolute = (iso: string) => new Date(iso).toLocaleString();
+
+/** What an attempt records of its time (the API's AttemptView). */
+interface Timed {
+  startedAt: string;
+  endedAt?: string;
+  reportedAt?: string;
+}
+
+const ACTIVE = new Set(['running', 'ready', 'reported', 'waiting']);
+
+/**
+ * A step's time over its attempts (loops and retries included): each from its start to its end (or its
+ * report), the open one to now while the step is active. Null before its first attempt.
+ */
+export function stepDuration(attempts: readonly Timed[], status: string, now: number): number | null {
+  let total = 0;
+  let counted = false;
+  for (const attempt of attempts) {
+    const end = attempt.endedAt ?? attempt.reportedAt;
+    const took = elapsed(attempt.startedAt, end, ACTIVE.has(status) || end ? now : Number.NaN);
+    if (took === null) continue;
+    total += took;
+    counted = true;
+  }
+  return counted ? total : null;
+}
+
+/** Whether a step's time is still growing (it redraws with the clock). */
+export const stepIsActive = (status: string | undefined) => status !== undefined && ACTIVE.has(status);
