@@ -10,7 +10,7 @@ import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
 import { startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
-import { openPanelAt } from './support/panel-page.js';
+import { axeProblems, openPanelAt } from './support/panel-page.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
 
@@ -267,4 +267,35 @@ describe('time', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
+});
+
+describe('themes', () => {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    it(`has no serious axe finding in the ${colorScheme} theme: list, run with a gate, confirmation, narrow`, async () => {
+      const waiting = fake.addRun({
+        title: `Themed ${colorScheme} run`,
+        nodes: [{ name: 'ship', kind: 'gate', needs: [] }],
+        loops: [],
+      });
+      const { page, problems } = await openPanelAt(browser, fake, {
+        colorScheme,
+        address: `#/runs/${waiting}`,
+      });
+      await runHeading(page, `Themed ${colorScheme} run`).waitFor();
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(background).toBe(colorScheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
+      expect(await axeProblems(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Cancel run' }).click();
+      await page.getByRole('dialog').waitFor();
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: `${SHOTS}24-theme-${colorScheme}.png` });
+      await page.getByRole('button', { name: 'No, keep it running' }).click();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByRole('button', { name: '← All runs' }).click();
+      await page.getByRole('tablist', { name: 'Runs' }).waitFor();
+      expect(await axeProblems(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }, 120_000);
+  }
 });

@@ -11,6 +11,7 @@ import {
   detail,
   loadRuns,
   openRun,
+  runsLoaded,
   showArchived,
   statusFilter,
   shownRuns,
@@ -128,7 +129,12 @@ export function RunList() {
           Show archived runs
         </label>
       </div>
-      {list.length === 0 ? (
+      {!runsLoaded.value ? (
+        <div class="skeleton" aria-busy="true" aria-label="Loading the runs">
+          <div class="bar wide" />
+          <div class="bar" />
+        </div>
+      ) : list.length === 0 ? (
         <p class="empty">{any ? 'No run has that status.' : 'No runs yet: start a playbook below.'}</p>
       ) : (
         <div class="tabs" role="tablist" aria-label="Runs" aria-orientation="vertical">

@@ -11,6 +11,8 @@ import type { LiveEvents } from './transport.js';
 
 export const playbooks = signal<PlaybookCard[] | null>(null);
 export const runs = signal<RunListItem[]>([]);
+/** false until the first run list has come (the list shows a skeleton till then) */
+export const runsLoaded = signal(false);
 export const showArchived = signal(false);
 export const activeRunId = signal<string | null>(null);
 export const detail = signal<RunDetail | null>(null);
@@ -74,6 +76,7 @@ export async function loadPlaybooks(): Promise<void> {
 export async function loadRuns(): Promise<void> {
   try {
     runs.value = (await api.runs(showArchived.value)).runs;
+    runsLoaded.value = true;
   } catch (error) {
     say('error', refusalText(error));
   }
