@@ -5,7 +5,7 @@ import type { RunDetail, StepDetail } from '@kairoku-playbook/protocol';
 import { PANEL_METRICS, graphGeometry, layoutGraph, needsByIndex } from '../layout/index.js';
 import type { LayoutStep } from '../layout/index.js';
 import { stepState } from './status.js';
-import { clock, duration, stepDuration, stepIsActive } from './time.js';
+import { duration, nowFor, stepDuration, stepIsActive } from './time.js';
 
 interface GraphProps {
   detail: RunDetail;
@@ -208,7 +208,7 @@ function Wires(props: { detail: RunDetail; layout: Layout; geometry: Geometry; e
 /** A step's time on its node: ticking while it is active. */
 function StepTime({ step }: { step: StepDetail | undefined }) {
   if (!step) return null;
-  const now = stepIsActive(step.status) ? clock.value : Date.now();
+  const now = stepIsActive(step.status) ? nowFor(step.attempts[0]?.startedAt) : Date.now();
   const took = stepDuration(step.attempts, step.status, now);
   return took === null ? null : <> · {duration(took)}</>;
 }

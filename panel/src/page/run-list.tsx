@@ -18,19 +18,20 @@ import {
   visibleRuns,
 } from './store.js';
 import type { StatusFilter } from './store.js';
-import { absolute, ago, clock, duration, elapsed } from './time.js';
+import { absolute, ago, coarseClock, duration, elapsed, nowFor } from './time.js';
 
 /** A run's id, short: the id itself when short (serve's are `pr-4e0a0c`), else its last 8 characters. */
 export const shortId = (id: string) => (id.length <= 12 ? id : `…${id.slice(-8)}`);
 
 function RunTimes({ run }: { run: RunListItem }) {
-  const now = run.endedAt ? Date.now() : clock.value; // only a running entry redraws every second
+  // only a running entry under an hour old redraws every second; the others twice a minute at most
+  const now = run.endedAt ? Date.now() : nowFor(run.startedAt);
   const took = elapsed(run.startedAt, run.endedAt, now);
   return (
     <span class="tab-meta">
       <span class="short-id">{shortId(run.id)}</span> ·{' '}
       <time dateTime={run.startedAt} title={absolute(run.startedAt)}>
-        started {ago(run.startedAt, clock.value)}
+        started {ago(run.startedAt, coarseClock.value)}
       </time>
       {took !== null && <span class="took"> · {duration(took)}</span>}
     </span>

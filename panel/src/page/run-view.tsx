@@ -5,7 +5,7 @@ import { api } from './api.js';
 import { Graph } from './graph.js';
 import { runHasEnded, runIcon, runLabel, runState, stepState } from './status.js';
 import { act, actOn, attention, openStep } from './store.js';
-import { absolute, ago, clock, duration, elapsed, stepDuration, stepIsActive } from './time.js';
+import { absolute, ago, coarseClock, duration, elapsed, nowFor, stepDuration, stepIsActive } from './time.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -90,13 +90,17 @@ function GateForm({ detail, step }: { detail: RunDetail; step: StepDetail }) {
 /** An attempt's time in the sheet: ticking while it is the step's open attempt. */
 function AttemptTime({ attempt, status, last }: { attempt: AttemptView; status: string; last: boolean }) {
   const active = last && stepIsActive(status);
-  const took = stepDuration([attempt], active ? status : 'completed', active ? clock.value : Date.now());
+  const took = stepDuration(
+    [attempt],
+    active ? status : 'completed',
+    active ? nowFor(attempt.startedAt) : Date.now(),
+  );
   return took === null ? null : <span class="took"> · {duration(took)}</span>;
 }
 
 /** The step's time over its attempts, in the sheet's status line. */
 function StepTook({ step }: { step: StepDetail }) {
-  const now = stepIsActive(step.status) ? clock.value : Date.now();
+  const now = stepIsActive(step.status) ? nowFor(step.attempts[0]?.startedAt) : Date.now();
   const took = stepDuration(step.attempts, step.status, now);
   if (took === null) return null;
   return <> · {stepIsActive(step.status) ? `for ${duration(took)}` : `took ${duration(took)}`}</>;
@@ -399,7 +403,7 @@ function RunActions({ detail }: { detail: RunDetail }) {
 
 /** The run's time: ticking while it runs (or is paused), how long it took once it ended. */
 function RunElapsed({ run }: { run: RunDetail['run'] }) {
-  const took = elapsed(run.startedAt, run.endedAt, run.endedAt ? Date.now() : clock.value);
+  const took = elapsed(run.startedAt, run.endedAt, run.endedAt ? Date.now() : nowFor(run.startedAt));
   if (took === null) return null;
   return (
     <span class="elapsed">
@@ -423,7 +427,7 @@ function RunHeader({ detail }: { detail: RunDetail }) {
       <p class="run-facts">
         {run.playbook} · started{' '}
         <time dateTime={run.startedAt} title={absolute(run.startedAt)}>
-          {ago(run.startedAt, clock.value)}
+          {ago(run.startedAt, coarseClock.value)}
         </time>
         <RunElapsed run={run} />
         {run.reason ? ` · ${run.reason}` : ''}
@@ -514,7 +518,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
   useAttention(detail, waiting.length);
   const ended = runHasEnded(run.status);
   return (
-    <div class="run-view" data-version={detail.version}>
+    <div class="run-view" data-run={run.id} data-version={detail.version}>
       <RunHeader detail={detail} />
       {/* What the person has to act on comes first, above the graph. */}
       {waiting.length > 0 && (

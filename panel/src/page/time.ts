@@ -1,9 +1,22 @@
 /** Times as the page shows them: "5 min ago", "3 min 12 s", a clock that ticks while something runs. */
-import { signal } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 
 /** Now, to the second; components that read it redraw every second (elapsed times while running). */
 export const clock = signal(Date.now());
 let ticking = false;
+
+/** Now, to 30 seconds: what "5 min ago" and times of an hour or more need (they redraw twice a minute). */
+export const coarseClock = computed(() => Math.floor(clock.value / 30_000) * 30_000);
+
+/**
+ * Now, from the clock as fine as a time since `since` needs: to the second under an hour ("3 min 12 s"),
+ * to 30 s above ("2 h 5 min"), so a list of long runs does not redraw every second.
+ */
+export function nowFor(since: string | undefined): number {
+  const coarse = coarseClock.value;
+  const start = since ? Date.parse(since) : Number.NaN;
+  return coarse - start > 3_600_000 ? coarse : clock.value;
+}
 
 /** Starts the clock (once). Not at import, so the pure helpers below can be tested without timers. */
 export function startClock(): void {
