@@ -150,8 +150,7 @@ try {
         document.getElementById(`tab-${runId}`).click();
         while (
           !document.querySelector(`#run-panel .node`) ||
-          document.querySelector('#run-panel')?.getAttribute('aria-labelledby') !== `tab-${runId}` ||
-          !document.querySelector('.run-view')
+          document.querySelector('#run-panel .run-view')?.getAttribute('data-run') !== runId
         )
           await frame();
         await frame();

@@ -82,10 +82,8 @@ describe('serve and its panel in Chromium', () => {
     await page.getByLabel('Comment on ship').fill('Ship it after the release notes');
     await page.getByRole('button', { name: 'approve', exact: true }).click();
     await page.locator('.node-button[data-step="ship"][data-status="completed"]').waitFor();
-    await page
-      .getByText(/completed/i)
-      .first()
-      .waitFor();
+    // The run's badge says so (the run list's status filter also has a "Completed" option, hidden).
+    await page.locator('.run-header .badge.completed', { hasText: 'completed' }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'serve-2-completed.png'), fullPage: true });
     // A step's sheet lists what happened in it: the run's history for that step.
     await page.locator('.node-button[data-step="implement"]').click();

@@ -71,6 +71,11 @@ describe('the start form', () => {
       { field: 'labels', message: '[2]: must match ^[a-z]+$' },
       { field: 'ratio', message: 'must be a number' },
     ]);
+    // A required string of spaces alone is no value (the server refuses it too).
+    expect(readForm(fields, { ...raw, task: '  \n ' }, schema).errors[0]).toEqual({
+      field: 'task',
+      message: 'is required: spaces alone are not a value',
+    });
     expect(readForm(fields, { ...raw, task: 'x', reviewers: '1.5' }, schema).errors[0]).toEqual({
       field: 'reviewers',
       message: 'must be a whole number',

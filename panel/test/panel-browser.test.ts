@@ -245,6 +245,7 @@ describe('the Playbooks panel in Chromium', () => {
 
     // Archive: the tab goes; Show archived brings it back.
     await page.getByRole('button', { name: 'Archive run' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Yes, archive it' }).click();
     await page.getByRole('tab').first().waitFor({ state: 'detached' });
     await page.getByLabel('Show archived runs').check();
     await page.getByRole('tab', { name: /archived/ }).waitFor();
@@ -318,8 +319,16 @@ describe('the Playbooks panel in Chromium', () => {
     await page.keyboard.press('Shift+Tab');
     await tabTo(/^button Cancel run/, true);
     await page.keyboard.press('Enter');
+    // The confirmation has the focus on No; Tab to Yes.
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button No, keep it running/);
+    await page.keyboard.press('Tab');
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button Yes, cancel the run/);
+    await page.keyboard.press('Enter');
     await page.locator('.badge.unreached', { hasText: /cancel/ }).waitFor();
     await tabTo(/^button Archive run/);
+    await page.keyboard.press('Enter');
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button No, keep it/);
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('tab', { selected: true }).waitFor({ state: 'detached' });
     await page.screenshot({ path: `${SHOTS}6-keyboard.png`, fullPage: true });

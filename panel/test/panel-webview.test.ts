@@ -97,8 +97,11 @@ describe('the panel in a VS Code webview', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('in-playbooks-pr-yml-task');
     await page.keyboard.type('Add a --json flag');
     await form.getByRole('button', { name: 'Start run' }).click();
-    await page.getByRole('tab', { name: /Open a pull request/ }).waitFor();
+    // Narrow (a side bar), the run list and the run are two views: the new run shows, the list is back.
+    await page.getByRole('heading', { level: 2, name: /Open a pull request/ }).waitFor();
     expect(posted.some((m) => m.method === 'POST' && m.path === '/runs')).toBe(true);
+    await page.getByRole('button', { name: '← All runs' }).click();
+    await page.getByRole('tab', { name: /Open a pull request/ }).waitFor();
 
     // A run started elsewhere, announced by an event the host forwards, then opened by the host.
     const other = fake.addRun({ title: 'Another run' });
@@ -109,8 +112,13 @@ describe('the panel in a VS Code webview', () => {
     });
     await page.getByRole('tab', { name: /Another run/ }).waitFor();
     await send({ type: 'open-run', run: other });
-    await page.locator(`#tab-${other}[aria-selected="true"]`).waitFor();
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe(`tab-${other}`);
+    await page.getByRole('heading', { level: 2, name: /Another run/ }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('run-title');
+    await expect(page.getByRole('tab', { name: /Another run/ }).isVisible()).resolves.toBe(false);
+    // The same address a browser opens (#/runs/ID/steps/STEP): the run and its step's sheet.
+    await send({ type: 'open-run', run: other, step: 'plan' });
+    await page.getByRole('complementary', { name: 'plan' }).waitFor();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/runs/${other}/steps/plan`);
 
     // The stream is down: the page says so.
     await send({ type: 'connection', live: false, message: 'serve went away' });

@@ -15,7 +15,7 @@ export type HostMessage =
   | { type: 'event'; event: string; data: string }
   | { type: 'connection'; live: boolean; message?: string }
   | { type: 'start-playbook'; playbook: string }
-  | { type: 'open-run'; run: string };
+  | { type: 'open-run'; run: string; step?: string };
 
 // One list of messages for both sides: the page's own (the extension may import the panel; the panel not it).
 export { HOST_MESSAGE_TYPES, PAGE_MESSAGE_TYPES } from '@kairoku-playbook/panel/webview-transport';

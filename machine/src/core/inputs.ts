@@ -12,7 +12,19 @@ export function prepareInputs(
 ): { ok: true; inputs: Record<string, unknown> } | { ok: false; errors: string[] } {
   const inputs = structuredClone(raw);
   const errors = checkNamedValues(ir.inputSchema, inputs, 'input', 'the playbook', true);
+  if (!errors.length) errors.push(...blankRequired(ir, inputs));
   return errors.length ? { ok: false, errors } : { ok: true, inputs };
+}
+
+/**
+ * A required string input must hold something: spaces, tabs and newlines alone are no value (the schema's
+ * `minLength` counts them). The panel's start form checks the same (panel/src/form/validate.ts).
+ */
+function blankRequired(ir: Ir, inputs: Record<string, unknown>): string[] {
+  const required = (ir.inputSchema.required ?? []) as string[];
+  return required
+    .filter((name) => typeof inputs[name] === 'string' && !/\S/.test(inputs[name]))
+    .map((name) => `input "${name}" is required and holds only spaces`);
 }
 
 export function splitSecrets(

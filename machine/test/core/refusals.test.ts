@@ -94,6 +94,12 @@ describe('inputs', () => {
       inputs: { task: 't', strict: false, reviewers: 1, target: 'main' },
     });
     expect(prepareInputs(pr, {})).toEqual({ ok: false, errors: ['input "task" is required'] });
+    // A required string of spaces alone is no value (issue 24); an optional one may be blank.
+    expect(prepareInputs(pr, { task: ' \n\t ' })).toEqual({
+      ok: false,
+      errors: ['input "task" is required and holds only spaces'],
+    });
+    expect(prepareInputs(pr, { task: ' t ' })).toMatchObject({ ok: true });
     expect(prepareInputs(pr, { task: 't', reviewers: 5 })).toEqual({
       ok: false,
       errors: ['input "reviewers" must be <= 3'],

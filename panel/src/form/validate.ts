@@ -93,8 +93,13 @@ function check(value: unknown, schema: Schema, path: string): string[] {
     const object = value as Record<string, unknown>;
     const properties = (s.properties ?? {}) as Record<string, Schema>;
     const problems: string[] = [];
-    for (const name of (s.required ?? []) as string[])
-      if (object[name] === undefined) problems.push(`${path ? `${path}.` : ''}${name}: is required`);
+    for (const name of (s.required ?? []) as string[]) {
+      const at = `${path ? `${path}.` : ''}${name}`;
+      if (object[name] === undefined) problems.push(`${at}: is required`);
+      // spaces alone are no value (the server refuses them too: machine/src/core/inputs.ts)
+      else if (!path && typeof object[name] === 'string' && !/\S/.test(object[name]))
+        problems.push(`${at}: is required: spaces alone are not a value`);
+    }
     for (const [name, item] of Object.entries(object)) {
       if (item === undefined) continue;
       const sub = properties[name] ?? (s.additionalProperties as Schema | undefined) ?? true;

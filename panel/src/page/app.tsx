@@ -1,170 +1,63 @@
-/** The Playbooks panel: cards to start playbooks, a tab per run, the open run. */
-import type { PlaybookCard, RunListItem } from '@kairoku-playbook/protocol';
+/**
+ * The Playbooks panel: the run list (the page's navigation) and the playbooks beside the main area, which
+ * shows the selected run or a playbook's start form. Narrow (a phone, VS Code's side bar), the list and
+ * the main area are two views: opening a run shows it, "All runs" goes back.
+ */
+import { RunList } from './run-list.js';
+import { PlaybookList } from './playbook-list.js';
 import { RunView } from './run-view.js';
+import { navigate } from './router.js';
 import { StartForm } from './start-form.js';
-import { runState } from './status.js';
-import {
-  activeRunId,
-  connected,
-  detail,
-  loadRuns,
-  notice,
-  openRun,
-  playbooks,
-  showArchived,
-  startingPlaybook,
-  visibleRuns,
-} from './store.js';
+import { activeRunId, connected, detail, notice, playbooks, startingPlaybook } from './store.js';
 
-function Card({ card }: { card: PlaybookCard }) {
-  const starting = startingPlaybook.value === card.id;
-  const errors = card.diagnostics.filter((d) => d.severity === 'error').length;
-  const titleId = `card-${card.id.replace(/[^A-Za-z0-9]/g, '-')}`;
+function Main() {
+  const starting = startingPlaybook.value;
+  const card = starting ? playbooks.value?.find((c) => c.id === starting) : undefined;
+  if (card) return <StartForm key={card.id} card={card} />;
+  const id = activeRunId.value;
+  const open = detail.value;
+  if (!id) return <p class="empty">Choose a run, or start a playbook.</p>;
+  if (open && open.run.id === id) return <RunView detail={open} />;
   return (
-    <li class={`card${card.canStart ? '' : ' has-errors'}`} aria-labelledby={titleId}>
-      <h3 id={titleId}>{card.title}</h3>
-      <p class="path">{card.id}</p>
-      {card.description && <p class="description">{card.description}</p>}
-      {card.diagnostics.length > 0 && (
-        <ul class="diagnostics" aria-label={`Problems in ${card.title}`}>
-          {card.diagnostics.map((d, i) => (
-            <li key={i} class={`diagnostic ${d.severity}`}>
-              <span class="severity">{d.severity}</span> {d.code} at {d.line}:{d.column}: {d.message}
-            </li>
-          ))}
-        </ul>
-      )}
-      {!card.canStart && (
-        <p class="why" id={`${titleId}-why`}>
-          Cannot start: {card.why ?? `${errors} error${errors === 1 ? '' : 's'} to fix first.`}
-        </p>
-      )}
-      {!starting && (
-        <button
-          type="button"
-          class="primary"
-          aria-label={`Start ${card.title}`}
-          aria-describedby={card.canStart ? undefined : `${titleId}-why`}
-          disabled={!card.canStart}
-          onClick={() => (startingPlaybook.value = card.id)}
-        >
-          Start
-        </button>
-      )}
-      {starting && <StartForm card={card} />}
-    </li>
-  );
-}
-
-function Tab({ run, index, list }: { run: RunListItem; index: number; list: RunListItem[] }) {
-  const active = activeRunId.value === run.id;
-  const state = runState(run.status, run.waiting);
-  const unseen = run.status === 'completed' && !run.seen;
-  const wrapping =
-    active &&
-    detail.value?.run.id === run.id &&
-    run.status !== 'running' &&
-    detail.value.after.some((a) => a.status === 'running');
-  const focusTab = (to: number) => {
-    const target = list[(to + list.length) % list.length];
-    if (!target) return;
-    openRun(target.id);
-    requestAnimationFrame(() => document.getElementById(`tab-${target.id}`)?.focus());
-  };
-  return (
-    <button
-      type="button"
-      role="tab"
-      id={`tab-${run.id}`}
-      class={`tab ${state}${unseen ? ' unseen' : ''}${run.archived ? ' archived' : ''}`}
-      aria-selected={active}
-      aria-controls="run-panel"
-      tabIndex={active || (!list.some((r) => r.id === activeRunId.value) && index === 0) ? 0 : -1}
-      onClick={() => openRun(run.id)}
-      onKeyDown={(e) => {
-        if (e.key === 'ArrowRight') focusTab(index + 1);
-        else if (e.key === 'ArrowLeft') focusTab(index - 1);
-        else if (e.key === 'Home') focusTab(0);
-        else if (e.key === 'End') focusTab(list.length - 1);
-        else return;
-        e.preventDefault();
-      }}
-    >
-      <span
-        class={`dot ${state}${unseen ? ' unseen' : ''}${wrapping ? ' pulsing' : ''}`}
-        aria-hidden="true"
-      />
-      <span class="tab-title">{run.title}</span>
-      <span class="tab-status">
-        {wrapping ? 'wrapping up' : run.status}
-        {run.waiting > 0 ? ` · ${run.waiting} waiting` : ''}
-        {run.archived ? ' · archived' : ''}
-      </span>
-    </button>
+    <div class="skeleton run-skeleton" aria-busy="true" aria-label="Loading the run">
+      <div class="bar wide" />
+      <div class="bar" />
+      <div class="bar" />
+    </div>
   );
 }
 
 export function App() {
-  const cards = playbooks.value;
-  const list = visibleRuns.value;
-  const open = detail.value;
   const message = notice.value;
+  const showingMain = Boolean(startingPlaybook.value || activeRunId.value);
   return (
-    <main>
+    <div class={`layout${showingMain ? ' showing-main' : ''}`}>
       <header class="top">
         <h1>Playbooks</h1>
         <span class={`connection ${connected.value ? 'on' : 'off'}`}>
           {connected.value ? 'live' : 'connecting…'}
         </span>
-      </header>
-      <div class={`notice ${message?.kind ?? ''}`} role="status" aria-live="polite">
-        {message?.text ?? ''}
-      </div>
-      <section aria-labelledby="playbooks-title">
-        <h2 id="playbooks-title">Playbooks</h2>
-        {cards === null ? (
-          <p>Loading…</p>
-        ) : cards.length === 0 ? (
-          <p>No playbooks in this workspace.</p>
-        ) : (
-          <ul class="cards">
-            {cards.map((card) => (
-              <Card key={card.id} card={card} />
-            ))}
-          </ul>
-        )}
-      </section>
-      <section aria-labelledby="runs-title" class="runs">
-        <div class="runs-header">
-          <h2 id="runs-title">Runs</h2>
-          <label class="toggle">
-            <input
-              type="checkbox"
-              checked={showArchived.value}
-              onChange={(e) => {
-                showArchived.value = (e.currentTarget as HTMLInputElement).checked;
-                void loadRuns(); // (it catches its own failure and shows it in the status line)
-              }}
-            />{' '}
-            Show archived runs
-          </label>
+        <div class={`notice ${message?.kind ?? ''}`} role="status" aria-live="polite">
+          {message?.text ?? ''}
         </div>
-        {list.length === 0 ? (
-          <p>No runs yet: start a playbook above.</p>
-        ) : (
-          <div class="tabs" role="tablist" aria-label="Runs">
-            {list.map((run, index) => (
-              <Tab key={run.id} run={run} index={index} list={list} />
-            ))}
-          </div>
-        )}
-        {/* an archived run's tab goes when archived runs are hidden, and its panel with it */}
-        {list.some((r) => r.id === activeRunId.value) && (
-          <div id="run-panel" role="tabpanel" aria-labelledby={`tab-${activeRunId.value}`}>
-            {open && open.run.id === activeRunId.value ? <RunView detail={open} /> : <p>Loading the run…</p>}
-          </div>
-        )}
-      </section>
-    </main>
+      </header>
+      <nav class="side" aria-label="Runs and playbooks">
+        <RunList />
+        <PlaybookList />
+      </nav>
+      <main class="main" id="run-panel" aria-label={startingPlaybook.value ? 'Start a run' : 'The run'}>
+        <button
+          type="button"
+          class="back link"
+          onClick={() => {
+            startingPlaybook.value = null;
+            navigate({ run: null, step: null });
+          }}
+        >
+          ← All runs
+        </button>
+        <Main />
+      </main>
+    </div>
   );
 }

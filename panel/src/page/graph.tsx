@@ -5,6 +5,7 @@ import type { RunDetail, StepDetail } from '@kairoku-playbook/protocol';
 import { PANEL_METRICS, graphGeometry, layoutGraph, needsByIndex } from '../layout/index.js';
 import type { LayoutStep } from '../layout/index.js';
 import { stepState } from './status.js';
+import { duration, nowFor, stepDuration, stepIsActive } from './time.js';
 
 interface GraphProps {
   detail: RunDetail;
@@ -73,11 +74,10 @@ function useWidth(): [RefObject<HTMLDivElement | null>, number] {
   return [ref, width];
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
-export function Graph({ detail, onOpen, selected }: GraphProps) {
-  const [ref, width] = useWidth();
+/** The one layout of the run's steps (after-tasks apart), computed again only when the graph changes. */
+function useLayout(detail: RunDetail) {
   const { nodes, loops } = detail.graph;
-  const layout = useMemo(() => {
+  return useMemo(() => {
     const steps = nodes.filter((node) => !node.after);
     const needs = needsByIndex(steps);
     const index = new Map(steps.map((node, i) => [node.name, i]));
@@ -93,6 +93,11 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
       loops: known.map((loop) => ({ ...loop, from: index.get(loop.from)!, to: index.get(loop.to)! })),
     });
   }, [nodes, loops]);
+}
+
+export function Graph({ detail, onOpen, selected }: GraphProps) {
+  const [ref, width] = useWidth();
+  const layout = useLayout(detail);
   const geometry = useMemo(() => graphGeometry(layout, width || 600), [layout, width]);
   const byName = useMemo(() => new Map(detail.steps.map((s) => [s.name, s])), [detail.steps]);
   const [focused, setFocused] = useState(0);
@@ -143,93 +148,137 @@ export function Graph({ detail, onOpen, selected }: GraphProps) {
         aria-label={`Steps of ${detail.run.title}: use the arrow keys to move between them`}
         style={{ width: `${geometry.width}px`, height: `${geometry.height}px` }}
       >
-        <svg class="wires" width={geometry.width} height={geometry.height} aria-hidden="true">
-          <defs>
-            <marker
-              id="arrow"
-              viewBox="0 0 8 8"
-              refX="7"
-              refY="4"
-              markerWidth="7"
-              markerHeight="7"
-              orient="auto"
-            >
-              <path d="M0 0 L8 4 L0 8 z" />
-            </marker>
-          </defs>
-          {edges.map((edge) => (
-            <path key={`${edge.from}-${edge.to}`} class="need" d={edge.path} />
-          ))}
-          {geometry.loops.map((loop, i) => {
-            const info = layout.loops[i]!;
-            return (
-              <g key={`loop-${i}`} class="loop">
-                <path d={loop.path} marker-end="url(#arrow)" />
-                <text x={loop.labelX} y={loop.labelY} transform={`rotate(-90 ${loop.labelX} ${loop.labelY})`}>
-                  {`${info.outcome} ${loopCount(detail, info.outcome, info.from, info.to)}/${info.max}`}
-                </text>
-              </g>
-            );
-          })}
-        </svg>
-        {layout.nodes.map((node, i) => {
-          if (!shown(i)) return null;
-          const placed = geometry.nodes[i]!;
-          const step = byName.get(node.name);
-          const state = stepState(step?.status);
-          const earlier = (step?.attempts.length ?? 0) - 1;
-          return (
-            <div
+        <Wires detail={detail} layout={layout} geometry={geometry} edges={edges} />
+        {layout.nodes.map((node, i) =>
+          shown(i) ? (
+            <GraphNode
               key={node.name}
-              class={`node ${state} kind-${node.kind}${selected === node.name ? ' selected' : ''}`}
-              style={{
-                left: `${placed.x}px`,
-                top: `${placed.y}px`,
-                width: `${placed.width}px`,
-                height: `${placed.height}px`,
+              node={node}
+              placed={geometry.nodes[i]!}
+              step={byName.get(node.name)}
+              selected={selected === node.name}
+              focusable={i === focused}
+              buttonRef={(element) => {
+                buttons.current[i] = element;
               }}
-            >
-              <button
-                type="button"
-                class="node-button"
-                data-step={node.name}
-                data-status={step?.status ?? 'pending'}
-                ref={(element) => {
-                  buttons.current[i] = element;
-                }}
-                tabIndex={i === focused ? 0 : -1}
-                aria-pressed={selected === node.name}
-                onClick={() => {
-                  setFocused(i);
-                  onOpen(node.name, null);
-                }}
-                onKeyDown={(event) => move(event, i)}
-              >
-                <span class="label">{node.label}</span>{' '}
-                <span class="detail">
-                  {node.detail} · {step?.status ?? 'pending'}
-                </span>
-              </button>
-              {earlier > 0 && (
-                <span class="chips">
-                  {step!.attempts.slice(0, earlier).map((attempt) => (
-                    <button
-                      type="button"
-                      class="chip"
-                      tabIndex={i === focused ? 0 : -1}
-                      key={attempt.attempt}
-                      aria-label={`#${attempt.attempt}, earlier attempt of ${node.name}`}
-                      onClick={() => onOpen(node.name, attempt.attempt)}
-                    >
-                      #{attempt.attempt}
-                    </button>
-                  ))}
-                </span>
-              )}
-            </div>
-          );
-        })}
+              onOpen={(attempt) => {
+                if (attempt === null) setFocused(i);
+                onOpen(node.name, attempt);
+              }}
+              onKeyDown={(event) => move(event, i)}
+            />
+          ) : null,
+        )}
       </div>
+    </div>
+  );
+}
+
+type Layout = ReturnType<typeof layoutGraph>;
+type Geometry = ReturnType<typeof graphGeometry>;
+
+/** The needs' lines and the loops' lanes with their counts. */
+function Wires(props: { detail: RunDetail; layout: Layout; geometry: Geometry; edges: Geometry['edges'] }) {
+  const { detail, layout, geometry, edges } = props;
+  return (
+    <svg class="wires" width={geometry.width} height={geometry.height} aria-hidden="true">
+      <defs>
+        <marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto">
+          <path d="M0 0 L8 4 L0 8 z" />
+        </marker>
+      </defs>
+      {edges.map((edge) => (
+        <path key={`${edge.from}-${edge.to}`} class="need" d={edge.path} />
+      ))}
+      {geometry.loops.map((loop, i) => {
+        const info = layout.loops[i]!;
+        return (
+          <g key={`loop-${i}`} class="loop">
+            <path d={loop.path} marker-end="url(#arrow)" />
+            <text x={loop.labelX} y={loop.labelY} transform={`rotate(-90 ${loop.labelX} ${loop.labelY})`}>
+              {`${info.outcome} ${loopCount(detail, info.outcome, info.from, info.to)}/${info.max}`}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+/** A step's time on its node: ticking while it is active. */
+function StepTime({ step }: { step: StepDetail | undefined }) {
+  if (!step) return null;
+  const now = stepIsActive(step.status) ? nowFor(step.attempts[0]?.startedAt) : Date.now();
+  const took = stepDuration(step.attempts, step.status, now);
+  return took === null ? null : <> · {duration(took)}</>;
+}
+
+interface GraphNodeProps {
+  node: Layout['nodes'][number];
+  placed: Geometry['nodes'][number];
+  step: StepDetail | undefined;
+  selected: boolean;
+  focusable: boolean;
+  buttonRef: (element: HTMLButtonElement | null) => void;
+  onOpen: (attempt: number | null) => void;
+  onKeyDown: (event: KeyboardEvent) => void;
+}
+
+function GraphNode({
+  node,
+  placed,
+  step,
+  selected,
+  focusable,
+  buttonRef,
+  onOpen,
+  onKeyDown,
+}: GraphNodeProps) {
+  const state = stepState(step?.status);
+  const earlier = (step?.attempts.length ?? 0) - 1;
+  return (
+    <div
+      class={`node ${state} kind-${node.kind}${selected ? ' selected' : ''}`}
+      style={{
+        left: `${placed.x}px`,
+        top: `${placed.y}px`,
+        width: `${placed.width}px`,
+        height: `${placed.height}px`,
+      }}
+    >
+      <button
+        type="button"
+        class="node-button"
+        data-step={node.name}
+        data-status={step?.status ?? 'pending'}
+        ref={buttonRef}
+        tabIndex={focusable ? 0 : -1}
+        aria-pressed={selected}
+        onClick={() => onOpen(null)}
+        onKeyDown={onKeyDown}
+      >
+        <span class="label">{node.label}</span>{' '}
+        <span class="detail">
+          {node.detail} · {step?.status ?? 'pending'}
+          <StepTime step={step} />
+        </span>
+      </button>
+      {earlier > 0 && (
+        <span class="chips">
+          {step!.attempts.slice(0, earlier).map((attempt) => (
+            <button
+              type="button"
+              class="chip"
+              tabIndex={focusable ? 0 : -1}
+              key={attempt.attempt}
+              aria-label={`#${attempt.attempt}, earlier attempt of ${node.name}`}
+              onClick={() => onOpen(attempt.attempt)}
+            >
+              #{attempt.attempt}
+            </button>
+          ))}
+        </span>
+      )}
     </div>
   );
 }

@@ -1,19 +1,19 @@
 /**
  * What the page's host asks of it (VS Code: "Run playbook" on an open playbook, the graph view's link to
- * a run): open a playbook's start form, or a run's tab. A request that arrives before the cards or the
- * runs are loaded waits for them.
+ * a run): open a playbook's start form, or a run (and its step's sheet) at its address, `#/runs/ID`. A
+ * start request that arrives before the cards are loaded waits for them.
  */
 import { effect, signal } from '@preact/signals';
 import type { HostCommand } from './webview-transport.js';
-import { openRun, playbooks, runs, say, startingPlaybook } from './store.js';
+import { navigate } from './router.js';
+import { cardTitleId } from './playbook-list.js';
+import { attention, playbooks, say, startingPlaybook } from './store.js';
 
 const wanted = signal<HostCommand | null>(null);
 
 export function hostCommand(command: HostCommand): void {
   wanted.value = command;
 }
-
-const cardTitleId = (id: string) => `card-${id.replace(/[^A-Za-z0-9]/g, '-')}`;
 
 function focusSoon(find: () => HTMLElement | null | undefined): void {
   requestAnimationFrame(() => {
@@ -44,15 +44,15 @@ effect(() => {
     startingPlaybook.value = card.id;
     // The form's first field, once it is drawn.
     focusSoon(() =>
-      document
-        .getElementById(cardTitleId(card.id))
-        ?.closest('li')
-        ?.querySelector<HTMLElement>('form input, form textarea, form select'),
+      document.querySelector<HTMLElement>(
+        'form.start-form input, form.start-form textarea, form.start-form select',
+      ),
     );
     return;
   }
-  if (!runs.value.some((r) => r.id === command.run) && runs.value.length === 0) return; // runs not loaded yet
   wanted.value = null;
-  openRun(command.run);
-  focusSoon(() => document.getElementById(`tab-${command.run}`));
+  // The same address a link or a reload opens (router.ts), so Back returns to what was open before.
+  navigate({ run: command.run, step: command.step ?? null });
+  // Its heading takes the focus once it is drawn (narrow, the run list is another view).
+  if (!command.step) attention.value = { run: command.run, heading: true };
 });

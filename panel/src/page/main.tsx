@@ -2,7 +2,10 @@
 import { render } from 'preact';
 import { App } from './app.js';
 import { hostCommand } from './host-commands.js';
-import { connectEvents, loadPlaybooks, loadRuns } from './store.js';
+import { openWaitingFirst, startRouter } from './router.js';
+import { effect } from '@preact/signals';
+import { connectEvents, loadPlaybooks, loadRuns, waitingCount } from './store.js';
+import { startClock } from './time.js';
 import { useTransport } from './transport.js';
 import { webviewTransport } from './webview-transport.js';
 import type { VsCodeApi } from './webview-transport.js';
@@ -16,5 +19,14 @@ if (typeof acquireVsCodeApi === 'function') {
 
 render(<App />, document.getElementById('app')!);
 void loadPlaybooks(); // (it catches its own failure and shows it in the status line)
-void loadRuns(); // (it catches its own failure and shows it in the status line)
+// (it catches its own failure and shows it in the status line)
+void loadRuns().then(openWaitingFirst);
 connectEvents();
+startClock(); // elapsed times tick while something runs
+startRouter(); // the address names the open run (and step): a reload or a link opens it
+
+// The tab's title counts the decisions waiting, as a mail client counts unread mail: "(1) Playbooks".
+effect(() => {
+  const waiting = waitingCount.value;
+  document.title = waiting > 0 ? `(${waiting}) Playbooks` : 'Playbooks';
+});

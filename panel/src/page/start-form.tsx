@@ -5,7 +5,7 @@ import { fieldOfPointer, initialValues, readForm } from '../form/fields.js';
 import type { RawValue } from '../form/fields.js';
 import type { FieldError } from '../form/validate.js';
 import { RefusedError, api } from './api.js';
-import { loadRuns, openRun, refusalText, say, startingPlaybook } from './store.js';
+import { attention, loadRuns, openRun, refusalText, say, startingPlaybook } from './store.js';
 
 const idOf = (card: PlaybookCard, field: string) => `in-${card.id.replace(/[^A-Za-z0-9]/g, '-')}-${field}`;
 
@@ -157,6 +157,8 @@ export function StartForm({ card }: { card: PlaybookCard }) {
       say('info', [`Started ${answer.run.title}.`, ...answer.warnings].join(' '));
       await loadRuns();
       openRun(answer.run.id);
+      // The new run takes the focus (the form is gone), and its first gate will when it opens.
+      attention.value = { run: answer.run.id, heading: true };
     } catch (error) {
       const pointer = error instanceof RefusedError ? error.refusal.field : undefined;
       const field = pointer?.startsWith('/options/') ? pointer.slice(1) : fieldOfPointer(pointer);

@@ -28,3 +28,27 @@ export function runState(status: string, waiting: number): Shown {
 }
 
 export const runHasEnded = (status: string) => status !== 'running' && status !== 'paused';
+
+/** A run's status as a symbol beside its text (the text says it too: never the colour alone). */
+export function runIcon(status: string, waiting: number): string {
+  if (waiting > 0 && (status === 'running' || status === 'paused')) return '!';
+  switch (status) {
+    case 'running':
+      return '▶';
+    case 'paused':
+      return '❚❚';
+    case 'completed':
+      return '✓';
+    case 'failed':
+      return '✕';
+    default:
+      return '⊘'; // canceled
+  }
+}
+
+/** A run's status in words; `canceled` whichever way the server spells it. */
+export function runLabel(status: string, unseen = false): string {
+  if (status === 'cancelled' || status === 'canceled') return 'canceled';
+  if (status === 'completed' && unseen) return 'completed · new';
+  return status;
+}

@@ -11,6 +11,8 @@ import type { LiveEvents } from './transport.js';
 
 export const playbooks = signal<PlaybookCard[] | null>(null);
 export const runs = signal<RunListItem[]>([]);
+/** false until the first run list has come (the list shows a skeleton till then) */
+export const runsLoaded = signal(false);
 export const showArchived = signal(false);
 export const activeRunId = signal<string | null>(null);
 export const detail = signal<RunDetail | null>(null);
@@ -22,7 +24,37 @@ export const startingPlaybook = signal<string | null>(null);
 export const notice = signal<{ kind: 'error' | 'info'; text: string } | null>(null);
 export const connected = signal(false);
 
-export const visibleRuns = computed(() => runs.value.filter((r) => showArchived.value || !r.archived));
+/**
+ * The run whose open gate takes the focus when it shows (the person started it, or the page opened on
+ * it because it waits), and whether its heading takes it until then. Opening another run disarms it.
+ */
+export const attention = signal<{ run: string; heading: boolean } | null>(null);
+
+const waitsFirst = (a: RunListItem, b: RunListItem) => Number(b.waiting > 0) - Number(a.waiting > 0);
+
+/** The runs listed, those waiting for a decision first (the server's order, newest first, otherwise). */
+export const visibleRuns = computed(() =>
+  runs.value.filter((r) => showArchived.value || !r.archived).sort(waitsFirst),
+);
+
+export type StatusFilter = 'all' | 'waiting' | 'running' | 'paused' | 'completed' | 'failed' | 'canceled';
+export const statusFilter = signal<StatusFilter>('all');
+
+const passes = (run: RunListItem, filter: StatusFilter) =>
+  filter === 'all' ||
+  (filter === 'waiting'
+    ? run.waiting > 0
+    : filter === 'canceled'
+      ? run.status === 'canceled' || (run.status as string) === 'cancelled'
+      : run.status === filter);
+
+/** The runs the list shows: the visible ones that pass the status filter. */
+export const shownRuns = computed(() => visibleRuns.value.filter((r) => passes(r, statusFilter.value)));
+
+/** How many decisions wait in all (gates and permission requests of the runs not archived). */
+export const waitingCount = computed(() =>
+  runs.value.reduce((sum, r) => sum + (r.archived ? 0 : r.waiting), 0),
+);
 
 export function say(kind: 'error' | 'info', text: string): void {
   notice.value = { kind, text };
@@ -44,18 +76,24 @@ export async function loadPlaybooks(): Promise<void> {
 export async function loadRuns(): Promise<void> {
   try {
     runs.value = (await api.runs(showArchived.value)).runs;
+    runsLoaded.value = true;
   } catch (error) {
     say('error', refusalText(error));
   }
 }
 
 /** Fetches the open run (which marks a completed run seen) unless what is shown is as new already. */
-async function loadDetail(id: string, atLeast = 0): Promise<void> {
+async function loadDetail(id: string, atLeast = 0, reveal = false): Promise<void> {
   if (detail.value?.run.id === id && detail.value.version >= atLeast && atLeast > 0) return;
   try {
     const fetched = await api.run(id);
     if (activeRunId.value !== id) return;
     showDetail(fetched);
+    // An archived run opened by its address: its tab is among the archived ones.
+    if (reveal && fetched.run.archived && !showArchived.value) {
+      showArchived.value = true;
+      await loadRuns();
+    }
   } catch (error) {
     say('error', refusalText(error));
   }
@@ -92,14 +130,17 @@ function upsertRun(item: RunListItem): void {
   else runs.value = list.map((r, i) => (i === at ? clean : r));
 }
 
-export function openRun(id: string): void {
+/** Opens a run; `reveal` (an address opened it): an archived one shows the archived runs with it. */
+export function openRun(id: string, reveal = false): void {
   batch(() => {
     if (activeRunId.value !== id) openStep.value = null;
+    startingPlaybook.value = null; // the main area shows the run, not a start form
+    if (attention.value && attention.value.run !== id) attention.value = null;
     activeRunId.value = id;
     const item = runs.value.find((r) => r.id === id);
     if (item && !item.seen) upsertRun({ ...item, seen: true });
   });
-  void loadDetail(id); // (it catches its own failure and shows it in the status line)
+  void loadDetail(id, 0, reveal); // (it catches its own failure and shows it in the status line)
 }
 
 function onRunEvent(event: RunEventData): void {

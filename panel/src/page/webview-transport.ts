@@ -23,7 +23,8 @@ export interface VsCodeApi {
 export const PAGE_MESSAGE_TYPES = ['ready', 'request'] as const;
 export const HOST_MESSAGE_TYPES = ['response', 'event', 'connection', 'start-playbook', 'open-run'] as const;
 
-export type HostCommand = { type: 'start-playbook'; playbook: string } | { type: 'open-run'; run: string };
+export type HostCommand =
+  { type: 'start-playbook'; playbook: string } | { type: 'open-run'; run: string; step?: string };
 
 type HostMessage =
   | { type: 'response'; id: number; status: number; text: string }
