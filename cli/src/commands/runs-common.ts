@@ -21,12 +21,12 @@ export function load(store: RunStore, id: string): RunState {
   );
 }
 
-/** An operation through the serve (its client brings node:http: loaded only then). */
-export function operateThroughServe(...args: Parameters<typeof OperateThroughServe>): Promise<number> {
+/** An operation through the serve (its client, `operateThroughServe`, brings node:http: loaded only then). */
+export function viaServe(...args: Parameters<typeof OperateThroughServe>): Promise<number> {
   return import('./serve-client.js').then((client) => client.operateThroughServe(...args));
 }
 
 /** The `serve` that owns the run's workspace, when one is up: operations then go through it. */
-export function serveOf(store: RunStore, state: RunState): ServeInfo | undefined {
+export function workspaceServeOf(store: RunStore, state: RunState): ServeInfo | undefined {
   return state.workspace === undefined ? undefined : findServe(store.home, state.workspace);
 }

@@ -12,7 +12,7 @@ import { LIVE_FLAGS, busyAsUsage, loadScenario, openRoomFor, refuseFlags, simDel
 import { driveRun, gateFlags, simBackend } from './run-drive.js';
 import { INPUT_FLAGS, restartSecrets } from './run-inputs.js';
 import type { RestartSecrets } from './run-inputs.js';
-import { load, operateThroughServe, serveOf } from './runs-common.js';
+import { load, workspaceServeOf, viaServe } from './runs-common.js';
 import type { Terminal } from './terminal.js';
 
 // ---- restart -----------------------------------------------------------------------------------
@@ -104,14 +104,14 @@ export function decide(
   terminal: Terminal | undefined,
 ): number | Promise<number> {
   const comment = flag(args, 'comment');
-  const serve = serveOf(store, state);
+  const serve = workspaceServeOf(store, state);
   if (serve) {
     refuseFlags(
       args,
       ['scenario', 'sim-delay', 'json', 'gate', ...Object.keys(INPUT_FLAGS), ...Object.keys(LIVE_FLAGS)],
       'does not apply while serve drives the run',
     );
-    return operateThroughServe(
+    return viaServe(
       serve,
       state.id,
       `gates/${gate}`,

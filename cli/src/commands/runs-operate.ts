@@ -7,7 +7,7 @@ import type { Operation, OperatorRequest, RunState, RunStore } from '@kairoku-pl
 import { UsageError } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { busyAsUsage } from './run-common.js';
-import { operateThroughServe, serveOf } from './runs-common.js';
+import { workspaceServeOf, viaServe } from './runs-common.js';
 
 export function cancel(
   store: RunStore,
@@ -39,9 +39,9 @@ function operate(
   io: CommandIo,
   event: OperatorRequest,
 ): number | Promise<number> {
-  const serve = serveOf(store, state);
+  const serve = workspaceServeOf(store, state);
   if (serve)
-    return operateThroughServe(
+    return viaServe(
       serve,
       state.id,
       event.type,
@@ -68,8 +68,8 @@ function operate(
 }
 
 export function archive(store: RunStore, state: RunState, io: CommandIo): number | Promise<number> {
-  const serve = serveOf(store, state);
-  if (serve) return operateThroughServe(serve, state.id, 'archive', {}, io);
+  const serve = workspaceServeOf(store, state);
+  if (serve) return viaServe(serve, state.id, 'archive', {}, io);
   if (state.archivedAt) {
     io.stdout(`run ${state.id} was already archived at ${state.archivedAt}\n`);
     return 0;

@@ -7,7 +7,7 @@ import { UsageError } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { LIVE_FLAGS, refuseFlags } from './run-common.js';
 import { INPUT_FLAGS } from './run-inputs.js';
-import { load, operateThroughServe, serveOf } from './runs-common.js';
+import { load, workspaceServeOf, viaServe } from './runs-common.js';
 import { decide, driveOn, isLiveBackend, refuseLiveFlags } from './runs-drive.js';
 import { archive, cancel, pauseOrResume } from './runs-operate.js';
 import { list, show } from './runs-view.js';
@@ -172,7 +172,7 @@ function restartRun(
   const event: RunEvent = { type: 'restart-from', step: from };
   if (!isLiveBackend(loaded.backend)) {
     refuseLiveFlags(args);
-    const serve = serveOf(store, loaded);
+    const serve = workspaceServeOf(store, loaded);
     if (serve) {
       // The serve of the run's workspace drives it: it restarts it, and its gates wait there.
       refuseFlags(
@@ -180,7 +180,7 @@ function restartRun(
         ['scenario', 'sim-delay', 'json', 'gate'],
         'does not apply while serve drives the run',
       );
-      return operateThroughServe(serve, id, 'restart', { step: from }, io);
+      return viaServe(serve, id, 'restart', { step: from }, io);
     }
   }
   return driveOn(store, loaded, event, io, args, env, terminal);

@@ -47,7 +47,7 @@ export function stopDispatch(a: Active, status: StopStatus, reason: string): voi
 }
 
 /** Why this runner will not run a dispatch, or undefined. */
-export function refusalOf(
+export function dispatchRefusal(
   d: Dispatch,
   options: Pick<RunnerOptions, 'repository' | 'machine'>,
   provider: Provider | undefined,
@@ -137,7 +137,7 @@ export async function runAgent(
 }
 
 /** Runs a dispatch's check commands in its worktree to a terminal status. */
-export async function runCheck(a: Active, worktree: string, graceMs: number): Promise<Terminal> {
+export async function runDispatchCheck(a: Active, worktree: string, graceMs: number): Promise<Terminal> {
   const d = a.doc;
   const check = d.check!;
   const dir = checkDirectory(worktree, check.cwd);

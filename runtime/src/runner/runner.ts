@@ -19,7 +19,14 @@ import type { RunnerOptions } from './options.js';
 import { providerFor } from './providers/index.js';
 import type { Provider } from './providers/index.js';
 import { addWorktree, removeWorktree, startingPoint } from './worktree.js';
-import { refusalOf, runAgent, runCheck, sleep, stopDispatch, withoutSecrets } from './dispatch-run.js';
+import {
+  dispatchRefusal,
+  runAgent,
+  runDispatchCheck,
+  sleep,
+  stopDispatch,
+  withoutSecrets,
+} from './dispatch-run.js';
 import type { Active } from './dispatch-run.js';
 
 /** exit codes of the runner process */
@@ -347,7 +354,7 @@ export class Runner {
     const what = { dispatch: d.id, run: d.run, step: d.step, attempt: d.attempt, type: d.kind };
     let terminal: Terminal;
     try {
-      const refusal = refusalOf(d, this.options, this.provider);
+      const refusal = dispatchRefusal(d, this.options, this.provider);
       if (refusal) {
         this.log({ kind: 'refused', ...what, reason: refusal });
         terminal = { status: 'refused', reason: refusal };
@@ -374,7 +381,7 @@ export class Runner {
                   dispatchFile: this.breadcrumb(d.id),
                   graceMs: this.options.graceMs,
                 })
-              : await runCheck(a, path, this.options.graceMs);
+              : await runDispatchCheck(a, path, this.options.graceMs);
         }
       }
     } catch (error) {
