@@ -1,4 +1,4 @@
-import { findServe } from '@kairoku-playbook/runtime/serve';
+import { startServe as startServeProcess } from '../../test/kit/index.js';
 import { X509Certificate } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -64,46 +64,28 @@ function serveOnce(args: string[], home: string) {
   });
 }
 
-function startServe(
+/** `serve --backend kairoku` over TLS (the test kit's `startServe`), once it says where runners dial in. */
+async function startServe(
   ws: string,
   home: string,
   extra: string[] = [],
 ): Promise<{ child: ChildProcess; app: string; fingerprint: string; panel: string; token: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      cli,
-      'serve',
-      ws,
-      '--listen',
-      '127.0.0.1:0',
-      '--backend',
-      'kairoku',
-      '--app-listen',
-      '127.0.0.1:0',
-      '--tls-self-signed',
-      ...extra,
-    ],
-    { env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match =
-        /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+\nkairoku app: (https:\/\/[^\s]+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/.exec(
-          out,
-        );
-      // (the API token is in serve's discovery file, written before it prints the login URL)
-      const info = match ? findServe(home, realpathSync(ws)) : undefined;
-      if (match && info)
-        resolve({ child, panel: match[1]!, token: info.token, app: match[2]!, fingerprint: match[3]! });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)));
+  const served = await startServeProcess({
+    workspace: ws,
+    home,
+    args: ['--backend', 'kairoku', '--app-listen', '127.0.0.1:0', '--tls-self-signed', ...extra],
+    env: process.env,
+    until: /kairoku app: (https:\/\/[^\s]+)\n.*\(SHA-256\): ([0-9A-F:]+)\n/,
   });
+  children.push(served.child);
+  const [, app, fingerprint] = served.match;
+  return {
+    child: served.child,
+    panel: served.url,
+    token: served.token,
+    app: app!,
+    fingerprint: fingerprint!,
+  };
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -6,18 +6,17 @@
  * (panel/test/panel-browser.test.ts) covers every control against a stand-in server; this one proves
  * the page and the server agree.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
+import { startServe } from '../../test/kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, pageWithProblems } from '../../test/e2e/support/workbench.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
 const SHOTS = join(REPO, 'test-results', 'panel');
 
 let scratch: string;
@@ -31,20 +30,14 @@ beforeAll(async () => {
   const workspace = join(scratch, 'workspace');
   mkdirSync(join(workspace, '.paseo', 'playbooks'), { recursive: true });
   copyFileSync(join(REPO, 'playbooks', 'pr.yml'), join(workspace, '.paseo', 'playbooks', 'pr.yml'));
-  serve = spawn(
-    process.execPath,
-    [CLI, 'serve', '--listen', '127.0.0.1:0', '--scenario', join(REPO, 'docs/examples/pr.scenario.yml')],
-    { cwd: workspace, env: { ...process.env, KAIROKU_PLAYBOOK_HOME: join(scratch, 'home') } },
-  );
-  loginUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /login URL: (http:\/\/127\.0\.0\.1:\d+\/\?login=\S+)/.exec(out)?.[1];
-      if (url) resolve(url);
-    });
-    serve.once('exit', (code) => reject(new Error(`serve exited with ${code} before printing its URL`)));
+  const served = await startServe({
+    workspace,
+    home: join(scratch, 'home'),
+    args: ['--scenario', join(REPO, 'docs/examples/pr.scenario.yml')],
+    env: process.env,
   });
+  serve = served.child;
+  loginUrl = served.login;
   browser = await launchChromium();
 }, 120_000);
 

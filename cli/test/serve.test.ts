@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findServe, serveInfoPath } from '@kairoku-playbook/runtime/serve';
+import { serveInfoPath } from '@kairoku-playbook/runtime/serve';
+import { startServe as startServeProcess } from '../../test/kit/index.js';
 import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 
 /**
@@ -51,38 +52,11 @@ function temp(prefix: string): string {
   return dir;
 }
 
-/**
- * Starts serve; resolves with its URL, its login URL and its API token (from its discovery file, written
- * before it prints the login URL) once it prints the login URL.
- */
-function startServe(
-  workspace: string,
-  home: string,
-): Promise<{
-  child: ChildProcess;
-  url: string;
-  login: string;
-  token: string;
-  exited: Promise<number | null>;
-}> {
-  const child = spawn(process.execPath, [cli, 'serve', workspace, '--listen', '127.0.0.1:0'], {
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /login URL: ((http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+)/.exec(out);
-      const info = match ? findServe(home, workspace) : undefined;
-      if (match && info) resolve({ child, url: match[2]!, login: match[1]!, token: info.token, exited });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));
-  });
+/** Starts serve (the test kit's); its child is killed after the test. */
+async function startServe(workspace: string, home: string) {
+  const served = await startServeProcess({ workspace, home });
+  children.push(served.child);
+  return served;
 }
 
 async function call<T>(

@@ -7,22 +7,13 @@
  * one serve per workspace, a full disk, sessions) have their own tests: cli/test/serve-one-writer,
  * cli/test/serve-lock, runtime/test/serve/full-disk, runtime/test/serve/sessions.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from './support.js';
+import { startServe } from '../kit/index.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'kp-serve-probes-'));
 const workspace = join(scratch, 'ws');
@@ -50,22 +41,10 @@ steps:
 beforeAll(async () => {
   mkdirSync(join(workspace, 'playbooks'), { recursive: true });
   writeFileSync(join(workspace, 'playbooks', 'lists.yml'), LISTS);
-  serve = spawn(process.execPath, [CLI, 'serve', workspace, '--listen', '127.0.0.1:0'], {
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /login URL: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    serve.once('exit', (code) => reject(new Error(`serve exited (${code}) before it listened`)));
-  });
-  const info = readdirSync(join(home, 'serve')).find((name) => /^[0-9a-f]+\.json$/.test(name))!;
-  token = (JSON.parse(readFileSync(join(home, 'serve', info), 'utf8')) as { token: string }).token;
-  expect(realpathSync(workspace)).toBeTruthy();
+  const served = await startServe({ workspace, home });
+  serve = served.child;
+  url = served.url;
+  token = served.token;
 }, 60_000);
 
 afterAll(() => {

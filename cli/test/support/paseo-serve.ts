@@ -2,12 +2,8 @@
  * `kairoku-playbook serve --backend paseo` as the serve-paseo tests start and call it: the built CLI in
  * a child process, on a port it picks, with the home given and no Paseo variables of the caller's.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { findServe } from '@kairoku-playbook/runtime/serve';
-
-const cli = new URL('../../dist/kairoku-playbook.js', import.meta.url).pathname;
+import { startServe } from '../../../test/kit/index.js';
 
 export interface Serving {
   child: ChildProcess;
@@ -18,37 +14,20 @@ export interface Serving {
   exited: Promise<number | null>;
 }
 
-/** Starts serve; resolves once it prints its login URL. The child is pushed onto `children`. */
-export function startPaseoServe(
+/** Starts serve (the test kit's `startServe`); resolves once it prints its login URL. The child is pushed onto `children`. */
+export async function startPaseoServe(
   children: ChildProcess[],
   workspace: string,
   home: string,
-  extra: string[],
+  extra: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<Serving> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, KAIROKU_PLAYBOOK_HOME: home, ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (env.PASEO_PASSWORD === undefined) delete childEnv.PASEO_PASSWORD;
   delete childEnv.PASEO_HOST;
-  const child = spawn(
-    process.execPath,
-    [cli, 'serve', workspace, '--listen', '127.0.0.1:0', '--backend', 'paseo', ...extra],
-    { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise<Serving>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      // (the API token is in serve's discovery file, written before it prints the login URL)
-      const match = /login URL: (http:\/\/127\.0\.0\.1:\d+)\/\?login=\S+/.exec(out);
-      const info = match ? findServe(home, realpathSync(workspace)) : undefined;
-      if (match && info) resolve({ child, url: match[1]!, token: info.token, stderr: () => err, exited });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${err}`)));
-  });
+  const served = await startServe({ workspace, home, args: ['--backend', 'paseo', ...extra], env: childEnv });
+  children.push(served.child);
+  return served;
 }
 
 /** A request to serve's API with its bearer token: GET without a body, POST with one. */
