@@ -95,7 +95,8 @@ function hasError(output: string): boolean {
 
 // ------------------------------------------------------------------------------------ the tests
 
-const docs = markdownFiles(DOCS);
+// (the root README too: its playbook and what check says of it run like every other example)
+const docs = [...markdownFiles(DOCS), join(DOCS, '..', 'README.md')];
 
 describe('docs', () => {
   it('has the reference, the diagnostics and the CLI', () => {
