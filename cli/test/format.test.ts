@@ -86,6 +86,27 @@ describe('format', () => {
     expect(read(root, 'team/playbooks/pr.yml')).toContain("title: 'Fix it'");
   });
 
+  it('leaves the files the nearest .prettierignore lists as they are, as Prettier does', async () => {
+    const root = workspace({
+      '.prettierignore': 'playbooks/vendored.yml\n',
+      'playbooks/pr.yml': MESSY,
+      'playbooks/vendored.yml': MESSY,
+    });
+    const checked = await runMainToEnd(['format', '--check'], root);
+    expect(checked).toEqual({
+      code: 1,
+      stdout: 'playbooks/pr.yml\n',
+      stderr:
+        '1 file left as it is: listed in .prettierignore\n1 file not formatted; run kairoku-playbook format to format it\n',
+    });
+    expect((await runMainToEnd(['format'], root)).code).toBe(0);
+    expect(read(root, 'playbooks/pr.yml')).toBe(FORMATTED);
+    expect(read(root, 'playbooks/vendored.yml')).toBe(MESSY);
+    // Named, it is still left alone (Prettier's CLI does the same).
+    expect((await runMainToEnd(['format', 'playbooks/vendored.yml'], root)).code).toBe(0);
+    expect(read(root, 'playbooks/vendored.yml')).toBe(MESSY);
+  });
+
   it('keeps a byte order mark and CRLF line endings', async () => {
     const root = workspace({ 'playbooks/pr.yml': `\ufeff${MESSY.replace(/\n/g, '\r\n')}` });
     await runMainToEnd(['format', 'playbooks/pr.yml'], root);

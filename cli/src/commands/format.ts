@@ -27,6 +27,7 @@ async function formatFiles(positionals: readonly string[], check: boolean, io: C
   let found = 0;
   let changed = 0;
   let refused = 0;
+  let ignored = 0;
   for (const path of paths) {
     const shown = displayPath(path, io.cwd);
     const read = readPlaybookFile(path, shown);
@@ -40,6 +41,11 @@ async function formatFiles(positionals: readonly string[], check: boolean, io: C
     if (!named.has(path) && !isPlaybookTest(path) && !isPlaybookFile(path, read.text)) continue;
     found++;
     const config = await prettierOptionsForPath(path);
+    // (listed in the nearest .prettierignore: left as it is, as Prettier leaves it)
+    if ('ignored' in config) {
+      ignored++;
+      continue;
+    }
     const result =
       'refused' in config
         ? config
@@ -67,7 +73,11 @@ async function formatFiles(positionals: readonly string[], check: boolean, io: C
     );
   }
   const files = (n: number) => `${n} ${n === 1 ? 'file' : 'files'}`;
-  const untouched = found - changed - refused;
+  const untouched = found - changed - refused - ignored;
+  if (ignored)
+    io.stderr(
+      `${files(ignored)} left as ${ignored === 1 ? 'it is' : 'they are'}: listed in .prettierignore\n`,
+    );
   if (check)
     io.stderr(
       changed

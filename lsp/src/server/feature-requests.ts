@@ -52,6 +52,8 @@ export function routeFeatureRequests(
       const version = service.versionOf(uri);
       const config = await prettierOptionsFor(uri);
       if ('refused' in config) return new ResponseError(LSPErrorCodes.RequestFailed, config.refused);
+      // (listed in .prettierignore: no edits, as Prettier's own extension does)
+      if ('ignored' in config) return [];
       const edits = await service.formatting(uri, config.options, range);
       if (token.isCancellationRequested)
         return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
