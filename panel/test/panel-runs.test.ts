@@ -63,6 +63,14 @@ describe('every run addressable', () => {
     await page.goForward();
     await page.goForward();
     await runHeading(page, 'Second addressed run').waitFor();
+
+    // The arrow keys in the run list move the address without piling up history entries.
+    const entries = await page.evaluate(() => history.length);
+    await page.locator(`#tab-${second}`).focus();
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => hash(page)).toBe(`#/runs/${first}`);
+    await runHeading(page, 'Addressed run').waitFor();
+    await expect(page.evaluate(() => history.length)).resolves.toBe(entries);
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
@@ -250,13 +258,13 @@ describe('time', () => {
     await runHeading(page, 'Timed run').waitFor();
     const plan = page.locator('.node-button[data-step="plan"]');
     const first = await plan.locator('.detail').textContent();
-    expect(first).toMatch(/^agent · running · \d+ s$/);
+    expect(first).toMatch(/^agent · running\s·\s\d+ s$/);
     await expect.poll(() => plan.locator('.detail').textContent(), { timeout: 5000 }).not.toBe(first);
     await expect(page.locator('.run-facts .elapsed').textContent()).resolves.toMatch(/running for \d/);
 
     fake.advance(id); // plan reports: its time stops
     await page.locator('.node-button[data-step="plan"][data-status="completed"]').waitFor();
-    await expect(plan.locator('.detail').textContent()).resolves.toMatch(/^agent · completed · \d+ s$/);
+    await expect(plan.locator('.detail').textContent()).resolves.toMatch(/^agent · completed\s·\s\d+ s$/);
     await plan.click();
     const sheet = page.getByRole('complementary', { name: 'plan' });
     await expect(sheet.locator('.state').textContent()).resolves.toMatch(/completed · done · took \d+ s$/);
