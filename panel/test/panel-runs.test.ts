@@ -246,6 +246,18 @@ describe('safety and truth', () => {
     const completed = page.getByRole('tab', { name: /Finished run/ });
     await expect(completed.locator('.dot').textContent()).resolves.toBe('✓');
     await expect(completed.locator('.tab-status').textContent()).resolves.toBe('completed');
+
+    // Archive asks too; an archived run opened by its address shows the archived runs with it.
+    await page.getByRole('button', { name: 'Archive run' }).click();
+    await page
+      .getByRole('dialog', { name: /Archive Run to cancel\?/ })
+      .getByRole('button', { name: 'Yes, archive it' })
+      .click();
+    await canceled.waitFor({ state: 'detached' });
+    await page.reload();
+    await runHeading(page, 'Run to cancel').waitFor();
+    await page.getByRole('tab', { name: /Run to cancel.*archived/ }).waitFor();
+    await expect(page.getByLabel('Show archived runs').isChecked()).resolves.toBe(true);
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
