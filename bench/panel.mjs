@@ -75,8 +75,14 @@ try {
       nodes,
       loops: [{ from: 's150-0', to: 's100-0', outcome: 'again', max: 3, count: 1 }],
     });
-    // Half of it done: 100 rows complete, one running.
+    // Half of it done: 100 rows complete, one running. (Its gate at row 50 waits, so a page opened on no
+    // run would open this one by itself: the page opens on a small run first, as if it had been chosen.)
     for (let i = 0; i < 100; i++) fake.advance(id);
+    const small = fake.addRun({
+      title: 'Small run',
+      nodes: [{ name: 'only', kind: 'agent', needs: [] }],
+      loops: [],
+    });
     const render = [];
     const interactive = [];
     const scrolled = [];
@@ -85,12 +91,14 @@ try {
       const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
       const page = await context.newPage();
       await page.goto(`${fake.url}/?token=${TOKEN}`);
+      await page.goto(`${fake.url}/#/runs/${small}`);
+      await page.locator('.node-button[data-step="only"]').waitFor();
       await page.locator(`#tab-${id}`).waitFor();
       const t = await page.evaluate(async (tabId) => {
         const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
         const t0 = performance.now();
         document.getElementById(`tab-${tabId}`).click();
-        while (!document.querySelector('.node')) await frame();
+        while (!document.querySelector('.node-button[data-step="s0-0"]')) await frame();
         await frame(); // painted
         const rendered = performance.now() - t0;
         const t1 = performance.now();

@@ -63,6 +63,14 @@ describe('every run addressable', () => {
     await page.goForward();
     await page.goForward();
     await runHeading(page, 'Second addressed run').waitFor();
+
+    // The arrow keys in the run list move the address without piling up history entries.
+    const entries = await page.evaluate(() => history.length);
+    await page.locator(`#tab-${second}`).focus();
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => hash(page)).toBe(`#/runs/${first}`);
+    await runHeading(page, 'Addressed run').waitFor();
+    await expect(page.evaluate(() => history.length)).resolves.toBe(entries);
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
@@ -238,6 +246,18 @@ describe('safety and truth', () => {
     const completed = page.getByRole('tab', { name: /Finished run/ });
     await expect(completed.locator('.dot').textContent()).resolves.toBe('✓');
     await expect(completed.locator('.tab-status').textContent()).resolves.toBe('completed');
+
+    // Archive asks too; an archived run opened by its address shows the archived runs with it.
+    await page.getByRole('button', { name: 'Archive run' }).click();
+    await page
+      .getByRole('dialog', { name: /Archive Run to cancel\?/ })
+      .getByRole('button', { name: 'Yes, archive it' })
+      .click();
+    await canceled.waitFor({ state: 'detached' });
+    await page.reload();
+    await runHeading(page, 'Run to cancel').waitFor();
+    await page.getByRole('tab', { name: /Run to cancel.*archived/ }).waitFor();
+    await expect(page.getByLabel('Show archived runs').isChecked()).resolves.toBe(true);
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
@@ -250,13 +270,13 @@ describe('time', () => {
     await runHeading(page, 'Timed run').waitFor();
     const plan = page.locator('.node-button[data-step="plan"]');
     const first = await plan.locator('.detail').textContent();
-    expect(first).toMatch(/^agent · running · \d+ s$/);
+    expect(first).toMatch(/^agent · running\s·\s\d+ s$/);
     await expect.poll(() => plan.locator('.detail').textContent(), { timeout: 5000 }).not.toBe(first);
     await expect(page.locator('.run-facts .elapsed').textContent()).resolves.toMatch(/running for \d/);
 
     fake.advance(id); // plan reports: its time stops
     await page.locator('.node-button[data-step="plan"][data-status="completed"]').waitFor();
-    await expect(plan.locator('.detail').textContent()).resolves.toMatch(/^agent · completed · \d+ s$/);
+    await expect(plan.locator('.detail').textContent()).resolves.toMatch(/^agent · completed\s·\s\d+ s$/);
     await plan.click();
     const sheet = page.getByRole('complementary', { name: 'plan' });
     await expect(sheet.locator('.state').textContent()).resolves.toMatch(/completed · done · took \d+ s$/);

@@ -210,7 +210,8 @@ function StepTime({ step }: { step: StepDetail | undefined }) {
   if (!step) return null;
   const now = stepIsActive(step.status) ? nowFor(step.attempts[0]?.startedAt) : Date.now();
   const took = stepDuration(step.attempts, step.status, now);
-  return took === null ? null : <> · {duration(took)}</>;
+  // its own span, which keeps its width when a narrow node cuts the kind and status short
+  return took === null ? null : <span class="time">&nbsp;· {duration(took)}</span>;
 }
 
 interface GraphNodeProps {
@@ -259,7 +260,9 @@ function GraphNode({
       >
         <span class="label">{node.label}</span>{' '}
         <span class="detail">
-          {node.detail} · {step?.status ?? 'pending'}
+          <span class="what">
+            {node.detail} · {step?.status ?? 'pending'}
+          </span>
           <StepTime step={step} />
         </span>
       </button>

@@ -45,11 +45,31 @@ function apply(route: Route): void {
   });
 }
 
+/** The next address written replaces the current history entry rather than adding one. */
+let replacing = false;
+
+/**
+ * What is about to open replaces the current entry in the history: a run reached with the arrow keys
+ * (Back should not step through every run passed on the way), the run the page opened on by itself.
+ */
+export function replaceAddress(): void {
+  replacing = true;
+}
+
+function write(hash: string): void {
+  if (replacing) history.replaceState(history.state, '', hash);
+  else location.hash = hash;
+  replacing = false;
+}
+
 /** Opens what an address names (the host's commands go through here, so they get the same history). */
 export function navigate(route: Route): void {
   const hash = routeHash(route);
   if (location.hash === hash) apply(route);
-  else location.hash = hash; // hashchange applies it
+  else if (replacing) {
+    write(hash); // replaceState fires no hashchange: apply it here
+    apply(route);
+  } else location.hash = hash; // hashchange applies it
 }
 
 let started = false;
@@ -63,7 +83,8 @@ export function startRouter(): void {
   effect(() => {
     const hash = routeHash({ run: activeRunId.value, step: openStep.value?.name ?? null });
     const now = location.hash || '#/';
-    if (now !== hash) location.hash = hash;
+    if (now !== hash) write(hash);
+    else replacing = false;
   });
 }
 
@@ -76,5 +97,6 @@ export function openWaitingFirst(): void {
   const waiting = visibleRuns.value.find((r) => r.waiting > 0);
   if (!waiting) return;
   attention.value = { run: waiting.id, heading: false };
+  replaceAddress(); // Back leaves the page rather than returning to "no run"
   navigate({ run: waiting.id, step: null });
 }

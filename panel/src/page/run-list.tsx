@@ -5,6 +5,7 @@
  * main area.
  */
 import type { RunListItem } from '@kairoku-playbook/protocol';
+import { replaceAddress } from './router.js';
 import { runIcon, runLabel, runState } from './status.js';
 import {
   activeRunId,
@@ -50,6 +51,8 @@ function RunEntry({ run, index, list }: { run: RunListItem; index: number; list:
   const focusTab = (to: number) => {
     const target = list[(to + list.length) % list.length];
     if (!target) return;
+    // Back returns to the run before the arrow keys, not through each one passed
+    if (target.id !== activeRunId.value) replaceAddress();
     openRun(target.id);
     requestAnimationFrame(() => document.getElementById(`tab-${target.id}`)?.focus());
   };

@@ -1,6 +1,6 @@
 /** The start form of a playbook, built from its typed inputs and checked with its input schema. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { InputField, PlaybookCard } from '@kairoku-playbook/protocol';
+import type { InputField, PlaybookCard, StartAnswer, StartRequest } from '@kairoku-playbook/protocol';
 import { fieldOfPointer, initialValues, readForm } from '../form/fields.js';
 import type { RawValue } from '../form/fields.js';
 import type { FieldError } from '../form/validate.js';
@@ -8,6 +8,53 @@ import { RefusedError, api } from './api.js';
 import { attention, loadRuns, openRun, refusalText, say, startingPlaybook } from './store.js';
 
 const idOf = (card: PlaybookCard, field: string) => `in-${card.id.replace(/[^A-Za-z0-9]/g, '-')}-${field}`;
+
+type Common = Record<string, string | undefined>;
+
+/** The control an input's type wants: a checkbox, a select, a password field, a text area or a field. */
+function Control(props: {
+  field: InputField;
+  value: RawValue;
+  common: Common;
+  onChange: (value: RawValue) => void;
+}) {
+  const { field, value, common } = props;
+  const text = typeof value === 'string' ? value : '';
+  const onText = (event: Event) => props.onChange((event.currentTarget as HTMLInputElement).value);
+  if (field.type === 'boolean')
+    return (
+      <input
+        {...common}
+        type="checkbox"
+        checked={value === true}
+        onChange={(event) => props.onChange((event.currentTarget as HTMLInputElement).checked)}
+      />
+    );
+  if (field.type === 'enum')
+    return (
+      <select {...common} value={text} onChange={onText}>
+        {(!field.required || field.default === undefined) && <option value="">(none)</option>}
+        {(field.choices ?? []).map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}
+          </option>
+        ))}
+      </select>
+    );
+  if (field.secret)
+    return <input {...common} type="password" autocomplete="off" value={text} onInput={onText} />;
+  if (field.type === 'list' || field.type === 'object' || field.type === 'any' || field.multiline)
+    return <textarea {...common} rows={field.multiline ? 4 : 3} value={text} onInput={onText} />;
+  return (
+    <input
+      {...common}
+      type="text"
+      inputMode={field.type === 'integer' ? 'numeric' : field.type === 'number' ? 'decimal' : undefined}
+      value={text}
+      onInput={onText}
+    />
+  );
+}
 
 function Field(props: {
   card: PlaybookCard;
@@ -26,43 +73,7 @@ function Field(props: {
     'aria-describedby':
       [error ? `${id}-error` : '', field.description ? `${id}-help` : ''].join(' ').trim() || undefined,
   };
-  const text = typeof value === 'string' ? value : '';
-  const onText = (event: Event) => props.onChange((event.currentTarget as HTMLInputElement).value);
-  let control;
-  if (field.type === 'boolean')
-    control = (
-      <input
-        {...common}
-        type="checkbox"
-        checked={value === true}
-        onChange={(event) => props.onChange((event.currentTarget as HTMLInputElement).checked)}
-      />
-    );
-  else if (field.type === 'enum')
-    control = (
-      <select {...common} value={text} onChange={onText}>
-        {(!field.required || field.default === undefined) && <option value="">(none)</option>}
-        {(field.choices ?? []).map((choice) => (
-          <option key={choice} value={choice}>
-            {choice}
-          </option>
-        ))}
-      </select>
-    );
-  else if (field.secret)
-    control = <input {...common} type="password" autocomplete="off" value={text} onInput={onText} />;
-  else if (field.type === 'list' || field.type === 'object' || field.type === 'any' || field.multiline)
-    control = <textarea {...common} rows={field.multiline ? 4 : 3} value={text} onInput={onText} />;
-  else
-    control = (
-      <input
-        {...common}
-        type="text"
-        inputMode={field.type === 'integer' ? 'numeric' : field.type === 'number' ? 'decimal' : undefined}
-        value={text}
-        onInput={onText}
-      />
-    );
+  const control = <Control field={field} value={value} common={common} onChange={props.onChange} />;
   const hint =
     field.type === 'list'
       ? 'one per line'
@@ -98,7 +109,135 @@ function Field(props: {
   );
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
+interface StartOptionsProps {
+  card: PlaybookCard;
+  options: { newAgent: boolean; worktree: boolean };
+  setOptions: (options: { newAgent: boolean; worktree: boolean }) => void;
+  agent: { provider: string; setProvider: (v: string) => void; model: string; setModel: (v: string) => void };
+  errorOf: (name: string) => string | undefined;
+  optionId: (name: string) => string;
+}
+
+/** New agent, new worktree, the provider and model: what the backend offers. */
+function StartOptions({ card, options, setOptions, agent, errorOf, optionId }: StartOptionsProps) {
+  const agents = card.startOptions.agents;
+  const { provider, setProvider, model, setModel } = agent;
+  if (!(card.startOptions.newAgent || card.startOptions.worktree || agents)) return null;
+  return (
+    <fieldset class="options">
+      <legend>Start options</legend>
+      {card.startOptions.newAgent && (
+        <label>
+          <input
+            type="checkbox"
+            checked={options.newAgent}
+            onChange={(e) =>
+              setOptions({ ...options, newAgent: (e.currentTarget as HTMLInputElement).checked })
+            }
+          />{' '}
+          New agent
+        </label>
+      )}
+      {card.startOptions.worktree && (
+        <label>
+          <input
+            type="checkbox"
+            checked={options.worktree}
+            onChange={(e) =>
+              setOptions({ ...options, worktree: (e.currentTarget as HTMLInputElement).checked })
+            }
+          />{' '}
+          New worktree
+        </label>
+      )}
+      {agents && (
+        <>
+          <OptionText
+            id={optionId('provider')}
+            label="Provider"
+            help="for steps whose role names none"
+            value={provider}
+            error={errorOf('options/provider')}
+            onChange={setProvider}
+          />
+          <OptionText
+            id={optionId('model')}
+            label="Model"
+            help="for steps whose role names none; empty: the provider's default"
+            value={model}
+            error={errorOf('options/model')}
+            onChange={setModel}
+          />
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+/** The form's errors that have no field of their own, and Start run / Close form. */
+function FormEnd(props: { card: PlaybookCard; errors: FieldError[]; general: FieldError[]; busy: boolean }) {
+  const { card, errors, general, busy } = props;
+  return (
+    <>
+      {general.map((e) => (
+        <p class="form-error" role="alert" key={e.message}>
+          {e.message}
+        </p>
+      ))}
+      {errors.length > 0 && general.length === 0 && (
+        <p class="form-error" role="alert">
+          {errors.length === 1 ? 'One field needs' : `${errors.length} fields need`} fixing before the run can
+          start.
+        </p>
+      )}
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          Start run
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            startingPlaybook.value = null;
+            requestAnimationFrame(() =>
+              document
+                .querySelector<HTMLButtonElement>(`button[aria-label="Start ${CSS.escape(card.title)}"]`)
+                ?.focus(),
+            );
+          }}
+        >
+          Close form
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** The request: the inputs, the options turned on, the provider and model where they differ from serve's. */
+function startRequest(
+  card: PlaybookCard,
+  inputs: Record<string, unknown>,
+  options: { newAgent: boolean; worktree: boolean },
+  provider: string,
+  model: string,
+): StartRequest {
+  const agents = card.startOptions.agents;
+  const chosen: Record<string, boolean | string> = Object.fromEntries(
+    Object.entries(options).filter(([, on]) => on),
+  );
+  if (agents && provider.trim() !== agents.defaultProvider) chosen.provider = provider.trim();
+  if (agents && model.trim() && model.trim() !== (agents.defaultModel ?? '')) chosen.model = model.trim();
+  return { playbook: card.id, inputs, ...(Object.keys(chosen).length ? { options: chosen } : {}) };
+}
+
+/** The run started: the form goes, the run opens and takes the focus, its first gate will when it opens. */
+async function started(answer: StartAnswer): Promise<void> {
+  startingPlaybook.value = null;
+  say('info', [`Started ${answer.run.title}.`, ...answer.warnings].join(' '));
+  await loadRuns();
+  openRun(answer.run.id);
+  attention.value = { run: answer.run.id, heading: true };
+}
+
 export function StartForm({ card }: { card: PlaybookCard }) {
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(card.inputs));
   const [errors, setErrors] = useState<FieldError[]>([]);
@@ -143,22 +282,7 @@ export function StartForm({ card }: { card: PlaybookCard }) {
     }
     setBusy(true);
     try {
-      const chosen: Record<string, boolean | string> = Object.fromEntries(
-        Object.entries(options).filter(([, on]) => on),
-      );
-      if (agents && provider.trim() !== agents.defaultProvider) chosen.provider = provider.trim();
-      if (agents && model.trim() && model.trim() !== (agents.defaultModel ?? '')) chosen.model = model.trim();
-      const answer = await api.start({
-        playbook: card.id,
-        inputs,
-        ...(Object.keys(chosen).length ? { options: chosen } : {}),
-      });
-      startingPlaybook.value = null;
-      say('info', [`Started ${answer.run.title}.`, ...answer.warnings].join(' '));
-      await loadRuns();
-      openRun(answer.run.id);
-      // The new run takes the focus (the form is gone), and its first gate will when it opens.
-      attention.value = { run: answer.run.id, heading: true };
+      await started(await api.start(startRequest(card, inputs, options, provider, model)));
     } catch (error) {
       const pointer = error instanceof RefusedError ? error.refusal.field : undefined;
       const field = pointer?.startsWith('/options/') ? pointer.slice(1) : fieldOfPointer(pointer);
@@ -185,84 +309,15 @@ export function StartForm({ card }: { card: PlaybookCard }) {
           onChange={(value) => setValues({ ...values, [field.name]: value })}
         />
       ))}
-      {(card.startOptions.newAgent || card.startOptions.worktree || agents) && (
-        <fieldset class="options">
-          <legend>Start options</legend>
-          {card.startOptions.newAgent && (
-            <label>
-              <input
-                type="checkbox"
-                checked={options.newAgent}
-                onChange={(e) =>
-                  setOptions({ ...options, newAgent: (e.currentTarget as HTMLInputElement).checked })
-                }
-              />{' '}
-              New agent
-            </label>
-          )}
-          {card.startOptions.worktree && (
-            <label>
-              <input
-                type="checkbox"
-                checked={options.worktree}
-                onChange={(e) =>
-                  setOptions({ ...options, worktree: (e.currentTarget as HTMLInputElement).checked })
-                }
-              />{' '}
-              New worktree
-            </label>
-          )}
-          {agents && (
-            <>
-              <OptionText
-                id={optionId('provider')}
-                label="Provider"
-                help="for steps whose role names none"
-                value={provider}
-                error={errorOf('options/provider')}
-                onChange={setProvider}
-              />
-              <OptionText
-                id={optionId('model')}
-                label="Model"
-                help="for steps whose role names none; empty: the provider's default"
-                value={model}
-                error={errorOf('options/model')}
-                onChange={setModel}
-              />
-            </>
-          )}
-        </fieldset>
-      )}
-      {general.map((e) => (
-        <p class="form-error" role="alert" key={e.message}>
-          {e.message}
-        </p>
-      ))}
-      {errors.length > 0 && general.length === 0 && (
-        <p class="form-error" role="alert">
-          {errors.length === 1 ? 'One field needs' : `${errors.length} fields need`} fixing before the run can
-          start.
-        </p>
-      )}
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={busy}>
-          Start run
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            startingPlaybook.value = null;
-            requestAnimationFrame(() =>
-              document
-                .querySelector<HTMLButtonElement>(`button[aria-label="Start ${CSS.escape(card.title)}"]`)
-                ?.focus(),
-            );
-          }}
-        >
-          Close form
-        </button>
-      </div>
+      <StartOptions
+        card={card}
+        options={options}
+        setOptions={setOptions}
+        agent={{ provider, setProvider, model, setModel }}
+        errorOf={errorOf}
+        optionId={optionId}
+      />
+      <FormEnd card={card} errors={errors} general={general} busy={busy} />
     </form>
   );
 }
