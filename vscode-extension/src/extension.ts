@@ -69,6 +69,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       // The open run, a half-filled start form and the tabs survive the view being hidden.
       webviewOptions: { retainContextWhenHidden: true },
     }),
+    ...commandsOf(view, check, graph, restart),
+    restartOnSettings(restart, output),
+  );
+
+  await ensureClient().catch((error: unknown) => sayNotStarted(error, output));
+}
+
+export async function deactivate(): Promise<void> {
+  const previous = client;
+  client = undefined;
+  const view = playbooks;
+  playbooks = undefined;
+  // The serve this window started stops with it; its runs stay on disk for the next one.
+  await Promise.all([previous?.dispose(), view?.stop()]);
+}
+
+/** The extension's commands and its Run lens: each a thin call into the part that does it. */
+function commandsOf(
+  view: PlaybooksView,
+  check: WorkspaceCheck,
+  graph: GraphPanel,
+  restart: () => Promise<void>,
+): vscode.Disposable[] {
+  return [
     vscode.languages.registerCodeLensProvider(
       { language: LANGUAGE_ID, scheme: 'file' },
       new RunPlaybookLens(),
@@ -86,39 +110,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       graph.show(document);
     }),
     vscode.commands.registerCommand(COMMANDS.restartServer, restart),
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      if (
-        event.affectsConfiguration(SETTINGS.serverPath) ||
-        event.affectsConfiguration(SETTINGS.validationDelay) ||
-        event.affectsConfiguration(SETTINGS.explore)
-      )
-        // A listener cannot wait; a server that does not start again is said in the output channel.
-        void restart().catch((error: unknown) =>
-          output.error(
-            `The playbook language server did not restart: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
-    }),
-  );
-
-  try {
-    await ensureClient();
-  } catch (error) {
-    const message = `The playbook language server did not start: ${error instanceof Error ? error.message : String(error)}`;
-    output.error(message);
-    // Not awaited: activation must not wait for the person to dismiss the message; the error is in the
-    // output channel already, and opening the settings from the button needs no answer.
-    void vscode.window.showErrorMessage(message, 'Open settings').then((choice) => {
-      if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.serverPath);
-    });
-  }
+  ];
 }
 
-export async function deactivate(): Promise<void> {
-  const previous = client;
-  client = undefined;
-  const view = playbooks;
-  playbooks = undefined;
-  // The serve this window started stops with it; its runs stay on disk for the next one.
-  await Promise.all([previous?.dispose(), view?.stop()]);
+/** A change of the server's path, the validation delay or exploring restarts the server. */
+function restartOnSettings(restart: () => Promise<void>, output: vscode.LogOutputChannel): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((event) => {
+    if (
+      event.affectsConfiguration(SETTINGS.serverPath) ||
+      event.affectsConfiguration(SETTINGS.validationDelay) ||
+      event.affectsConfiguration(SETTINGS.explore)
+    )
+      // A listener cannot wait; a server that does not start again is said in the output channel.
+      void restart().catch((error: unknown) =>
+        output.error(
+          `The playbook language server did not restart: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+  });
+}
+
+/** The server did not start: said in the output channel and in a message with a way to the settings. */
+function sayNotStarted(error: unknown, output: vscode.LogOutputChannel): void {
+  const message = `The playbook language server did not start: ${error instanceof Error ? error.message : String(error)}`;
+  output.error(message);
+  // Not awaited: activation must not wait for the person to dismiss the message; the error is in the
+  // output channel already, and opening the settings from the button needs no answer.
+  void vscode.window.showErrorMessage(message, 'Open settings').then((choice) => {
+    if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.serverPath);
+  });
 }
