@@ -17,6 +17,8 @@ const ALLOWED = new Set([
   '@kairoku-playbook/compiler',
   // the explorer behind PB310 and PB311: pure too (test/layering.test.ts holds it to no Node built-in)
   '@kairoku-playbook/machine',
+  // what the parts say to each other (the graph answer's types): types and data, importing nothing
+  '@kairoku-playbook/protocol',
   '@kairoku-playbook/grammar',
   '@kairoku-playbook/grammar/schema/playbook.schema.json',
   'yaml',

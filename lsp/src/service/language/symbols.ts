@@ -81,96 +81,125 @@ const builds = new WeakMap<FileAnalysis, Generator<void, SymbolIndex>>();
 const SLICE = 64;
 
 function* buildIndex(analysis: FileAnalysis): Generator<void, SymbolIndex> {
-  const index: SymbolIndex = { symbols: new Map(), occurrences: [] };
+  const writer = new IndexWriter();
   const model = analysis.model;
   const context = analysis.semantic;
-  if (!model || !context) return index;
+  if (!model || !context) return writer.index;
   let work = 0;
 
-  // the symbols by kind, owner and name, looked up without building their string keys
-  const byKind = new Map<SymbolKind, Map<StepDecl | undefined, Map<string, PlaybookSymbol>>>();
-  const symbol = (kind: SymbolKind, name: string, owner?: StepDecl): PlaybookSymbol => {
-    let byOwner = byKind.get(kind);
-    if (!byOwner) byKind.set(kind, (byOwner = new Map()));
-    let byName = byOwner.get(owner);
-    if (!byName) byOwner.set(owner, (byName = new Map()));
-    let found = byName.get(name);
-    if (!found) {
-      const key = symbolKey(kind, name, owner);
-      found = index.symbols.get(key);
-      if (!found) {
-        found = { key, kind, name, owner, declaration: undefined, references: [] };
-        index.symbols.set(key, found);
-      }
-      byName.set(name, found);
-    }
-    return found;
-  };
-  const declare = (s: PlaybookSymbol, range: OffsetRange | undefined) => {
-    if (!range || s.declaration) return;
-    s.declaration = range;
-    index.occurrences.push({ symbol: s, range, isDeclaration: true });
-  };
-  // the ranges each symbol is already referred to at, so a range shared through an alias counts once; a
-  // set, since a popular input can have thousands of references (offsets are below 2^26: the compiler
-  // reads no file over 8 MiB, so start × 2^26 + end is exact)
-  const referred = new Map<PlaybookSymbol, Set<number>>();
-  const refer = (s: PlaybookSymbol, range: OffsetRange) => {
-    let seen = referred.get(s);
-    if (!seen) referred.set(s, (seen = new Set()));
-    const at = range.start * 67_108_864 + range.end;
-    if (seen.has(at)) return;
-    seen.add(at);
-    s.references.push(range);
-    index.occurrences.push({ symbol: s, range, isDeclaration: false });
-  };
-
   // Declarations.
-  for (const input of model.inputs) declare(symbol('input', input.name), input.keyRange);
-  for (const role of model.roles.values()) declare(symbol('role', role.name), role.keyRange);
-  const all = [...model.steps, ...model.after];
-  for (const step of all) {
+  for (const input of model.inputs) writer.declare(writer.symbol('input', input.name), input.keyRange);
+  for (const role of model.roles.values()) writer.declare(writer.symbol('role', role.name), role.keyRange);
+  for (const step of [...model.steps, ...model.after]) {
     if (++work % SLICE === 0) yield;
-    declare(symbol(step.isAfter ? 'after' : 'step', step.name), step.keyRange);
-    for (const output of step.outputs) declare(symbol('output', output.name, step), output.keyRange);
-    for (const outcome of step.outcomes) declare(symbol('outcome', outcome.name, step), outcome.keyRange);
+    writer.declare(writer.symbol(step.isAfter ? 'after' : 'step', step.name), step.keyRange);
+    for (const output of step.outputs)
+      writer.declare(writer.symbol('output', output.name, step), output.keyRange);
+    for (const outcome of step.outcomes)
+      writer.declare(writer.symbol('outcome', outcome.name, step), outcome.keyRange);
   }
 
   // References, as binding resolved them: the compiler's reference index (the YAML structure's needs, roles,
   // role bases and loop targets; the inputs, steps, outputs and outcomes the expressions name).
   for (const reference of context.references) {
     if (++work % SLICE === 0) yield;
-    switch (reference.kind) {
-      case 'need':
-      case 'loop-target':
-        if (reference.target) refer(symbol('step', reference.name), reference.range);
-        break;
-      case 'role':
-      case 'role-base':
-        if (reference.target) refer(symbol('role', reference.name), reference.range);
-        break;
-      case 'input':
-        if (reference.target) refer(symbol('input', reference.name), reference.range);
-        break;
-      case 'step':
-        if (reference.target) refer(symbol('step', reference.step), reference.range);
-        break;
-      case 'output': {
-        const step = reference.status === 'found' ? model.stepByName.get(reference.step) : undefined;
-        if (step) refer(symbol('output', reference.output, step), reference.range);
-        break;
-      }
-      case 'outcome':
-        if (reference.owner && reference.target)
-          refer(
-            symbol('outcome', reference.outcome, reference.owner),
-            context.rangeIn(reference.template.text, reference.nameSpan.start, reference.nameSpan.end),
-          );
-        break;
-    }
+    const found = referred(writer, model, context, reference);
+    if (found) writer.refer(found.symbol, found.range);
   }
-  index.occurrences.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
-  return index;
+  writer.index.occurrences.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+  return writer.index;
+}
+
+type Model = NonNullable<FileAnalysis['model']>;
+type Semantic = NonNullable<FileAnalysis['semantic']>;
+
+/** The symbol a resolved reference names, and where; undefined for one that names nothing. */
+function referred(
+  writer: IndexWriter,
+  model: Model,
+  context: Semantic,
+  reference: Semantic['references'][number],
+): { symbol: PlaybookSymbol; range: OffsetRange } | undefined {
+  switch (reference.kind) {
+    case 'need':
+    case 'loop-target':
+      return reference.target
+        ? { symbol: writer.symbol('step', reference.name), range: reference.range }
+        : undefined;
+    case 'role':
+    case 'role-base':
+      return reference.target
+        ? { symbol: writer.symbol('role', reference.name), range: reference.range }
+        : undefined;
+    case 'input':
+      return reference.target
+        ? { symbol: writer.symbol('input', reference.name), range: reference.range }
+        : undefined;
+    case 'step':
+      return reference.target
+        ? { symbol: writer.symbol('step', reference.step), range: reference.range }
+        : undefined;
+    case 'output': {
+      const step = reference.status === 'found' ? model.stepByName.get(reference.step) : undefined;
+      return step
+        ? { symbol: writer.symbol('output', reference.output, step), range: reference.range }
+        : undefined;
+    }
+    case 'outcome':
+      if (!reference.owner || !reference.target) return undefined;
+      return {
+        symbol: writer.symbol('outcome', reference.outcome, reference.owner),
+        range: context.rangeIn(reference.template.text, reference.nameSpan.start, reference.nameSpan.end),
+      };
+  }
+  return undefined;
+}
+
+/** The index being built: its symbols by kind, owner and name, and their occurrences. */
+class IndexWriter {
+  readonly index: SymbolIndex = { symbols: new Map(), occurrences: [] };
+  /** the symbols by kind, owner and name, looked up without building their string keys */
+  private readonly byKind = new Map<SymbolKind, Map<StepDecl | undefined, Map<string, PlaybookSymbol>>>();
+  /**
+   * the ranges each symbol is already referred to at, so a range shared through an alias counts once; a
+   * set, since a popular input can have thousands of references (offsets are below 2^26: the compiler
+   * reads no file over 8 MiB, so start × 2^26 + end is exact)
+   */
+  private readonly referredAt = new Map<PlaybookSymbol, Set<number>>();
+
+  symbol(kind: SymbolKind, name: string, owner?: StepDecl): PlaybookSymbol {
+    let byOwner = this.byKind.get(kind);
+    if (!byOwner) this.byKind.set(kind, (byOwner = new Map()));
+    let byName = byOwner.get(owner);
+    if (!byName) byOwner.set(owner, (byName = new Map()));
+    let found = byName.get(name);
+    if (!found) {
+      const key = symbolKey(kind, name, owner);
+      found = this.index.symbols.get(key);
+      if (!found) {
+        found = { key, kind, name, owner, declaration: undefined, references: [] };
+        this.index.symbols.set(key, found);
+      }
+      byName.set(name, found);
+    }
+    return found;
+  }
+
+  declare(s: PlaybookSymbol, range: OffsetRange | undefined): void {
+    if (!range || s.declaration) return;
+    s.declaration = range;
+    this.index.occurrences.push({ symbol: s, range, isDeclaration: true });
+  }
+
+  refer(s: PlaybookSymbol, range: OffsetRange): void {
+    let seen = this.referredAt.get(s);
+    if (!seen) this.referredAt.set(s, (seen = new Set()));
+    const at = range.start * 67_108_864 + range.end;
+    if (seen.has(at)) return;
+    seen.add(at);
+    s.references.push(range);
+    this.index.occurrences.push({ symbol: s, range, isDeclaration: false });
+  }
 }
 
 /** The symbol occurrence under a cursor (the narrowest one). */
