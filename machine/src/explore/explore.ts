@@ -137,29 +137,10 @@ interface StateGraph {
 }
 
 function buildGraph(model: Model, maxStates: number, options: ExploreOptions): StateGraph {
-  const unitCount = model.unitCount;
   const index = new Map<string, number>();
   const states: (RunState | undefined)[] = [undefined];
   const variantOf: number[] = [-1];
-  const graph: StateGraph = {
-    nodes: 0,
-    parentEdge: [-1],
-    parentNode: [-1],
-    edgeStart: [],
-    edgeEnd: [],
-    edgeTo: [],
-    edgeMove: [],
-    edgeStarted: [],
-    started: new Uint8Array(unitCount),
-    skipped: new Uint8Array(unitCount),
-    settled: new Uint8Array(unitCount),
-    endings: new Set<RunStatus>(),
-    stuckNodes: [],
-    stuckStates: new Map<number, RunState>(),
-    refusals: new Set<string>(),
-    complete: true,
-    stoppedByClock: false,
-  };
+  const graph = emptyGraph(model.unitCount);
   const { edgeStart, edgeEnd, edgeTo } = graph;
   const clock = options.clock ?? (() => performance.now());
   const deadline = options.maxMillis === undefined ? Infinity : clock() + options.maxMillis;
@@ -218,6 +199,28 @@ function buildGraph(model: Model, maxStates: number, options: ExploreOptions): S
   }
   graph.nodes = states.length;
   return graph;
+}
+
+function emptyGraph(unitCount: number): StateGraph {
+  return {
+    nodes: 0,
+    parentEdge: [-1],
+    parentNode: [-1],
+    edgeStart: [],
+    edgeEnd: [],
+    edgeTo: [],
+    edgeMove: [],
+    edgeStarted: [],
+    started: new Uint8Array(unitCount),
+    skipped: new Uint8Array(unitCount),
+    settled: new Uint8Array(unitCount),
+    endings: new Set<RunStatus>(),
+    stuckNodes: [],
+    stuckStates: new Map<number, RunState>(),
+    refusals: new Set<string>(),
+    complete: true,
+    stoppedByClock: false,
+  };
 }
 
 /** What a move did to the units: those it started, and those it settled (skipped or completed). */
