@@ -37,40 +37,8 @@ export function routeFeatureRequests(
   answer: Answer,
   options: { hierarchicalSymbols: () => boolean; fail: (what: string, error: unknown) => void },
 ): void {
-  /**
-   * Formatting waits for Prettier (and reads the project's Prettier config): an edit of the document in
-   * the meantime makes the answer stale, which is said (ContentModified) rather than applied.
-   */
-  const format = async (
-    uri: string,
-    token: CancellationToken,
-    range?: Range,
-  ): Promise<TextEdit[] | ResponseError<void>> => {
-    if (token.isCancellationRequested)
-      return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
-    try {
-      const version = service.versionOf(uri);
-      const config = await prettierOptionsFor(uri);
-      if ('refused' in config) return new ResponseError(LSPErrorCodes.RequestFailed, config.refused);
-      const edits = await service.formatting(uri, config.options, range);
-      if (token.isCancellationRequested)
-        return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
-      if (service.versionOf(uri) !== version)
-        return new ResponseError(
-          LSPErrorCodes.ContentModified,
-          'the document changed while it was formatted',
-        );
-      return refusedOr(edits);
-    } catch (error) {
-      // An error reply, never an empty answer: the editor then says the format failed instead of nothing.
-      options.fail(`formatting ${uri}`, error);
-      const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
-      return new ResponseError(
-        LSPErrorCodes.RequestFailed,
-        `not formatted: the formatter failed (${message}); the language server's log has the details`,
-      );
-    }
-  };
+  const format = (uri: string, token: CancellationToken, range?: Range) =>
+    formatDocument(service, options.fail, uri, token, range);
   connection.onDocumentFormatting(({ textDocument: { uri } }, token) => format(uri, token));
   connection.onDocumentRangeFormatting(({ textDocument: { uri }, range }, token) =>
     format(uri, token, range),
@@ -122,4 +90,38 @@ export function routeFeatureRequests(
   connection.onRequest(playbookFilesRequest, ({ uris }, token) =>
     answer('playbook files', `${uris.length} URIs`, token, [], () => service.playbookFiles(uris)),
   );
+}
+
+/**
+ * Formatting waits for Prettier (and reads the project's Prettier config): an edit of the document in
+ * the meantime makes the answer stale, which is said (ContentModified) rather than applied.
+ */
+async function formatDocument(
+  service: PlaybookLanguageService,
+  fail: (what: string, error: unknown) => void,
+  uri: string,
+  token: CancellationToken,
+  range?: Range,
+): Promise<TextEdit[] | ResponseError<void>> {
+  if (token.isCancellationRequested)
+    return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+  try {
+    const version = service.versionOf(uri);
+    const config = await prettierOptionsFor(uri);
+    if ('refused' in config) return new ResponseError(LSPErrorCodes.RequestFailed, config.refused);
+    const edits = await service.formatting(uri, config.options, range);
+    if (token.isCancellationRequested)
+      return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+    if (service.versionOf(uri) !== version)
+      return new ResponseError(LSPErrorCodes.ContentModified, 'the document changed while it was formatted');
+    return refusedOr(edits);
+  } catch (error) {
+    // An error reply, never an empty answer: the editor then says the format failed instead of nothing.
+    fail(`formatting ${uri}`, error);
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+    return new ResponseError(
+      LSPErrorCodes.RequestFailed,
+      `not formatted: the formatter failed (${message}); the language server's log has the details`,
+    );
+  }
 }
