@@ -86,44 +86,10 @@ function* buildIndex(analysis: FileAnalysis): Generator<void, SymbolIndex> {
   const context = analysis.semantic;
   if (!model || !context) return index;
   let work = 0;
-
-  // the symbols by kind, owner and name, looked up without building their string keys
-  const byKind = new Map<SymbolKind, Map<StepDecl | undefined, Map<string, PlaybookSymbol>>>();
-  const symbol = (kind: SymbolKind, name: string, owner?: StepDecl): PlaybookSymbol => {
-    let byOwner = byKind.get(kind);
-    if (!byOwner) byKind.set(kind, (byOwner = new Map()));
-    let byName = byOwner.get(owner);
-    if (!byName) byOwner.set(owner, (byName = new Map()));
-    let found = byName.get(name);
-    if (!found) {
-      const key = symbolKey(kind, name, owner);
-      found = index.symbols.get(key);
-      if (!found) {
-        found = { key, kind, name, owner, declaration: undefined, references: [] };
-        index.symbols.set(key, found);
-      }
-      byName.set(name, found);
-    }
-    return found;
-  };
-  const declare = (s: PlaybookSymbol, range: OffsetRange | undefined) => {
-    if (!range || s.declaration) return;
-    s.declaration = range;
-    index.occurrences.push({ symbol: s, range, isDeclaration: true });
-  };
-  // the ranges each symbol is already referred to at, so a range shared through an alias counts once; a
-  // set, since a popular input can have thousands of references (offsets are below 2^26: the compiler
-  // reads no file over 8 MiB, so start × 2^26 + end is exact)
-  const referred = new Map<PlaybookSymbol, Set<number>>();
-  const refer = (s: PlaybookSymbol, range: OffsetRange) => {
-    let seen = referred.get(s);
-    if (!seen) referred.set(s, (seen = new Set()));
-    const at = range.start * 67_108_864 + range.end;
-    if (seen.has(at)) return;
-    seen.add(at);
-    s.references.push(range);
-    index.occurrences.push({ symbol: s, range, isDeclaration: false });
-  };
+  const builder = new IndexBuilder(index);
+  const symbol = builder.symbol.bind(builder);
+  const declare = builder.declare.bind(builder);
+  const refer = builder.refer.bind(builder);
 
   // Declarations.
   for (const input of model.inputs) declare(symbol('input', input.name), input.keyRange);
@@ -171,6 +137,54 @@ function* buildIndex(analysis: FileAnalysis): Generator<void, SymbolIndex> {
   }
   index.occurrences.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return index;
+}
+
+/** Symbols and their occurrences, added to an index as the declarations and references are read. */
+class IndexBuilder {
+  /** the symbols by kind, owner and name, looked up without building their string keys */
+  private readonly byKind = new Map<SymbolKind, Map<StepDecl | undefined, Map<string, PlaybookSymbol>>>();
+  /**
+   * the ranges each symbol is already referred to at, so a range shared through an alias counts once; a
+   * set, since a popular input can have thousands of references (offsets are below 2^26: the compiler
+   * reads no file over 8 MiB, so start × 2^26 + end is exact)
+   */
+  private readonly referred = new Map<PlaybookSymbol, Set<number>>();
+
+  constructor(private readonly index: SymbolIndex) {}
+
+  symbol(kind: SymbolKind, name: string, owner?: StepDecl): PlaybookSymbol {
+    let byOwner = this.byKind.get(kind);
+    if (!byOwner) this.byKind.set(kind, (byOwner = new Map()));
+    let byName = byOwner.get(owner);
+    if (!byName) byOwner.set(owner, (byName = new Map()));
+    let found = byName.get(name);
+    if (!found) {
+      const key = symbolKey(kind, name, owner);
+      found = this.index.symbols.get(key);
+      if (!found) {
+        found = { key, kind, name, owner, declaration: undefined, references: [] };
+        this.index.symbols.set(key, found);
+      }
+      byName.set(name, found);
+    }
+    return found;
+  }
+
+  declare(s: PlaybookSymbol, range: OffsetRange | undefined): void {
+    if (!range || s.declaration) return;
+    s.declaration = range;
+    this.index.occurrences.push({ symbol: s, range, isDeclaration: true });
+  }
+
+  refer(s: PlaybookSymbol, range: OffsetRange): void {
+    let seen = this.referred.get(s);
+    if (!seen) this.referred.set(s, (seen = new Set()));
+    const at = range.start * 67_108_864 + range.end;
+    if (seen.has(at)) return;
+    seen.add(at);
+    s.references.push(range);
+    this.index.occurrences.push({ symbol: s, range, isDeclaration: false });
+  }
 }
 
 /** The symbol occurrence under a cursor (the narrowest one). */
