@@ -74,32 +74,13 @@ export function changeBetween(before: string, after: string): TextChange {
   return { start, end: before.length - tail, text: after.slice(start, after.length - tail) };
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 function incrementally(previous: FileAnalysis, change: TextChange, text: string): FileAnalysis | undefined {
   const yaml = boundSource(previous);
   const semantic = previous.semantic;
   const model = previous.model;
   const document = yaml?.document;
   if (!yaml || !semantic || !model || !document) return undefined;
-  // What the fast path does not move: a file with YAML mistakes, aliases, keys that are not names, a lone CR.
-  // (duplicate gate choices too: the plain value holds the first choice, the edit may be in the second)
-  if (
-    yaml.diagnostics.length ||
-    yaml.damaged.length ||
-    yaml.aliases.size ||
-    yaml.keysNotNames.length ||
-    yaml.duplicateChoices.length
-  )
-    return undefined;
-  if (yaml.parsedText !== previous.text || text.includes('\r')) return undefined;
-  const removed = previous.text.slice(change.start, change.end);
-  // (a suppression comment is read from the text; one written or erased is not the template's business)
-  if (/playbook-ignore/.test(removed + change.text)) return undefined;
-  if (
-    previous.text.includes('playbook-ignore') &&
-    /playbook-ignore/.test(text.slice(Math.max(0, change.start - 16), change.start + change.text.length + 16))
-  )
-    return undefined;
+  if (!fastPathFits(yaml, previous.text, change, text)) return undefined;
 
   // The one template whose scalar holds the edit.
   const held = semantic.templates.filter((t) => holds(t.text.node, change));
@@ -148,9 +129,66 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
       if (!(reference instanceof NameInExpression)) shift.range(reference.range);
     templates.push(t);
   }
+  const references = referencesAfter(semantic.references, { template, fresh, rebound }, templates, shift);
+  yaml.text = text;
+  yaml.parsedText = text;
+  const next = new SemanticModel(
+    previous.file,
+    text,
+    model,
+    document,
+    semantic.graph,
+    semantic.scopes,
+    templates,
+    references,
+    semantic.typeExpressions,
+    locator,
+  );
+  return finishBound(previous.file, text, yaml, model, next, policyOf(previous));
+}
+
+/**
+ * What the fast path does not move: a file with YAML mistakes, aliases, keys that are not names, a lone CR
+ * (duplicate gate choices too: the plain value holds the first choice, the edit may be in the second), or an
+ * edit that writes or erases a suppression comment.
+ */
+function fastPathFits(
+  yaml: NonNullable<ReturnType<typeof boundSource>>,
+  before: string,
+  change: TextChange,
+  text: string,
+): boolean {
+  if (
+    yaml.diagnostics.length ||
+    yaml.damaged.length ||
+    yaml.aliases.size ||
+    yaml.keysNotNames.length ||
+    yaml.duplicateChoices.length
+  )
+    return false;
+  if (yaml.parsedText !== before || text.includes('\r')) return false;
+  const removed = before.slice(change.start, change.end);
+  // (a suppression comment is read from the text; one written or erased is not the template's business)
+  if (/playbook-ignore/.test(removed + change.text)) return false;
+  if (
+    before.includes('playbook-ignore') &&
+    /playbook-ignore/.test(text.slice(Math.max(0, change.start - 16), change.start + change.text.length + 16))
+  )
+    return false;
+  return true;
+}
+
+/** The reference index after the edit: the edited template's references bound again, the others moved. */
+function referencesAfter(
+  previous: readonly SymbolReference[],
+  edited: { template: BoundTemplate; fresh: BoundTemplate; rebound: ExpressionReference[] },
+  templates: readonly BoundTemplate[],
+  shift: Shift,
+): SymbolReference[] {
+  const { template, fresh, rebound } = edited;
   const references: SymbolReference[] = [];
   let placed = false;
-  for (const reference of semantic.references) {
+  for (const reference of previous) {
     if ('template' in reference && reference.template === template) {
       if (!placed) for (const r of rebound) references.push(r);
       placed = true;
@@ -167,21 +205,7 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
     );
     references.splice(at < 0 ? references.length : at, 0, ...rebound);
   }
-  yaml.text = text;
-  yaml.parsedText = text;
-  const next = new SemanticModel(
-    previous.file,
-    text,
-    model,
-    document,
-    semantic.graph,
-    semantic.scopes,
-    templates,
-    references,
-    semantic.typeExpressions,
-    locator,
-  );
-  return finishBound(previous.file, text, yaml, model, next, policyOf(previous));
+  return references;
 }
 
 /** Whether an edit lies inside a scalar's text: after its first character, not past its value's end. */

@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 /**
  * Type expressions (SPEC §3.5): `string`, `number`, `integer`, `boolean`, `list<T>`, `enum(a, b, "two
  * words")`, `{ name: T, other?: T }` and the postfix `T?`.
@@ -12,64 +11,35 @@
  * The value is `undefined` when a piece of the type could not be recovered at all (an unknown type name, a
  * missing type); otherwise it is present, even after errors such as a duplicate member or a missing `>`.
  */
-import { createToken, EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'chevrotain';
+import { EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'chevrotain';
 import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
 import type { GrammarError, ParseResult, Span, TypeExpr } from './ast.js';
 import { closest } from './did-you-mean.js';
-import { VALIDATIONS_IN_PRODUCTION, lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
+import { VALIDATIONS_IN_PRODUCTION, lex, quoteImage, shortImage, unexpected } from './lexing.js';
 import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
 import { decodeQuoted } from './strings.js';
+import {
+  AnyWord,
+  Colon,
+  Comma,
+  EnumKeyword,
+  LAngle,
+  LBrace,
+  LParen,
+  ListKeyword,
+  Question,
+  Quoted,
+  RAngle,
+  RBrace,
+  RParen,
+  Word,
+  lexerTokens,
+} from './type-tokens.js';
 
 /** Syntax problems cascade (only the first counts); semantic ones are independent. */
 type ProblemKind = 'syntax' | 'semantic' | 'leftover';
-
-// ---------------------------------------------------------------------------------------------- tokens
-
-const WhiteSpace = createToken({
-  name: 'WhiteSpace',
-  pattern: /\s+/,
-  group: Lexer.SKIPPED,
-  line_breaks: true,
-});
-/** Any bare word: a type name, an enum member, a field name. */
-const AnyWord = createToken({ name: 'AnyWord', pattern: Lexer.NA });
-const Word = createToken({ name: 'Word', pattern: /[A-Za-z0-9_.-]+/, categories: [AnyWord] });
-const ListKeyword = createToken({ name: 'List', pattern: /list/, longer_alt: Word, categories: [AnyWord] });
-const EnumKeyword = createToken({ name: 'Enum', pattern: /enum/, longer_alt: Word, categories: [AnyWord] });
-const Quoted = createToken({
-  name: 'Quoted',
-  pattern: matchQuoted,
-  line_breaks: true,
-  start_chars_hint: ["'", '"'],
-});
-const LAngle = createToken({ name: 'LAngle', pattern: '<' });
-const RAngle = createToken({ name: 'RAngle', pattern: '>' });
-const LParen = createToken({ name: 'LParen', pattern: '(' });
-const RParen = createToken({ name: 'RParen', pattern: ')' });
-const LBrace = createToken({ name: 'LBrace', pattern: '{' });
-const RBrace = createToken({ name: 'RBrace', pattern: '}' });
-const Colon = createToken({ name: 'Colon', pattern: ':' });
-const Comma = createToken({ name: 'Comma', pattern: ',' });
-const Question = createToken({ name: 'Question', pattern: '?' });
-
-const lexerTokens: TokenType[] = [
-  WhiteSpace,
-  Quoted,
-  ListKeyword,
-  EnumKeyword,
-  Word,
-  LAngle,
-  RAngle,
-  LParen,
-  RParen,
-  LBrace,
-  RBrace,
-  Colon,
-  Comma,
-  Question,
-];
 
 // Chevrotain's self-checks (`validations`) are on in grammar/test/chevrotain-validations.test.ts and off
 // here; see VALIDATIONS_IN_PRODUCTION in lexing.ts for why.

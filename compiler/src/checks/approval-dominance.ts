@@ -67,11 +67,9 @@ interface Settling {
  * gate is decided: its timeout, a lost agent); one that starts only after a completed run is unapproved
  * iff every step can settle without approving, or some step can end the run while free.
  */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export const checkApprovalDominance: Check = (context) => {
-  const { model, graph } = context;
+  const { model } = context;
   const policy = context.policy;
-  const steps = model.steps;
   const reachOfRole = new Map<string, Reach | undefined>();
   const reachOf = (step: StepDecl): Reach | undefined => {
     if (step.kind === 'check') return commandReach(context, step, policy.gated);
@@ -82,11 +80,35 @@ export const checkApprovalDominance: Check = (context) => {
       reachOfRole.set(role.name, roleReach(context, role, step.role.range, policy.strict, policy.gated));
     return reachOfRole.get(role.name);
   };
+  const settling = model.steps.map(settlingOf);
+  const analysis: Analysis = { context, settling, ...freeSteps(context, settling) };
+  reportSteps(analysis, reachOf);
+  reportAfterTasks(analysis, reachOf);
+};
 
-  const settling = steps.map(settlingOf);
+/** What the pass over the graph found, step by step (by index). */
+interface Analysis {
+  context: CheckContext;
+  settling: Settling[];
+  /** the step can start with no approving gate among its ancestors */
+  free: Uint8Array;
+  /** the need a free step's path comes through (-1: it needs nothing) */
+  via: Int32Array;
+  /** the gates (passed without approving) on that path */
+  gatesOnPath: Int32Array;
+}
+
+/**
+ * One pass in topological order: free (the step can start with no approving gate among its
+ * ancestors) and quiet (and settle, letting its dependents go on, without approving).
+ */
+function freeSteps(
+  context: CheckContext,
+  settling: readonly Settling[],
+): Pick<Analysis, 'free' | 'via' | 'gatesOnPath'> {
+  const { graph } = context;
+  const steps = context.model.steps;
   const n = steps.length;
-  // free: the step can start with no approving gate among its ancestors; quiet: and settle, letting
-  // its dependents go on, without approving.
   const free = new Uint8Array(n);
   const quiet = new Uint8Array(n);
   const via = new Int32Array(n).fill(-1);
@@ -118,45 +140,52 @@ export const checkApprovalDominance: Check = (context) => {
       ? 1
       : 0;
   }
+  return { free, via, gatesOnPath };
+}
 
-  /** One path from the start of the run to the step, every gate on it passed without approving. */
-  const pathTo = (i: number): RelatedLocation[] => {
-    const chain: number[] = [];
-    for (let at = i; at >= 0; at = via[at]!) chain.push(at);
-    chain.reverse();
-    const hops: RelatedLocation[] = [];
-    const first = Math.max(0, chain.length - MAX_HOPS);
-    for (let k = first; k < chain.length; k++) {
-      const step = steps[chain[k]!]!;
-      if (k === 0)
-        hops.push(
-          context.related(step.keyRange, `the run starts "${shown(step.name)}" at once: it needs nothing`),
-        );
-      else {
-        const previous = steps[chain[k - 1]!]!;
-        const need = step.needs.find((ref) => ref.name === previous.name);
-        const skipped =
-          k === first && first > 0 ? ` (${first} steps before it on this path are not listed)` : '';
-        hops.push(
-          context.related(
-            need?.range ?? step.keyRange,
-            `"${shown(step.name)}" starts after "${shown(previous.name)}"${skipped}`,
-          ),
-        );
-      }
-      if (step.kind === 'gate' && k < chain.length - 1)
-        hops.push(unapprovedHop(context, step, settling[chain[k]!]!));
+/** One path from the start of the run to the step, every gate on it passed without approving. */
+function pathTo({ context, settling, via }: Analysis, i: number): RelatedLocation[] {
+  const steps = context.model.steps;
+  const chain: number[] = [];
+  for (let at = i; at >= 0; at = via[at]!) chain.push(at);
+  chain.reverse();
+  const hops: RelatedLocation[] = [];
+  const first = Math.max(0, chain.length - MAX_HOPS);
+  for (let k = first; k < chain.length; k++) {
+    const step = steps[chain[k]!]!;
+    if (k === 0)
+      hops.push(
+        context.related(step.keyRange, `the run starts "${shown(step.name)}" at once: it needs nothing`),
+      );
+    else {
+      const previous = steps[chain[k - 1]!]!;
+      const need = step.needs.find((ref) => ref.name === previous.name);
+      const skipped =
+        k === first && first > 0 ? ` (${first} steps before it on this path are not listed)` : '';
+      hops.push(
+        context.related(
+          need?.range ?? step.keyRange,
+          `"${shown(step.name)}" starts after "${shown(previous.name)}"${skipped}`,
+        ),
+      );
     }
-    return hops;
-  };
+    if (step.kind === 'gate' && k < chain.length - 1)
+      hops.push(unapprovedHop(context, step, settling[chain[k]!]!));
+  }
+  return hops;
+}
 
-  for (let i = 0; i < n; i++) {
+/** PB700 on each step that may reach outside and can start with no gate approved before it. */
+function reportSteps(analysis: Analysis, reachOf: (step: StepDecl) => Reach | undefined): void {
+  const { context, settling, free, gatesOnPath } = analysis;
+  const steps = context.model.steps;
+  for (let i = 0; i < steps.length; i++) {
     if (!free[i]) continue;
     const step = steps[i]!;
     if (settling[i]!.neverStarts) continue;
     const reach = reachOf(step);
     if (!reach) continue;
-    const path = pathTo(i);
+    const path = pathTo(analysis, i);
     const gates = gatesOnPath[i]!;
     context.report(
       'PB700',
@@ -167,8 +196,14 @@ export const checkApprovalDominance: Check = (context) => {
       },
     );
   }
+}
 
-  // After-tasks: after a failed run, nothing was approved; after a completed one, maybe nothing was.
+/** PB700 on after-tasks: after a failed run, nothing was approved; after a completed one, maybe nothing was. */
+function reportAfterTasks(analysis: Analysis, reachOf: (step: StepDecl) => Reach | undefined): void {
+  const { context, settling, free } = analysis;
+  const { model, graph } = context;
+  const steps = model.steps;
+  const n = steps.length;
   let completedFree: RelatedLocation[] | undefined | null = null;
   const completedUnapproved = (): RelatedLocation[] | undefined => {
     if (completedFree !== null) return completedFree;
@@ -177,7 +212,7 @@ export const checkApprovalDominance: Check = (context) => {
       const ends = settling[i]!.ends;
       if (free[i] && ends) {
         completedFree = [
-          ...pathTo(i),
+          ...pathTo(analysis, i),
           context.related(ends.range, `"${shown(ends.name)}" ends the run: it completes`),
         ];
         return completedFree;
@@ -214,7 +249,7 @@ export const checkApprovalDominance: Check = (context) => {
       },
     );
   }
-};
+}
 
 /** Whether a step settles (completed or skipped) and goes on without any gate approving. */
 function settles(step: StepDecl, how: Settling): boolean {

@@ -360,10 +360,19 @@ function nameOf(expr: IrExpr, resolve: Resolver): string | undefined {
 }
 
 /** Matches the nodes of two versions of a playbook (the rule is on `Matching`). */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function matchPlaybooks(base: Ir, head: Ir): Matching {
   const graphs = [new Graph(base), new Graph(head)] as const;
-  const nodes = [...graphs[0].all, ...graphs[1].all];
+  const { colors, rounds } = refine([...graphs[0].all, ...graphs[1].all]);
+  return matchingOf(graphs, pairNodes(graphs, colors, rounds), colors);
+}
+
+type Colors = Map<Node, string>;
+
+/**
+ * Colour refinement: round 0 colours each node by its own content, each later round by its colour and
+ * its neighbours' colours, until a round splits no class; the colours of every round.
+ */
+function refine(nodes: readonly Node[]): { colors: Colors; rounds: Colors[] } {
   // colours are compared within a round only, so each round interns its labels afresh
   let interned = new Map<string, string>();
   let round = 0;
@@ -411,7 +420,15 @@ export function matchPlaybooks(base: Ir, head: Ir): Matching {
     if (count === classes) break;
     classes = count;
   }
+  return { colors, rounds };
+}
 
+/** The base node each head node matches, by the steps of the rule on `Matching` (2 to 5). */
+function pairNodes(
+  graphs: readonly [Graph, Graph],
+  colors: Colors,
+  rounds: readonly Colors[],
+): Map<Node, Node> {
   const sideOf = new Map<Node, 0 | 1>();
   graphs.forEach((g, side) => g.all.forEach((n) => sideOf.set(n, side as 0 | 1)));
   const headPosition = new Map(graphs[1].all.map((n, i) => [n, i]));
@@ -465,7 +482,15 @@ export function matchPlaybooks(base: Ir, head: Ir): Matching {
   byPlace();
   byName(['role']);
   byPlace();
+  return matched;
+}
 
+/** The matching by index and name, and each matched step's outputs paired by colour, then by name. */
+function matchingOf(
+  graphs: readonly [Graph, Graph],
+  matched: ReadonlyMap<Node, Node>,
+  colors: Colors,
+): Matching {
   const matching: Matching = {
     steps: new Map(),
     after: new Map(),

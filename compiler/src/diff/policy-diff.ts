@@ -1,79 +1,23 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
-import type { Ir, IrAfterTask, IrRole, IrStep, IrTransition } from '../ir/ir.js';
+import type { Ir, IrAfterTask, IrStep, IrTransition } from '../ir/ir.js';
 import { IR_VERSION } from '../ir/ir.js';
 import { canonicalExpression, matchPlaybooks, canonicalTemplate } from './match.js';
 import type { Matching, Resolver } from './match.js';
+import { duration, limitChanges } from './limits-diff.js';
+import { renamed } from './policy-change.js';
+import type { ChangeKind, ChangeSubject, DiffOptions, Direction, PolicyChange } from './policy-change.js';
+import { TOOLS, grants, isReadOnly, toolChanges } from './tool-changes.js';
+import { ungatedChanges } from './ungated-diff.js';
+import { descendants, gatesBefore, leadsOn } from './step-graph.js';
 
-/**
- * What a change does to a playbook's power: more (`widened`), less (`narrowed`), or something neither
- * more nor less that still matters (`changed`, e.g. a loop that now goes back to another step).
- */
-export type Direction = 'widened' | 'narrowed' | 'changed';
-
-export type ChangeKind =
-  | 'playbook-added'
-  | 'playbook-removed'
-  | 'step-added'
-  | 'step-removed'
-  | 'gate-added'
-  | 'gate-removed'
-  | 'gate-condition'
-  | 'gate-bypassed'
-  | 'gate-guards'
-  | 'gate-choice'
-  | 'outcome'
-  | 'loop-max'
-  | 'retries'
-  | 'timeout'
-  | 'concurrency'
-  | 'workspace'
-  | 'tool'
-  | 'step-role'
-  | 'role-base'
-  | 'commands'
-  | 'secret-input'
-  | 'secret-exposed'
-  | 'ungated-path';
-
-/** What a change is about, by its name in HEAD (in BASE for what was removed). */
-export interface ChangeSubject {
-  type: 'playbook' | 'step' | 'after' | 'role' | 'input';
-  name: string;
-  /** the name in BASE, when it differs (a step renamed as well as changed) */
-  baseName?: string;
-}
-
-export interface PolicyChange {
-  kind: ChangeKind;
-  direction: Direction;
-  subject: ChangeSubject;
-  /** one line, for people: what changed, naming the thing */
-  message: string;
-  /** the value in BASE and in HEAD, where the change has one (a number, a list, a flag …) */
-  before?: unknown;
-  after?: unknown;
-  /** the steps and after-tasks it concerns (a role's users, the steps a gate no longer guards …) */
-  steps?: string[];
-}
-
-/** A step that can reach outside its worktree with no gate approved before it (PB700), and one path there. */
-export interface UngatedStep {
-  /** the step's or after-task's name */
-  step: string;
-  after?: boolean;
-  /** the steps of one ungated path from the start, by name */
-  path: string[];
-}
-
-export interface DiffOptions {
-  /**
-   * The seam for approval dominance (PB700): the steps of a playbook that can reach outside with no
-   * gate approved before them. Given, `diffPlaybooks` reports each step that is ungated in HEAD and was
-   * not in BASE as an `ungated-path` change (widened), and the other way round (narrowed). Absent, no
-   * such change is reported.
-   */
-  ungatedSteps?: (ir: Ir) => readonly UngatedStep[];
-}
+export type {
+  ChangeKind,
+  ChangeSubject,
+  DiffOptions,
+  Direction,
+  PolicyChange,
+  UngatedStep,
+} from './policy-change.js';
+export { toolChanges } from './tool-changes.js';
 
 const EMPTY: Ir = {
   ir: IR_VERSION,
@@ -93,9 +37,6 @@ const EMPTY: Ir = {
 };
 
 type Task = IrStep | IrAfterTask;
-type Tools = IrRole['tools'];
-const TOOLS = ['read', 'edit', 'write', 'network', 'run', 'mcp'] as const;
-type Tool = (typeof TOOLS)[number];
 
 /**
  * What HEAD changes in the power of a playbook against BASE, compared on their IR: steps and roles are
@@ -181,11 +122,17 @@ class PolicyDiff {
       );
       return this.out;
     }
-    if (!this.added && !this.removed) this.limits();
+    if (!this.added && !this.removed) this.out.push(...limitChanges(this.base, this.head));
     this.inputs();
     this.roles();
     this.steps();
-    this.ungated();
+    if (this.options.ungatedSteps)
+      this.out.push(
+        ...ungatedChanges(this.base, this.head, this.matching, this.options.ungatedSteps, {
+          added: this.added,
+          removed: this.removed,
+        }),
+      );
     return this.out;
   }
 
@@ -197,61 +144,6 @@ class PolicyDiff {
     extra: Partial<PolicyChange> = {},
   ): void {
     this.out.push({ kind, direction, subject, message, ...extra });
-  }
-
-  private limits(): void {
-    const [b, h] = [this.base.limits, this.head.limits];
-    const subject: ChangeSubject = { type: 'playbook', name: this.head.id };
-    const infinite = (ms: number | null) => ms ?? Number.POSITIVE_INFINITY;
-    if (b.timeoutMs !== h.timeoutMs) {
-      const direction = infinite(h.timeoutMs) > infinite(b.timeoutMs) ? 'widened' : 'narrowed';
-      this.push(
-        'timeout',
-        direction,
-        subject,
-        `the run's timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${duration(b.timeoutMs)} → ${duration(h.timeoutMs)}`,
-        { before: b.timeoutMs, after: h.timeoutMs },
-      );
-    }
-    if (b.stepTimeoutMs !== h.stepTimeoutMs) {
-      const direction = h.stepTimeoutMs > b.stepTimeoutMs ? 'widened' : 'narrowed';
-      this.push(
-        'timeout',
-        direction,
-        subject,
-        `the default step timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${duration(b.stepTimeoutMs)} → ${duration(h.stepTimeoutMs)}`,
-        { before: b.stepTimeoutMs, after: h.stepTimeoutMs },
-      );
-    }
-    if (b.maxLoops !== h.maxLoops) {
-      const direction = h.maxLoops > b.maxLoops ? 'widened' : 'narrowed';
-      this.push(
-        'loop-max',
-        direction,
-        subject,
-        `the default loop max ${direction === 'widened' ? 'raised' : 'lowered'}: ${b.maxLoops} → ${h.maxLoops}`,
-        { before: b.maxLoops, after: h.maxLoops },
-      );
-    }
-    if (this.base.workspace !== this.head.workspace) {
-      // `current` runs the agents in the checkout itself: leaving a worktree of their own widens
-      const [from, to] = [this.base.workspace, this.head.workspace];
-      const direction: Direction = to === 'current' ? 'widened' : from === 'current' ? 'narrowed' : 'changed';
-      this.push('workspace', direction, subject, `the run's workspace: ${from} → ${to}`, {
-        before: from,
-        after: to,
-      });
-    }
-    if (b.concurrency !== h.concurrency) {
-      const direction = h.concurrency > b.concurrency ? 'widened' : 'narrowed';
-      this.push(
-        'concurrency',
-        direction,
-        subject,
-        `concurrent runs ${direction === 'widened' ? 'raised' : 'lowered'}: ${b.concurrency} → ${h.concurrency}`,
-        { before: b.concurrency, after: h.concurrency },
-      );
-    }
   }
 
   private inputs(): void {
@@ -412,7 +304,6 @@ class PolicyDiff {
     return `, may ${granted.join(', ') || 'nothing'}`;
   }
 
-  // eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
   private changedStep(
     before: Task,
     step: Task,
@@ -422,77 +313,10 @@ class PolicyDiff {
   ): void {
     const subject: ChangeSubject = { type, name: step.name, ...renamed(before.name, step.name) };
     const what = this.what(step, type);
-    // role: a step that moves to a role with other tools (a role's own changes are reported on the role)
-    if (step.kind === 'agent' && step.role !== null && before.role !== null) {
-      if (this.matching.roles.get(before.role) !== step.role) {
-        const b = this.base.roles.find((r) => r.name === before.role);
-        const h = this.head.roles.find((r) => r.name === step.role);
-        if (b && h) {
-          const changes = toolChanges(b.tools, h.tools);
-          const readOnlyLost = isReadOnly(b.base) && !isReadOnly(h.base);
-          if (changes.length || b.base !== h.base) {
-            const direction: Direction =
-              readOnlyLost || changes.some((c) => c.direction === 'widened')
-                ? 'widened'
-                : changes.length
-                  ? 'narrowed'
-                  : 'changed';
-            this.push(
-              'step-role',
-              direction,
-              subject,
-              `${what} runs in role ${h.name} instead of ${b.name}: ${changes.map((c) => c.message).join('; ') || `base ${b.base} → ${h.base}`}`,
-              { before: b.name, after: h.name },
-            );
-          }
-        }
-      }
-    }
-    // check commands
-    if (step.kind === 'check') {
-      const beforeRun = before.run.map((r) => canonicalTemplate(r, this.resolvers[0]));
-      const afterRun = step.run.map((r) => canonicalTemplate(r, this.resolvers[1]));
-      const added = afterRun.filter((r) => !beforeRun.includes(r));
-      const gone = beforeRun.filter((r) => !afterRun.includes(r));
-      if (added.length)
-        this.push(
-          'commands',
-          'widened',
-          subject,
-          `${what} runs new commands: ${added.map((r) => JSON.stringify(r)).join(', ')}`,
-          {
-            before: beforeRun,
-            after: afterRun,
-          },
-        );
-      if (gone.length)
-        this.push(
-          'commands',
-          'narrowed',
-          subject,
-          `${what} no longer runs ${gone.map((r) => JSON.stringify(r)).join(', ')}`,
-          {
-            before: beforeRun,
-            after: afterRun,
-          },
-        );
-    }
-    // gates: made optional, choices that lead on, steps no longer (or now) after them
-    if ('when' in step && 'when' in before && step.kind === 'gate') {
-      const b = before.when ? canonicalExpression(before.when.expr, this.resolvers[0]) : null;
-      const h = step.when ? canonicalExpression(step.when.expr, this.resolvers[1]) : null;
-      if (b !== h) {
-        const direction: Direction = h === null ? 'narrowed' : 'widened';
-        const message =
-          h === null
-            ? `gate ${step.name} is no longer optional (its \`when\` was removed)`
-            : b === null
-              ? `gate ${step.name} made optional: skipped unless ${h} (the steps after it still run)`
-              : `gate ${step.name} asked under another condition: ${b} → ${h}`;
-        this.push('gate-condition', direction, subject, message, { before: b, after: h });
-      }
-      this.gateGuards(before as IrStep, step as IrStep, subject, baseGates, headGates);
-    }
+    this.stepRole(before, step, subject, what);
+    if (step.kind === 'check') this.commands(before, step, subject, what);
+    if ('when' in step && 'when' in before && step.kind === 'gate')
+      this.gateChanges(before as IrStep, step, subject, baseGates, headGates);
     this.outcomes(before, step, subject, what);
     if (before.retries !== step.retries) {
       const direction = step.retries > before.retries ? 'widened' : 'narrowed';
@@ -518,6 +342,87 @@ class PolicyDiff {
       );
     }
     this.secrets(before, step, subject);
+  }
+
+  /** A step that moves to a role with other tools (a role's own changes are reported on the role). */
+  private stepRole(before: Task, step: Task, subject: ChangeSubject, what: string): void {
+    if (step.kind !== 'agent' || step.role === null || before.role === null) return;
+    if (this.matching.roles.get(before.role) !== step.role) {
+      const b = this.base.roles.find((r) => r.name === before.role);
+      const h = this.head.roles.find((r) => r.name === step.role);
+      if (b && h) {
+        const changes = toolChanges(b.tools, h.tools);
+        const readOnlyLost = isReadOnly(b.base) && !isReadOnly(h.base);
+        if (changes.length || b.base !== h.base) {
+          const direction: Direction =
+            readOnlyLost || changes.some((c) => c.direction === 'widened')
+              ? 'widened'
+              : changes.length
+                ? 'narrowed'
+                : 'changed';
+          this.push(
+            'step-role',
+            direction,
+            subject,
+            `${what} runs in role ${h.name} instead of ${b.name}: ${changes.map((c) => c.message).join('; ') || `base ${b.base} → ${h.base}`}`,
+            { before: b.name, after: h.name },
+          );
+        }
+      }
+    }
+  }
+
+  /** A check step's commands: new ones widen, gone ones narrow. */
+  private commands(before: Task, step: Task, subject: ChangeSubject, what: string): void {
+    const beforeRun = before.run.map((r) => canonicalTemplate(r, this.resolvers[0]));
+    const afterRun = step.run.map((r) => canonicalTemplate(r, this.resolvers[1]));
+    const added = afterRun.filter((r) => !beforeRun.includes(r));
+    const gone = beforeRun.filter((r) => !afterRun.includes(r));
+    if (added.length)
+      this.push(
+        'commands',
+        'widened',
+        subject,
+        `${what} runs new commands: ${added.map((r) => JSON.stringify(r)).join(', ')}`,
+        {
+          before: beforeRun,
+          after: afterRun,
+        },
+      );
+    if (gone.length)
+      this.push(
+        'commands',
+        'narrowed',
+        subject,
+        `${what} no longer runs ${gone.map((r) => JSON.stringify(r)).join(', ')}`,
+        {
+          before: beforeRun,
+          after: afterRun,
+        },
+      );
+  }
+
+  /** A gate made optional (or asked under another condition), and the steps it no longer (or now) comes before. */
+  private gateChanges(
+    before: IrStep,
+    step: IrStep,
+    subject: ChangeSubject,
+    baseGates: Map<number, Set<number>>,
+    headGates: Map<number, Set<number>>,
+  ): void {
+    const b = before.when ? canonicalExpression(before.when.expr, this.resolvers[0]) : null;
+    const h = step.when ? canonicalExpression(step.when.expr, this.resolvers[1]) : null;
+    if (b !== h) {
+      const direction: Direction = h === null ? 'narrowed' : 'widened';
+      const message =
+        h === null
+          ? `gate ${step.name} is no longer optional (its \`when\` was removed)`
+          : b === null
+            ? `gate ${step.name} made optional: skipped unless ${h} (the steps after it still run)`
+            : `gate ${step.name} asked under another condition: ${b} → ${h}`;
+      this.push('gate-condition', direction, subject, message, { before: b, after: h });
+    }
+    this.gateGuards(before, step, subject, baseGates, headGates);
   }
 
   /** Steps that a gate was before and no longer is (bypassed), or now is (guarded). */
@@ -667,153 +572,4 @@ class PolicyDiff {
           before: name,
         });
   }
-
-  private ungated(): void {
-    const analyse = this.options.ungatedSteps;
-    if (!analyse) return;
-    const key = (s: UngatedStep) => `${s.after ? 'after' : 'step'}\0${s.step}`;
-    const baseUngated = this.added ? [] : analyse(this.base);
-    const headUngated = this.removed ? [] : analyse(this.head);
-    const baseIndex = new Map(this.base.steps.map((s) => [s.name, s.index]));
-    const baseAfter = new Map(this.base.after.map((s, i) => [s.name, i]));
-    const headName = (s: UngatedStep) => {
-      if (s.after) {
-        const i = baseAfter.get(s.step);
-        const h = i === undefined ? undefined : this.matching.after.get(i);
-        return h === undefined ? undefined : this.head.after[h]!.name;
-      }
-      const i = baseIndex.get(s.step);
-      const h = i === undefined ? undefined : this.matching.steps.get(i);
-      return h === undefined ? undefined : this.head.steps[h]!.name;
-    };
-    const was = new Set(baseUngated.map((s) => `${s.after ? 'after' : 'step'}\0${headName(s) ?? ''}`));
-    const now = new Set(headUngated.map(key));
-    for (const s of headUngated) {
-      if (was.has(key(s))) continue;
-      this.push(
-        'ungated-path',
-        'widened',
-        { type: s.after ? 'after' : 'step', name: s.step },
-        `${s.after ? 'after-task' : 'step'} ${s.step} can reach outside its worktree with no gate approved before it: ${s.path.join(' → ')}`,
-        { steps: s.path },
-      );
-    }
-    for (const s of baseUngated) {
-      const name = headName(s);
-      if (name === undefined || now.has(`${s.after ? 'after' : 'step'}\0${name}`)) continue;
-      this.push(
-        'ungated-path',
-        'narrowed',
-        { type: s.after ? 'after' : 'step', name, ...renamed(s.step, name) },
-        `${s.after ? 'after-task' : 'step'} ${name} no longer reaches outside its worktree ungated`,
-      );
-    }
-  }
-}
-
-function renamed(baseName: string | undefined, name: string): { baseName?: string } {
-  return baseName !== undefined && baseName !== name ? { baseName } : {};
-}
-
-function leadsOn(t: IrTransition): boolean {
-  return t.kind === 'next' || (t.kind === 'loop' && t.exhausted === 'next');
-}
-
-function isReadOnly(base: IrRole['base']): boolean {
-  return base !== 'implementer';
-}
-
-function grants(value: boolean | string[]): boolean {
-  return Array.isArray(value) ? value.length > 0 : value;
-}
-
-interface ToolChange {
-  direction: Direction;
-  message: string;
-  before: boolean | string[];
-  after: boolean | string[];
-}
-
-/** What changes between two tool policies, tool by tool: a grant widened and one narrowed are two changes. */
-export function toolChanges(before: Tools, after: Tools): ToolChange[] {
-  const changes: ToolChange[] = [];
-  for (const tool of TOOLS) {
-    const b = before[tool];
-    const h = after[tool];
-    const change = (direction: Direction, message: string) =>
-      changes.push({ direction, message, before: b, after: h });
-    const list = (values: string[]) => values.map((v) => JSON.stringify(v)).join(', ');
-    const noun = tool === 'mcp' ? 'servers' : 'commands';
-    if (Array.isArray(b) && Array.isArray(h)) {
-      const added = h.filter((v) => !b.includes(v));
-      const gone = b.filter((v) => !h.includes(v));
-      if (added.length) change('widened', `may ${tool} ${list(added)} (${tool} ${noun} added)`);
-      if (gone.length) change('narrowed', `may no longer ${tool} ${list(gone)}`);
-    } else if (Array.isArray(b) || Array.isArray(h)) {
-      if (h === true) change('widened', `may ${tool} any ${noun} (was only ${list(b as string[])})`);
-      else if (h === false) change('narrowed', `may no longer ${tool} (was ${list(b as string[])})`);
-      else if (b === true) change('narrowed', `may only ${tool} ${list(h as string[])} (was any)`);
-      else change('widened', `may ${tool} ${list(h as string[])} (${tool} granted)`);
-    } else if (b !== h) {
-      change(
-        h ? 'widened' : 'narrowed',
-        h ? `may ${toolVerb(tool)} (${tool} granted)` : `may no longer ${toolVerb(tool)}`,
-      );
-    }
-  }
-  return changes;
-}
-
-function toolVerb(tool: Tool): string {
-  switch (tool) {
-    case 'network':
-      return 'reach the network';
-    case 'mcp':
-      return 'use any MCP server';
-    case 'run':
-      return 'run any command';
-    default:
-      return tool;
-  }
-}
-
-/** For every step, the gates it comes after through needs (its gate ancestors). */
-function gatesBefore(ir: Ir): Map<number, Set<number>> {
-  const result = new Map<number, Set<number>>();
-  for (const step of ir.steps) {
-    const gates = new Set<number>();
-    for (const need of step.needs) {
-      if (ir.steps[need]!.kind === 'gate') gates.add(need);
-      for (const g of result.get(need) ?? []) gates.add(g);
-    }
-    result.set(step.index, gates);
-  }
-  return result;
-}
-
-/** The steps that transitively need a step. */
-function descendants(ir: Ir, index: number): number[] {
-  const reached = new Set<number>([index]);
-  for (const step of ir.steps) if (step.needs.some((n) => reached.has(n))) reached.add(step.index);
-  reached.delete(index);
-  return [...reached].sort((a, b) => a - b);
-}
-
-/** 90000 → 1m30s; null → none */
-function duration(ms: number | null): string {
-  if (ms === null) return 'none';
-  const units: [string, number][] = [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ];
-  let rest = ms;
-  let text = '';
-  for (const [unit, size] of units) {
-    const count = Math.floor(rest / size);
-    if (count) text += `${count}${unit}`;
-    rest -= count * size;
-  }
-  if (rest) text += `${rest}ms`;
-  return text || '0s';
 }

@@ -335,103 +335,15 @@ const DEFAULT_OUTCOMES: Record<StepKind, readonly [string, SimpleTransition][]> 
   ],
 };
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 function buildStep(name: string, pair: Entry, index: number, isAfter: boolean): StepDecl {
   const fields = entries(pair.value as Node);
-  const kindKeys: NameRef[] = [];
-  const kinds: StepKind[] = [];
-  for (const [key, stepKind] of [
-    ['prompt', 'agent'],
-    ['run', 'check'],
-    ['gate', 'gate'],
-  ] as const) {
-    const keyPair = fields.get(key);
-    if (!keyPair || (isAfter && key === 'gate')) continue;
-    kinds.push(stepKind);
-    kindKeys.push({ name: key, range: rangeOf(keyPair.key as Node) });
-  }
-  const kind = kinds.length === 1 ? kinds[0] : undefined;
-
-  const needsNode = fields.get('needs')?.value as Node | null | undefined;
-  const needs: NameRef[] = [];
-  if (isScalar(needsNode)) {
-    const ref = nameRef(needsNode);
-    if (ref) needs.push(ref);
-  } else if (isSeq(needsNode)) {
-    for (const item of needsNode.items) {
-      const ref = nameRef(item);
-      if (ref) needs.push(ref);
-    }
-  }
-
+  const { kind, kindKeys } = kindOf(fields, isAfter);
   const whenNode = fields.get('when')?.value;
   const when = text(whenNode) ?? booleanOf(whenNode);
-
-  const runNode = fields.get('run')?.value as Node | null | undefined;
-  const run: TextRef[] = [];
-  if (isSeq(runNode))
-    for (const item of runNode.items) {
-      const t = text(item);
-      if (t) run.push(t);
-    }
-  else {
-    const t = text(runNode);
-    if (t) run.push(t);
-  }
-
-  const outputs: OutputDecl[] = [];
-  for (const [outputName, outputPair] of entries(fields.get('outputs')?.value as Node)) {
-    const value = outputPair.value as Node | null;
-    const detail = isMap(value) ? entries(value) : undefined;
-    outputs.push({
-      name: outputName,
-      keyRange: rangeOf(outputPair.key as Node),
-      typeText: detail ? text(detail.get('type')?.value) : text(value),
-      type: undefined,
-      description: detail ? plainString(detail.get('description')?.value) : undefined,
-    });
-  }
-
-  let gate: StepDecl['gate'];
-  const outcomes: OutcomeDecl[] = [];
-  let outcomesDeclared = false;
-  const gatePair = fields.get('gate');
-  if (kind === 'gate' && gatePair) {
-    const gateFields = entries(gatePair.value as Node);
-    gate = {
-      title: text(gateFields.get('title')?.value),
-      summary: text(gateFields.get('summary')?.value),
-      range: rangeOf(gatePair.key as Node),
-    };
-    const choices = gateFields.get('choices');
-    if (choices && isMap(choices.value)) {
-      outcomesDeclared = true;
-      for (const [choiceName, choicePair] of entries(choices.value as Node))
-        outcomes.push(buildChoice(choiceName, choicePair));
-    }
-  } else {
-    const declared = fields.get('outcomes');
-    if (declared && isMap(declared.value)) {
-      outcomesDeclared = true;
-      for (const [outcomeName, outcomePair] of entries(declared.value as Node)) {
-        outcomes.push({
-          name: outcomeName,
-          keyRange: rangeOf(outcomePair.key as Node),
-          transition: buildTransition(outcomePair.value as Node | null),
-          label: undefined,
-          comment: 'none',
-        });
-      }
-    }
-  }
-  // Defaults fill in: all of them when nothing is declared, and a check step's missing pass/fail.
-  if (kind && (!outcomesDeclared || kind === 'check')) {
-    for (const [outcomeName, transition] of DEFAULT_OUTCOMES[kind]) {
-      if (!outcomes.some((o) => o.name === outcomeName))
-        outcomes.push(implicitOutcome(outcomeName, transition));
-    }
-  }
-
+  const { gate, outcomes, outcomesDeclared } = outcomesOf(fields, kind);
+  const needs = nameRefs(fields.get('needs')?.value as Node | null | undefined);
+  const run = textRefs(fields.get('run')?.value as Node | null | undefined);
+  const outputs = outputsOf(fields.get('outputs')?.value as Node);
   const env: StepDecl['env'] = [...entries(fields.get('env')?.value as Node)].map(([envName, envPair]) => ({
     name: envName,
     keyRange: rangeOf(envPair.key as Node),
@@ -478,4 +390,117 @@ function buildStep(name: string, pair: Entry, index: number, isAfter: boolean): 
     on: onNode ? on : ['completed', 'failed'],
     onValue: nameRef(onNode),
   };
+}
+
+type Fields = ReturnType<typeof entries>;
+
+/** The step's kind by the key that makes it (`prompt`, `run`, `gate`): none when it has none or several. */
+function kindOf(fields: Fields, isAfter: boolean): { kind: StepKind | undefined; kindKeys: NameRef[] } {
+  const kindKeys: NameRef[] = [];
+  const kinds: StepKind[] = [];
+  for (const [key, stepKind] of [
+    ['prompt', 'agent'],
+    ['run', 'check'],
+    ['gate', 'gate'],
+  ] as const) {
+    const keyPair = fields.get(key);
+    if (!keyPair || (isAfter && key === 'gate')) continue;
+    kinds.push(stepKind);
+    kindKeys.push({ name: key, range: rangeOf(keyPair.key as Node) });
+  }
+  return { kind: kinds.length === 1 ? kinds[0] : undefined, kindKeys };
+}
+
+/** `needs: x` or `needs: [x, y]`. */
+function nameRefs(node: Node | null | undefined): NameRef[] {
+  const refs: NameRef[] = [];
+  if (isScalar(node)) {
+    const ref = nameRef(node);
+    if (ref) refs.push(ref);
+  } else if (isSeq(node)) {
+    for (const item of node.items) {
+      const ref = nameRef(item);
+      if (ref) refs.push(ref);
+    }
+  }
+  return refs;
+}
+
+/** `run: CMD` or `run: [CMD, …]`. */
+function textRefs(node: Node | null | undefined): TextRef[] {
+  const refs: TextRef[] = [];
+  if (isSeq(node))
+    for (const item of node.items) {
+      const t = text(item);
+      if (t) refs.push(t);
+    }
+  else {
+    const t = text(node);
+    if (t) refs.push(t);
+  }
+  return refs;
+}
+
+/** `outputs:`, each a type or `{type, description}`. */
+function outputsOf(node: Node): OutputDecl[] {
+  const outputs: OutputDecl[] = [];
+  for (const [outputName, outputPair] of entries(node)) {
+    const value = outputPair.value as Node | null;
+    const detail = isMap(value) ? entries(value) : undefined;
+    outputs.push({
+      name: outputName,
+      keyRange: rangeOf(outputPair.key as Node),
+      typeText: detail ? text(detail.get('type')?.value) : text(value),
+      type: undefined,
+      description: detail ? plainString(detail.get('description')?.value) : undefined,
+    });
+  }
+  return outputs;
+}
+
+/** A gate's `gate:` and choices, or a step's `outcomes:`; the kind's defaults fill in what is not declared. */
+function outcomesOf(
+  fields: Fields,
+  kind: StepKind | undefined,
+): { gate: StepDecl['gate']; outcomes: OutcomeDecl[]; outcomesDeclared: boolean } {
+  let gate: StepDecl['gate'];
+  const outcomes: OutcomeDecl[] = [];
+  let outcomesDeclared = false;
+  const gatePair = fields.get('gate');
+  if (kind === 'gate' && gatePair) {
+    const gateFields = entries(gatePair.value as Node);
+    gate = {
+      title: text(gateFields.get('title')?.value),
+      summary: text(gateFields.get('summary')?.value),
+      range: rangeOf(gatePair.key as Node),
+    };
+    const choices = gateFields.get('choices');
+    if (choices && isMap(choices.value)) {
+      outcomesDeclared = true;
+      for (const [choiceName, choicePair] of entries(choices.value as Node))
+        outcomes.push(buildChoice(choiceName, choicePair));
+    }
+  } else {
+    const declared = fields.get('outcomes');
+    if (declared && isMap(declared.value)) {
+      outcomesDeclared = true;
+      for (const [outcomeName, outcomePair] of entries(declared.value as Node)) {
+        outcomes.push({
+          name: outcomeName,
+          keyRange: rangeOf(outcomePair.key as Node),
+          transition: buildTransition(outcomePair.value as Node | null),
+          label: undefined,
+          comment: 'none',
+        });
+      }
+    }
+  }
+  // Defaults fill in: all of them when nothing is declared, and a check step's missing pass/fail.
+  if (kind && (!outcomesDeclared || kind === 'check')) {
+    for (const [outcomeName, transition] of DEFAULT_OUTCOMES[kind]) {
+      if (!outcomes.some((o) => o.name === outcomeName))
+        outcomes.push(implicitOutcome(outcomeName, transition));
+    }
+  }
+  return { gate, outcomes, outcomesDeclared };
 }

@@ -69,7 +69,6 @@ function itemsOf(node: unknown): unknown[] {
 }
 
 /** Every name the test uses, in the order they are written. */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function collectSites(document: Document.Parsed): TestSite[] {
   const sites: TestSite[] = [];
   const root = document.contents;
@@ -87,30 +86,7 @@ export function collectSites(document: Document.Parsed): TestSite[] {
       if (!step) continue;
       const isAfter = key === 'after';
       sites.push({ kind: 'step', name: step, range: nameRange(pair.key), after: isAfter, scripted: true });
-      for (const report of itemsOf(pair.value)) {
-        const outcome = isMap(report) ? findPair(report as YAMLMap, 'outcome')?.value : undefined;
-        if (stringScalar(outcome))
-          sites.push({
-            kind: 'outcome',
-            name: outcome.value,
-            range: nameRange(outcome),
-            step,
-            after: isAfter,
-          });
-        const outputs = isMap(report) ? findPair(report as YAMLMap, 'outputs')?.value : undefined;
-        for (const output of pairs(outputs)) {
-          const name = keyName(output.key);
-          if (name)
-            sites.push({
-              kind: 'output',
-              name,
-              range: nameRange(output.key),
-              step,
-              after: isAfter,
-              value: output.value as Node | null,
-            });
-        }
-      }
+      for (const report of itemsOf(pair.value)) reportSites(report, step, isAfter, sites);
     }
   }
   for (const pair of pairs(section('gates'))) {
@@ -123,7 +99,38 @@ export function collectSites(document: Document.Parsed): TestSite[] {
         sites.push({ kind: 'choice', name: choice.value, range: nameRange(choice), gate });
     }
   }
-  const expect = section('expect');
+  expectSites(section('expect'), sites);
+  return sites;
+}
+
+/** A scripted report's outcome and outputs. */
+function reportSites(report: unknown, step: string, isAfter: boolean, sites: TestSite[]): void {
+  const outcome = isMap(report) ? findPair(report as YAMLMap, 'outcome')?.value : undefined;
+  if (stringScalar(outcome))
+    sites.push({
+      kind: 'outcome',
+      name: outcome.value,
+      range: nameRange(outcome),
+      step,
+      after: isAfter,
+    });
+  const outputs = isMap(report) ? findPair(report as YAMLMap, 'outputs')?.value : undefined;
+  for (const output of pairs(outputs)) {
+    const name = keyName(output.key);
+    if (name)
+      sites.push({
+        kind: 'output',
+        name,
+        range: nameRange(output.key),
+        step,
+        after: isAfter,
+        value: output.value as Node | null,
+      });
+  }
+}
+
+/** What `expect:` names: the steps and after-tasks with their attempts' outcomes, loop counters, outputs. */
+function expectSites(expect: unknown, sites: TestSite[]): void {
   const expectPart = (name: string) => (isMap(expect) ? findPair(expect as YAMLMap, name)?.value : undefined);
   for (const key of ['steps', 'after'] as const) {
     for (const pair of pairs(expectPart(key))) {
@@ -174,5 +181,4 @@ export function collectSites(document: Document.Parsed): TestSite[] {
         value: pair.value as Node | null,
       });
   }
-  return sites;
 }

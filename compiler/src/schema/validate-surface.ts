@@ -213,6 +213,18 @@ function toProblem(file: string, document: Document.Parsed, error: ErrorObject):
     }
   }
 
+  return valueProblem(file, document, error, where);
+}
+
+/** A value that does not fit: its code (the schema's own, or PB104 for a wrong type) and how it was written. */
+function valueProblem(
+  file: string,
+  document: Document.Parsed,
+  error: ErrorObject,
+  where: string,
+): SchemaProblem {
+  const parent = (error.parentSchema ?? {}) as SchemaNode;
+  const pointer = error.instancePath;
   const node = nodeAtPointer(document, pointer);
   // A key without a value (`fix:` and nothing after it) has no characters: the diagnostic goes on the key.
   const valueRange = rangeOf(node);

@@ -1,16 +1,21 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
-import { closest } from '@kairoku-playbook/grammar';
-import type { IrExpr, IrOutcome } from '@kairoku-playbook/compiler';
+import type { IrExpr } from '@kairoku-playbook/compiler';
 import { evaluate, render, renderText, toText } from '../expr/evaluate.js';
 import type { Scope } from '../expr/evaluate.js';
 import { REMINDER } from './effects.js';
 import type { Effect } from './effects.js';
 import type { RunEvent } from './events.js';
 import { checkNamedValues } from './schemas.js';
-import { AFTER_PREFIX, NOTE_LIMITS, isEnded } from './state.js';
+import { NOTE_LIMITS } from './state.js';
 import type { RunState } from './state.js';
-import { WorkingRun, isSettled } from './working-run.js';
+import { WorkingRun } from './working-run.js';
 import type { Ref } from './working-run.js';
+import { cannotStart, isGate, outcomeOf, resolve } from './names.js';
+import { isRefusal, refuse } from './refusal.js';
+import type { TransitionRefusal } from './refusal.js';
+import { cancel, managerLost, pause, restartFrom, resume } from './run-events.js';
+
+export { REFUSAL_CODES } from './refusal.js';
+export type { RefusalCode, TransitionRefusal } from './refusal.js';
 
 export interface TransitionOptions {
   /** secret input values: used for check steps' `env` only, and scrubbed from what comes in */
@@ -20,57 +25,6 @@ export interface TransitionOptions {
    * was not given are scrubbed too, found by their fingerprints
    */
   maskKey?: Uint8Array;
-}
-
-/**
- * Why an event was refused, for programs (`code`: stable, kebab-case, never reworded) and for people
- * (`message`: one sentence that says what is wrong and what to do). Callers branch on the code, never
- * on the message, so the sentences can improve without breaking the MCP server or the panel.
- */
-export interface TransitionRefusal {
-  code: RefusalCode;
-  message: string;
-}
-
-/** Every code a refusal of the transition function can carry (docs/serve.md lists them). */
-export const REFUSAL_CODES = [
-  'unknown-event',
-  'unknown-step',
-  'unknown-after-task',
-  'unknown-outcome',
-  'unknown-choice',
-  'already-started',
-  'not-started',
-  'run-paused',
-  'run-ended',
-  'run-not-ended',
-  'run-not-running',
-  'run-not-paused',
-  'not-ready',
-  'already-running',
-  'is-a-gate',
-  'not-a-gate',
-  'is-an-after-task',
-  'already-reported',
-  'not-running',
-  'wrong-attempt',
-  'outputs-do-not-fit',
-  'not-reported',
-  'not-waiting',
-  'comment-required',
-  'not-an-agent-step',
-  'not-read-only',
-  'nothing-to-cancel',
-  'needs-not-completed',
-] as const;
-export type RefusalCode = (typeof REFUSAL_CODES)[number];
-
-function refuse(code: RefusalCode, message: string): TransitionRefusal {
-  return { code, message };
-}
-
-function isRefusal(value: object): value is TransitionRefusal {
-  return 'code' in value && 'message' in value;
 }
 
 /**
@@ -148,66 +102,6 @@ function handle(run: WorkingRun, event: RunEvent): TransitionRefusal | undefined
     default:
       return refuse('unknown-event', `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`);
   }
-}
-
-// ---- names --------------------------------------------------------------------------------------
-
-function resolve(run: WorkingRun, name: string): Ref | TransitionRefusal {
-  if (name.startsWith(AFTER_PREFIX)) {
-    const task = name.slice(AFTER_PREFIX.length);
-    const index = run.derived.afterIndex.get(task);
-    if (index !== undefined) return { after: true, index };
-    return refuse('unknown-after-task', unknown('after-task', task, [...run.derived.afterIndex.keys()]));
-  }
-  const index = run.derived.stepIndex.get(name);
-  if (index !== undefined) return { after: false, index };
-  return refuse('unknown-step', unknown('step', name, [...run.derived.stepIndex.keys()]));
-}
-
-function unknown(what: string, name: string, names: string[]): string {
-  const suggestion = closest(name, names);
-  return `unknown ${what} "${name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
-}
-
-function outcomeOf(run: WorkingRun, ref: Ref, name: string): IrOutcome | TransitionRefusal {
-  const outcomes = ref.after ? run.derived.afterOutcomes[ref.index]! : run.derived.stepOutcomes[ref.index]!;
-  const outcome = outcomes.get(name);
-  if (outcome) return outcome;
-  const isGate = !ref.after && run.state.ir.steps[ref.index]!.kind === 'gate';
-  const what = isGate ? 'choice' : 'outcome';
-  return refuse(
-    isGate ? 'unknown-choice' : 'unknown-outcome',
-    `${run.label(ref)} has no ${what} "${name}"; its ${what}s are ${[...outcomes.keys()].join(', ')}`,
-  );
-}
-
-function isGate(run: WorkingRun, ref: Ref): boolean {
-  return !ref.after && run.state.ir.steps[ref.index]!.kind === 'gate';
-}
-
-/** Why nothing may start now, or undefined when a step may. */
-function cannotStart(run: WorkingRun, ref: Ref): TransitionRefusal | undefined {
-  const status = run.state.status;
-  if (ref.after) {
-    if (!isEnded(status))
-      return refuse('run-not-ended', `${run.label(ref)} starts once the run has ended; the run is ${status}`);
-    const task = run.get(ref).status;
-    if (task === 'running' || task === 'reported')
-      return refuse('already-running', `${run.label(ref)} is already ${task}`);
-    return undefined;
-  }
-  if (run.state.startedAt === null) return refuse('not-started', 'the run has not started');
-  if (status === 'paused')
-    return refuse('run-paused', 'the run is paused: nothing new starts until it is resumed');
-  if (isEnded(status)) return refuse('run-ended', `the run has ended (${status})`);
-  const step = run.get(ref);
-  if (step.status === 'ready') return undefined;
-  let why = `${run.label(ref)} is not ready: it is ${step.status}`;
-  if (step.status === 'pending') {
-    const waiting = run.state.ir.steps[ref.index]!.needs.filter((n) => !isSettled(run.step(n).status));
-    if (waiting.length) why += `, waiting for ${waiting.map((n) => run.state.ir.steps[n]!.name).join(', ')}`;
-  }
-  return refuse('not-ready', why);
 }
 
 // ---- handlers -----------------------------------------------------------------------------------
@@ -617,142 +511,4 @@ function duration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;
-}
-
-function pause(run: WorkingRun): TransitionRefusal | undefined {
-  if (run.state.status !== 'running')
-    return refuse('run-not-running', `the run is not running (it is ${run.state.status})`);
-  run.state.status = 'paused';
-  run.record('run-paused', 'run paused: running steps finish their turn, nothing new starts');
-  return undefined;
-}
-
-function resume(run: WorkingRun): TransitionRefusal | undefined {
-  if (run.state.status !== 'paused')
-    return refuse('run-not-paused', `the run is not paused (it is ${run.state.status})`);
-  run.state.status = 'running';
-  run.record('run-resumed', 'run resumed');
-  const deferred = run.state.deferred;
-  run.state.deferred = [];
-  for (const { step: index, retry } of deferred) {
-    const step = run.step(index);
-    if (step.status !== 'pending' || step.unsettledNeeds !== 0) continue;
-    if (retry) run.makeReady({ after: false, index });
-    else run.unblock(index);
-  }
-  if (run.state.wakeups.length) {
-    run.release(run.state.wakeups);
-    run.state.wakeups = [];
-  }
-  return undefined;
-}
-
-function cancel(run: WorkingRun, reason: string | undefined): TransitionRefusal | undefined {
-  const why = run.scrub(reason ?? 'canceled by request');
-  if (!isEnded(run.state.status)) {
-    run.cancelRun(why);
-    return undefined;
-  }
-  // On an ended run, cancel its running after-tasks.
-  let any = false;
-  run.state.ir.after.forEach((_, index) => {
-    const ref: Ref = { after: true, index };
-    const status = run.get(ref).status;
-    if (status !== 'running' && status !== 'reported' && status !== 'ready') return;
-    run.stopActive(ref, 'canceled', 'canceled by request');
-    run.put(ref, { status: 'canceled', reason: why });
-    any = true;
-  });
-  if (!any)
-    return refuse(
-      'nothing-to-cancel',
-      `the run has already ended (${run.state.status}) and no after-task is running`,
-    );
-  run.record('after-canceled', `after-tasks canceled: ${why}`);
-  return undefined;
-}
-
-function managerLost(run: WorkingRun, reason: string | undefined): TransitionRefusal | undefined {
-  const why = run.scrub(reason ?? 'its manager agent is gone');
-  let stopped = false;
-  run.state.ir.after.forEach((_, index) => {
-    const ref: Ref = { after: true, index };
-    const status = run.get(ref).status;
-    if (status !== 'running' && status !== 'reported' && status !== 'ready') return;
-    run.stopActive(ref, 'canceled', why);
-    run.put(ref, { status: 'canceled', reason: why });
-    stopped = true;
-  });
-  if (!isEnded(run.state.status)) {
-    run.failRun(why, 'run-ended', { afterTasks: false });
-    return undefined;
-  }
-  if (!stopped)
-    return refuse(
-      'nothing-to-cancel',
-      `the run has already ended (${run.state.status}) and no after-task is running`,
-    );
-  run.record('after-canceled', `after-tasks canceled: ${why}`);
-  return undefined;
-}
-
-function restartFrom(run: WorkingRun, name: string): TransitionRefusal | undefined {
-  const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
-  if (ref.after)
-    return refuse('is-an-after-task', `${run.label(ref)} is an after-task: restart the run from a step`);
-  if (!isEnded(run.state.status))
-    return refuse('run-not-ended', `the run is ${run.state.status}: only an ended run can be restarted`);
-  const needs = run.state.ir.steps[ref.index]!.needs;
-  const open = needs.filter((n) => !isSettled(run.step(n).status));
-  if (open.length) {
-    const list = open.map((n) => `${run.state.ir.steps[n]!.name} is ${run.step(n).status}`).join(', ');
-    return refuse(
-      'needs-not-completed',
-      `${run.label(ref)} cannot restart: its needs have not completed (${list})`,
-    );
-  }
-  // The step and everything after it run again; so does every step that had not completed (failed,
-  // canceled, never started, or skipped: its `when` is evaluated again), and everything after those.
-  const seeds = [ref.index];
-  for (let index = 0; index < run.state.steps.size; index++)
-    if (run.step(index).status !== 'completed') seeds.push(index);
-  const region = new Set<number>();
-  while (seeds.length) {
-    const index = seeds.pop()!;
-    if (region.has(index)) continue;
-    region.add(index);
-    seeds.push(...run.derived.dependents[index]!);
-  }
-  const reset = [...region].sort((a, b) => a - b);
-  const loops = { ...run.state.loops };
-  for (const index of region)
-    for (const counter of run.derived.countersByTarget.get(index) ?? [])
-      if (loops[counter]) loops[counter] = 0;
-  run.state.loops = loops;
-  run.state.ir.after.forEach((_, index) => {
-    const task: Ref = { after: true, index };
-    if (run.stopActive(task, 'canceled', 'the run restarted')) run.put(task, { status: 'canceled' });
-    run.put(task, {
-      status: 'pending',
-      retriesUsed: 0,
-      reason: null,
-      outcome: null,
-      outputs: null,
-      summary: null,
-    });
-  });
-  run.resetSteps(reset, -1, 'the run restarted');
-  run.state.status = 'running';
-  run.state.reason = null;
-  run.state.endedAt = null;
-  run.state.outputs = null;
-  run.state.deferred = [];
-  // A run canceled before it ever started (killed between creation and start) starts now.
-  run.state.startedAt ??= run.at;
-  const timeoutMs = run.state.ir.limits.timeoutMs;
-  run.state.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
-  run.record('run-restarted', `run restarted from ${name}`, ref);
-  for (const index of reset) if (run.step(index).unsettledNeeds === 0) run.unblock(index);
-  return undefined;
 }

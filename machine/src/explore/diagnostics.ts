@@ -19,21 +19,47 @@ export interface PlaybookSource {
 const SHOWN_EVENTS = 6;
 
 export function exploreDiagnostics(exploration: Exploration, source: PlaybookSource): Diagnostic[] {
+  const words = wordsFor(exploration, source);
+  return [
+    ...stuckDiagnostics(exploration, source, words),
+    // An incomplete exploration proves nothing about what never runs.
+    ...(exploration.complete ? neverRunDiagnostics(exploration, source, words) : []),
+  ];
+}
+
+/** How the diagnostics place and name a step (or after-task), by its unit. */
+interface Words {
+  keyRange(unit: number): OffsetRange;
+  quote(unit: number): string;
+  label(unit: number): string;
+}
+
+function wordsFor(exploration: Exploration, source: PlaybookSource): Words {
   const { model } = exploration;
   const lines = new SourceText(source.text);
-  const keyRange = (unit: number): OffsetRange => {
-    const ir = model.irOf(unit);
-    return keyAt(lines, source.text, ir.at, ir.name);
-  };
-  const diagnostics: Diagnostic[] = [];
   const n = exploration.ir.steps.length;
   const quote = (unit: number) => `"${model.irOf(unit).name}"`;
-  const label = (unit: number) =>
-    unit >= n
-      ? `after-task ${quote(unit)}`
-      : `${model.irOf(unit).kind === 'gate' ? 'gate' : 'step'} ${quote(unit)}`;
+  return {
+    keyRange: (unit) => {
+      const ir = model.irOf(unit);
+      return keyAt(lines, source.text, ir.at, ir.name);
+    },
+    quote,
+    label: (unit) =>
+      unit >= n
+        ? `after-task ${quote(unit)}`
+        : `${model.irOf(unit).kind === 'gate' ? 'gate' : 'step'} ${quote(unit)}`,
+  };
+}
 
-  // PB311: each stuck state found, on the first step that waits, with the path that gets there.
+/** PB311: each stuck state found, on the first step that waits, with the path that gets there. */
+function stuckDiagnostics(
+  exploration: Exploration,
+  source: PlaybookSource,
+  { keyRange, quote }: Words,
+): Diagnostic[] {
+  const { model } = exploration;
+  const diagnostics: Diagnostic[] = [];
   for (const stuck of exploration.stuck) {
     const events = describePath(model, stuck.path);
     const shown =
@@ -65,54 +91,64 @@ export function exploreDiagnostics(exploration: Exploration, source: PlaybookSou
     });
   }
 
-  // PB310: a step no explored run starts. Only the first of a chain is reported (its dependents can
-  // never run because it cannot); an incomplete exploration proves nothing here.
-  if (exploration.complete) {
-    const units = exploration.units;
-    const never = (unit: number) => !units[unit]!.started && !units[unit]!.manual;
-    // A step that never runs because a need of it never runs and never settles is a consequence.
-    const blockedByNeed = (unit: number) =>
-      unit < n && exploration.ir.steps[unit]!.needs.some((need) => never(need) && !units[need]!.settled);
-    const reported = new Set<number>();
-    for (let unit = 0; unit < units.length; unit++)
-      if (never(unit) && !blockedByNeed(unit)) reported.add(unit);
-    for (const unit of reported) {
-      const isAfter = unit >= n;
-      const needs = isAfter ? [] : exploration.ir.steps[unit]!.needs;
-      let why: string;
-      const related: RelatedLocation[] = [];
-      if (isAfter) {
-        const on = (model.irOf(unit) as { on: string[] }).on;
-        why = on.length ? `no run ends ${on.join(' or ')}` : 'it has no `on` status to start on';
-      } else if (units[unit]!.skipped) {
-        why = 'its `when` condition is false in every run that reaches it';
+  return diagnostics;
+}
+
+/**
+ * PB310: a step no explored run starts. Only the first of a chain is reported (its dependents can
+ * never run because it cannot).
+ */
+function neverRunDiagnostics(
+  exploration: Exploration,
+  source: PlaybookSource,
+  { keyRange, quote, label }: Words,
+): Diagnostic[] {
+  const { model } = exploration;
+  const n = exploration.ir.steps.length;
+  const diagnostics: Diagnostic[] = [];
+  const units = exploration.units;
+  const never = (unit: number) => !units[unit]!.started && !units[unit]!.manual;
+  // A step that never runs because a need of it never runs and never settles is a consequence.
+  const blockedByNeed = (unit: number) =>
+    unit < n && exploration.ir.steps[unit]!.needs.some((need) => never(need) && !units[need]!.settled);
+  const reported = new Set<number>();
+  for (let unit = 0; unit < units.length; unit++) if (never(unit) && !blockedByNeed(unit)) reported.add(unit);
+  for (const unit of reported) {
+    const isAfter = unit >= n;
+    const needs = isAfter ? [] : exploration.ir.steps[unit]!.needs;
+    let why: string;
+    const related: RelatedLocation[] = [];
+    if (isAfter) {
+      const on = (model.irOf(unit) as { on: string[] }).on;
+      why = on.length ? `no run ends ${on.join(' or ')}` : 'it has no `on` status to start on';
+    } else if (units[unit]!.skipped) {
+      why = 'its `when` condition is false in every run that reaches it';
+    } else {
+      const unsettled = needs.filter((need) => !units[need]!.settled);
+      if (unsettled.length) {
+        why = `no run goes on past ${unsettled.map(quote).join(' or ')} (${unsettled.length > 1 ? 'they never complete' : 'it never completes'}, or completing ends the run)`;
+        for (const need of unsettled)
+          related.push({
+            file: source.file,
+            range: keyRange(need),
+            message: `${quote(need)} is declared here: every run fails, ends or waits at it`,
+          });
       } else {
-        const unsettled = needs.filter((need) => !units[need]!.settled);
-        if (unsettled.length) {
-          why = `no run goes on past ${unsettled.map(quote).join(' or ')} (${unsettled.length > 1 ? 'they never complete' : 'it never completes'}, or completing ends the run)`;
-          for (const need of unsettled)
-            related.push({
-              file: source.file,
-              range: keyRange(need),
-              message: `${quote(need)} is declared here: every run fails, ends or waits at it`,
-            });
-        } else {
-          why = `its needs (${needs.map(quote).join(', ')}) never all complete in the same run`;
-        }
+        why = `its needs (${needs.map(quote).join(', ')}) never all complete in the same run`;
       }
-      const consequences = dependentsOf(exploration, unit).filter((u) => never(u) && !reported.has(u));
-      const tail = consequences.length
-        ? `; nor can what needs it: ${consequences.map((u) => model.irOf(u).name).join(', ')}`
-        : '';
-      diagnostics.push({
-        file: source.file,
-        range: keyRange(unit),
-        severity: 'warning',
-        code: 'PB310',
-        message: `${label(unit)} can never run: ${why}${tail}`,
-        ...(related.length ? { related } : {}),
-      });
     }
+    const consequences = dependentsOf(exploration, unit).filter((u) => never(u) && !reported.has(u));
+    const tail = consequences.length
+      ? `; nor can what needs it: ${consequences.map((u) => model.irOf(u).name).join(', ')}`
+      : '';
+    diagnostics.push({
+      file: source.file,
+      range: keyRange(unit),
+      severity: 'warning',
+      code: 'PB310',
+      message: `${label(unit)} can never run: ${why}${tail}`,
+      ...(related.length ? { related } : {}),
+    });
   }
   return diagnostics;
 }

@@ -77,37 +77,73 @@ export interface Exploration {
   outOfTime: boolean;
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
   const maxStates = options.maxStates ?? DEFAULT_MAX_STATES;
   const model = new Model(ir);
-  const n = ir.steps.length;
-  const unitCount = model.unitCount;
+  const graph = buildGraph(model, maxStates, options);
+  const count = graph.nodes;
+  const notes = [...model.notes];
+  for (const refusal of graph.refusals) notes.push(`a move was refused: ${refusal}`);
+  const { order, cycle } = postOrder(graph);
+  const maxAttempts = mostAttempts(ir, model, graph, order, cycle);
+  const worst = worstTurns(model, graph, order, cycle);
+  const stuck = stuckRuns(ir, graph);
+  return {
+    ir,
+    model,
+    complete: graph.complete,
+    maxStates,
+    states: count - 1,
+    transitions: graph.edgeTo.length,
+    units: unitBounds(model, ir.steps.length, graph, maxAttempts),
+    worstTurns: cycle ? Infinity : worst.turns,
+    worstPath: worst.path,
+    endings: (['completed', 'failed', 'canceled'] as const).filter((s) => graph.endings.has(s)),
+    stuck,
+    cycle,
+    allEnd: graph.complete && stuck.length === 0 && cycle === null,
+    notes,
+    outOfTime: graph.stoppedByClock,
+  };
+}
 
-  // The state graph, built breadth first (so the first path to a state is a shortest one). Node 0 is
-  // "before the start"; its moves are the input variants.
+/**
+ * The state graph, built breadth first (so the first path to a state is a shortest one). Node 0 is
+ * "before the start"; its moves are the input variants. Edges are numbered in the order they were
+ * found; a node's edges are `edgeStart[node]` up to `edgeEnd[node]`.
+ */
+interface StateGraph {
+  /** the nodes (distinct states, and node 0) */
+  nodes: number;
+  parentEdge: number[];
+  parentNode: number[];
+  edgeStart: number[];
+  edgeEnd: number[];
+  edgeTo: number[];
+  edgeMove: Move[];
+  /** the units each edge starts (null: none) */
+  edgeStarted: (number[] | null)[];
+  /** per unit: some run starts it, skips it, settles it and goes on */
+  started: Uint8Array;
+  skipped: Uint8Array;
+  settled: Uint8Array;
+  endings: Set<RunStatus>;
+  /** states where the run waits forever, in the order found */
+  stuckNodes: number[];
+  stuckStates: Map<number, RunState>;
+  refusals: Set<string>;
+  complete: boolean;
+  stoppedByClock: boolean;
+}
+
+function buildGraph(model: Model, maxStates: number, options: ExploreOptions): StateGraph {
   const index = new Map<string, number>();
   const states: (RunState | undefined)[] = [undefined];
   const variantOf: number[] = [-1];
-  const parentEdge: number[] = [-1];
-  const parentNode: number[] = [-1];
-  const edgeStart: number[] = [];
-  const edgeEnd: number[] = [];
-  const edgeTo: number[] = [];
-  const edgeMove: Move[] = [];
-  const edgeStarted: (number[] | null)[] = [];
-  const started = new Uint8Array(unitCount);
-  const skipped = new Uint8Array(unitCount);
-  const settled = new Uint8Array(unitCount);
-  const endings = new Set<RunStatus>();
-  const stuckNodes: number[] = [];
-  const stuckStates = new Map<number, RunState>();
-  const refusals = new Set<string>();
-  let complete = true;
-
+  const graph = emptyGraph(model.unitCount);
+  const { edgeStart, edgeEnd, edgeTo } = graph;
   const clock = options.clock ?? (() => performance.now());
   const deadline = options.maxMillis === undefined ? Infinity : clock() + options.maxMillis;
-  let stoppedByClock = false;
   for (let node = 0; node < states.length; node++) {
     // (the clock is read every 64 states: reading it costs more than expanding a small state)
     if ((node & 63) === 63 && deadline !== Infinity && clock() > deadline) {
@@ -117,8 +153,8 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
         edgeEnd[rest] = edgeTo.length;
         states[rest] = undefined;
       }
-      complete = false;
-      stoppedByClock = true;
+      graph.complete = false;
+      graph.stoppedByClock = true;
       break;
     }
     const state = states[node];
@@ -127,14 +163,14 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
     const moves: Move[] =
       node === 0 ? model.inputs.map((_, variant) => ({ kind: 'start', variant })) : model.moves(state!);
     if (node !== 0 && moves.length === 0 && !isEnded(state!.status)) {
-      stuckNodes.push(node);
-      stuckStates.set(node, state!);
+      graph.stuckNodes.push(node);
+      graph.stuckStates.set(node, state!);
     }
     for (const move of moves) {
       const applied = model.apply(state, move);
       if ('error' in applied) {
         // Only a report whose generated outputs do not fit could be refused; say so once.
-        refusals.add(applied.error);
+        graph.refusals.add(applied.error);
         continue;
       }
       const next = applied.state;
@@ -143,46 +179,81 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
       let to = index.get(key);
       if (to === undefined) {
         if (states.length > maxStates) {
-          complete = false;
+          graph.complete = false;
           continue;
         }
         to = states.length;
         index.set(key, to);
         states.push(next);
         variantOf.push(variant);
-        parentEdge.push(edgeTo.length);
-        parentNode.push(node);
-        if (isEnded(next.status)) endings.add(next.status);
+        graph.parentEdge.push(edgeTo.length);
+        graph.parentNode.push(node);
+        if (isEnded(next.status)) graph.endings.add(next.status);
       }
-      for (const unit of applied.started) started[unit] = 1;
-      for (const entry of applied.history) {
-        if (entry.kind !== 'step-skipped' && entry.kind !== 'step-completed') continue;
-        // (a step whose completion ends the run lets nothing after it run)
-        if (entry.kind === 'step-completed' && next.status !== 'running') continue;
-        const unit = model.unitOf(entry.step!);
-        if (unit === undefined) continue;
-        settled[unit] = 1;
-        if (entry.kind === 'step-skipped') skipped[unit] = 1;
-      }
+      noteUnits(model, graph, applied, next);
       edgeTo.push(to);
-      edgeMove.push(move);
-      edgeStarted.push(applied.started.length ? applied.started : null);
+      graph.edgeMove.push(move);
+      graph.edgeStarted.push(applied.started.length ? applied.started : null);
     }
     edgeEnd[node] = edgeTo.length;
   }
-  const count = states.length;
-  const notes = [...model.notes];
-  for (const refusal of refusals) notes.push(`a move was refused: ${refusal}`);
+  graph.nodes = states.length;
+  return graph;
+}
 
-  const pathTo = (node: number): Move[] => {
-    const path: Move[] = [];
-    for (let at = node; at > 0; at = parentNode[at]!) path.push(edgeMove[parentEdge[at]!]!);
-    return path.reverse();
+function emptyGraph(unitCount: number): StateGraph {
+  return {
+    nodes: 0,
+    parentEdge: [-1],
+    parentNode: [-1],
+    edgeStart: [],
+    edgeEnd: [],
+    edgeTo: [],
+    edgeMove: [],
+    edgeStarted: [],
+    started: new Uint8Array(unitCount),
+    skipped: new Uint8Array(unitCount),
+    settled: new Uint8Array(unitCount),
+    endings: new Set<RunStatus>(),
+    stuckNodes: [],
+    stuckStates: new Map<number, RunState>(),
+    refusals: new Set<string>(),
+    complete: true,
+    stoppedByClock: false,
   };
+}
 
-  // Post-order of the graph from node 0 (children before parents), and any cycle.
+/** What a move did to the units: those it started, and those it settled (skipped or completed). */
+function noteUnits(
+  model: Model,
+  graph: StateGraph,
+  applied: { started: number[]; history: { kind: string; step?: string | undefined }[] },
+  next: RunState,
+): void {
+  for (const unit of applied.started) graph.started[unit] = 1;
+  for (const entry of applied.history) {
+    if (entry.kind !== 'step-skipped' && entry.kind !== 'step-completed') continue;
+    // (a step whose completion ends the run lets nothing after it run)
+    if (entry.kind === 'step-completed' && next.status !== 'running') continue;
+    const unit = model.unitOf(entry.step!);
+    if (unit === undefined) continue;
+    graph.settled[unit] = 1;
+    if (entry.kind === 'step-skipped') graph.skipped[unit] = 1;
+  }
+}
+
+/** The moves from the start to a node, along the first (shortest) path that found it. */
+function pathTo(graph: StateGraph, node: number): Move[] {
+  const path: Move[] = [];
+  for (let at = node; at > 0; at = graph.parentNode[at]!) path.push(graph.edgeMove[graph.parentEdge[at]!]!);
+  return path.reverse();
+}
+
+/** Post-order of the graph from node 0 (children before parents), and any cycle. */
+function postOrder(graph: StateGraph): { order: number[]; cycle: Move[] | null } {
+  const { edgeStart, edgeEnd, edgeTo, edgeMove } = graph;
   const order: number[] = [];
-  const color = new Uint8Array(count);
+  const color = new Uint8Array(graph.nodes);
   const stackNode: number[] = [0];
   const stackEdge: number[] = [edgeStart[0]!];
   color[0] = 1;
@@ -208,11 +279,24 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
     stackNode.pop();
     stackEdge.pop();
   }
+  return { order, cycle };
+}
 
-  // Longest paths over the acyclic graph: per unit, the most starts on one path from the start. A
-  // step starts again only after a retry or a loop's reset (restart-from is not explored), so a step
-  // with no retries and in no loop's region starts at most once in a run: it needs no pass.
-  const dp = new Int32Array(count);
+/**
+ * Longest paths over the acyclic graph: per unit, the most starts on one path from the start. A
+ * step starts again only after a retry or a loop's reset (restart-from is not explored), so a step
+ * with no retries and in no loop's region starts at most once in a run: it needs no pass.
+ */
+function mostAttempts(
+  ir: Ir,
+  model: Model,
+  graph: StateGraph,
+  order: readonly number[],
+  cycle: Move[] | null,
+): number[] {
+  const { edgeStart, edgeEnd, edgeTo, edgeStarted } = graph;
+  const unitCount = model.unitCount;
+  const dp = new Int32Array(graph.nodes);
   const maxAttempts = new Array<number>(unitCount).fill(0);
   const again = new Uint8Array(unitCount);
   for (const step of ir.steps)
@@ -221,7 +305,7 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
         for (const [first, last] of outcome.transition.reset)
           for (let member = first; member <= last; member++) again[member] = 1;
   for (let unit = 0; unit < unitCount; unit++) {
-    if (!started[unit]) continue;
+    if (!graph.started[unit]) continue;
     if (cycle) {
       maxAttempts[unit] = Infinity;
       continue;
@@ -241,8 +325,20 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
     }
     maxAttempts[unit] = dp[0]!;
   }
+  return maxAttempts;
+}
+
+/** The most agent turns one run can take, and a run that takes them (none when runs go round). */
+function worstTurns(
+  model: Model,
+  graph: StateGraph,
+  order: readonly number[],
+  cycle: Move[] | null,
+): { turns: number; path: Move[] } {
+  const { edgeStart, edgeEnd, edgeTo, edgeStarted, edgeMove } = graph;
+  const dp = new Int32Array(graph.nodes);
   const isAgent = (unit: number) => model.irOf(unit).kind === 'agent';
-  const bestEdge = new Int32Array(count).fill(-1);
+  const bestEdge = new Int32Array(graph.nodes).fill(-1);
   for (const node of order) {
     let best = 0;
     for (let edge = edgeStart[node]!; edge < edgeEnd[node]!; edge++) {
@@ -257,15 +353,18 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
     }
     dp[node] = best;
   }
-  const worstPath: Move[] = [];
+  const path: Move[] = [];
   for (let edge = cycle ? -1 : bestEdge[0]!; edge >= 0; edge = bestEdge[edgeTo[edge]!]!)
-    worstPath.push(edgeMove[edge]!);
+    path.push(edgeMove[edge]!);
+  return { turns: dp[0]!, path };
+}
 
-  // Stuck states: one per first blocked step, with the shortest path (breadth first: the first found).
+/** Stuck states: one per first blocked step, with the shortest path (breadth first: the first found). */
+function stuckRuns(ir: Ir, graph: StateGraph): StuckRun[] {
   const stuck: StuckRun[] = [];
   const seenBlocked = new Set<number>();
-  for (const node of stuckNodes) {
-    const state = stuckStates.get(node)!;
+  for (const node of graph.stuckNodes) {
+    const state = graph.stuckStates.get(node)!;
     const steps = vecToArray(state.steps);
     const blocked = steps.findIndex((s) => s.status === 'pending');
     if (seenBlocked.has(blocked)) continue;
@@ -277,11 +376,14 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
             const status = steps[need]!.status;
             return status !== 'completed' && status !== 'skipped';
           });
-    stuck.push({ path: pathTo(node), state, blocked, waitingFor });
+    stuck.push({ path: pathTo(graph, node), state, blocked, waitingFor });
   }
+  return stuck;
+}
 
+function unitBounds(model: Model, n: number, graph: StateGraph, maxAttempts: readonly number[]): UnitBound[] {
   const units: UnitBound[] = [];
-  for (let unit = 0; unit < unitCount; unit++) {
+  for (let unit = 0; unit < model.unitCount; unit++) {
     const ir = model.irOf(unit);
     const after = unit >= n;
     units.push({
@@ -290,26 +392,10 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
       after,
       manual: after && (ir as { trigger?: string }).trigger === 'manual',
       maxAttempts: maxAttempts[unit]!,
-      started: started[unit] === 1,
-      skipped: skipped[unit] === 1,
-      settled: settled[unit] === 1,
+      started: graph.started[unit] === 1,
+      skipped: graph.skipped[unit] === 1,
+      settled: graph.settled[unit] === 1,
     });
   }
-  return {
-    ir,
-    model,
-    complete,
-    maxStates,
-    states: count - 1,
-    transitions: edgeTo.length,
-    units,
-    worstTurns: cycle ? Infinity : dp[0]!,
-    worstPath,
-    endings: (['completed', 'failed', 'canceled'] as const).filter((s) => endings.has(s)),
-    stuck,
-    cycle,
-    allEnd: complete && stuck.length === 0 && cycle === null,
-    notes,
-    outOfTime: stoppedByClock,
-  };
+  return units;
 }

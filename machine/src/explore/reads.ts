@@ -42,38 +42,8 @@ type Path = (string | number)[];
 const STEP_FIELDS = ['outputs', 'outcome', 'status', 'summary', 'attempt'] as const;
 
 export function whenReads(ir: Ir): WhenReads {
-  const reads: WhenReads = {
-    inputs: new Set(),
-    allInputs: false,
-    steps: new Map(),
-    allSteps: false,
-    loop: new Set(),
-    literals: new Map(),
-    attempts: false,
-    inputOnly: [],
-    mixedInputs: new Set(),
-  };
+  const reads = emptyReads();
   const stepIndex = new Map(ir.steps.map((s) => [s.name, s.index]));
-  const of = (index: number): StepReads => {
-    let found = reads.steps.get(index);
-    if (!found) {
-      found = {
-        outputs: new Set(),
-        allOutputs: false,
-        outcome: false,
-        status: false,
-        summary: false,
-        attempt: false,
-      };
-      reads.steps.set(index, found);
-    }
-    return found;
-  };
-  const readAll = (step: StepReads) => {
-    step.allOutputs = step.outcome = step.status = step.summary = step.attempt = true;
-    reads.attempts = true;
-  };
-
   for (const step of ir.steps) {
     if (!step.when) continue;
     const paths: Path[] = [];
@@ -81,7 +51,7 @@ export function whenReads(ir: Ir): WhenReads {
     collect(step.when.expr, paths, literals);
     const keys: string[] = [];
     for (const path of paths) {
-      const [root, first, second, third] = path;
+      const [root, first] = path;
       if (root === 'inputs') {
         if (typeof first !== 'string') reads.allInputs = true;
         else {
@@ -91,25 +61,7 @@ export function whenReads(ir: Ir): WhenReads {
       } else if (root === 'loop') {
         reads.loop.add(step.index);
       } else if (root === 'steps') {
-        const index = typeof first === 'string' ? stepIndex.get(first) : undefined;
-        if (index === undefined) {
-          reads.allSteps = true;
-          reads.attempts = true;
-          continue;
-        }
-        const target = of(index);
-        if (second === undefined || !(STEP_FIELDS as readonly unknown[]).includes(second)) {
-          readAll(target);
-        } else if (second === 'outputs') {
-          if (typeof third !== 'string') target.allOutputs = true;
-          else {
-            target.outputs.add(third);
-            keys.push(`${first}.${third}`);
-          }
-        } else {
-          target[second as Exclude<(typeof STEP_FIELDS)[number], 'outputs'>] = true;
-          if (second === 'attempt') reads.attempts = true;
-        }
+        readStepPath(reads, stepIndex, path, keys);
       }
       // `run.*` is constant during a run; `report`, `gate` do not exist in a condition.
     }
@@ -127,8 +79,73 @@ export function whenReads(ir: Ir): WhenReads {
       reads.literals.set(key, list);
     }
   }
-  if (reads.allSteps) for (const step of ir.steps) readAll(of(step.index));
+  if (reads.allSteps) for (const step of ir.steps) readAll(reads, stepReads(reads, step.index));
   return reads;
+}
+
+function emptyReads(): WhenReads {
+  return {
+    inputs: new Set(),
+    allInputs: false,
+    steps: new Map(),
+    allSteps: false,
+    loop: new Set(),
+    literals: new Map(),
+    attempts: false,
+    inputOnly: [],
+    mixedInputs: new Set(),
+  };
+}
+
+/** What conditions read of one step, made on first use. */
+function stepReads(reads: WhenReads, index: number): StepReads {
+  let found = reads.steps.get(index);
+  if (!found) {
+    found = {
+      outputs: new Set(),
+      allOutputs: false,
+      outcome: false,
+      status: false,
+      summary: false,
+      attempt: false,
+    };
+    reads.steps.set(index, found);
+  }
+  return found;
+}
+
+function readAll(reads: WhenReads, step: StepReads): void {
+  step.allOutputs = step.outcome = step.status = step.summary = step.attempt = true;
+  reads.attempts = true;
+}
+
+/** A `steps.NAME…` path of a condition: the field it reads, or all of the step (or of every step). */
+function readStepPath(
+  reads: WhenReads,
+  stepIndex: ReadonlyMap<string, number>,
+  path: Path,
+  keys: string[],
+): void {
+  const [, first, second, third] = path;
+  const index = typeof first === 'string' ? stepIndex.get(first) : undefined;
+  if (index === undefined) {
+    reads.allSteps = true;
+    reads.attempts = true;
+    return;
+  }
+  const target = stepReads(reads, index);
+  if (second === undefined || !(STEP_FIELDS as readonly unknown[]).includes(second)) {
+    readAll(reads, target);
+  } else if (second === 'outputs') {
+    if (typeof third !== 'string') target.allOutputs = true;
+    else {
+      target.outputs.add(third);
+      keys.push(`${first}.${third}`);
+    }
+  } else {
+    target[second as Exclude<(typeof STEP_FIELDS)[number], 'outputs'>] = true;
+    if (second === 'attempt') reads.attempts = true;
+  }
 }
 
 /** The longest member chain from a context root (`steps.plan.outputs.files`), or undefined. */

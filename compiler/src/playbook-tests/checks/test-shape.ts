@@ -32,16 +32,7 @@ export function checkTestShape(file: string, document: Document.Parsed, value: u
   const errors = validate.errors ?? [];
   // `{ choise: approve }` is one mistake: its unknown key says "did you mean "choice"?", not also that
   // "choice" is missing.
-  const suggested = new Set<string>();
-  for (const error of errors)
-    if (error.keyword === 'additionalProperties') {
-      const key = String((error.params as { additionalProperty: string }).additionalProperty);
-      const suggestion = closest(
-        key,
-        Object.keys(((error.parentSchema ?? {}) as SchemaNode).properties ?? {}),
-      );
-      if (suggestion) suggested.add(`${error.instancePath}\u0000${suggestion}`);
-    }
+  const suggested = suggestedKeys(errors);
   for (const error of errors) {
     const path = error.instancePath;
     if (reportedAt.some((p) => path === p || path.startsWith(`${p}/`))) continue;
@@ -86,14 +77,7 @@ export function checkTestShape(file: string, document: Document.Parsed, value: u
     const valueRange = rangeOf(node);
     const range = valueRange.end > valueRange.start ? valueRange : requiredRange(document, path);
     const written = shownValue(node && isScalar(node) ? node.value : (node?.toJSON() as unknown));
-    const expected =
-      error.keyword === 'enum'
-        ? `one of ${(parent.enum ?? []).join(', ')}`
-        : error.keyword === 'minimum'
-          ? `at least ${String(parent.minimum)}`
-          : error.keyword === 'type'
-            ? typeWords(parent.type)
-            : (error.message ?? 'valid');
+    const expected = expectedWords(error.keyword, parent, error.message);
     diagnostics.push(
       createDiagnostic(
         file,
@@ -104,6 +88,29 @@ export function checkTestShape(file: string, document: Document.Parsed, value: u
     );
   }
   return diagnostics;
+}
+
+/** The keys an unknown key's did-you-mean names, by the path of their mapping. */
+function suggestedKeys(errors: readonly ErrorObject[]): Set<string> {
+  const suggested = new Set<string>();
+  for (const error of errors)
+    if (error.keyword === 'additionalProperties') {
+      const key = String((error.params as { additionalProperty: string }).additionalProperty);
+      const suggestion = closest(
+        key,
+        Object.keys(((error.parentSchema ?? {}) as SchemaNode).properties ?? {}),
+      );
+      if (suggestion) suggested.add(`${error.instancePath}\u0000${suggestion}`);
+    }
+  return suggested;
+}
+
+/** What a value that does not fit must be instead, in words. */
+function expectedWords(keyword: string, parent: SchemaNode, message: string | undefined): string {
+  if (keyword === 'enum') return `one of ${(parent.enum ?? []).join(', ')}`;
+  if (keyword === 'minimum') return `at least ${String(parent.minimum)}`;
+  if (keyword === 'type') return typeWords(parent.type);
+  return message ?? 'valid';
 }
 
 const TYPE_WORDS: Record<string, string> = {

@@ -122,9 +122,15 @@ function expressionCompletions(
         sortText: String(n).padStart(3, '0'),
       }));
   }
-  const entries: CompletionEntry[] = scopes
-    .rootMembers(scope)
-    .map((m, n) => memberEntry(m, rangeFrom(start), n));
+  return [
+    ...scopes.rootMembers(scope).map((m, n) => memberEntry(m, rangeFrom(start), n)),
+    ...builtinEntries(() => rangeFrom(start)),
+  ];
+}
+
+/** The built-in functions and `true`, `false`, `null`, after the context's own names. */
+function builtinEntries(range: () => OffsetRange): CompletionEntry[] {
+  const entries: CompletionEntry[] = [];
   BUILTIN_FUNCTIONS.forEach((fn, n) =>
     entries.push({
       label: fn.name,
@@ -132,7 +138,7 @@ function expressionCompletions(
       detail: fn.signature,
       documentation: fn.description,
       insertText: fn.name,
-      range: rangeFrom(start),
+      range: range(),
       sortText: `1${String(n).padStart(3, '0')}`,
     }),
   );
@@ -141,7 +147,7 @@ function expressionCompletions(
       label: word,
       kind: 'keyword',
       insertText: word,
-      range: rangeFrom(start),
+      range: range(),
       sortText: `2${n}`,
     }),
   );

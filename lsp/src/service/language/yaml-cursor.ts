@@ -96,14 +96,7 @@ function scanInline(rest: string, startsAsItem: boolean): { frames: Frame[]; inS
   while (i < rest.length) {
     const c = rest[i]!;
     if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < rest.length) {
-        if (c === '"' && rest[j] === '\\') j += 2;
-        else if (rest[j] === c) {
-          if (c === "'" && rest[j + 1] === "'") j += 2;
-          else break;
-        } else j++;
-      }
+      const j = closingQuote(rest, i);
       if (j >= rest.length) return { frames, inString: true };
       scalar = rest.slice(i + 1, j);
       i = j + 1;
@@ -145,12 +138,7 @@ function scanInline(rest: string, startsAsItem: boolean): { frames: Frame[]; inS
       continue;
     }
     if (c === ',' && inFlow) {
-      if (frame.kind === 'map') {
-        if (frame.key !== undefined) frame.entries.push(frame.key);
-        else if (scalar?.trim()) frame.entries.push(scalar.trim());
-        frame.key = undefined;
-        frame.state = 'key';
-      } else if (scalar?.trim()) frame.entries.push(scalar.trim());
+      endEntry(frame, scalar);
       scalar = undefined;
       i++;
       continue;
@@ -162,6 +150,30 @@ function scanInline(rest: string, startsAsItem: boolean): { frames: Frame[]; inS
     i = j;
   }
   return { frames, inString: false };
+}
+
+/** Where the quoted scalar opened at `i` closes (`rest.length`: it does not, on this line). */
+function closingQuote(rest: string, i: number): number {
+  const c = rest[i]!;
+  let j = i + 1;
+  while (j < rest.length) {
+    if (c === '"' && rest[j] === '\\') j += 2;
+    else if (rest[j] === c) {
+      if (c === "'" && rest[j + 1] === "'") j += 2;
+      else break;
+    } else j++;
+  }
+  return j;
+}
+
+/** A `,` in a flow collection: the entry before it is kept, and a mapping waits for its next key. */
+function endEntry(frame: Frame, scalar: string | undefined): void {
+  if (frame.kind === 'map') {
+    if (frame.key !== undefined) frame.entries.push(frame.key);
+    else if (scalar?.trim()) frame.entries.push(scalar.trim());
+    frame.key = undefined;
+    frame.state = 'key';
+  } else if (scalar?.trim()) frame.entries.push(scalar.trim());
 }
 
 export function yamlCursorAt(source: string, offset: number): YamlCursor | undefined {
