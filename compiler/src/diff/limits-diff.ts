@@ -21,7 +21,7 @@ export function limitChanges(base: Ir, head: Ir): PolicyChange[] {
       'timeout',
       direction,
       subject,
-      `the run's timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${duration(b.timeoutMs)} → ${duration(h.timeoutMs)}`,
+      `the run's timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${limitDuration(b.timeoutMs)} → ${limitDuration(h.timeoutMs)}`,
       { before: b.timeoutMs, after: h.timeoutMs },
     );
   }
@@ -31,7 +31,7 @@ export function limitChanges(base: Ir, head: Ir): PolicyChange[] {
       'timeout',
       direction,
       subject,
-      `the default step timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${duration(b.stepTimeoutMs)} → ${duration(h.stepTimeoutMs)}`,
+      `the default step timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${limitDuration(b.stepTimeoutMs)} → ${limitDuration(h.stepTimeoutMs)}`,
       { before: b.stepTimeoutMs, after: h.stepTimeoutMs },
     );
   }
@@ -68,7 +68,7 @@ export function limitChanges(base: Ir, head: Ir): PolicyChange[] {
 }
 
 /** 90000 → 1m30s; null → none */
-export function duration(ms: number | null): string {
+export function limitDuration(ms: number | null): string {
   if (ms === null) return 'none';
   const units: [string, number][] = [
     ['h', 3_600_000],

@@ -2,7 +2,7 @@ import type { Ir, IrAfterTask, IrStep, IrTransition } from '../ir/ir.js';
 import { IR_VERSION } from '../ir/ir.js';
 import { canonicalExpression, matchPlaybooks, canonicalTemplate } from './match.js';
 import type { Matching, Resolver } from './match.js';
-import { duration, limitChanges } from './limits-diff.js';
+import { limitChanges, limitDuration } from './limits-diff.js';
 import { renamed } from './policy-change.js';
 import type { ChangeKind, ChangeSubject, DiffOptions, Direction, PolicyChange } from './policy-change.js';
 import { TOOLS, grants, isReadOnly, toolChanges } from './tool-changes.js';
@@ -337,7 +337,7 @@ class PolicyDiff {
         'timeout',
         direction,
         subject,
-        `${what} timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${duration(before.timeoutMs)} → ${duration(step.timeoutMs)}`,
+        `${what} timeout ${direction === 'widened' ? 'lengthened' : 'shortened'}: ${limitDuration(before.timeoutMs)} → ${limitDuration(step.timeoutMs)}`,
         { before: before.timeoutMs, after: step.timeoutMs },
       );
     }

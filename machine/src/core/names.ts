@@ -4,7 +4,7 @@
  */
 import { closest } from '@kairoku-playbook/grammar';
 import type { IrOutcome } from '@kairoku-playbook/compiler';
-import { refuse } from './refusal.js';
+import { refuseEvent } from './refusal.js';
 import type { TransitionRefusal } from './refusal.js';
 import { AFTER_PREFIX, isEnded } from './state.js';
 import { isSettled } from './working-run.js';
@@ -16,11 +16,11 @@ export function resolve(run: WorkingRun, name: string): Ref | TransitionRefusal 
     const task = name.slice(AFTER_PREFIX.length);
     const index = run.derived.afterIndex.get(task);
     if (index !== undefined) return { after: true, index };
-    return refuse('unknown-after-task', unknown('after-task', task, [...run.derived.afterIndex.keys()]));
+    return refuseEvent('unknown-after-task', unknown('after-task', task, [...run.derived.afterIndex.keys()]));
   }
   const index = run.derived.stepIndex.get(name);
   if (index !== undefined) return { after: false, index };
-  return refuse('unknown-step', unknown('step', name, [...run.derived.stepIndex.keys()]));
+  return refuseEvent('unknown-step', unknown('step', name, [...run.derived.stepIndex.keys()]));
 }
 
 function unknown(what: string, name: string, names: string[]): string {
@@ -35,7 +35,7 @@ export function outcomeOf(run: WorkingRun, ref: Ref, name: string): IrOutcome | 
   if (outcome) return outcome;
   const isGate = !ref.after && run.state.ir.steps[ref.index]!.kind === 'gate';
   const what = isGate ? 'choice' : 'outcome';
-  return refuse(
+  return refuseEvent(
     isGate ? 'unknown-choice' : 'unknown-outcome',
     `${run.label(ref)} has no ${what} "${name}"; its ${what}s are ${[...outcomes.keys()].join(', ')}`,
   );
@@ -50,16 +50,19 @@ export function cannotStart(run: WorkingRun, ref: Ref): TransitionRefusal | unde
   const status = run.state.status;
   if (ref.after) {
     if (!isEnded(status))
-      return refuse('run-not-ended', `${run.label(ref)} starts once the run has ended; the run is ${status}`);
+      return refuseEvent(
+        'run-not-ended',
+        `${run.label(ref)} starts once the run has ended; the run is ${status}`,
+      );
     const task = run.get(ref).status;
     if (task === 'running' || task === 'reported')
-      return refuse('already-running', `${run.label(ref)} is already ${task}`);
+      return refuseEvent('already-running', `${run.label(ref)} is already ${task}`);
     return undefined;
   }
-  if (run.state.startedAt === null) return refuse('not-started', 'the run has not started');
+  if (run.state.startedAt === null) return refuseEvent('not-started', 'the run has not started');
   if (status === 'paused')
-    return refuse('run-paused', 'the run is paused: nothing new starts until it is resumed');
-  if (isEnded(status)) return refuse('run-ended', `the run has ended (${status})`);
+    return refuseEvent('run-paused', 'the run is paused: nothing new starts until it is resumed');
+  if (isEnded(status)) return refuseEvent('run-ended', `the run has ended (${status})`);
   const step = run.get(ref);
   if (step.status === 'ready') return undefined;
   let why = `${run.label(ref)} is not ready: it is ${step.status}`;
@@ -67,5 +70,5 @@ export function cannotStart(run: WorkingRun, ref: Ref): TransitionRefusal | unde
     const waiting = run.state.ir.steps[ref.index]!.needs.filter((n) => !isSettled(run.step(n).status));
     if (waiting.length) why += `, waiting for ${waiting.map((n) => run.state.ir.steps[n]!.name).join(', ')}`;
   }
-  return refuse('not-ready', why);
+  return refuseEvent('not-ready', why);
 }

@@ -43,10 +43,10 @@ export const REFUSAL_CODES = [
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
-export function refuse(code: RefusalCode, message: string): TransitionRefusal {
+export function refuseEvent(code: RefusalCode, message: string): TransitionRefusal {
   return { code, message };
 }
 
-export function isRefusal(value: object): value is TransitionRefusal {
+export function isEventRefusal(value: object): value is TransitionRefusal {
   return 'code' in value && 'message' in value;
 }

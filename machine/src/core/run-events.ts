@@ -3,7 +3,7 @@
  * loss of its manager, and a restart from a step.
  */
 import { resolve } from './names.js';
-import { isRefusal, refuse } from './refusal.js';
+import { isEventRefusal, refuseEvent } from './refusal.js';
 import type { TransitionRefusal } from './refusal.js';
 import { isEnded } from './state.js';
 import { isSettled } from './working-run.js';
@@ -11,7 +11,7 @@ import type { Ref, WorkingRun } from './working-run.js';
 
 export function pause(run: WorkingRun): TransitionRefusal | undefined {
   if (run.state.status !== 'running')
-    return refuse('run-not-running', `the run is not running (it is ${run.state.status})`);
+    return refuseEvent('run-not-running', `the run is not running (it is ${run.state.status})`);
   run.state.status = 'paused';
   run.record('run-paused', 'run paused: running steps finish their turn, nothing new starts');
   return undefined;
@@ -19,7 +19,7 @@ export function pause(run: WorkingRun): TransitionRefusal | undefined {
 
 export function resume(run: WorkingRun): TransitionRefusal | undefined {
   if (run.state.status !== 'paused')
-    return refuse('run-not-paused', `the run is not paused (it is ${run.state.status})`);
+    return refuseEvent('run-not-paused', `the run is not paused (it is ${run.state.status})`);
   run.state.status = 'running';
   run.record('run-resumed', 'run resumed');
   const deferred = run.state.deferred;
@@ -37,7 +37,7 @@ export function resume(run: WorkingRun): TransitionRefusal | undefined {
   return undefined;
 }
 
-export function cancel(run: WorkingRun, reason: string | undefined): TransitionRefusal | undefined {
+export function cancelRun(run: WorkingRun, reason: string | undefined): TransitionRefusal | undefined {
   const why = run.scrub(reason ?? 'canceled by request');
   if (!isEnded(run.state.status)) {
     run.cancelRun(why);
@@ -54,7 +54,7 @@ export function cancel(run: WorkingRun, reason: string | undefined): TransitionR
     any = true;
   });
   if (!any)
-    return refuse(
+    return refuseEvent(
       'nothing-to-cancel',
       `the run has already ended (${run.state.status}) and no after-task is running`,
     );
@@ -78,7 +78,7 @@ export function managerLost(run: WorkingRun, reason: string | undefined): Transi
     return undefined;
   }
   if (!stopped)
-    return refuse(
+    return refuseEvent(
       'nothing-to-cancel',
       `the run has already ended (${run.state.status}) and no after-task is running`,
     );
@@ -88,16 +88,16 @@ export function managerLost(run: WorkingRun, reason: string | undefined): Transi
 
 export function restartFrom(run: WorkingRun, name: string): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   if (ref.after)
-    return refuse('is-an-after-task', `${run.label(ref)} is an after-task: restart the run from a step`);
+    return refuseEvent('is-an-after-task', `${run.label(ref)} is an after-task: restart the run from a step`);
   if (!isEnded(run.state.status))
-    return refuse('run-not-ended', `the run is ${run.state.status}: only an ended run can be restarted`);
+    return refuseEvent('run-not-ended', `the run is ${run.state.status}: only an ended run can be restarted`);
   const needs = run.state.ir.steps[ref.index]!.needs;
   const open = needs.filter((n) => !isSettled(run.step(n).status));
   if (open.length) {
     const list = open.map((n) => `${run.state.ir.steps[n]!.name} is ${run.step(n).status}`).join(', ');
-    return refuse(
+    return refuseEvent(
       'needs-not-completed',
       `${run.label(ref)} cannot restart: its needs have not completed (${list})`,
     );

@@ -10,9 +10,9 @@ import type { RunState } from './state.js';
 import { WorkingRun } from './working-run.js';
 import type { Ref } from './working-run.js';
 import { cannotStart, isGate, outcomeOf, resolve } from './names.js';
-import { isRefusal, refuse } from './refusal.js';
+import { isEventRefusal, refuseEvent } from './refusal.js';
 import type { TransitionRefusal } from './refusal.js';
-import { cancel, managerLost, pause, restartFrom, resume } from './run-events.js';
+import { cancelRun, managerLost, pause, restartFrom, resume } from './run-events.js';
 
 export { REFUSAL_CODES } from './refusal.js';
 export type { RefusalCode, TransitionRefusal } from './refusal.js';
@@ -92,7 +92,7 @@ function handle(run: WorkingRun, event: RunEvent): TransitionRefusal | undefined
     case 'resume':
       return resume(run);
     case 'cancel':
-      return cancel(run, event.reason);
+      return cancelRun(run, event.reason);
     case 'restart-from':
       return restartFrom(run, event.step);
     case 'note':
@@ -100,14 +100,17 @@ function handle(run: WorkingRun, event: RunEvent): TransitionRefusal | undefined
     case 'manager-lost':
       return managerLost(run, event.reason);
     default:
-      return refuse('unknown-event', `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`);
+      return refuseEvent(
+        'unknown-event',
+        `unknown event ${JSON.stringify((event as { type?: unknown }).type)}`,
+      );
   }
 }
 
 // ---- handlers -----------------------------------------------------------------------------------
 
 function start(run: WorkingRun): TransitionRefusal | undefined {
-  if (run.state.startedAt !== null) return refuse('already-started', 'the run has already started');
+  if (run.state.startedAt !== null) return refuseEvent('already-started', 'the run has already started');
   run.state.startedAt = run.at;
   const timeoutMs = run.state.ir.limits.timeoutMs;
   run.state.deadline = timeoutMs ? new Date(run.now + timeoutMs).toISOString() : null;
@@ -118,8 +121,9 @@ function start(run: WorkingRun): TransitionRefusal | undefined {
 
 function startStep(run: WorkingRun, name: string, brief: string | undefined): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
-  if (isGate(run, ref)) return refuse('is-a-gate', `${run.label(ref)} is a gate: open it with request-gate`);
+  if (isEventRefusal(ref)) return ref;
+  if (isGate(run, ref))
+    return refuseEvent('is-a-gate', `${run.label(ref)} is a gate: open it with request-gate`);
   const why = cannotStart(run, ref);
   if (why) return why;
   const ir = run.ir(ref);
@@ -187,7 +191,7 @@ function stepStarted(
   agent: string,
 ): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   const current = run.current(ref);
   if (!current || current.attempt !== attempt || current.endedAt !== undefined) return undefined;
   run.putAttempt(ref, { agent });
@@ -200,9 +204,9 @@ function requestGate(
   summary: string | undefined,
 ): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   if (!isGate(run, ref))
-    return refuse('not-a-gate', `${run.label(ref)} is not a gate: start it with start-step`);
+    return refuseEvent('not-a-gate', `${run.label(ref)} is not a gate: start it with start-step`);
   const why = cannotStart(run, ref);
   if (why) return why;
   const ir = run.state.ir.steps[ref.index]!;
@@ -243,30 +247,30 @@ function report(
   event: Extract<RunEvent, { type: 'report' }>,
 ): TransitionRefusal | undefined {
   const ref = resolve(run, event.step);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   if (isGate(run, ref))
-    return refuse('is-a-gate', `${run.label(ref)} is a gate: it takes a decision, not a report`);
+    return refuseEvent('is-a-gate', `${run.label(ref)} is a gate: it takes a decision, not a report`);
   const step = run.get(ref);
   const current = run.current(ref);
   if (step.status === 'reported')
-    return refuse(
+    return refuseEvent(
       'already-reported',
       `${run.label(ref)} has already reported attempt ${current?.attempt}; it waits for complete-step`,
     );
   if (step.status !== 'running' || !current)
-    return refuse('not-running', `${run.label(ref)} is not running (it is ${step.status})`);
+    return refuseEvent('not-running', `${run.label(ref)} is not running (it is ${step.status})`);
   if (event.attempt !== undefined && event.attempt !== current.attempt)
-    return refuse(
+    return refuseEvent(
       'wrong-attempt',
       `${run.label(ref)}: the report is for attempt ${event.attempt}, but the current attempt is ${current.attempt}`,
     );
   const outcome = outcomeOf(run, ref, event.outcome);
-  if (isRefusal(outcome)) return outcome;
+  if (isEventRefusal(outcome)) return outcome;
   const outputs = event.outputs ?? {};
   const ir = run.ir(ref);
   const problems = checkNamedValues(ir.outputSchema, outputs, 'output', run.label(ref));
   if (problems.length)
-    return refuse(
+    return refuseEvent(
       'outputs-do-not-fit',
       `the report of ${run.label(ref)} does not fit its outputs: ${problems.join('; ')}`,
     );
@@ -289,20 +293,20 @@ function report(
 
 function completeStep(run: WorkingRun, name: string, outcomeName: string): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   if (isGate(run, ref))
-    return refuse(
+    return refuseEvent(
       'is-a-gate',
       `${run.label(ref)} is a gate: it completes when a choice is made (gate-decided)`,
     );
   const step = run.get(ref);
   if (step.status !== 'reported')
-    return refuse(
+    return refuseEvent(
       'not-reported',
       `${run.label(ref)} has not reported (it is ${step.status}); a step completes after its report`,
     );
   const outcome = outcomeOf(run, ref, outcomeName);
-  if (isRefusal(outcome)) return outcome;
+  if (isEventRefusal(outcome)) return outcome;
   const current = run.current(ref)!;
   const patch: Partial<typeof current> = { outcome: outcome.name, endedAt: run.at };
   if (current.outcome !== undefined && current.outcome !== outcome.name)
@@ -326,16 +330,16 @@ function gateDecided(
   comment: string | undefined,
 ): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
-  if (!isGate(run, ref)) return refuse('not-a-gate', `${run.label(ref)} is not a gate`);
+  if (isEventRefusal(ref)) return ref;
+  if (!isGate(run, ref)) return refuseEvent('not-a-gate', `${run.label(ref)} is not a gate`);
   const step = run.get(ref);
   if (step.status !== 'waiting')
-    return refuse('not-waiting', `${run.label(ref)} is not open (it is ${step.status})`);
+    return refuseEvent('not-waiting', `${run.label(ref)} is not open (it is ${step.status})`);
   const choice = outcomeOf(run, ref, choiceName);
-  if (isRefusal(choice)) return choice;
+  if (isEventRefusal(choice)) return choice;
   const text = run.scrub(comment ?? '').trim();
   if (choice.comment === 'required' && !text)
-    return refuse('comment-required', `choice "${choice.name}" of ${run.label(ref)} needs a comment`);
+    return refuseEvent('comment-required', `choice "${choice.name}" of ${run.label(ref)} needs a comment`);
   const current = run.current(ref)!;
   const patch: Partial<typeof current> = { outcome: choice.name, endedAt: run.at };
   if (text) patch.comment = text;
@@ -362,7 +366,7 @@ function agentStopped(
   attempt: number | undefined,
 ): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   const current = runningAttempt(run, ref, attempt);
   if (!current) return undefined;
   if (current.reminded) {
@@ -392,7 +396,7 @@ function agentLost(
   reason: string | undefined,
 ): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   if (!runningAttempt(run, ref, attempt)) return undefined;
   lose(run, ref, reason ?? 'its agent no longer exists');
   return undefined;
@@ -408,14 +412,17 @@ function readOnlyViolated(
   event: Extract<RunEvent, { type: 'read-only-violated' }>,
 ): TransitionRefusal | undefined {
   const ref = resolve(run, event.step);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   if (isGate(run, ref) || run.ir(ref).kind !== 'agent')
-    return refuse(
+    return refuseEvent(
       'not-an-agent-step',
       `${run.label(ref)} is not an agent step: only a read-only role is checked`,
     );
   if (!run.ir(ref).readOnly)
-    return refuse('not-read-only', `${run.label(ref)} is not read-only: its role may change the worktree`);
+    return refuseEvent(
+      'not-read-only',
+      `${run.label(ref)} is not read-only: its role may change the worktree`,
+    );
   const current = runningAttempt(run, ref, event.attempt);
   if (!current) return undefined;
   const name = run.name(ref);
@@ -444,10 +451,10 @@ function lose(run: WorkingRun, ref: Ref, why: string): void {
 
 function nudge(run: WorkingRun, name: string, message: string): TransitionRefusal | undefined {
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   const current = runningAttempt(run, ref, undefined);
   if (!current)
-    return refuse(
+    return refuseEvent(
       'not-running',
       `${run.label(ref)} is not running (it is ${run.get(ref).status}); only a running step can be nudged`,
     );
@@ -467,7 +474,7 @@ function nudge(run: WorkingRun, name: string, message: string): TransitionRefusa
  */
 function note(run: WorkingRun, event: Extract<RunEvent, { type: 'note' }>): undefined {
   const ref = event.step === undefined ? undefined : resolve(run, event.step);
-  const known = ref === undefined || isRefusal(ref) ? undefined : ref;
+  const known = ref === undefined || isEventRefusal(ref) ? undefined : ref;
   const scrubbed = run.scrub(event.text);
   const cut = scrubbed.length > NOTE_LIMITS.text ? `${scrubbed.slice(0, NOTE_LIMITS.text)}… (cut)` : scrubbed;
   const text = known || event.step === undefined ? cut : `${event.step}: ${cut}`;
@@ -487,7 +494,7 @@ function timeout(
     return undefined;
   }
   const ref = resolve(run, name);
-  if (isRefusal(ref)) return ref;
+  if (isEventRefusal(ref)) return ref;
   const current = runningAttempt(run, ref, attempt);
   if (!current) return undefined;
   const limit = duration(run.ir(ref).timeoutMs);

@@ -40,8 +40,11 @@ export class FileWriteError extends Error {
   static from(error: unknown): FileWriteError | undefined {
     if (error instanceof FileWriteError) return error;
     const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
-    if (code !== 'ENOSPC' && code !== 'EDQUOT' && code !== 'EROFS') return undefined;
-    return new FileWriteError(typeof path === 'string' ? path : '', code, (error as Error).message);
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS')
+      return new FileWriteError(typeof path === 'string' ? path : '', code, (error as Error).message);
+    // A write the run host or the driver refused (`WriteFailed`) carries the store's error as its cause.
+    const cause = (error as { cause?: unknown } | undefined)?.cause;
+    return cause !== undefined && cause !== error ? FileWriteError.from(cause) : undefined;
   }
 }
 
