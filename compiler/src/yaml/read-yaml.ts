@@ -1,4 +1,4 @@
-import { Lexer, isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { Composer, Lexer, Parser, isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
 import type { Alias, Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { createDiagnostic, shown } from '../diagnostic.js';
 import type { Diagnostic, OffsetRange } from '../diagnostic.js';
@@ -57,7 +57,6 @@ function yamlDiagnostic(file: string, message: string, start: number, end: numbe
 }
 
 /** Reads one playbook file's text into a YAML document, refusing what must not be parsed. */
-// eslint-disable-next-line max-lines-per-function -- over the bound when the rule came in (2026-12-06): to be split, issue 22
 export function readYaml(file: string, text: string): YamlSource {
   const result: YamlSource = {
     file,
@@ -87,31 +86,20 @@ export function readYaml(file: string, text: string): YamlSource {
   // YAML breaks lines at CR too; the parser only at LF and CRLF. A lone CR becomes LF: same offsets.
   if (text.includes('\r')) result.parsedText = text.replace(/\r(?!\n)/g, '\n');
 
-  // (every value takes a character at least: a shorter file need not be counted)
-  const crowded = text.length > YAML_LIMITS.maxValues ? pastValueLimit(result.parsedText) : undefined;
-  if (crowded !== undefined) {
-    return refuse(
-      `too many values to check (more than ${YAML_LIMITS.maxValues} scalars and collections); split the playbook`,
-      crowded,
-      crowded + 1,
-    );
-  }
-
   let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(result.parsedText, {
-      keepSourceTokens: true,
-      prettyErrors: false,
-      // duplicate keys are found while converting, where the key's place is known (PB101 or PB600)
-      uniqueKeys: false,
-      strict: true,
-    }) as Document.Parsed[];
+    documents = parseCounted(result.parsedText);
   } catch (error) {
-    // The yaml parser recurses on nesting; a pathological file can exhaust the stack.
-    if (error instanceof RangeError) return refuse('the YAML is nested too deeply to be read');
+    if (error instanceof TooManyValues) return crowdedRefusal(refuse, error.offset);
+    // The yaml parser recurses on nesting; a pathological file can exhaust the stack. (Counting stopped
+    // there: a crowded file is still refused as crowded, as when the values were counted first.)
+    if (error instanceof RangeError) {
+      const crowded = text.length > YAML_LIMITS.maxValues ? pastValueLimit(result.parsedText) : undefined;
+      if (crowded !== undefined) return crowdedRefusal(refuse, crowded);
+      return refuse('the YAML is nested too deeply to be read');
+    }
     throw error;
   }
-  if (!Array.isArray(documents)) documents = [documents];
   const first = documents[0];
   for (let i = 1; i < documents.length; i++) {
     const extra = documents[i]!;
@@ -168,6 +156,74 @@ export function readYaml(file: string, text: string): YamlSource {
     d.range.end = Math.min(Math.max(d.range.end, d.range.start), text.length);
   }
   return result;
+}
+
+function crowdedRefusal(refuse: (message: string, start?: number, end?: number) => YamlSource, at: number) {
+  return refuse(
+    `too many values to check (more than ${YAML_LIMITS.maxValues} scalars and collections); split the playbook`,
+    at,
+    at + 1,
+  );
+}
+
+/** Thrown by `parseCounted` at the value past `YAML_LIMITS.maxValues`: `offset` is where it starts. */
+class TooManyValues extends Error {
+  constructor(readonly offset: number) {
+    super('too many values');
+  }
+}
+
+/**
+ * `parseAllDocuments(text, …)` with the values counted on the lexer's tokens as they pass to the parser
+ * (one lexing, not two): past `YAML_LIMITS.maxValues` it throws `TooManyValues` at the token that
+ * crosses the limit, before the composer builds the nodes of the document being read. Counts as
+ * `pastValueLimit` does, token for token.
+ */
+function parseCounted(text: string): Document.Parsed[] {
+  const parser = new Parser();
+  const composer = new Composer({
+    keepSourceTokens: true,
+    prettyErrors: false,
+    // duplicate keys are found while converting, where the key's place is known (PB101 or PB600)
+    uniqueKeys: false,
+    strict: true,
+  });
+  // (every value takes a character at least: a shorter file need not be counted)
+  const count = text.length > YAML_LIMITS.maxValues;
+  function* tokens() {
+    let values = 0;
+    let offset = 0;
+    for (const token of new Lexer().lex(text)) {
+      if (count) {
+        if (isValueToken(token) && ++values > YAML_LIMITS.maxValues) throw new TooManyValues(offset);
+        if (!isMarker(token)) offset += token.length;
+      }
+      yield* parser.next(token);
+    }
+    yield* parser.end();
+  }
+  return Array.from(composer.compose(tokens())) as Document.Parsed[];
+}
+
+/** The lexer's one-character markers with no text of their own (see `pastValueLimit`). */
+function isMarker(token: string): boolean {
+  const first = token.charCodeAt(0);
+  return token.length === 1 && (first === 0x1f || first === 0x02 || first === 0x18);
+}
+
+/** A token that starts a value, as `pastValueLimit` counts them. */
+function isValueToken(token: string): boolean {
+  const first = token.charCodeAt(0);
+  if (token.length === 1 && (first === 0x1f || first === 0x02 || first === 0x18)) return first === 0x1f;
+  return (
+    first === 0x22 ||
+    first === 0x27 ||
+    first === 0x7c ||
+    first === 0x3e ||
+    first === 0x5b ||
+    first === 0x7b ||
+    first === 0x2a
+  );
 }
 
 /**
