@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- over the bound when the rule came in (2026-12-06): to be split, issue 22 */
 /**
  * The expression language of `${{ }}` and `when:` (SPEC §3.6): literals, context names, `.name`, `[index]`,
  * calls of built-in functions, `!`, comparisons, `==`/`!=`, `&&`, `||` and parentheses; and list literals
@@ -19,184 +18,33 @@
  * problem (at the token right after a stray character, or at the end after an unterminated literal) is
  * dropped, and so is leftover input after any other error.
  */
-import { createToken, EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'chevrotain';
-import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
+import { EmbeddedActionsParser, EOF, Lexer, tokenMatcher } from 'chevrotain';
+import { EXPRESSION_LEXER_TOKENS, EXPRESSION_TOKENS } from './expression-tokens.js';
+// prettier-ignore
+import { OPERATOR_LIKE, VALUE_STARTS, decodeLiterals, describe, tokenLabel, matchesAny, messages, pb400, unknownMessage } from './expression-messages.js';
+import type { IToken, TokenType } from 'chevrotain';
 import type { BinaryOperator, Expr, GrammarError, ParseResult, Span } from './ast.js';
-import { VALIDATIONS_IN_PRODUCTION, lex, matchQuoted, quoteImage, shortImage, unexpected } from './lexing.js';
+import { VALIDATIONS_IN_PRODUCTION, lex, quoteImage, shortImage, unexpected } from './lexing.js';
 import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
-import { decodeQuoted } from './strings.js';
 
-// ---------------------------------------------------------------------------------------------- tokens
+// The tokens: expression-tokens.ts; the messages: expression-messages.ts.
 
-const WhiteSpace = createToken({
-  name: 'WhiteSpace',
-  pattern: /\s+/,
-  group: Lexer.SKIPPED,
-  line_breaks: true,
-});
-/** Anything that may follow `.`: identifiers and the keyword literals (an output may be called `null`). */
-const Name = createToken({ name: 'Name', pattern: Lexer.NA });
-const Literal = createToken({ name: 'Literal', pattern: Lexer.NA });
-const Identifier = createToken({
-  name: 'Identifier',
-  pattern: /[A-Za-z_][A-Za-z0-9_-]*/,
-  categories: [Name],
-});
-const True = createToken({
-  name: 'True',
-  pattern: /true/,
-  longer_alt: Identifier,
-  categories: [Name, Literal],
-});
-const False = createToken({
-  name: 'False',
-  pattern: /false/,
-  longer_alt: Identifier,
-  categories: [Name, Literal],
-});
-const Null = createToken({
-  name: 'Null',
-  pattern: /null/,
-  longer_alt: Identifier,
-  categories: [Name, Literal],
-});
-const StringLiteral = createToken({
-  name: 'StringLiteral',
-  pattern: matchQuoted,
-  line_breaks: true,
-  start_chars_hint: ["'", '"'],
-  categories: [Literal],
-});
-const NumberLiteral = createToken({
-  name: 'NumberLiteral',
-  pattern: /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/,
-  categories: [Literal],
-});
-const OrOr = createToken({ name: 'OrOr', pattern: '||' });
-const AndAnd = createToken({ name: 'AndAnd', pattern: '&&' });
-const EqualityOp = createToken({ name: 'EqualityOp', pattern: Lexer.NA });
-const Eq = createToken({ name: 'Eq', pattern: '==', categories: [EqualityOp] });
-const NotEq = createToken({ name: 'NotEq', pattern: '!=', categories: [EqualityOp] });
-const RelationalOp = createToken({ name: 'RelationalOp', pattern: Lexer.NA });
-const LtEq = createToken({ name: 'LtEq', pattern: '<=', categories: [RelationalOp] });
-const GtEq = createToken({ name: 'GtEq', pattern: '>=', categories: [RelationalOp] });
-const Lt = createToken({ name: 'Lt', pattern: '<', categories: [RelationalOp] });
-const Gt = createToken({ name: 'Gt', pattern: '>', categories: [RelationalOp] });
-const Bang = createToken({ name: 'Bang', pattern: '!' });
-const LParen = createToken({ name: 'LParen', pattern: '(' });
-const RParen = createToken({ name: 'RParen', pattern: ')' });
-const LBracket = createToken({ name: 'LBracket', pattern: '[' });
-const RBracket = createToken({ name: 'RBracket', pattern: ']' });
-const Dot = createToken({ name: 'Dot', pattern: '.' });
-const Comma = createToken({ name: 'Comma', pattern: ',' });
-
-const lexerTokens: TokenType[] = [
-  WhiteSpace,
-  StringLiteral,
-  NumberLiteral,
-  True,
-  False,
-  Null,
-  Identifier,
-  OrOr,
-  AndAnd,
-  Eq,
-  NotEq,
-  LtEq,
-  GtEq,
-  Lt,
-  Gt,
-  Bang,
-  LParen,
-  RParen,
-  LBracket,
-  RBracket,
-  Dot,
-  Comma,
-];
+// prettier-ignore
+const { Name, Literal, Identifier, True, False, Null, NumberLiteral, OrOr, AndAnd, EqualityOp, RelationalOp, Bang, LParen, RParen, LBracket, RBracket, Dot, Comma } =
+  EXPRESSION_TOKENS;
 
 // Chevrotain's self-checks (`validations`) are on in grammar/test/chevrotain-validations.test.ts and off
 // here; see VALIDATIONS_IN_PRODUCTION in lexing.ts for why.
 function createLexer(validations: boolean): Lexer {
-  return new Lexer(lexerTokens, {
+  return new Lexer([...EXPRESSION_LEXER_TOKENS], {
     positionTracking: 'onlyOffset',
     ensureOptimizations: false,
     skipValidations: !validations,
   });
 }
 const lexer = createLexer(VALIDATIONS_IN_PRODUCTION);
-
-/** Tokens that can start an operand: anything else where a value is expected is a "missing value". */
-const VALUE_STARTS: readonly TokenType[] = [Literal, Identifier, LParen, LBracket, Bang];
-/** Tokens after which "after X" makes a message clearer. */
-const OPERATOR_LIKE: readonly TokenType[] = [
-  OrOr,
-  AndAnd,
-  EqualityOp,
-  RelationalOp,
-  Bang,
-  LParen,
-  LBracket,
-  Comma,
-];
-
-function matchesAny(token: IToken, types: readonly TokenType[]): boolean {
-  for (const type of types) if (tokenMatcher(token, type)) return true;
-  return false;
-}
-
-function describe(token: IToken): string {
-  if (token.tokenType === EOF) return 'the end of the expression';
-  if (token.tokenType === StringLiteral) return `the string ${shortImage(token.image)}`;
-  if (token.tokenType === NumberLiteral) return `the number ${shortImage(token.image)}`;
-  return quoteImage(token.image);
-}
-
-const UNKNOWN_HINTS: Record<string, string> = {
-  '=': '; did you mean "=="?',
-  '&': '; did you mean "&&"?',
-  '|': '; did you mean "||"?',
-  '-': '; there are no arithmetic operators',
-  '+': '; there are no arithmetic operators',
-  '*': '; there are no arithmetic operators',
-  '/': '; there are no arithmetic operators',
-  '${{': '; "${{ }}" cannot be nested inside an expression',
-  '}}': '; "}}" closes a "${{" only in a template',
-};
-
-function unknownMessage(image: string): string {
-  const hint = Object.hasOwn(UNKNOWN_HINTS, image) ? UNKNOWN_HINTS[image]! : '';
-  const plural = image.length > 1 && !hint ? 'characters' : 'character';
-  return hint ? `unexpected ${JSON.stringify(image)}${hint}` : `unexpected ${plural} ${quoteImage(image)}`;
-}
-
-/** Messages for the errors chevrotain itself raises (rare: the common cases are handled by hand). */
-const messages: IParserErrorMessageProvider = {
-  // Chevrotain's in-repetition recovery skips a stray token between call arguments (`f(a 'x', b)`).
-  buildMismatchTokenMessage: ({ expected, actual }) =>
-    expected === RParen
-      ? `expected "," or ")" after an argument but found ${describe(actual)}`
-      : `expected ${tokenLabel(expected)} but found ${describe(actual)}`,
-  buildNotAllInputParsedMessage: ({ firstRedundant }) => {
-    if (tokenMatcher(firstRedundant, RParen)) return 'unexpected ")" without a matching "("';
-    if (tokenMatcher(firstRedundant, RBracket)) return 'unexpected "]" without a matching "["';
-    if (tokenMatcher(firstRedundant, LParen)) return 'unexpected "("; only a function name can be called';
-    return `${unexpected(describe(firstRedundant))}; expected an operator or the end of the expression`;
-  },
-  buildNoViableAltMessage: ({ actual }) => unexpected(describe(actual[0] ?? eofToken())),
-  buildEarlyExitMessage: ({ actual }) => unexpected(describe(actual[0] ?? eofToken())),
-};
-
-function tokenLabel(type: TokenType): string {
-  const pattern = type.PATTERN;
-  return typeof pattern === 'string' ? JSON.stringify(pattern) : type.name;
-}
-
-function eofToken(): IToken {
-  return { image: '', startOffset: NaN, tokenType: EOF } as IToken;
-}
 
 // ---------------------------------------------------------------------------------------------- parser
 
@@ -217,7 +65,7 @@ class ExpressionParser extends EmbeddedActionsParser {
   private nesting = 0;
 
   constructor(validations: boolean) {
-    super([...lexerTokens, Name, Literal, EqualityOp, RelationalOp], {
+    super([...EXPRESSION_LEXER_TOKENS, Name, Literal, EqualityOp, RelationalOp], {
       recoveryEnabled: true,
       errorMessageProvider: messages,
       skipValidations: !validations,
@@ -696,10 +544,6 @@ export function buildExpressionGrammar(validations: boolean): {
 
 // ---------------------------------------------------------------------------------------------- API
 
-function pb400(message: string, start: number, end: number): GrammarError {
-  return { code: 'PB400', message, span: { start, end } };
-}
-
 /**
  * Parses one expression. `offset` is added to every span (to parse the inside of a `${{ }}` with spans
  * relative to the whole template). The value is present unless the text is empty; after errors it holds
@@ -727,19 +571,7 @@ export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
   const errors: GrammarError[] = [];
   for (const run of unknown)
     errors.push(pb400(unknownMessage(run.image), run.start + offset, run.end + offset));
-  let endIsEcho = endsWithUnknown;
-  for (const token of tokens) {
-    if (token.tokenType !== StringLiteral) continue;
-    const decoded = decodeQuoted(text, token.startOffset, token.startOffset + token.image.length);
-    token.payload = decoded.value;
-    if (!decoded.terminated) {
-      endIsEcho = true;
-      afterUnknown.add(token); // a parse error at the literal would echo "unterminated"
-    }
-    for (const problem of decoded.problems) {
-      errors.push(pb400(problem.message, problem.start + offset, problem.end + offset));
-    }
-  }
+  const endIsEcho = decodeLiterals(text, offset, tokens, afterUnknown, errors) || endsWithUnknown;
 
   parser.begin(tokens, offset, afterUnknown, endIsEcho);
   let value: Expr;
