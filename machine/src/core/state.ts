@@ -1,3 +1,4 @@
+import type { AttemptView } from '@kairoku-playbook/protocol';
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { CarriedEffect } from './effects.js';
 import type { PVec } from './pvec.js';
@@ -25,36 +26,11 @@ export type StepStatus =
   | 'canceled'
   | 'lost';
 
-/** One attempt of a step: an agent's turn, a check's commands, or one opening of a gate. */
-export interface Attempt {
-  /** 1-based, counted over the step's whole life (loops and retries included) */
-  attempt: number;
-  startedAt: string;
-  endedAt?: string;
-  /** the outcome applied (a gate: the choice taken); the reported one until the manager decides */
-  outcome?: string;
-  /** set when the manager applied another outcome than the one reported */
-  reportedOutcome?: string;
-  summary?: string;
-  outputs?: Record<string, unknown>;
-  reportedAt?: string;
-  /** loop feedback handed to this attempt (empty on the first) */
-  feedback?: string;
-  loopCount?: number;
-  /** the manager's brief for this attempt */
-  brief?: string;
-  /** the backend's handle on the agent (for the lost-agent rule after a restart) */
-  agent?: string;
-  /** the agent ended its turn without a report and was reminded once */
-  reminded?: boolean;
-  /** how an attempt without an outcome ended */
-  ended?: 'lost' | 'timeout' | 'stopped' | 'canceled' | 'read-only';
-  /** gates: the comment given with the choice */
-  comment?: string;
-  /** gates: the title and summary shown when it opened */
-  title?: string;
-  gateSummary?: string;
-}
+/**
+ * One attempt of a step: an agent's turn, a check's commands, or one opening of a gate, as the run file
+ * records it. Defined once, as the protocol's `AttemptView`, so serve's API shows attempts as they are kept.
+ */
+export type Attempt = AttemptView;
 
 export interface StepRun {
   name: string;
