@@ -257,6 +257,26 @@ describe('the layering', () => {
     ).toEqual([]);
   });
 
+  it("runtime's folders import each other one way only (no cycle between two folders)", () => {
+    // A folder of runtime/src (`.` for the files at its top), and the folders its files import.
+    const folderOf = (file: string) => {
+      const parts = file.replace(/^runtime\/src\//, '').split('/');
+      return parts.length > 1 ? parts[0]! : '.';
+    };
+    const edges = new Map<string, Set<string>>();
+    for (const file of filesBelow('runtime/src'))
+      for (const { target } of importsOf(file)) {
+        if (!target || !('file' in target) || !target.file.startsWith('runtime/src/')) continue;
+        const [from, to] = [folderOf(file), folderOf(target.file)];
+        if (from !== to) edges.set(from, new Set([...(edges.get(from) ?? []), to]));
+      }
+    const both = [...edges].flatMap(([from, tos]) =>
+      [...tos].filter((to) => from < to && edges.get(to)?.has(from)).map((to) => `${from} ↔ ${to}`),
+    );
+    expect(edges.get('serve')?.has('host')).toBe(true); // (the reader sees the folders)
+    expect(both).toEqual([]);
+  });
+
   it('tests import other packages by name, never from their src/', () => {
     expect(testViolations()).toEqual([]);
   });

@@ -40,7 +40,7 @@ export { forTerminal } from '@kairoku-playbook/machine';
 export { SecretMasker, fingerprintSecrets, sameSecret, secretPieces } from '@kairoku-playbook/machine';
 export type { SecretFingerprint } from '@kairoku-playbook/machine';
 export { MASK_KEY_FILE, loadMaskKey } from './host/mask-key.js';
-export { STEP_TOKEN_VARIABLE } from './mcp/token.js';
+export { STEP_TOKEN_VARIABLE } from './store/step-token.js';
 export { evaluate, render, renderText, toText, Lookup } from '@kairoku-playbook/machine';
 export type { Scope } from '@kairoku-playbook/machine';
 export { stepRun, allSteps, summarize } from '@kairoku-playbook/machine';
@@ -72,8 +72,8 @@ export type {
 } from './host/run-host.js';
 export type { GateAsker, LiveRunOptions } from './host/live-run.js';
 export type { DriverOptions, Refusal } from './driver/driver.js';
-export { continueSim, runSim } from './sim-run.js';
-export type { SimContinueOptions, SimContinueResult, SimRunOptions, SimRunResult } from './sim-run.js';
+export { continueSim, runSim } from './testing/sim-run.js';
+export type { SimContinueOptions, SimContinueResult, SimRunOptions, SimRunResult } from './testing/sim-run.js';
 export { compareExpectation, readExpectation } from './testing/expectation.js';
 export type { Expectation, StepExpectation } from './testing/expectation.js';
 export { runPlaybookTest } from './testing/playbook-test.js';
@@ -109,5 +109,5 @@ export type {
 export { describeRoomConflict, findRoomConflict } from './store/room.js';
 export type { RoomConflict } from './store/room.js';
 export * from './exec/index.js';
-export { findServe, serveInfoPath } from './serve/discovery.js';
-export type { ServeInfo } from './serve/discovery.js';
+export { findServe, serveInfoPath } from './store/serve-discovery.js';
+export type { ServeInfo } from './store/serve-discovery.js';

@@ -1,5 +1,5 @@
 /**
- * Finding the `serve` of a workspace the way the CLI does (runtime/src/serve/discovery.ts; a test holds
+ * Finding the `serve` of a workspace the way the CLI does (runtime/src/store/serve-discovery.ts; a test holds
  * the two equal): `$KAIROKU_PLAYBOOK_HOME/serve/<sha256 of the workspace, 16 hex>.json`, mode 0600, with
  * the server's pid, URL, port and token, ignored when its process is gone. The extension imports nothing
  * of the playbook packages, so this is restated here. No `vscode` here.

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
-import { storeKey } from '../mcp/token.js';
+import { storeKey } from '../store/step-token.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { resolveBindAddress } from './bind-address.js';
 import { LISTENER_OPTIONS, discardBody, readBody } from './http-body.js';
@@ -94,7 +94,7 @@ export interface SharedReportEndpoint extends ReportEndpoint {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /**
- * The start of every report token's HMAC message: a step-agent token's message (mcp/token.ts) is
+ * The start of every report token's HMAC message: a step-agent token's message (store/step-token.ts) is
  * `run\nstep\nattempt`, so one is never the other's, under the same key. (They differ in form too:
  * 43 base64url characters here, 32 hex there.)
  */

@@ -14,7 +14,7 @@ import { defaultHome } from '../store/run-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { BACKEND_OF, ProtocolBackend } from './backend.js';
 import type { AgentMode } from './backend.js';
-import { MANAGER_GUIDE } from './guide.js';
+import { MANAGER_GUIDE } from '../backends/manager-guide.js';
 import type { PaseoHost } from '../backends/paseo/host.js';
 import { busyAsRefusal } from './store-lock.js';
 import { ToolError, inToolTerms } from './tool-error.js';

@@ -5,7 +5,7 @@
 import type { RunState } from '@kairoku-playbook/machine';
 import { BACKEND_OF } from './backend.js';
 import type { StartEffect } from './backend.js';
-import { STEP_TOKEN_VARIABLE, stepAgentToken } from './token.js';
+import { STEP_TOKEN_VARIABLE, stepAgentToken } from '../store/step-token.js';
 
 /** The started attempt, as start_step's result shows it. */
 export function describeStart(

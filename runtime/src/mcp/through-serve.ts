@@ -1,6 +1,6 @@
 import { HOST_MANAGER } from '../host/run-host.js';
-import { findServe } from '../serve/discovery.js';
-import type { ServeInfo } from '../serve/discovery.js';
+import { findServe } from '../store/serve-discovery.js';
+import type { ServeInfo } from '../store/serve-discovery.js';
 import type { RunStore } from '../store/run-store.js';
 import { readWorkspace } from './workspace.js';
 import { ToolError } from './tool-error.js';

@@ -9,6 +9,7 @@ import {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   parseHostPort,
 } from '../backends/kairoku/protocol.js';
+import { readToken } from '../backends/kairoku/token-file.js';
 import { literalKind } from '../backends/bind-address.js';
 import { normalizeFingerprint } from '../backends/kairoku/tls.js';
 import { PROVIDERS, isProviderName } from './providers/names.js';
@@ -255,8 +256,4 @@ function identityOf(values: Values): Pick<RunnerOptions, 'machine' | 'workDir' |
   return { workDir, id, machine };
 }
 
-/** The credential in a token file: the whole file, or the value of KAIROKU_TOKEN= in a token.env. */
-export function readToken(text: string): string {
-  const line = /^\s*(?:export\s+)?KAIROKU_TOKEN\s*=\s*["']?([^"'\s]+)["']?\s*$/m.exec(text);
-  return (line ? line[1]! : text).trim();
-}
+export { readToken };

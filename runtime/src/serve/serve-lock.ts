@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { processIsAlive } from '../store/process-alive.js';
-import { serveInfoPath } from './discovery.js';
+import { serveInfoPath } from '../store/serve-discovery.js';
 
 /**
  * One `serve` per workspace (issue 27 item 2): a lock taken before anything else — before the

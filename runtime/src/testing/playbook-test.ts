@@ -2,7 +2,7 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import { readScenario } from '../backends/scenario.js';
 import { summarize } from '@kairoku-playbook/machine';
 import type { RunSummary } from '@kairoku-playbook/machine';
-import { runSim } from '../sim-run.js';
+import { runSim } from './sim-run.js';
 import { compareExpectation, readExpectation } from './expectation.js';
 
 export interface PlaybookTestResult {

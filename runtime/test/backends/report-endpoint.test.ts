@@ -12,7 +12,7 @@ import {
   startSharedReportEndpoint,
 } from '../../src/backends/report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../../src/backends/report-endpoint.js';
-import { checkStepAgentToken, stepAgentToken, storeKey } from '../../src/mcp/token.js';
+import { checkStepAgentToken, stepAgentToken, storeKey } from '../../src/store/step-token.js';
 
 let endpoint: ReportEndpoint | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseYaml, readScenario } from '../../src/backends/scenario.js';
 import { generatedOutputs, simString, summarize, vecToArray } from '@kairoku-playbook/machine';
-import { runSim } from '../../src/sim-run.js';
+import { runSim } from '../../src/testing/sim-run.js';
 import { runPlaybookTest } from '../../src/testing/playbook-test.js';
 import { compileFile, playbook, repo } from '../helpers.js';
 

@@ -15,7 +15,7 @@ import {
   vecToArray,
 } from '@kairoku-playbook/machine';
 import type { PVec } from '@kairoku-playbook/machine';
-import { runSim } from '../../src/sim-run.js';
+import { runSim } from '../../src/testing/sim-run.js';
 import { compile } from '../helpers.js';
 
 describe('the persistent vector', () => {

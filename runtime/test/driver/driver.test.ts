@@ -74,7 +74,7 @@ describe('the driver', () => {
 
 describe('autopilot with parallel steps', () => {
   it('drops its decision on a report that a sibling loop has since reset, instead of refusing it', async () => {
-    const { runSim } = await import('../../src/sim-run.js');
+    const { runSim } = await import('../../src/testing/sim-run.js');
     const { readScenario } = await import('../../src/backends/scenario.js');
     const { playbook } = await import('../helpers.js');
     const ir = playbook(`

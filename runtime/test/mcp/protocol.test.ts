@@ -21,7 +21,7 @@ import { advance, createRun } from '@kairoku-playbook/machine';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
 import { busyAsRefusal } from '../../src/mcp/store-lock.js';
 import { lockStore } from '../../src/store/lock.js';
-import { checkStepAgentToken, stepAgentToken } from '../../src/mcp/token.js';
+import { checkStepAgentToken, stepAgentToken } from '../../src/store/step-token.js';
 import { ToolError } from '../../src/mcp/tool-error.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { compileFile, repo } from '../helpers.js';

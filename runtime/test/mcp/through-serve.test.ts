@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
 import { registerManagerTools } from '../../src/mcp/tools.js';
-import { removeServeInfo, writeServeInfo } from '../../src/serve/discovery.js';
+import { removeServeInfo, writeServeInfo } from '../../src/store/serve-discovery.js';
 import { served, workspace } from '../serve/support.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

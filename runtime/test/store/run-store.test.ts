@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readScenario } from '../../src/backends/scenario.js';
 import { MASK, stepRun, vecToArray } from '@kairoku-playbook/machine';
-import { runSim } from '../../src/sim-run.js';
+import { runSim } from '../../src/testing/sim-run.js';
 import { recoverRuns } from '../../src/store/recover.js';
 import { RunStore, defaultHome, deserializeRun, serializeRun } from '../../src/store/run-store.js';
 import { Run, compileFile } from '../helpers.js';

@@ -8,7 +8,7 @@ import { parseYaml, readScenario } from '../../src/backends/scenario.js';
 import { stepRun, vecToArray } from '@kairoku-playbook/machine';
 import type { RunState } from '@kairoku-playbook/machine';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
-import { runSim } from '../../src/sim-run.js';
+import { runSim } from '../../src/testing/sim-run.js';
 import { changesSince, isWorktreeError, snapshotWorktree } from '../../src/worktree/git-snapshot.js';
 import { Run, compileFile, playbook } from '../helpers.js';
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { writeFileAtomic } from '../../store/atomic-write.js';
-import { readToken } from '../../runner/options.js';
+import { readToken } from './token-file.js';
 
 /**
  * The app credential every runner presents (RF-011): `$KAIROKU_APP_TOKEN`, else the file given, else

@@ -2,7 +2,7 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import type { Backend } from '../../driver/backend.js';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { CreateOptions, HostRefusal, HostResult, RunHost } from '../../host/run-host.js';
-import { MANAGER_GUIDE } from '../../mcp/guide.js';
+import { MANAGER_GUIDE } from '../manager-guide.js';
 import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend-options.js';
 import { createdAgentId } from './client.js';
 import type { Log, PaseoClient } from './client.js';

@@ -1,12 +1,12 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import type { Scenario } from './backends/scenario.js';
-import { SimBackend } from './backends/sim.js';
-import type { SimOptions } from './backends/sim.js';
+import type { Scenario } from '../backends/scenario.js';
+import { SimBackend } from '../backends/sim.js';
+import type { SimOptions } from '../backends/sim.js';
 import { createRun, prepareInputs, splitSecrets } from '@kairoku-playbook/machine';
 import type { RunEvent, RunState } from '@kairoku-playbook/machine';
-import { Driver } from './driver/driver.js';
-import type { Refusal } from './driver/driver.js';
-import { newWorktreeBranch } from './host/run-host.js';
+import { Driver } from '../driver/driver.js';
+import type { Refusal } from '../driver/driver.js';
+import { newWorktreeBranch } from '../host/run-host.js';
 
 export interface SimRunOptions {
   ir: Ir;

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
-import { FileWriteError } from '../store/atomic-write.js';
+import { FileWriteError } from './atomic-write.js';
 
 /**
  * The environment variable that carries a step agent's token to its server (`mcp --step-agent`): on

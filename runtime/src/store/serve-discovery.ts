@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../store/atomic-write.js';
-import { processIsAlive } from '../store/process-alive.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { processIsAlive } from './process-alive.js';
 
 /**
  * How other processes (`run`, `runs cancel`, the MCP server) find the `serve` of a workspace: a small
