@@ -73,7 +73,12 @@ export type {
 export type { GateAsker, LiveRunOptions } from './host/live-run.js';
 export type { DriverOptions, Refusal } from './driver/driver.js';
 export { continueSim, runSim } from './testing/sim-run.js';
-export type { SimContinueOptions, SimContinueResult, SimRunOptions, SimRunResult } from './testing/sim-run.js';
+export type {
+  SimContinueOptions,
+  SimContinueResult,
+  SimRunOptions,
+  SimRunResult,
+} from './testing/sim-run.js';
 export { compareExpectation, readExpectation } from './testing/expectation.js';
 export type { Expectation, StepExpectation } from './testing/expectation.js';
 export { runPlaybookTest } from './testing/playbook-test.js';
