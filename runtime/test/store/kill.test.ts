@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { vecToArray } from '@kairoku-playbook/machine';
 import type { RunState } from '@kairoku-playbook/machine';
 import { recoverRuns } from '../../src/store/recover.js';
+import { lockStore } from '../../src/store/lock.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { repo } from '../helpers.js';
 import { prng } from '../../../test/support/random.js';
@@ -177,7 +178,12 @@ async function trial(seed: number): Promise<Trial> {
   // `run` claims the run it drives (`<id>.owner`): a killed one leaves its claim, which counts for
   // nothing once its process is gone (checked below).
   const claims = names.filter((n) => /^pr-[0-9a-f]{6}\.owner$/.test(n));
-  const stray = names.filter((n) => (!n.endsWith('.json') || n.startsWith('.')) && !claims.includes(n));
+  // A kill inside one of the store's locked moments (creating the run, recovery at start) leaves the
+  // store's lock: its process is gone, so the next process takes it over (lockStore), as below.
+  const lock = names.filter((n) => n === '.lock');
+  const stray = names.filter(
+    (n) => (!n.endsWith('.json') || n.startsWith('.')) && !claims.includes(n) && !lock.includes(n),
+  );
   for (const name of stray) expect(name, `seed ${seed}`).toMatch(/^\.pr-[0-9a-f]{6}\.json\.\d+\.\d+\.tmp$/);
   const runs = names.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
   expect(runs.length, `seed ${seed}`).toBeLessThanOrEqual(1);
@@ -187,6 +193,11 @@ async function trial(seed: number): Promise<Trial> {
     if (!stray.includes(name)) expect(() => JSON.parse(text), `seed ${seed}: ${name}`).not.toThrow();
   }
   const store = new RunStore(home);
+  if (lock.length)
+    expect(
+      lockStore(store.folder, () => 'taken over', { waitMs: 2000 }),
+      `seed ${seed}`,
+    ).toBe('taken over');
   for (const claim of claims)
     expect(store.owner(claim.slice(0, -'.owner'.length)), `seed ${seed}`).toBeUndefined();
   const loaded = store.loadAll();
