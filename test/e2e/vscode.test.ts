@@ -242,20 +242,22 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
     const graph = await frameWith(page, 'button.run-link');
     const link = graph.locator('button.run-link');
     await expect.poll(() => link.textContent()).toMatch(/^Open run pr-\w+ in the Playbooks view$/);
+    const runId = /Open run (pr-\w+) in/.exec((await link.textContent()) ?? '')![1]!;
     await screenshot('8-graph-link');
     // With the sidebar closed, the link opens it again on the run.
     await page.keyboard.press('Control+B');
     await page.locator('.part.sidebar').waitFor({ state: 'hidden' });
     await link.click();
     await page.locator('.part.sidebar').waitFor({ state: 'visible' });
-    await panel.locator('.tab[aria-selected="true"]', { hasText: TITLE }).waitFor();
+    // The run opened in the view (the sidebar is narrow: the run, not the run list, is shown).
+    await panel.locator(`.run-view[data-run="${runId}"]`).waitFor();
 
     await panel.getByLabel('Comment on ship').fill('Ship it after the release notes');
     await panel.getByRole('button', { name: 'approve', exact: true }).click();
     await panel
       .locator('.node-button[data-step="ship"][data-status="completed"]')
       .waitFor({ timeout: 60_000 });
-    await panel.locator('.tab.completed', { hasText: TITLE }).waitFor();
+    await panel.locator('.run-header .badge.completed', { hasText: 'completed' }).waitFor();
     await screenshot('9-playbooks-completed');
     // Once the run has ended, the graph view no longer offers it (it is redrawn: its frames are new).
     await expect
