@@ -228,7 +228,8 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
     await page.keyboard.type('Add a --json flag to the CLI');
     await screenshot('6-playbooks-start-form');
     await form.getByRole('button', { name: 'Start run' }).click();
-    await panel.getByRole('tab', { name: new RegExp(TITLE) }).waitFor();
+    // The started run is shown (in the narrow sidebar the run, not the run list: either may be visible).
+    await panel.locator('.run-view[data-run^="pr-"]').waitFor({ timeout: 60_000 });
     const gate = panel.locator('.node-button[data-step="ship"][data-status="waiting"]');
     await gate.waitFor({ timeout: 60_000 });
 
