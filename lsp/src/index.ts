@@ -45,7 +45,9 @@ export { foldingRanges } from './service/features/folding-ranges.js';
 export { formatPlaybook, formatYaml } from './service/features/formatting.js';
 export type { Formatted, PrettierOptions } from './service/features/formatting.js';
 export type { FoldingRangeResult } from './service/features/folding-ranges.js';
-export { LISTED_PROBLEMS, playbookGraph } from './service/features/graph.js';
+export { playbookGraph } from './service/features/graph.js';
+// (the graph answer's types and request names are the protocol's, re-exported for the package's users)
+export { LISTED_PROBLEMS } from '@kairoku-playbook/protocol';
 export type {
   GraphAfterTask,
   GraphAnswer,
@@ -57,5 +59,5 @@ export type {
   NoGraph,
   PlaybookGraph,
   PlaybookProblems,
-} from './service/features/graph.js';
+} from '@kairoku-playbook/protocol';
 export type { OffsetEdit } from './service/language/types.js';

@@ -19,7 +19,7 @@ import { formatJson } from '#check-json';
 import { explore } from '@kairoku-playbook/machine';
 import type { Exploration } from '@kairoku-playbook/machine';
 import { playbookGraph } from '#graph';
-import type { GraphLoop } from '#graph';
+import type { GraphLoop } from '@kairoku-playbook/protocol';
 
 export interface Checked {
   file: string;

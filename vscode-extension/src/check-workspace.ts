@@ -21,7 +21,7 @@ import {
   ResponseError,
 } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { PLAYBOOK_FILES_REQUEST } from './graph-protocol.js';
+import { PLAYBOOK_FILES_REQUEST } from '@kairoku-playbook/protocol';
 import { clientShowsWorkspaceDiagnostics } from './workspace-diagnostics.js';
 import { LANGUAGE_ID } from './manifest.js';
 import { PLAYBOOK_GLOB, SKIPPED_GLOB } from './playbook-files.js';

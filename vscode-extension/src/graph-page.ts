@@ -4,7 +4,7 @@
  * server compiles the playbook with the compiler its diagnostics come from, so the view never disagrees
  * with `kairoku-playbook check` or the Problems panel. No `vscode` here.
  */
-import type { GraphAnswer } from './graph-protocol.js';
+import type { GraphAnswer } from '@kairoku-playbook/protocol';
 import { renderGraphHtml, renderMessageHtml, renderProblemsHtml } from './graph-view.js';
 import type { GraphViewOptions } from './graph-view.js';
 

@@ -12,8 +12,9 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { COMMANDS, LANGUAGE_ID } from './manifest.js';
 import { renderGraphPage } from './graph-page.js';
 import type { PlaybookPage } from './graph-page.js';
-import { GRAPH_REQUEST, isGraphAnswer } from './graph-protocol.js';
-import type { GraphAnswer } from './graph-protocol.js';
+import { GRAPH_REQUEST } from '@kairoku-playbook/protocol';
+import type { GraphAnswer } from '@kairoku-playbook/protocol';
+import { isGraphAnswer } from './graph-protocol.js';
 import { renderMessageHtml } from './graph-view.js';
 import type { ActiveRuns } from './playbooks-view.js';
 

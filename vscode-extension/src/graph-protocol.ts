@@ -1,24 +1,8 @@
 /**
- * The language server's own requests the extension sends, and the shape of their answers: both from
- * `@kairoku-playbook/protocol`, which the server declares them with too. The extension imports nothing
- * else of the playbook packages: what it knows of a playbook comes from the server it runs, so the graph
- * comes from the compiler the diagnostics come from. An answer is checked before it is drawn: the server
- * may be another build (`kairokuPlaybook.server.path`).
+ * The check of the language server's graph answer before it is drawn: the server may be another build
+ * (`kairokuPlaybook.server.path`). The answer's type and the request names are the protocol's
+ * (`@kairoku-playbook/protocol`), which the server declares them with too.
  */
-
-export { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST } from '@kairoku-playbook/protocol';
-export type {
-  GraphAfterTask,
-  GraphAnswer,
-  GraphEdge,
-  GraphLoop,
-  GraphOutcome,
-  GraphProblem,
-  GraphStep,
-  NoGraph,
-  PlaybookGraph,
-  PlaybookProblems,
-} from '@kairoku-playbook/protocol';
 import type { GraphAnswer, PlaybookGraph } from '@kairoku-playbook/protocol';
 
 // ---- checking an answer ---------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import type {
   GraphLoop as LaidOutLoop,
   GraphNode,
 } from '@kairoku-playbook/panel/layout';
-import type { GraphLoop as ServerLoop, GraphProblem, PlaybookGraph } from './graph-protocol.js';
+import type { GraphLoop as ServerLoop, GraphProblem, PlaybookGraph } from '@kairoku-playbook/protocol';
 
 /** The server's graph laid out; its loops keep what the server says of them (`exhausted`). */
 type GraphLayout = Layout<ServerLoop>;

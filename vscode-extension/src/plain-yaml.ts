@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { PLAYBOOK_FILES_REQUEST } from './graph-protocol.js';
+import { PLAYBOOK_FILES_REQUEST } from '@kairoku-playbook/protocol';
 import { LANGUAGE_ID } from './manifest.js';
 import { inBarePlaybooksFolder } from './playbook-files.js';
 

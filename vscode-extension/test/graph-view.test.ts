@@ -6,7 +6,7 @@ import { PlaybookLanguageService } from '@kairoku-playbook/lsp';
 import { layoutGraph } from '@kairoku-playbook/panel/layout';
 import { renderGraphPage } from '../src/graph-page.js';
 import { isGraphAnswer } from '../src/graph-protocol.js';
-import type { GraphAnswer, PlaybookGraph } from '../src/graph-protocol.js';
+import type { GraphAnswer, PlaybookGraph } from '@kairoku-playbook/protocol';
 import { GRAPH_METRICS, escapeHtml, renderGraphHtml, renderMessageHtml } from '../src/graph-view.js';
 
 const NONCE = 'dGVzdC1ub25jZS0xMjM0NTY=';

@@ -6,7 +6,7 @@
 import { LSPErrorCodes, RequestType, ResponseError } from 'vscode-languageserver/node';
 import type { CancellationToken, Connection, Range, TextEdit } from 'vscode-languageserver/node';
 import { isRefusal } from '../service/language-service.js';
-import type { GraphAnswer } from '../service/features/graph.js';
+import type { GraphAnswer } from '@kairoku-playbook/protocol';
 import type { PlaybookLanguageService, Refusal } from '../service/language-service.js';
 import { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST } from './custom-requests.js';
 import { prettierOptionsFor } from './prettier-config.js';

@@ -49,7 +49,7 @@ import { foldingRanges } from './features/folding-ranges.js';
 import { formatPlaybook, formattingEdits } from './features/formatting.js';
 import type { PrettierOptions } from './features/formatting.js';
 import { playbookGraph } from './features/graph.js';
-import type { GraphAnswer } from './features/graph.js';
+import type { GraphAnswer } from '@kairoku-playbook/protocol';
 import { hoverAt } from './features/hover.js';
 import { referencesAt } from './features/references.js';
 import { prepareRenameAt, renameAt } from './features/rename.js';

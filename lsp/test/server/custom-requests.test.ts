@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
-import type { GraphAnswer } from '../../src/service/features/graph.js';
+import type { GraphAnswer } from '@kairoku-playbook/protocol';
 import { GRAPH_REQUEST, PLAYBOOK_FILES_REQUEST } from '../../src/server/custom-requests.js';
 import { buildServer, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';

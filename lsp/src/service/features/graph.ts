@@ -19,20 +19,6 @@ import type {
   PlaybookProblems,
 } from '@kairoku-playbook/protocol';
 
-export { LISTED_PROBLEMS } from '@kairoku-playbook/protocol';
-export type {
-  GraphAfterTask,
-  GraphAnswer,
-  GraphEdge,
-  GraphLoop,
-  GraphOutcome,
-  GraphProblem,
-  GraphStep,
-  NoGraph,
-  PlaybookGraph,
-  PlaybookProblems,
-} from '@kairoku-playbook/protocol';
-
 const answers = new WeakMap<FileAnalysis, PlaybookGraph | PlaybookProblems>();
 
 /** The graph of an analysed playbook (compiled once per analysis, so once per text). */
