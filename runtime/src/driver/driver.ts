@@ -139,8 +139,7 @@ export class Driver {
     } catch (error) {
       this.current = this.written;
       this.pending = [];
-      const reason = error instanceof WriteFailed ? error.message : (error as Error).message;
-      throw new WriteFailed(reason, { cause: error });
+      throw new WriteFailed((error as Error).message, { cause: error });
     }
     this.written = this.current;
   }

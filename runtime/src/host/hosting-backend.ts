@@ -1,15 +1,11 @@
 import type { Ir } from '@kairoku-playbook/compiler';
+import type { StartOptionsOffered } from '@kairoku-playbook/protocol';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { Backend, BackendContext } from '../driver/backend.js';
 import type { HostResult, RunHost, StartOptions } from './run-host.js';
 
-/** What the start form offers beyond the inputs (the API's `PlaybookCard.startOptions`). */
-export interface OfferedStartOptions {
-  newAgent: boolean;
-  worktree: boolean;
-  /** agents chosen by provider and model, with the defaults the backend uses */
-  agents?: { defaultProvider: string; defaultModel?: string };
-}
+/** What the start form offers beyond the inputs: the API's own type. */
+export type OfferedStartOptions = StartOptionsOffered;
 
 /**
  * A backend connected to host a workspace's runs (`serve --backend NAME`): what `RunHost` is built

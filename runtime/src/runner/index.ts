@@ -4,7 +4,8 @@
  */
 export { runRunner } from './run-runner.js';
 export { EXIT, Runner, backoff } from './runner.js';
-export { USAGE, parseRunnerArgs, readToken } from './options.js';
+export { USAGE, parseRunnerArgs } from './options.js';
+export { readToken } from '../backends/kairoku/token-file.js';
 export type { RunnerOptions } from './options.js';
 export { AppClient, AppRefusal, AppUnreachable, Unauthorized } from './app-client.js';
 export { startCapacityServer } from './capacity-server.js';

@@ -255,5 +255,3 @@ function identityOf(values: Values): Pick<RunnerOptions, 'machine' | 'workDir' |
     return `--id "${id}" may hold letters, digits and ._:@-`;
   return { workDir, id, machine };
 }
-
-export { readToken };
