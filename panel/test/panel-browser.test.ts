@@ -4,18 +4,17 @@
  * for the file. Waits are for what a person would see, never fixed sleeps. Screenshots go to
  * test-results/panel/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
-import { TOKEN, startFakeApi } from './support/fake-api.js';
+import { startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
+import { axeProblems, openPanelAt } from './support/panel-page.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let fake: FakeApi;
 let browser: Browser;
@@ -32,46 +31,11 @@ afterAll(async () => {
   await fake?.close();
 });
 
-/** A fresh page (a fresh context: its own cookies) signed in the way `serve`'s printed URL does it. */
+/** A fresh page (its own cookies), signed in as `serve`'s printed URL does it (support/panel-page.ts). */
 async function openPanel(width = 1200): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(`${fake.url}/?token=${TOKEN}`);
-  await page.getByRole('heading', { name: 'Open a pull request' }).waitFor();
-  await page.locator('.connection.on').waitFor();
-  return { page, problems };
-}
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function axeProblems(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, so the page's CSP (no inline script) does not stop it.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (
-            node: Document,
-          ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(document);
-    return result.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      targets: v.nodes.map((n) => n.target.join(' ')),
-    }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`);
+  const opened = await openPanelAt(browser, fake, { width, height: 900 });
+  await opened.page.getByRole('heading', { name: 'Open a pull request' }).waitFor();
+  return opened;
 }
 
 const node = (page: Page, step: string) => page.locator(`.node:has(> .node-button[data-step="${step}"])`);
