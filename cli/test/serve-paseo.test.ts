@@ -248,6 +248,57 @@ describe('kairoku-playbook serve --backend paseo', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it("adopts a read-only role's agent after kill -9 of serve: its snapshot was kept, its report is checked and lands", async () => {
+    const { daemon, workspace, home } = await setUp({
+      plan: [runsUntilCanceled({ outcome: 'done' })],
+      work: [reports('done')],
+    });
+    writeFileSync(
+      join(workspace, 'playbooks', 'relay.yml'),
+      RELAY.replace('role: implementer', 'role: planner'),
+    );
+    const flags = ['--paseo-host', daemon.host];
+    const first = await startServe(workspace, home, flags);
+    const started = await call<StartAnswer>(first, '/api/v1/runs', {
+      playbook: 'playbooks/relay.yml',
+      inputs: {},
+    });
+    const id = started.body.run.id;
+    await vi.waitFor(
+      async () => {
+        const detail = await call<RunDetail>(first, `/api/v1/runs/${id}`);
+        expect(JSON.stringify(step(detail.body, 'plan').attempts)).toContain(
+          daemon.agentOf('plan', 1)?.id ?? '?',
+        );
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const agent = daemon.agentOf('plan', 1)!;
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startServe(workspace, home, flags);
+    expect(second.stderr()).toContain(`took up 1 active run(s): ${id}`);
+    daemon.release(agent.id);
+    await vi.waitFor(
+      async () => {
+        const detail = await call<RunDetail>(second, `/api/v1/runs/${id}`);
+        expect(step(detail.body, 'ship')).toMatchObject({ status: 'waiting' });
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    await daemon.quiet();
+    expect(daemon.reports.filter((r) => r.step === 'plan')).toMatchObject([
+      { agentId: agent.id, refused: false },
+    ]);
+    const detail = await call<RunDetail>(second, `/api/v1/runs/${id}`);
+    expect(step(detail.body, 'plan').attempts).toMatchObject([
+      { attempt: 1, agent: agent.id, outcome: 'done' },
+    ]);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
   it('refuses options the backend does not have and values that do not fit; `run` goes through it on paseo', async () => {
     const { daemon, workspace, home } = await setUp({ plan: [reports('done')], work: [reports('done')] });
     const serving = await startServe(workspace, home, ['--paseo-host', daemon.host]);

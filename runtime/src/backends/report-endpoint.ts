@@ -63,6 +63,11 @@ export interface ReportEndpoint {
   /** a bearer token bound to one run, step and attempt, good until revoked or its report is accepted */
   mint(binding: ReportBinding): string;
   revoke(token: string): void;
+  /**
+   * the binding's token is refused, and why (an agent of an earlier process that cannot report here
+   * any more): its refusal says that reason, not that the token is unknown
+   */
+  deny(binding: Pick<ReportBinding, 'run' | 'step' | 'attempt'>, reason: string): void;
   /** every token minted and not yet revoked (nothing should be left when a run ends) */
   liveTokens(): number;
   close(): Promise<void>;
@@ -222,6 +227,7 @@ async function listenReports(
     url: `http://${shownHost}:${address.port}/mcp`,
     mint: service.mint,
     revoke: service.revoke,
+    deny: service.deny,
     liveTokens: service.liveTokens,
     persistent: options.home !== undefined && options.portFile !== undefined,
     ...(movedFrom !== undefined ? { movedFrom } : {}),
@@ -251,6 +257,7 @@ export interface ReportService {
   handle(req: IncomingMessage, res: ServerResponse): void;
   mint(binding: ReportBinding): string;
   revoke(token: string): void;
+  deny: ReportEndpoint['deny'];
   liveTokens(): number;
 }
 
@@ -267,6 +274,8 @@ export function reportService(
 ): ReportService {
   const live = new Map<string, ReportBinding>();
   const revoked = new Map<string, ReportBinding>();
+  /** tokens refused for a reason of their own (`deny`) */
+  const denied = new Map<string, string>();
   const revoke = (token: string) => {
     const binding = live.get(token);
     if (!binding || !live.delete(token)) return;
@@ -294,7 +303,7 @@ export function reportService(
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const binding = token === undefined ? undefined : live.get(token);
     if (!binding) {
-      const reason = whyNotBound(token, revoked);
+      const reason = (token !== undefined ? denied.get(token) : undefined) ?? whyNotBound(token, revoked);
       options.onRejected?.(reason, token === undefined ? undefined : revoked.get(token));
       return refuse(401, reason);
     }
@@ -322,10 +331,18 @@ export function reportService(
       // live again.
       const token = reportToken(key, binding);
       revoked.delete(token);
+      denied.delete(token);
       live.set(token, { ...binding });
       return token;
     },
     revoke,
+    deny(binding, reason) {
+      const token = reportToken(key, binding);
+      live.delete(token);
+      denied.set(token, reason);
+      // As the revoked ones: a long-lived app keeps only the newest reasons.
+      if (denied.size > REVOKED_KEPT) denied.delete(denied.keys().next().value!);
+    },
     liveTokens: () => live.size,
   };
 }

@@ -1,25 +1,39 @@
-import type { RunEvent } from '@kairoku-playbook/machine';
 import { changesSince, isWorktreeError, snapshotWorktree } from './git-snapshot.js';
-
-export type ReadOnlyViolated = Extract<RunEvent, { type: 'read-only-violated' }>;
+import { unreadableWorktree } from './read-only-event.js';
+import type { ReadOnlyViolated } from './read-only-event.js';
+import type { StoredReadOnlyGuard } from './stored-guard.js';
 
 /**
  * The read-only check at a backend's edge (SPEC §3.3): a snapshot of the run's worktree when a
  * read-only attempt starts (`begin`), compared when its agent's turn ends (`end`), before its report
  * is fed to the run. A change, or a worktree git cannot read, gives the `read-only-violated` event
  * that fails the attempt. The core never runs git: it only receives that event.
+ *
+ * With `kept` (a long-lived host: serve), each snapshot is also written under the store's home, so an
+ * agent that outlives a restart of its host is checked against the snapshot of its start, as any other.
  */
 export class ReadOnlyGuard {
   private readonly snapshots = new Map<string, string>();
 
-  constructor(readonly worktree: string) {}
+  constructor(
+    readonly worktree: string,
+    private readonly kept?: { guard: StoredReadOnlyGuard; run: string },
+  ) {}
 
   /** At the start of a read-only attempt; the failing event when the worktree cannot be checked. */
   begin(step: string, attempt: number): ReadOnlyViolated | undefined {
+    if (this.kept) return this.kept.guard.begin(this.kept.run, step, attempt, this.worktree);
     const snapshot = snapshotWorktree(this.worktree);
     if (isWorktreeError(snapshot)) return unreadableWorktree(step, attempt, snapshot.error);
     this.snapshots.set(key(step, attempt), snapshot);
     return undefined;
+  }
+
+  /** Whether the attempt's snapshot is known here (a kept one survives a restart of the host). */
+  has(step: string, attempt: number): boolean {
+    return this.kept
+      ? this.kept.guard.has(this.kept.run, step, attempt)
+      : this.snapshots.has(key(step, attempt));
   }
 
   /**
@@ -29,6 +43,11 @@ export class ReadOnlyGuard {
    * so its snapshot is kept for that turn's end.
    */
   end(step: string, attempt: number, more = false): ReadOnlyViolated | undefined {
+    if (this.kept) {
+      const violated = this.kept.guard.check(this.kept.run, step, attempt);
+      if (!more) this.forget(step, attempt);
+      return violated;
+    }
     const before = this.snapshots.get(key(step, attempt));
     if (before === undefined) return undefined;
     if (!more) this.snapshots.delete(key(step, attempt));
@@ -40,19 +59,9 @@ export class ReadOnlyGuard {
 
   /** Forgets an attempt that ended otherwise (stopped, timed out). */
   forget(step: string, attempt: number): void {
+    if (this.kept) this.kept.guard.forget(this.kept.run, step, attempt);
     this.snapshots.delete(key(step, attempt));
   }
-}
-
-/** The failing event of an attempt whose worktree git cannot read. */
-export function unreadableWorktree(step: string, attempt: number, error: string): ReadOnlyViolated {
-  return {
-    type: 'read-only-violated',
-    step,
-    attempt,
-    paths: [],
-    reason: `cannot check the read-only role: ${error}`,
-  };
 }
 
 function key(step: string, attempt: number): string {

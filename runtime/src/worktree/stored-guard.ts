@@ -1,10 +1,10 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { changesSince, isWorktreeError, snapshotWorktree } from './git-snapshot.js';
-import { unreadableWorktree } from './read-only-guard.js';
-import type { ReadOnlyViolated } from './read-only-guard.js';
+import { unreadableWorktree } from './read-only-event.js';
+import type { ReadOnlyViolated } from './read-only-event.js';
 
 interface StoredSnapshot {
   worktree: string;
@@ -49,6 +49,11 @@ export class StoredReadOnlyGuard {
     if (changes === undefined) return undefined;
     if (isWorktreeError(changes)) return unreadableWorktree(step, attempt, changes.error);
     return { type: 'read-only-violated', step, attempt, paths: changes };
+  }
+
+  /** Whether a snapshot of the attempt is kept. */
+  has(run: string, step: string, attempt: number): boolean {
+    return existsSync(this.file(run, step, attempt));
   }
 
   forget(run: string, step: string, attempt: number): void {

@@ -271,6 +271,27 @@ describe('serve’s shared report endpoint across a restart', () => {
     expect(second.liveTokens()).toBe(0);
   });
 
+  it("refuses a denied binding's token with the reason it was denied, until it is minted again", async () => {
+    const home = tempHome();
+    const shared = await startSharedReportEndpoint({ home, portFile: join(home, 'serve', 'reports.json') });
+    cleanups.push(() => shared.close());
+    shared.attach('r-1', { onReport: () => undefined });
+    shared.open();
+    const token = shared.mint(binding);
+    shared.deny(binding, 'Paseo agent a-1 outlived a restart of the runtime: its report port is taken');
+    expect(await post(shared.url, token)).toMatchObject({
+      status: 401,
+      text: expect.stringContaining('its report port is taken'),
+    });
+    expect(shared.liveTokens()).toBe(0);
+    expect(shared.mint(binding)).toBe(token);
+    const client = await connect(shared.url, token);
+    expect(
+      text(await client.callTool({ name: 'report_step_result', arguments: { outcome: 'done' } })),
+    ).toContain('Recorded done');
+    await client.close();
+  });
+
   it('holds requests until open, so a token minted again by the recovery is not refused first', async () => {
     const home = tempHome();
     const shared = await startSharedReportEndpoint({ home, portFile: join(home, 'reports.json') });

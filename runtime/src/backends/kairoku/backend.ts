@@ -145,6 +145,7 @@ export class KairokuBackend implements Backend, ProtocolHandler {
         url: `${server.url}/mcp`,
         mint: service.mint,
         revoke: service.revoke,
+        deny: service.deny,
         liveTokens: service.liveTokens,
         // The listener is the app's: it closes with the backend.
         close: () => Promise.resolve(),

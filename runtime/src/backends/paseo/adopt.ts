@@ -6,6 +6,7 @@
 import { stepIr, stepRun } from '@kairoku-playbook/machine';
 import type { BackendContext } from '../../driver/backend.js';
 import type { ReportEndpoint } from '../report-endpoint.js';
+import type { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
 import { LABELS } from './backend-options.js';
 import type { Attempts, Tracked } from './attempts.js';
 import type { Log } from './client.js';
@@ -16,6 +17,8 @@ export interface Adoption {
   known: ReadonlyMap<string, AgentInfo>;
   attempts: Attempts;
   endpoint: ReportEndpoint;
+  /** the read-only check: a snapshot kept from the attempt's start lets a read-only agent report */
+  guard: ReadOnlyGuard;
   /** the connection drops so far, the epoch of the turns taken up */
   drops: number;
   log: Log;
@@ -26,12 +29,13 @@ export interface Adoption {
  * again (the same token: an HMAC of its attempt under the store's key) and the attempt goes on as any
  * other: its report lands, and a turn that ended without one (while nothing watched) gets the
  * reminder. Otherwise it cannot report any more: one whose turn already ended is lost now, a running
- * one when its turn ends. A read-only role's agent is lost the same way: the snapshot its report
- * would be checked against died with the old process. (Agents that no longer exist are lost by the
- * store's recovery, through `agentExists`.)
+ * one when its turn ends. A read-only role's agent reports as any other when the snapshot of its
+ * start was kept under the store's home (serve keeps them), and is lost the same way when it died
+ * with the old process. (Agents that no longer exist are lost by the store's recovery, through
+ * `agentExists`.)
  */
 export function adoptAgents(context: BackendContext, adoption: Adoption): void {
-  const { known, attempts, endpoint, drops, log } = adoption;
+  const { known, attempts, endpoint, guard, drops, log } = adoption;
   const state = context.state();
   for (const [agentId, info] of known) {
     if (attempts.ofAgent(agentId) || info.archived) continue;
@@ -41,13 +45,14 @@ export function adoptAgents(context: BackendContext, adoption: Adoption): void {
     const current = run?.attempts[run.attempts.length - 1];
     if (!run || run.status !== 'running' || current?.attempt !== attempt || current.agent !== agentId)
       continue;
-    const orphan = cannotReport(endpoint, agentId, info, stepIr(state, name!)?.readOnly === true);
+    const readOnly = stepIr(state, name!)?.readOnly === true;
+    const orphan = cannotReport(endpoint, agentId, info, readOnly && !guard.has(name!, attempt));
     const tracked: Tracked = {
       step: name!,
       attempt,
       kind: 'agent',
       phase: BUSY.has(info.status) ? 'turn' : 'idle',
-      readOnly: false,
+      readOnly,
       context,
       agentId,
       turnEpoch: drops,
@@ -55,6 +60,8 @@ export function adoptAgents(context: BackendContext, adoption: Adoption): void {
     };
     attempts.add(tracked);
     if (orphan !== undefined) {
+      // Its report, if it tries one, is refused with this reason rather than as an unknown token.
+      endpoint.deny({ run: tracked.context.state().id, step: tracked.step, attempt }, orphan);
       if (tracked.phase === 'idle') attempts.loseOrphan(tracked);
       continue;
     }
@@ -73,7 +80,8 @@ function cannotReport(
   endpoint: ReportEndpoint,
   agentId: string,
   info: AgentInfo,
-  readOnly: boolean,
+  /** a read-only role's agent whose snapshot did not survive the old process */
+  uncheckable: boolean,
 ): string | undefined {
   const lost = `Paseo agent ${agentId} outlived a restart of the runtime`;
   if (!endpoint.persistent) return `${lost}, and with it the token it reports with`;
@@ -83,7 +91,7 @@ function cannotReport(
     return given === undefined
       ? `${lost}, and with it the token it reports with (it was not given this runtime's report endpoint)`
       : `${lost}: it reports to port ${given}, and the report endpoint listens on ${here} now (${given} was taken)`;
-  if (readOnly)
+  if (uncheckable)
     return `${lost}: its read-only role's report cannot be checked (the worktree's snapshot from its start died with the old process)`;
   return undefined;
 }

@@ -60,6 +60,12 @@ export interface PaseoBackendOptions {
    * it. When it is persistent, the agents `adopt` takes up after a restart report to it again.
    */
   reports?: SharedReportEndpoint;
+  /**
+   * where read-only attempts' worktree snapshots are kept (`<home>/read-only`; serve's): an agent
+   * that outlives a restart is checked against the snapshot of its start; without it they live in
+   * memory and such an agent is lost
+   */
+  snapshots?: string;
   /** makes the runner of check steps, given the run's worktree (default: the runtime's `CheckRunner`) */
   checks?: (cwd: string) => CheckExecutor;
   /** timeouts and reconnection of the daemon connection */

@@ -1,4 +1,5 @@
 import { ReadOnlyGuard } from '../../worktree/read-only-guard.js';
+import { StoredReadOnlyGuard } from '../../worktree/stored-guard.js';
 import { CheckRunner } from '../../exec/check-runner.js';
 import type { Backend, BackendContext, BackendEffect } from '../../driver/backend.js';
 import { startReportEndpoint } from '../report-endpoint.js';
@@ -64,7 +65,12 @@ export class PaseoBackend implements Backend {
     private known: Map<string, AgentInfo>,
     private readonly log: Log,
   ) {
-    this.guard = new ReadOnlyGuard(worktree);
+    this.guard = new ReadOnlyGuard(
+      worktree,
+      options.snapshots !== undefined
+        ? { guard: new StoredReadOnlyGuard(options.snapshots), run: options.runId }
+        : undefined,
+    );
     this.attempts = new Attempts(options.runId, endpoint, this.guard);
     this.unsubscribe.push(
       client.onStream((event) => this.onStream(event)),
@@ -190,15 +196,16 @@ export class PaseoBackend implements Backend {
    * (the same token: an HMAC of its attempt under the store's key) and the attempt goes on as any
    * other: its report lands, and a turn that ended without one (while nothing watched) gets the
    * reminder. Otherwise it cannot report any more: one whose turn already ended is lost now, a running
-   * one when its turn ends. A read-only role's agent is lost the same way: the snapshot its report
-   * would be checked against died with the old process. (Agents that no longer exist are lost by the
-   * store's recovery, through `agentExists`.)
+   * one when its turn ends. A read-only role's agent is checked against the snapshot kept under the
+   * store's home (`snapshots`), and lost the same way without one. (Agents that no longer exist are
+   * lost by the store's recovery, through `agentExists`.)
    */
   adopt(context: BackendContext): void {
     adoptAgents(context, {
       known: this.known,
       attempts: this.attempts,
       endpoint: this.endpoint,
+      guard: this.guard,
       drops: this.drops,
       log: this.log,
     });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { AFTER_PREFIX, hasWorkGoing, isEnded, vecToArray } from '@kairoku-playbook/machine';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { Driver } from '../../driver/driver.js';
@@ -288,6 +289,7 @@ export class PaseoHost {
         ...(this.options.defaultModel ? { defaultModel: this.options.defaultModel } : {}),
         ...(this.options.connection ? { connection: this.options.connection } : {}),
         ...(this.options.checks ? { checks: this.options.checks } : {}),
+        snapshots: join(store.home, 'read-only'),
         log: paseoLog(this.options.log),
       });
       if (this.closing) {

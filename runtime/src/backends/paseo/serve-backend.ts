@@ -73,6 +73,7 @@ export async function hostPaseoRuns(request: PaseoHostingRequest): Promise<Hosti
       playbook: state.ir.id,
       ...(state.branch ? { branch: state.branch } : {}),
       reports,
+      snapshots: join(home, 'read-only'),
       log: paseoLog(log),
     });
   const taken = await takeUpRuns(client, home, workspace, connectFor, log, reports);
