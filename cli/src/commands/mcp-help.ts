@@ -4,6 +4,7 @@ import { PASEO_FLAGS_HELP } from './paseo-options.js';
 export const MCP_HELP = `Usage: kairoku-playbook mcp [--workspace DIR] [--agents sim|external] [--scenario FILE] [--with-step-tools]
        kairoku-playbook mcp --agents paseo [--paseo-host HOST:PORT] [--manager-agent ID] [--workspace DIR]
                             [--paseo-password-file F] [--paseo-provider NAME] [--paseo-model NAME]
+                            [--managed-run RUN]
        kairoku-playbook mcp --step-agent --run RUN --step STEP --attempt N   (the token in $KAIROKU_STEP_TOKEN)
 
 Serves the manager protocol over MCP on stdin and stdout, so any MCP-capable agent can be the
@@ -27,6 +28,9 @@ ${PASEO_FLAGS_HELP}
                        sets in its agents' environment): step agents are labelled its children
                        (paseo.parent-agent-id) and it is sent the wake-ups; without one, wake-ups
                        are only the events of tool results
+  --managed-run RUN    the run serve made this server's agent the manager of (serve's "Start on a
+                       new agent" writes it): without --manager-agent or $PASEO_AGENT_ID, the
+                       manager is the Paseo agent the run names, once serve has recorded it
   --scenario FILE      a scenario scripting the sim agents (a playbook test works too: see
                        docs/reference.md, "Scenarios and playbook tests"); gates it decides are
                        decided as if in the panel, others wait for resume

@@ -22,6 +22,7 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       'step-agent': 'boolean',
       ...PASEO_FLAGS,
       'manager-agent': 'string',
+      'managed-run': 'string',
       run: 'string',
       step: 'string',
       attempt: 'string',
@@ -44,6 +45,7 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
       'paseo-provider',
       'paseo-model',
       'manager-agent',
+      'managed-run',
     ])
       if (args.flags.has(only)) throw new UsageError(`--${only} goes with --agents paseo`);
   if (agents === 'paseo' && args.flags.has('scenario'))
@@ -53,9 +55,14 @@ export function runMcp(argv: readonly string[], io: CommandIo): number {
   const log = (line: string) => process.stderr.write(`kairoku-playbook mcp: ${line}\n`);
   const env = process.env;
   const managerAgent = flag(args, 'manager-agent') ?? (env.PASEO_AGENT_ID || undefined);
+  const managerOfRun = flag(args, 'managed-run');
   const paseo =
     agents === 'paseo'
-      ? { ...paseoOptions(args, env, io.cwd), ...(managerAgent ? { managerAgent } : {}) }
+      ? {
+          ...paseoOptions(args, env, io.cwd),
+          ...(managerAgent ? { managerAgent } : {}),
+          ...(managerOfRun !== undefined ? { managerOfRun } : {}),
+        }
       : undefined;
 
   // The MCP SDK loads only for this command; nothing may write to stdout but the server. Not awaited:

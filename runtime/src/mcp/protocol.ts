@@ -333,7 +333,12 @@ export class PlaybookProtocol {
 
   getRun(args: { run: string }): Result {
     const change = this.change(args.run, undefined, () => '');
-    return { ...runView(change.state), events: change.result.events };
+    const unwakeable = this.paseo?.cannotWake(change.state);
+    return {
+      ...runView(change.state),
+      events: change.result.events,
+      ...(unwakeable !== undefined ? { warnings: [unwakeable] } : {}),
+    };
   }
 
   listRuns(args: { archived?: boolean | undefined }): Result {

@@ -62,7 +62,6 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
   const made: { protocol?: PlaybookProtocol; server?: McpServer } = {};
   const paseo =
     options.agents === 'paseo' && !options.stepAgent ? await startPaseoHost(options, home, made) : undefined;
-  const managerAgent = paseo?.managerAgent;
   const protocol = new PlaybookProtocol({
     workspace: options.workspace,
     home,
@@ -73,6 +72,8 @@ export async function serveMcp(options: ServeOptions): Promise<RunningServer> {
     caller: () => {
       const client = made.server?.server.getClientVersion();
       const who = client ? `${client.name}${client.version ? ` ${client.version}` : ''} (mcp)` : 'mcp client';
+      // Read at each start: a server serve gave a run may learn its agent after it started.
+      const managerAgent = paseo?.managerAgent;
       return managerAgent ? `${who}, Paseo agent ${managerAgent}` : who;
     },
   });

@@ -10,6 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { AgentScript, AgentTurn, ScriptedReport, Scripts } from './scripts.js';
+import { startStdioServers } from './stdio-servers.js';
+import type { AgentMcp } from './stdio-servers.js';
 
 /**
  * A protocol-faithful fake of the Paseo daemon (docs/paseo.md, "The daemon's API", and the framing of
@@ -56,6 +58,12 @@ export interface FakePaseoOptions {
    * this much later (the daemon took over 30 s under load, after the turn had begun)
    */
   createAnswerDelayMs?: number;
+  /**
+   * start the stdio MCP servers of an agent's config as its provider does (claude, codex, opencode,
+   * copilot), with their configured environment only, and end them when the agent is archived
+   * (`FakeAgent.mcp`): what the real daemon's providers do (see stdio-servers.ts)
+   */
+  startsStdioServers?: boolean;
 }
 
 export interface FakeAgent {
@@ -84,6 +92,8 @@ export interface FakeAgent {
   seq: number;
   epoch: string;
   turn?: { canceled: boolean; wake?: () => void };
+  /** its stdio MCP servers, started as its provider starts them (`startsStdioServers`) */
+  mcp?: AgentMcp[];
 }
 
 export interface ReportCall {
@@ -293,6 +303,7 @@ export class FakePaseoDaemon {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled([...this.agents.values()].flatMap((a) => (a.mcp ?? []).map((m) => m.close())));
     for (const agent of this.agents.values()) {
       if (agent.turn) {
         agent.turn.canceled = true;
@@ -680,6 +691,9 @@ export class FakePaseoDaemon {
       epoch: randomUUID().slice(0, 8),
     };
     this.agents.set(agent.id, agent);
+    // As the daemon's ACP providers do in session/new: the servers start before create is answered.
+    if (this.options.startsStdioServers && MCP_PROVIDERS.has(agent.provider))
+      agent.mcp = startStdioServers(config);
     if (prompt) agent.status = 'running';
     const answer = () =>
       this.send(ws, {
@@ -722,6 +736,8 @@ export class FakePaseoDaemon {
         agent.turn = undefined;
       }
       agent.status = 'closed';
+      // The provider's process ends, and its stdio MCP servers with it.
+      for (const server of agent.mcp ?? []) void server.close();
       this.agentUpdate(agent);
       return archivedAt;
     };

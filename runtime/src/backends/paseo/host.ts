@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { AFTER_PREFIX, hasWorkGoing, isEnded, vecToArray } from '@kairoku-playbook/machine';
-import type { RunState } from '@kairoku-playbook/machine';
+import type { RunState, WakeUp } from '@kairoku-playbook/machine';
 import type { Driver } from '../../driver/driver.js';
 import type { RunHost } from '../../host/run-host.js';
 import type { RunStore } from '../../store/run-store.js';
@@ -10,6 +10,7 @@ import { PaseoBackend } from './backend.js';
 import type { PaseoBackendOptions } from './backend.js';
 import { PaseoClient } from './client.js';
 import type { Log } from './client.js';
+import { managerAgentOf } from './manager-agent.js';
 import { ManagerWaker } from './manager-waker.js';
 import { StoreBackedContext } from './store-context.js';
 
@@ -32,6 +33,11 @@ export interface PaseoAgentsOptions {
   defaultModel?: string;
   /** timeouts and reconnection of the daemon connections (tests shorten them) */
   connection?: PaseoBackendOptions['connection'];
+  /**
+   * the run serve made this server's manager agent for (`--managed-run`): without `managerAgent`, the
+   * manager is the Paseo agent the run names, once serve has recorded it
+   */
+  managerOfRun?: string;
   /** how often timeouts, cancel requests and the manager's status are looked at (default 1 s) */
   tickMs?: number;
   /** how often the daemon is asked whether the manager agent still exists (default 10 s) */
@@ -80,17 +86,27 @@ export class PaseoHost {
   private readonly ticker: ReturnType<typeof setInterval>;
   private closing: Promise<void> | undefined;
 
+  /** the manager's waker, once this server knows which Paseo agent it serves */
+  private currentWaker: ManagerWaker | undefined;
+  /** wake-ups made before the manager was known (`managerOfRun`): handed to its waker */
+  private early: { run: string; wakeups: WakeUp[] }[] = [];
+  /** runs already said (on stderr) to name a manager this server cannot wake */
+  private readonly unwakeable = new Set<string>();
+
   private constructor(
     private readonly options: PaseoHostOptions,
     /** the server's own connection to the daemon (the waker's) */
     private readonly client: PaseoClient,
-    readonly waker: ManagerWaker | undefined,
   ) {
     this.ticker = setInterval(() => this.tick(), options.tickMs ?? 1000);
     this.ticker.unref?.();
   }
 
-  /** Connects to the daemon (an error says why it cannot) and asks how the manager agent is. */
+  /**
+   * Connects to the daemon (an error says why it cannot) and asks how the manager agent is: the one
+   * named (`--manager-agent`, $PASEO_AGENT_ID), else the one `managerOfRun` names once serve has
+   * recorded it.
+   */
   static async start(options: PaseoHostOptions): Promise<PaseoHost> {
     const client = await PaseoClient.connect({
       ...(options.connection ?? {}),
@@ -98,25 +114,60 @@ export class PaseoHost {
       ...(options.password !== undefined ? { password: options.password } : {}),
       log: paseoLog(options.log),
     });
-    const route: { host?: PaseoHost } = {};
-    const waker = options.managerAgent
-      ? new ManagerWaker({
-          client,
-          agentId: options.managerAgent,
-          log: options.log,
-          ...(options.clock ? { clock: options.clock } : {}),
-          onGone: (why) => route.host?.managerGone(why),
-          ...(options.managerWatchMs !== undefined ? { watchMs: options.managerWatchMs } : {}),
-        })
-      : undefined;
-    const host = new PaseoHost(options, client, waker);
-    route.host = host;
-    await waker?.start();
+    const host = new PaseoHost(options, client);
+    if (options.managerAgent !== undefined) await host.serveManager(options.managerAgent);
+    else await host.managerFromRun();
     return host;
   }
 
+  get waker(): ManagerWaker | undefined {
+    return this.currentWaker;
+  }
+
   get managerAgent(): string | undefined {
-    return this.options.managerAgent;
+    return this.currentWaker?.agentId;
+  }
+
+  /** From now on the manager is this Paseo agent: its waker is made, and what waited is handed to it. */
+  private async serveManager(agentId: string): Promise<void> {
+    const waker = new ManagerWaker({
+      client: this.client,
+      agentId,
+      log: this.options.log,
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+      onGone: (why) => this.managerGone(why),
+      ...(this.options.managerWatchMs !== undefined ? { watchMs: this.options.managerWatchMs } : {}),
+    });
+    this.currentWaker = waker;
+    for (const { run, wakeups } of this.early.splice(0)) waker.push(run, wakeups);
+    await waker.start();
+  }
+
+  /**
+   * A server serve gave a run (`managerOfRun`) whose environment does not name its agent (its provider
+   * starts MCP servers with their configured environment only): the manager is the agent the run
+   * names, once serve has recorded it (the server may start before the daemon has answered serve).
+   */
+  private async managerFromRun(): Promise<void> {
+    const run = this.options.managerOfRun;
+    if (run === undefined || this.currentWaker) return;
+    const agentId = managerAgentOf(this.options.store.load(run)?.manager);
+    if (agentId === undefined) return;
+    this.options.log(`serving the manager agent run ${run} names (Paseo agent ${agentId})`);
+    await this.serveManager(agentId);
+  }
+
+  /**
+   * Why this server cannot wake the manager agent a run names, or undefined when it can (or the run
+   * names none): said on stderr once per run, and by get_run.
+   */
+  cannotWake(state: RunState): string | undefined {
+    const named = managerAgentOf(state.manager);
+    if (named === undefined || named === this.managerAgent || isEnded(state.status)) return undefined;
+    const mine = this.managerAgent;
+    return mine !== undefined
+      ? `run ${state.id} is managed by Paseo agent ${named}, not by this server's (${mine}): its wake-ups reach nobody here`
+      : `run ${state.id} is managed by Paseo agent ${named}, which this server cannot wake: it was started without --manager-agent, without $PASEO_AGENT_ID (its agent did not pass the daemon's environment on) and without --managed-run; wake-ups are only the events of tool results`;
   }
 
   /** why the manager agent is gone, once it is: runs it manages fail as they are hosted */
@@ -127,14 +178,14 @@ export class PaseoHost {
    * running steps stopped and no after-task started; runs taken up later fail as they are.
    */
   managerGone(why: string): void {
-    this.managerLost = `its manager agent ${this.options.managerAgent} is gone (${why})`;
+    this.managerLost = `its manager agent ${this.managerAgent} is gone (${why})`;
     for (const entry of this.runs.values()) this.failIfManaged(entry);
   }
 
   private failIfManaged(entry: HostedRun): void {
     if (this.managerLost === undefined || !entry.backend) return;
     const state = entry.context.peek();
-    const managed = state?.manager?.endsWith(`Paseo agent ${this.options.managerAgent}`) ?? false;
+    const managed = state?.manager?.endsWith(`Paseo agent ${this.managerAgent}`) ?? false;
     if (!managed || !state || (isEnded(state.status) && !state.after.some((a) => a.status === 'running')))
       return;
     entry.context.emit({ type: 'manager-lost', reason: this.managerLost });
@@ -204,7 +255,7 @@ export class PaseoHost {
    */
   perform(runId: string, effect: BackendEffect, fromTool: boolean): void {
     if (effect.type === 'wake-manager') {
-      if (!fromTool) this.waker?.push(runId, effect.wakeups);
+      if (!fromTool) this.wake(runId, effect.wakeups);
       return;
     }
     if (effect.type === 'open-gate' || effect.type === 'close-gate') return;
@@ -224,6 +275,23 @@ export class PaseoHost {
     });
   }
 
+  private wake(runId: string, wakeups: WakeUp[]): void {
+    if (this.currentWaker) {
+      this.currentWaker.push(runId, wakeups);
+      return;
+    }
+    if (this.options.managerOfRun !== undefined) {
+      this.early.push({ run: runId, wakeups });
+      return;
+    }
+    const state = this.options.store.load(runId);
+    const why = state ? this.cannotWake(state) : undefined;
+    if (why !== undefined && !this.unwakeable.has(runId)) {
+      this.unwakeable.add(runId);
+      this.options.log(why);
+    }
+  }
+
   /** A tool result showed the manager a run's events: its queued wake-ups would only repeat them. */
   shown(runId: string): void {
     this.waker?.shown(runId);
@@ -235,7 +303,7 @@ export class PaseoHost {
       clearInterval(this.ticker);
       await Promise.allSettled([...this.runs.values()].flatMap((entry) => entry.connecting ?? []));
       await Promise.allSettled([...this.runs.values()].map((entry) => this.release(entry)));
-      this.waker?.close();
+      this.currentWaker?.close();
       await this.client.close();
     })();
     return this.closing;
@@ -283,7 +351,7 @@ export class PaseoHost {
         runId: entry.id,
         playbook: state.ir.id,
         ...(state.ir.workspace === 'new-worktree' && state.branch ? { branch: state.branch } : {}),
-        ...(this.options.managerAgent ? { parentAgentId: this.options.managerAgent } : {}),
+        ...(this.managerAgent !== undefined ? { parentAgentId: this.managerAgent } : {}),
         ...(this.options.defaultProvider ? { defaultProvider: this.options.defaultProvider } : {}),
         ...(this.options.providerMap ? { providerMap: this.options.providerMap } : {}),
         ...(this.options.defaultModel ? { defaultModel: this.options.defaultModel } : {}),
@@ -385,7 +453,10 @@ export class PaseoHost {
 
   /** Timeouts, cancel requests and kept events of each hosted run; runs that ended are let go. */
   private sweep(): void {
-    this.waker?.tick();
+    this.currentWaker?.tick();
+    if (!this.currentWaker && this.options.managerOfRun !== undefined)
+      // The ticker does not wait; a failure to ask the daemon is logged by the waker.
+      void this.managerFromRun();
     for (const entry of [...this.runs.values()]) {
       if (entry.connecting) continue;
       if (!entry.backend) {

@@ -225,6 +225,10 @@ function newAgentStart(
         state.workspace ?? workspace,
         '--paseo-host',
         daemon.host,
+        // Its provider may start it without the daemon's environment ($PASEO_AGENT_ID): the run says
+        // which agent it serves, once serve has recorded it.
+        '--managed-run',
+        state.id,
         ...(passwordFile !== undefined ? ['--paseo-password-file', passwordFile] : []),
         ...(chosen.defaultProvider !== undefined ? ['--paseo-provider', chosen.defaultProvider] : []),
         ...Object.entries(chosen.providerMap ?? {}).flatMap(([from, to]) => [
