@@ -121,10 +121,114 @@ describe('serve --backend paseo: managed runs', () => {
       return JSON.parse((result.content as { text: string }[])[0]!.text) as Record<string, unknown>;
     };
     const run = await tool('get_run', { run: id });
-    expect(run.warnings).toEqual([
+    expect(run.warnings).toContainEqual(
       expect.stringContaining(`managed by Paseo agent ${manager.id}, which this server cannot wake`),
-    ]);
+    );
     await tool('start_step', { run: id, step: 'plan' });
     await waitFor(() => expect(stderr).toContain('which this server cannot wake'));
+  });
+
+  it('fails a run at once when its manager is archived, and stops its running step agents', async () => {
+    const { daemon, home, serving } = await setUp({ plan: [runsUntilCanceled({ outcome: 'done' })] });
+    const { id, manager, mcp } = await startManaged(serving, daemon);
+    await mcp.call('start_step', { run: id, step: 'plan' });
+    await waitFor(() => expect(daemon.agentOf('plan', 1)?.status).toBe('running'));
+    const plan = daemon.agentOf('plan', 1)!;
+    await daemon.archive(manager.id);
+    // Archiving ended the manager's own server, as on the real daemon: serve notices.
+    await waitFor(() => expect(mcp.exited()).toBe(true));
+    await waitFor(async () => {
+      const detail = await callServe<RunDetail>(serving, `/api/v1/runs/${id}`);
+      expect(detail.body.run.status).toBe('failed');
+    });
+    const detail = await callServe<RunDetail>(serving, `/api/v1/runs/${id}`);
+    expect(JSON.stringify(detail.body)).toContain(`its manager agent ${manager.id} is gone (archived)`);
+    await waitFor(() =>
+      expect(daemon.received('cancel_agent_request')).toContainEqual(
+        expect.objectContaining({ agentId: plan.id }),
+      ),
+    );
+    await waitFor(() => expect(plan.status).not.toBe('running'));
+    expect(new RunStore(home).load(id)!.status).toBe('failed');
+  });
+
+  it('at a restart, stops the step agents of a run it fails because its manager went while serve was down', async () => {
+    const { daemon, workspace, home, serving } = await setUp({
+      plan: [runsUntilCanceled({ outcome: 'done' })],
+    });
+    const { id, manager, mcp } = await startManaged(serving, daemon);
+    await mcp.call('start_step', { run: id, step: 'plan' });
+    await waitFor(() => expect(daemon.agentOf('plan', 1)?.status).toBe('running'));
+    const plan = daemon.agentOf('plan', 1)!;
+    serving.child.kill('SIGKILL');
+    await serving.exited;
+    await daemon.archive(manager.id);
+    const second = await startPaseoServe(children, workspace, home, ['--paseo-host', daemon.host]);
+    expect(second.stderr()).toContain(`failed 1 run(s) whose manager is gone: ${id}`);
+    await waitFor(() =>
+      expect(daemon.received('cancel_agent_request')).toContainEqual(
+        expect.objectContaining({ agentId: plan.id }),
+      ),
+    );
+    await waitFor(() => expect(plan.status).not.toBe('running'));
+  });
+
+  it('archives step agents once their attempt ended, and the manager serve made once its run ended', async () => {
+    const { daemon, serving } = await setUp({ plan: [reports('done')], work: [reports('done')] });
+    const { id, manager, mcp } = await startManaged(serving, daemon);
+    for (const step of ['plan', 'work']) {
+      await mcp.call('start_step', { run: id, step });
+      await waitFor(async () =>
+        expect(JSON.stringify(await mcp.call('get_run', { run: id }))).toMatch(
+          new RegExp(`"name":"${step}"[^}]*"status":"reported"`),
+        ),
+      );
+      await mcp.call('complete_step', { run: id, step, outcome: 'done' });
+      // Its attempt ended: its agent is archived (its conversation kept); the manager of a run going on is not.
+      await waitFor(() => expect(daemon.agentOf(step, 1)!.archivedAt).not.toBeNull());
+      if (step === 'plan') expect(manager.archivedAt).toBeNull();
+    }
+    await waitFor(async () =>
+      expect((await callServe<RunDetail>(serving, `/api/v1/runs/${id}`)).body.run.status).toBe('completed'),
+    );
+    // The run ended: its manager, once idle after the wake-up that says so, is archived too.
+    await waitFor(() => expect(manager.archivedAt).not.toBeNull());
+  });
+
+  it('with --paseo-keep-agents, archives nothing; a run serve drives itself has its agents archived by default', async () => {
+    const { daemon, workspace, home, serving } = await setUp({
+      plan: [reports('done')],
+      work: [reports('done')],
+    });
+    const started = await callServe<StartAnswer>(serving, '/api/v1/runs', {
+      playbook: 'playbooks/relay.yml',
+      inputs: {},
+    });
+    const id = started.body.run.id;
+    await waitFor(async () =>
+      expect((await callServe<RunDetail>(serving, `/api/v1/runs/${id}`)).body.run.status).toBe('completed'),
+    );
+    await waitFor(() => expect(daemon.agentOf('work', 1)?.archivedAt).not.toBeNull());
+    expect(daemon.agentOf('plan', 1)!.archivedAt).not.toBeNull();
+
+    serving.child.kill('SIGTERM');
+    await serving.exited;
+    const keeping = await startPaseoServe(children, workspace, home, [
+      '--paseo-host',
+      daemon.host,
+      '--paseo-keep-agents',
+    ]);
+    const again = await callServe<StartAnswer>(keeping, '/api/v1/runs', {
+      playbook: 'playbooks/relay.yml',
+      inputs: {},
+    });
+    const kept = again.body.run.id;
+    await waitFor(async () =>
+      expect((await callServe<RunDetail>(keeping, `/api/v1/runs/${kept}`)).body.run.status).toBe('completed'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const agents = [...daemon.agents.values()].filter((a) => a.labels['kairoku.run'] === kept);
+    expect(agents).toHaveLength(2);
+    expect(agents.map((a) => a.archivedAt)).toEqual([null, null]);
   });
 });

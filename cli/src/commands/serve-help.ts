@@ -9,7 +9,10 @@ export const SIM_SERVE_HELP = `sim:
 
 export const PASEO_SERVE_HELP = `paseo:
 ${PASEO_FLAGS_HELP}
-                       (the start form can choose another provider and model for a run)`;
+                       (the start form can choose another provider and model for a run)
+  --paseo-keep-agents  keep the agents of runs on the daemon: by default a step agent is archived
+                       once its attempt has ended, and a manager agent serve made once its run has
+                       ended (archive keeps their conversations)`;
 
 export const KAIROKU_SERVE_HELP = `kairoku (the Kairoku app: runner daemons dial in to claim steps; docs/fleet.md):
   --app-listen HOST:PORT  where runners and their step agents dial in (default 127.0.0.1:7421; port

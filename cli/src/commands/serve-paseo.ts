@@ -13,7 +13,7 @@ import { selfCommand } from '../self-command.js';
 import { PASEO_SERVE_HELP } from './serve-help.js';
 
 export const PASEO_SERVE: ServeBackendEntry = {
-  flags: PASEO_FLAGS,
+  flags: { ...PASEO_FLAGS, 'paseo-keep-agents': 'boolean' },
   help: PASEO_SERVE_HELP,
   setup: setupPaseo,
 };
@@ -30,6 +30,7 @@ async function setupPaseo(request: ServeBackendRequest): Promise<ServeBackend> {
       daemon,
       ...(passwordFlag !== undefined ? { passwordFile: resolve(io.cwd, passwordFlag) } : {}),
       selfCommand: selfCommand(),
+      keepAgents: args.flags.has('paseo-keep-agents'),
       home,
       workspace,
       log,

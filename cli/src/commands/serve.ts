@@ -149,6 +149,7 @@ async function serveUntilStopped(
   });
   const recovered = host.recover();
   connected.recovered?.();
+  connected.watch?.(host, recovered);
   sayRecovered(recovered, log);
   let server: Awaited<ReturnType<typeof serve.startServe>>;
   try {

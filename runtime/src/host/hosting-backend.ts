@@ -2,7 +2,7 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import type { StartOptionsOffered } from '@kairoku-playbook/protocol';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { Backend, BackendContext } from '../driver/backend.js';
-import type { HostResult, RunHost, StartOptions } from './run-host.js';
+import type { HostResult, Recovered, RunHost, StartOptions } from './run-host.js';
 
 /** What the start form offers beyond the inputs: the API's own type. */
 export type OfferedStartOptions = StartOptionsOffered;
@@ -22,6 +22,11 @@ export interface HostingBackend {
   adopt?: (state: RunState, backend: Backend, context: BackendContext) => void;
   /** once the host's recovery has taken up the runs, before serve listens */
   recovered?: () => void;
+  /**
+   * then: the backend watches what the workspace's runs depend on outside the host (Paseo: the manager
+   * agents of managed runs, and every run's agents), changing runs through the host; `close` stops it
+   */
+  watch?: (host: RunHost, recovered: Recovered) => void;
   /** what the start form offers (default: nothing beyond the inputs) */
   startOptions?: OfferedStartOptions;
   /** a start with `newAgent`: the run gets a manager agent of its own (offered by `startOptions`) */

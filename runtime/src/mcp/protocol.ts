@@ -334,11 +334,10 @@ export class PlaybookProtocol {
   getRun(args: { run: string }): Result {
     const change = this.change(args.run, undefined, () => '');
     const unwakeable = this.paseo?.cannotWake(change.state);
-    return {
-      ...runView(change.state),
-      events: change.result.events,
-      ...(unwakeable !== undefined ? { warnings: [unwakeable] } : {}),
-    };
+    const view: Result = { ...runView(change.state), events: change.result.events };
+    if (unwakeable !== undefined)
+      view.warnings = [...(Array.isArray(view.warnings) ? (view.warnings as unknown[]) : []), unwakeable];
+    return view;
   }
 
   listRuns(args: { archived?: boolean | undefined }): Result {

@@ -35,6 +35,7 @@ import { startSharedReportEndpoint } from '../report-endpoint.js';
 import { PaseoBackend } from './backend.js';
 import { PaseoClient } from './client.js';
 import { MANAGER_BEING_MADE, managerAgentOf, startWithNewManager } from './manager-agent.js';
+import { PaseoRunWatch } from './run-watch.js';
 
 /** The daemon as the CLI's Paseo flags name it, and the defaults of the runs' agents. */
 export interface PaseoDaemon {
@@ -55,6 +56,8 @@ export interface PaseoHostingRequest {
   home: string;
   /** the workspace serve owns (its real path) */
   workspace: string;
+  /** `--paseo-keep-agents`: the agents of runs are never archived (agent-tidy.ts) */
+  keepAgents?: boolean;
   log: (line: string) => void;
 }
 
@@ -79,6 +82,7 @@ export async function hostPaseoRuns(request: PaseoHostingRequest): Promise<Hosti
   const taken = await takeUpRuns(client, home, workspace, connectFor, log, reports);
   const newAgent = newAgentStart(request);
   const backends = new Set<Backend>();
+  let watch: PaseoRunWatch | undefined;
   return {
     backendFor: (state) => {
       const connected = taken.ready.get(state.id);
@@ -92,6 +96,16 @@ export async function hostPaseoRuns(request: PaseoHostingRequest): Promise<Hosti
     adopt: (_state: RunState, backend: Backend, context: BackendContext) => {
       if (backend instanceof PaseoBackend) backend.adopt(context);
     },
+    watch: (host, recovered) => {
+      watch = new PaseoRunWatch({
+        client,
+        host,
+        keepAgents: request.keepAgents ?? false,
+        log: paseoLog(log),
+      });
+      // Not awaited: serve listens meanwhile; the watch logs its own failures.
+      void watch.start(host.list().runs, recovered.failed);
+    },
     ...('refused' in newAgent
       ? { unofferedWhy: { newAgent: newAgent.refused } }
       : { startWithNewAgent: newAgent.start }),
@@ -104,6 +118,8 @@ export async function hostPaseoRuns(request: PaseoHostingRequest): Promise<Hosti
       },
     },
     close: async () => {
+      watch?.close();
+      await client.close();
       const all = [...taken.ready.values(), ...backends];
       await Promise.allSettled(all.map((b) => b.close?.() ?? Promise.resolve()));
       await reports.close();
@@ -188,9 +204,8 @@ async function takeUpRuns(
   } catch (error) {
     await Promise.allSettled([...ready.values()].map((b) => b.close?.() ?? Promise.resolve()));
     await reports.close();
-    throw error;
-  } finally {
     await client.close();
+    throw error;
   }
 
   return { ready, goneManagers };
