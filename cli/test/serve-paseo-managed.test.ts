@@ -97,8 +97,9 @@ describe('serve --backend paseo: managed runs', () => {
 
   it('a server that cannot tell which agent it serves says so on stderr and in get_run', async () => {
     const { daemon, workspace, home, serving } = await setUp({ plan: [reports('done')] });
-    const { id, manager } = await startManaged(serving, daemon);
+    const { id, manager, mcp } = await startManaged(serving, daemon);
     await waitFor(() => expect(new RunStore(home).load(id)!.manager).toContain(manager.id));
+    await mcp.close();
     // The same server as an older serve wrote it: no --managed-run, and no $PASEO_AGENT_ID.
     const server = (manager.config.mcpServers as Record<string, { command: string; args: string[] }>)[
       'kairoku-playbook'

@@ -17,7 +17,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '@kairoku-playbook/runtime';
 import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 import { FakePaseoDaemon, reports } from '../../runtime/test/fake-paseo/index.js';
-import type { FakeAgent, Scripts } from '../../runtime/test/fake-paseo/index.js';
+import type { FakeAgent, FakePaseoOptions, Scripts } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
 import { callServe, startPaseoServe } from './support/paseo-serve.js';
 
@@ -48,8 +48,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(scripts: Scripts, password?: string) {
-  const daemon = await FakePaseoDaemon.start({ scripts, ...(password ? { password } : {}) });
+async function setUp(scripts: Scripts, password?: string, options: FakePaseoOptions = {}) {
+  const daemon = await FakePaseoDaemon.start({ scripts, ...(password ? { password } : {}), ...options });
   const { root, repo } = makeRepo();
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'serve-new-agent-home-')));
   cleanups.push(async () => {
@@ -64,6 +64,18 @@ async function setUp(scripts: Scripts, password?: string) {
 
 const managerOf = (daemon: FakePaseoDaemon) =>
   [...daemon.agents.values()].find((a) => a.labels['kairoku.role'] === 'manager');
+
+/** The manager agent serve makes in the background after answering the Start, once recorded on the run. */
+async function madeManager(daemon: FakePaseoDaemon, home: string, id: string): Promise<FakeAgent> {
+  await vi.waitFor(
+    () => expect(new RunStore(home).load(id)!.manager).toContain(`Paseo agent ${managerOf(daemon)?.id}`),
+    {
+      timeout: 20_000,
+      interval: 50,
+    },
+  );
+  return managerOf(daemon)!;
+}
 
 interface StdioConfig {
   type: string;
@@ -115,7 +127,7 @@ describe('serve --backend paseo: Start on a new agent', () => {
     const id = started.body.run.id;
 
     // The manager agent: in the workspace, labelled, its instructions and kickoff, no password anywhere.
-    const manager = managerOf(daemon)!;
+    const manager = await madeManager(daemon, home, id);
     expect(manager).toMatchObject({ provider: 'codex', cwd: workspace });
     expect(manager.labels).toMatchObject({ 'kairoku.run': id, 'kairoku.role': 'manager' });
     expect(manager.systemPrompt).toContain('You are the Playbook Manager');
@@ -171,7 +183,7 @@ describe('serve --backend paseo: Start on a new agent', () => {
     });
     expect(started.status).toBe(201);
     const id = started.body.run.id;
-    const manager = managerOf(daemon)!;
+    const manager = await madeManager(daemon, home, id);
     expect(realpathSync(manager.cwd)).not.toBe(workspace);
     expect(
       execFileSync('git', ['branch', '--show-current'], { cwd: manager.cwd, encoding: 'utf8' }).trim(),
@@ -198,7 +210,7 @@ describe('serve --backend paseo: Start on a new agent', () => {
     });
     expect(started.status).toBe(201);
     const id = started.body.run.id;
-    const manager = managerOf(daemon)!;
+    const manager = await madeManager(daemon, home, id);
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));
 
@@ -222,20 +234,56 @@ describe('serve --backend paseo: Start on a new agent', () => {
     expect(failed.body.run.status).toBe('failed');
   });
 
-  it('fails the run, saying why, when the daemon does not make the manager agent', async () => {
+  it('answers the Start at once, says the manager is being made, and fails the run, saying why, when the daemon does not make it', async () => {
     const { daemon, workspace, home } = await setUp({});
     const serving = await startServe(workspace, home, ['--paseo-host', daemon.host]);
-    const started = await call<{ refusal: { code: string; message: string } }>(serving, '/api/v1/runs', {
+    const started = await call<StartAnswer>(serving, '/api/v1/runs', {
       playbook: 'playbooks/relay.yml',
       inputs: {},
       options: { newAgent: true, provider: 'nosuch' },
     });
-    expect(started.status).toBe(502);
-    expect(started.body.refusal.code).toBe('manager-agent-failed');
-    expect(started.body.refusal.message).toContain('Unknown provider "nosuch"');
-    const id = /run (\S+) failed/.exec(started.body.refusal.message)![1]!;
+    expect(started.status).toBe(201);
+    const id = started.body.run.id;
+    await vi.waitFor(
+      async () =>
+        expect((await call<RunDetail>(serving, `/api/v1/runs/${id}`)).body.run.status).toBe('failed'),
+      { timeout: 20_000, interval: 50 },
+    );
     const run = await call<RunDetail>(serving, `/api/v1/runs/${id}`);
-    expect(run.body.run.status).toBe('failed');
+    expect(run.body.run.reason).toContain('Paseo did not make its manager agent');
+    expect(JSON.stringify(run.body)).toContain('Unknown provider \\"nosuch\\"');
+  });
+
+  it('while the daemon makes the manager, the run says so; a serve restarted meanwhile takes the agent made as its manager', async () => {
+    const { daemon, workspace, home } = await setUp({}, undefined, { holdCreates: true });
+    const flags = ['--paseo-host', daemon.host];
+    const first = await startServe(workspace, home, flags);
+    const started = await call<StartAnswer>(first, '/api/v1/runs', {
+      playbook: 'playbooks/relay.yml',
+      inputs: {},
+      options: { newAgent: true },
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.run.id;
+    const making = await call<RunDetail>(first, `/api/v1/runs/${id}`);
+    expect(making.body.run.manager).toEqual({ name: expect.any(String), making: true });
+    await vi.waitFor(() => expect(daemon.received('create_agent_request')).toHaveLength(1), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    daemon.releaseCreates();
+    await vi.waitFor(() => expect(managerOf(daemon)).toBeDefined(), { timeout: 20_000, interval: 50 });
+    const second = await startServe(workspace, home, flags);
+    expect(second.stderr()).not.toContain('failed 1 run');
+    const manager = await madeManager(daemon, home, id);
+    const taken = await call<RunDetail>(second, `/api/v1/runs/${id}`);
+    expect(taken.body.run).toMatchObject({
+      status: 'running',
+      manager: { name: expect.stringContaining(manager.id) },
+    });
+    expect(taken.body.run.manager!.making).toBeUndefined();
   });
 
   it("refuses a start given a secret input (its value would not reach the manager agent's steps)", async () => {

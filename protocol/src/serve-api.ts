@@ -196,6 +196,11 @@ export interface RunDetail {
     /** the backend the run's agents run on: `sim` (simulated: no model, generated outputs), `paseo`, … */
     backend: string;
     reason?: string;
+    /**
+     * who manages the run when serve does not drive it itself: a manager agent (as the run records it),
+     * or, with `making`, the manager agent serve is still making (a Start on a new agent)
+     */
+    manager?: { name: string; making?: boolean };
     outputs?: Record<string, unknown> | null;
     /** secrets as "••••" */
     inputs: Record<string, unknown>;

@@ -430,6 +430,15 @@ function RunHeader({ detail }: { detail: RunDetail }) {
           {ago(run.startedAt, coarseClock.value)}
         </time>
         <RunElapsed run={run} />
+        {run.manager?.making ? (
+          <span class="making-manager" role="status">
+            {' · making the manager agent…'}
+          </span>
+        ) : run.manager ? (
+          ` · managed by ${run.manager.name}`
+        ) : (
+          ''
+        )}
         {run.reason ? ` · ${run.reason}` : ''}
       </p>
       <RunActions detail={detail} />

@@ -405,6 +405,19 @@ export const ANSWER_SCHEMAS = {
           reason: {
             type: 'string',
           },
+          manager: {
+            type: 'object',
+            properties: {
+              name: {
+                type: 'string',
+              },
+              making: {
+                type: 'boolean',
+              },
+            },
+            required: ['name'],
+            additionalProperties: false,
+          },
           outputs: {
             anyOf: [
               {

@@ -17,7 +17,7 @@ export type OfferedStartOptions = StartOptionsOffered;
 export interface HostingBackend {
   backendFor: (state: RunState) => Backend;
   /** recovery: whether a run's manager still exists (default: presumed alive) */
-  managerExists?: (manager: string) => boolean;
+  managerExists?: (manager: string, runId: string) => boolean;
   /** recovery: watch the agents of a run taken up again (`RunHostOptions.adopt`) */
   adopt?: (state: RunState, backend: Backend, context: BackendContext) => void;
   /** once the host's recovery has taken up the runs, before serve listens */

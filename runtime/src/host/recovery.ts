@@ -38,7 +38,7 @@ export function recoverWorkspace(book: RunBook, hosted: HostedRuns): Recovered {
 function recoverOne(book: RunBook, hosted: HostedRuns, stored: RunState, found: Recovered): void {
   const options = book.options;
   const manager = stored.manager;
-  if (manager && manager !== book.manager && !(options.managerExists?.(manager) ?? true)) {
+  if (manager && manager !== book.manager && !(options.managerExists?.(manager, stored.id) ?? true)) {
     // Seed 000: on start, a run whose manager no longer exists is failed.
     const reason = `its manager (${manager}) no longer exists`;
     const result = advance(stored, { type: 'manager-lost', reason }, book.clock());

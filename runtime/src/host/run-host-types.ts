@@ -53,7 +53,7 @@ export interface RunHostOptions {
    * whether a run's recorded manager still exists (recovery, seed 000: a run whose manager is gone
    * fails); default: every manager this host cannot judge is presumed alive
    */
-  managerExists?: (manager: string) => boolean;
+  managerExists?: (manager: string, runId: string) => boolean;
   /**
    * whether the agent behind a running attempt still exists, by the run's backend (recovery, the
    * lost-agent rule); default: a run's own backend is asked (`Backend.agentExists`)
@@ -123,3 +123,9 @@ export interface Changed<T> {
 
 /** The manager name of runs a host drives itself (autopilot). */
 export const HOST_MANAGER = 'kairoku-playbook serve';
+
+/**
+ * The manager recorded while a hosting backend makes the run's manager agent in the background (its id
+ * is not known yet: serve's "Start on a new agent" on Paseo); the panel says so.
+ */
+export const MANAGER_BEING_MADE = 'kairoku-playbook serve, making a Paseo manager agent';

@@ -3,6 +3,7 @@ import { ACTIVE, AFTER_PREFIX, isEnded, vecToArray } from '@kairoku-playbook/mac
 import type { RunState, StepRun } from '@kairoku-playbook/machine';
 import { restartableSteps } from '../mcp/views.js';
 import type { WorkspacePlaybook } from '../mcp/workspace.js';
+import { HOST_MANAGER, MANAGER_BEING_MADE } from '../host/run-host-types.js';
 import type {
   RunGraphLoop,
   RunGraphNode,
@@ -127,6 +128,8 @@ export function runDetail(state: RunState, version: number, seen: boolean): RunD
     outputs: state.outputs,
   };
   if (state.reason) run.reason = state.reason;
+  if (state.manager !== undefined && state.manager !== HOST_MANAGER)
+    run.manager = { name: state.manager, ...(state.manager === MANAGER_BEING_MADE ? { making: true } : {}) };
   return {
     run,
     graph: graphOf(state),

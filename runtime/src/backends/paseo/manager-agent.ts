@@ -7,13 +7,14 @@ import { LABELS, SYSTEM_PROMPT_PROVIDERS, agentTitle } from './backend-options.j
 import { createdAgentId } from './client.js';
 import type { Log, PaseoClient } from './client.js';
 import { MCP_SERVER_NAME } from './first-message.js';
+import { listAgents } from './daemon-agents.js';
 import { prepareWorktree } from './worktree.js';
 
 /** The label that says what an agent is to a run besides its steps: `manager` for a manager agent. */
 export const ROLE_LABEL = 'kairoku.role';
 
-/** The manager recorded while serve makes the run's manager agent (its id is not known yet). */
-export const MANAGER_BEING_MADE = 'kairoku-playbook serve, making a Paseo manager agent';
+export { MANAGER_BEING_MADE } from '../../host/run-host-types.js';
+import { MANAGER_BEING_MADE } from '../../host/run-host-types.js';
 
 /**
  * The manager of a run whose manager agent serve made: named as the MCP server names a Paseo manager
@@ -50,20 +51,26 @@ export interface NewManagerRequest {
   mcpServer: (state: RunState) => StdioServer;
   /** a connection to the daemon, made when first needed; the caller closes it */
   client: () => Promise<PaseoClient>;
+  /** how long the create may take before the agent is looked up by its labels (default 120 s) */
+  createTimeoutMs?: number;
   log?: Log;
 }
 
-export type NewManagerResult = HostResult<{ state: RunState; warnings: string[]; agentId: string }>;
+export type NewManagerResult = HostResult<{ state: RunState; warnings: string[] }>;
 
 /**
  * Seed 000's "Start on a new agent": the run is created managed (no claim, no autopilot: the manager
- * decides), then its manager agent is made on the daemon, in the workspace, with the manager's
- * instructions (as system prompt, and at the head of the first message for providers that ignore it),
- * the manager's MCP server, and a kickoff naming the run; its id is then recorded as the run's
- * manager. An agent the daemon does not make fails the run (`manager-lost`, with the daemon's reason),
- * and the refusal says why.
+ * decides) and answered at once, its manager recorded as being made (`MANAGER_BEING_MADE`; the panel
+ * says so); the manager agent is then made on the daemon in the background (the daemon may take
+ * minutes), in the workspace, with the manager's instructions (as system prompt, and at the head of
+ * the first message for providers that ignore it), the manager's MCP server, and a kickoff naming the
+ * run; its id is then recorded as the run's manager. A create that fails or times out is looked up by
+ * the run's labels: an agent the daemon made after all is adopted as the manager; without one the run
+ * fails (`manager-lost`, with the daemon's reason). `done` resolves when that is settled.
  */
-export async function startWithNewManager(request: NewManagerRequest): Promise<NewManagerResult> {
+export async function startWithNewManager(
+  request: NewManagerRequest,
+): Promise<NewManagerResult & { done?: Promise<void> }> {
   const { host, ir, inputs, options } = request;
   // A secret input's value lives only in the memory of the process that started the run (SPEC §3.5):
   // the manager agent's server, another process, could not give it to the steps that read it.
@@ -92,29 +99,47 @@ export async function startWithNewManager(request: NewManagerRequest): Promise<N
   if (!started.ok) return started;
   if (refusal) return { ok: false, refusal };
   const { state, warnings } = started.value;
-  const kickoff = kickoffOf(state);
-  const server = request.mcpServer(state);
-  let agentId: string;
+  // Not awaited: the Start is answered now; the making records its own end on the run (and logs it).
+  const done = makeInBackground(request, state);
+  return { ok: true, value: { state, warnings }, done };
+}
+
+/** Makes the run's manager agent and records it; a failure is looked up by labels, else fails the run. */
+async function makeInBackground(request: NewManagerRequest, state: RunState): Promise<void> {
+  const { host } = request;
+  const log = request.log ?? (() => undefined);
+  let agentId: string | undefined;
+  let reason = '';
   try {
-    agentId = await makeManagerAgent(request, state, { kickoff, server });
+    agentId = await makeManagerAgent(request, state, {
+      kickoff: kickoffOf(state),
+      server: request.mcpServer(state),
+    });
   } catch (error) {
-    const reason = `Paseo did not make its manager agent: ${(error as Error).message}`;
-    request.log?.('warn', `run ${state.id}: ${reason}`);
-    host.change(state.id, { backend: performsNothing }, (driver) =>
+    reason = `Paseo did not make its manager agent: ${(error as Error).message}`;
+    // The daemon may have made it all the same (a create answered late, or never): found by its labels.
+    agentId = await findManagerAgent(request, state.id).catch(() => undefined);
+    if (agentId !== undefined)
+      log('warn', `run ${state.id}: ${reason}; it made agent ${agentId} after all, taken as the manager`);
+  }
+  if (agentId === undefined) {
+    log('warn', `run ${state.id}: ${reason}`);
+    const failed = host.change(state.id, { backend: performsNothing }, (driver) =>
       driver.send({ type: 'manager-lost', reason }),
     );
-    return {
-      ok: false,
-      refusal: {
-        code: 'manager-agent-failed',
-        message: `run ${state.id} failed: ${reason}`,
-        kind: 'conflict',
-      },
-    };
+    if (!failed.ok) log('warn', `run ${state.id}: ${failed.refusal.message}`);
+    return;
   }
   const named = host.setManager(state.id, newManagerName(agentId));
-  if (!named.ok) return named;
-  return { ok: true, value: { state: named.value, warnings, agentId } };
+  if (!named.ok)
+    log('warn', `run ${state.id}: its manager agent ${agentId} was not recorded: ${named.refusal.message}`);
+}
+
+/** The manager agent the daemon has for a run (by its labels), if any. */
+async function findManagerAgent(request: NewManagerRequest, runId: string): Promise<string | undefined> {
+  const client = await request.client();
+  const agents = await listAgents(client, { [LABELS.run]: runId, [ROLE_LABEL]: 'manager' });
+  return [...agents].find(([, info]) => !info.archived)?.[0];
 }
 
 /** Makes the run's manager agent on the daemon (in the run's worktree, made now, when it has one); its id. */
@@ -139,19 +164,23 @@ async function makeManagerAgent(
           })
         ).path
       : workspace;
-  const answer = await client.request('create_agent_request', {
-    config: {
-      provider,
-      cwd,
-      title: agentTitle(`Playbook Manager: ${ir.title ?? ir.id}`, 1),
-      ...(request.model !== undefined ? { model: request.model } : {}),
-      systemPrompt: MANAGER_GUIDE,
-      mcpServers: { [MCP_SERVER_NAME]: { type: 'stdio', ...server } },
+  const answer = await client.request(
+    'create_agent_request',
+    {
+      config: {
+        provider,
+        cwd,
+        title: agentTitle(`Playbook Manager: ${ir.title ?? ir.id}`, 1),
+        ...(request.model !== undefined ? { model: request.model } : {}),
+        systemPrompt: MANAGER_GUIDE,
+        mcpServers: { [MCP_SERVER_NAME]: { type: 'stdio', ...server } },
+      },
+      labels: { [LABELS.run]: state.id, [LABELS.playbook]: ir.id, [ROLE_LABEL]: 'manager' },
+      // Providers spoken to over ACP ignore systemPrompt: the instructions open the first message.
+      initialPrompt: SYSTEM_PROMPT_PROVIDERS.has(provider) ? kickoff : `${MANAGER_GUIDE}\n\n${kickoff}`,
     },
-    labels: { [LABELS.run]: state.id, [LABELS.playbook]: ir.id, [ROLE_LABEL]: 'manager' },
-    // Providers spoken to over ACP ignore systemPrompt: the instructions open the first message.
-    initialPrompt: SYSTEM_PROMPT_PROVIDERS.has(provider) ? kickoff : `${MANAGER_GUIDE}\n\n${kickoff}`,
-  });
+    { timeoutMs: request.createTimeoutMs ?? 120_000 },
+  );
   if (answer.status === 'agent_create_failed') throw new Error(String(answer.error ?? 'agent_create_failed'));
   const id = createdAgentId(answer);
   if (!id) throw new Error('the daemon answered create_agent_request without an agent id');

@@ -17,7 +17,7 @@ import { tidyRunAgents } from './agent-tidy.js';
 import { isObject } from './client.js';
 import type { AgentUpdate, Log, PaseoClient } from './client.js';
 import { LABELS } from './backend-options.js';
-import { managerAgentOf } from './manager-agent.js';
+import { ROLE_LABEL, managerAgentOf } from './manager-agent.js';
 
 export interface RunWatchOptions {
   /** a connection of the watch's own (reconnecting): the daemon sends its subscription's updates to it */
@@ -111,7 +111,7 @@ export class PaseoRunWatch {
 
   private async tidy(runId: string): Promise<void> {
     const loaded = this.options.host.get(runId);
-    if (this.closed || !loaded.ok) return;
+    if (this.closed || !loaded.ok || !this.mine(loaded.value)) return;
     try {
       const plan = await tidyRunAgents(this.options.client, loaded.value, {
         keep: this.options.keepAgents,
@@ -139,7 +139,10 @@ export class PaseoRunWatch {
     if (typeof agent.archivedAt === 'string' && agent.archivedAt.length > 0) this.managerGone(id, 'archived');
     const labels = isObject(agent.labels) ? agent.labels : {};
     const run = labels[LABELS.run];
-    if (typeof run === 'string' && (this.untidy.has(run) || this.managersOf(id).length)) this.schedule(run);
+    // A manager agent made late (its run may have failed for want of it) is tidied like the rest.
+    const manager = labels[ROLE_LABEL] === 'manager';
+    if (typeof run === 'string' && (manager || this.untidy.has(run) || this.managersOf(id).length))
+      this.schedule(run);
   }
 
   private managersOf(agentId: string): string[] {

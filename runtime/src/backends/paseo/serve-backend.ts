@@ -34,7 +34,15 @@ import { RunStore } from '../../store/run-store.js';
 import { startSharedReportEndpoint } from '../report-endpoint.js';
 import { PaseoBackend } from './backend.js';
 import { PaseoClient } from './client.js';
-import { MANAGER_BEING_MADE, managerAgentOf, startWithNewManager } from './manager-agent.js';
+import { LABELS } from './backend-options.js';
+import { listAgents } from './daemon-agents.js';
+import {
+  MANAGER_BEING_MADE,
+  ROLE_LABEL,
+  managerAgentOf,
+  newManagerName,
+  startWithNewManager,
+} from './manager-agent.js';
 import { PaseoRunWatch } from './run-watch.js';
 
 /** The daemon as the CLI's Paseo flags name it, and the defaults of the runs' agents. */
@@ -91,12 +99,18 @@ export async function hostPaseoRuns(request: PaseoHostingRequest): Promise<Hosti
       backends.add(backend);
       return backend;
     },
-    managerExists: (manager) => !taken.goneManagers.has(manager),
+    managerExists: (manager, runId) =>
+      manager === MANAGER_BEING_MADE ? taken.madeManagers.has(runId) : !taken.goneManagers.has(manager),
     recovered: () => reports.open(),
     adopt: (_state: RunState, backend: Backend, context: BackendContext) => {
       if (backend instanceof PaseoBackend) backend.adopt(context);
     },
     watch: (host, recovered) => {
+      // A manager the daemon made while the serve that asked for it stopped: recorded now.
+      for (const [runId, agentId] of taken.madeManagers) {
+        const named = host.setManager(runId, newManagerName(agentId));
+        if (named.ok) log(`run ${runId}: took Paseo agent ${agentId}, made before a restart, as its manager`);
+      }
       watch = new PaseoRunWatch({
         client,
         host,
@@ -178,20 +192,26 @@ async function takeUpRuns(
   connectFor: (state: RunState) => Promise<Backend>,
   log: (line: string) => void,
   reports: Reports,
-): Promise<{ ready: Map<string, Backend>; goneManagers: Set<string> }> {
+): Promise<{ ready: Map<string, Backend>; goneManagers: Set<string>; madeManagers: Map<string, string> }> {
   const store = new RunStore(home);
   const ready = new Map<string, Backend>();
   const goneManagers = new Set<string>();
+  /** runs whose manager an earlier serve was making: the agent the daemon made, by the run's labels */
+  const madeManagers = new Map<string, string>();
   try {
     for (const state of store.loadAll().runs) {
       if (state.workspace !== workspace || state.backend !== 'paseo') continue;
       if (!hasWorkGoing(state) || store.owner(state.id) !== undefined) continue;
+      if (state.manager === MANAGER_BEING_MADE) {
+        // serve stopped while it made the manager: the daemon may have made it all the same.
+        const made = await listAgents(client, { [LABELS.run]: state.id, [ROLE_LABEL]: 'manager' });
+        const agentId = [...made].find(([, info]) => !info.archived)?.[0];
+        if (agentId !== undefined) madeManagers.set(state.id, agentId);
+        continue;
+      }
       if (state.manager && state.manager !== HOST_MANAGER) {
-        // A run whose manager agent serve was still making when it stopped has no manager to wait for.
-        const gone =
-          state.manager === MANAGER_BEING_MADE ||
-          (await managerGone(client, state.id, managerAgentOf(state.manager)));
-        if (gone) goneManagers.add(state.manager);
+        if (await managerGone(client, state.id, managerAgentOf(state.manager)))
+          goneManagers.add(state.manager);
         continue;
       }
       try {
@@ -208,7 +228,7 @@ async function takeUpRuns(
     throw error;
   }
 
-  return { ready, goneManagers };
+  return { ready, goneManagers, madeManagers };
 }
 
 /**
@@ -261,30 +281,37 @@ function newAgentStart(
     inputs,
     options,
   ) => {
-    let daemonClient: Client | undefined;
-    try {
-      const chosen = daemonOptions(daemon, options);
-      return await startWithNewManager({
-        host,
-        ir,
-        inputs,
-        options,
-        provider: chosen.defaultProvider ?? 'claude',
-        ...(chosen.defaultModel !== undefined ? { model: chosen.defaultModel } : {}),
-        mcpServer: managerServer,
-        client: async () =>
-          (daemonClient ??= await PaseoClient.connect({
-            host: daemon.host,
-            ...(daemon.password !== undefined ? { password: daemon.password } : {}),
-            reconnect: false,
-            requestTimeoutMs: 120_000,
-            log: paseoLog(log),
-          })),
-        log: paseoLog(log),
-      });
-    } finally {
-      await daemonClient?.close();
-    }
+    // Connections of this start's own (a create may take minutes): one made again if the first broke.
+    const clients: Client[] = [];
+    const closeAll = () => Promise.allSettled(clients.map((c) => c.close()));
+    const chosen = daemonOptions(daemon, options);
+    const started = await startWithNewManager({
+      host,
+      ir,
+      inputs,
+      options,
+      provider: chosen.defaultProvider ?? 'claude',
+      ...(chosen.defaultModel !== undefined ? { model: chosen.defaultModel } : {}),
+      mcpServer: managerServer,
+      client: async () => {
+        const open = clients.find((c) => c.isOpen);
+        if (open) return open;
+        const made = await PaseoClient.connect({
+          host: daemon.host,
+          ...(daemon.password !== undefined ? { password: daemon.password } : {}),
+          reconnect: false,
+          requestTimeoutMs: 120_000,
+          log: paseoLog(log),
+        });
+        clients.push(made);
+        return made;
+      },
+      log: paseoLog(log),
+    });
+    // Closed once the manager is made (or the run failed for want of one); that end logs itself.
+    if (started.done) void started.done.finally(closeAll);
+    else await closeAll();
+    return started;
   };
 
   return { start: startWithNewAgent };
