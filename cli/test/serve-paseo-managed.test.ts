@@ -86,6 +86,7 @@ describe('serve --backend paseo: managed runs', () => {
     ]!;
     expect(server.args).toEqual(expect.arrayContaining(['--managed-run', id]));
     expect(server.env).toEqual({ KAIROKU_PLAYBOOK_HOME: home });
+    expect(manager.config.extra).toBeUndefined();
     await mcp.call('start_step', { run: id, step: 'plan', brief: 'plan it' });
     await waitFor(() => expect(daemon.agentOf('plan', 1)).toBeDefined());
     // A subagent of its manager, which is woken once the step reported.
@@ -211,6 +212,10 @@ describe('serve --backend paseo: managed runs', () => {
     );
     await waitFor(() => expect(daemon.agentOf('work', 1)?.archivedAt).not.toBeNull());
     expect(daemon.agentOf('plan', 1)!.archivedAt).not.toBeNull();
+    // A Claude step agent has its one tool pre-approved (seed 000); a codex manager gets no Claude options.
+    expect(daemon.agentOf('plan', 1)!.config.extra).toEqual({
+      claude: { allowedTools: ['mcp__kairoku-playbook__report_step_result'] },
+    });
 
     serving.child.kill('SIGTERM');
     await serving.exited;

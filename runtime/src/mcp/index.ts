@@ -9,7 +9,7 @@ export { PlaybookProtocol } from './protocol.js';
 export type { ProtocolOptions } from './protocol.js';
 export { ProtocolBackend, BACKEND_OF } from './backend.js';
 export type { AgentMode } from './backend.js';
-export { MANAGER_TOOLS, STEP_AGENT_TOOLS } from './tools.js';
+export { MANAGER_TOOLS, STEP_AGENT_TOOLS } from '../backends/mcp-tool-names.js';
 export { MANAGER_GUIDE } from '../backends/manager-guide.js';
 export { ToolError } from './tool-error.js';
 export { STEP_TOKEN_VARIABLE, stepAgentToken, checkStepAgentToken } from '../store/step-token.js';

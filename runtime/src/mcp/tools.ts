@@ -11,23 +11,6 @@ import { askServe, serveOf, serveOwning, servePlaybook, toolServeRequest } from 
  * what to do instead.
  */
 
-export const MANAGER_TOOLS = [
-  'list_playbooks',
-  'start_playbook',
-  'start_step',
-  'complete_step',
-  'request_gate',
-  'resume',
-  'nudge_step',
-  'get_run',
-  'list_runs',
-  'cancel_run',
-  'restart_run',
-  'validate_playbooks',
-] as const;
-
-export const STEP_AGENT_TOOLS = ['report_step_result'] as const;
-
 const run = z
   .string()
   .min(1)

@@ -7,6 +7,7 @@ import type { PaseoBackendOptions } from './backend-options.js';
 import { PaseoError, createdAgentId, isObject } from './client.js';
 import type { Log, PaseoClient, Payload } from './client.js';
 import { MCP_SERVER_NAME, firstMessage } from './first-message.js';
+import { preApprovedTools } from './pre-approval.js';
 import type { ReportContract, StartAgent } from './first-message.js';
 
 /** What the backend keeps of one of its run's agents, as the daemon lists it. */
@@ -109,6 +110,7 @@ export function createAgentRequest(
         headers: { Authorization: `Bearer ${token}` },
       },
     },
+    ...preApprovedTools(provider, 'step'),
   };
   // Providers spoken to over ACP (copilot, custom `extends: "acp"` ones) ignore systemPrompt: the
   // role's instructions open their first message instead.

@@ -8,6 +8,7 @@ import { createdAgentId } from './client.js';
 import type { Log, PaseoClient } from './client.js';
 import { MCP_SERVER_NAME } from './first-message.js';
 import { listAgents } from './daemon-agents.js';
+import { preApprovedTools } from './pre-approval.js';
 import { prepareWorktree } from './worktree.js';
 
 /** The label that says what an agent is to a run besides its steps: `manager` for a manager agent. */
@@ -174,6 +175,7 @@ async function makeManagerAgent(
         ...(request.model !== undefined ? { model: request.model } : {}),
         systemPrompt: MANAGER_GUIDE,
         mcpServers: { [MCP_SERVER_NAME]: { type: 'stdio', ...server } },
+        ...preApprovedTools(provider, 'manager'),
       },
       labels: { [LABELS.run]: state.id, [LABELS.playbook]: ir.id, [ROLE_LABEL]: 'manager' },
       // Providers spoken to over ACP ignore systemPrompt: the instructions open the first message.

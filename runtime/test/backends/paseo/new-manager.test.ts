@@ -60,6 +60,15 @@ describe('a manager agent made in the background', () => {
     expect(started.value.state.manager).toBe(MANAGER_BEING_MADE);
     await started.done;
     const [manager] = managers(fake);
+    // Its own tools pre-approved, as seed 000 says, through the daemon's Claude options.
+    expect(manager!.config.extra).toEqual({
+      claude: {
+        allowedTools: expect.arrayContaining([
+          'mcp__kairoku-playbook__start_step',
+          'mcp__kairoku-playbook__complete_step',
+        ]),
+      },
+    });
     const run = host.get(started.value.state.id);
     expect(run.ok && run.value).toMatchObject({
       status: 'running',
