@@ -6,7 +6,7 @@
 // the run file, git and the daemon to judge it. Prints one line per check and exits 1 if one failed.
 //
 //   node scripts/paseo-real/check.mjs --paseo-host 127.0.0.1:6767 --password-file FILE \
-//     --provider scripted --script FILE [--only branch,second,...] [--keep]
+//     --provider scripted --script FILE [--only branch,second,...,serve-manager-archived,...] [--keep]
 //
 // --script is the rules file the provider's command line names (this script rewrites it for each
 // check); the agents' log is agents.log beside it.
@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { paseo } from '@kairoku-playbook/runtime/backends';
+import { serveChecks } from './check-serve.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(repo, 'cli/dist/kairoku-playbook.js');
@@ -503,6 +504,12 @@ await check('create-latency', async () => {
     await client.request('archive_agent_request', { agentId: created.agentId }).catch(() => undefined);
   }
   judge('create-latency', true, `create_agent_request answered in ${times.join(', ')} ms`);
+});
+
+// serve --backend paseo: managed runs, a restart, the agents left behind (issue 25).
+await serveChecks({
+  ...{ check, judge, workspace, script, agentLog, agentsOf, waitFor, report, happyRules },
+  ...{ client, cli, host, provider, passwordFile, home, task },
 });
 
 await client.close();

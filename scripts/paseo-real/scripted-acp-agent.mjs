@@ -11,7 +11,8 @@
 //   --script FILE    the rules, read again at every prompt (check.mjs rewrites it between checks)
 //   --log FILE       one JSON line per thing seen or done (default: the script's folder, agents.log)
 //
-// The script: {"newSessionDelayMs"?: N, "rules": [{"match": "regexp", "turns": [TURN, …]}]}. The
+// The script: {"newSessionDelayMs"?: N, "stdioEnv"?: "configured", "rules": [{"match": "regexp",
+// "turns": [TURN, …]}]} ("configured": stdio MCP servers get only their configured env). The
 // first rule whose regexp matches the session's first prompt plays that session; its Nth prompt
 // plays turns[N] (the last one again when there are fewer). A TURN is
 //   {"delayMs"?: N, "write"?: {"path": "text"}, "fail"?: "message", "hang"?: true,
@@ -144,6 +145,8 @@ class ScriptedAgent {
     if (index === 0) {
       const rules = readScript().rules ?? [];
       session.rule = rules.find((rule) => new RegExp(rule.match).test(text));
+      // A manager's kickoff names its run ("You manage playbook run ID …"): `$run` from the start.
+      session.run ??= /manage playbook run (\S+)/.exec(text)?.[1];
     }
     const turns = session.rule?.turns ?? [{}];
     const turn = turns[Math.min(index, turns.length - 1)] ?? {};
@@ -215,8 +218,13 @@ class ScriptedAgent {
         new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } }),
       );
     } else {
-      // A real agent hands its own environment (PASEO_AGENT_ID included) to its stdio servers.
-      const env = { ...process.env, ...Object.fromEntries((server.env ?? []).map((e) => [e.name, e.value])) };
+      // Some agents hand their own environment (PASEO_AGENT_ID included) to their stdio servers; others
+      // (the MCP SDK's default, codex's whitelist) only the configured one: the script's `stdioEnv`.
+      const configured = Object.fromEntries((server.env ?? []).map((e) => [e.name, e.value]));
+      const env =
+        readScript().stdioEnv === 'configured'
+          ? { PATH: process.env.PATH, HOME: process.env.HOME, ...configured }
+          : { ...process.env, ...configured };
       const transport = new StdioClientTransport({
         command: server.command,
         args: server.args ?? [],
