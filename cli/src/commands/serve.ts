@@ -6,6 +6,7 @@ import { panelFiles } from '../panel-files.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
 import { simDelay } from './run-common.js';
+import type { RunHost } from '@kairoku-playbook/runtime/serve';
 import type { ServeBackend, ServeBackendEntry } from './serve-backend.js';
 import { KAIROKU_SERVE } from './serve-kairoku.js';
 import { PASEO_SERVE } from './serve-paseo.js';
@@ -147,10 +148,7 @@ async function serveUntilStopped(
     ...(connected.managerExists ? { managerExists: connected.managerExists } : {}),
     ...(connected.adopt ? { adopt: connected.adopt } : {}),
   });
-  const recovered = host.recover();
-  connected.recovered?.();
-  connected.watch?.(host, recovered);
-  sayRecovered(recovered, log);
+  takeUp(host, connected, log);
   let server: Awaited<ReturnType<typeof serve.startServe>>;
   try {
     server = await serve.startServe({
@@ -196,6 +194,14 @@ async function serveUntilStopped(
     },
     () => serve.removeServeInfo(home, workspace),
   );
+}
+
+/** The host's recovery of the workspace's runs, said once, then the backend's watch over them. */
+function takeUp(host: RunHost, connected: ServeBackend, log: (line: string) => void): void {
+  const recovered = host.recover();
+  connected.recovered?.();
+  connected.watch?.(host, recovered);
+  sayRecovered(recovered, log);
 }
 
 /** What the host's recovery did with the workspace's stored runs, said once at start. */

@@ -280,9 +280,7 @@ export function reportService(
     const binding = live.get(token);
     if (!binding || !live.delete(token)) return;
     revoked.set(token, binding);
-    // A long-lived app (serve) revokes a token per dispatch for ever: the oldest revoked ones are
-    // forgotten (a Map keeps insertion order), and a replay of one is refused as unknown instead.
-    if (revoked.size > REVOKED_KEPT) revoked.delete(revoked.keys().next().value!);
+    forgetOldest(revoked);
   };
 
   const limits = {
@@ -340,11 +338,18 @@ export function reportService(
       const token = reportToken(key, binding);
       live.delete(token);
       denied.set(token, reason);
-      // As the revoked ones: a long-lived app keeps only the newest reasons.
-      if (denied.size > REVOKED_KEPT) denied.delete(denied.keys().next().value!);
+      forgetOldest(denied);
     },
     liveTokens: () => live.size,
   };
+}
+
+/**
+ * A long-lived app (serve) revokes a token per dispatch for ever: the oldest revoked (or denied) ones
+ * are forgotten (a Map keeps insertion order), and a replay of one is refused as unknown instead.
+ */
+function forgetOldest(tokens: Map<string, unknown>): void {
+  if (tokens.size > REVOKED_KEPT) tokens.delete(tokens.keys().next().value!);
 }
 
 /** Why a request's token reports for no step: none, revoked, or never minted by this runtime. */
