@@ -264,6 +264,26 @@ describe('safety and truth', () => {
 });
 
 describe('time', () => {
+  it('says while serve makes the manager agent of a run started on a new agent, and who manages it then', async () => {
+    const making = fake.addRun({
+      title: 'Managed run',
+      manager: { name: 'kairoku-playbook serve, making a Paseo manager agent', making: true },
+    });
+    const { page } = await openPanelAt(browser, fake, { address: `#/runs/${making}` });
+    await runHeading(page, 'Managed run').waitFor();
+    await expect(
+      page.getByRole('status').filter({ hasText: 'making the manager agent…' }).count(),
+    ).resolves.toBe(1);
+    const managed = fake.addRun({
+      title: 'Run of a manager',
+      manager: { name: 'kairoku-playbook serve (a new agent), Paseo agent a-1' },
+    });
+    await page.locator(`#tab-${managed}`).click();
+    await runHeading(page, 'Run of a manager').waitFor();
+    await page.getByText('managed by kairoku-playbook serve (a new agent), Paseo agent a-1').waitFor();
+    await page.close();
+  });
+
   it('shows each step’s duration on its node and in its sheet, and the run’s elapsed time, ticking while it runs', async () => {
     const id = fake.addRun({ title: 'Timed run' });
     const { page, problems } = await openPanelAt(browser, fake, { address: `#/runs/${id}` });

@@ -104,6 +104,7 @@ interface FakeRun {
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown> | null;
   reason?: string;
+  manager?: RunDetail['run']['manager'];
   nodes: Node[];
   loops: (RunGraphLoop & { outcomeOf: string })[];
   steps: Map<string, StepDetail>;
@@ -152,6 +153,8 @@ export interface FakeApi {
     nodes?: RunGraphNode[];
     loops?: RunGraphLoop[];
     status?: RunListItem['status'];
+    /** who manages it, when serve does not drive it (a manager agent, or one being made) */
+    manager?: RunDetail['run']['manager'];
   }): string;
   run(id: string): FakeRun | undefined;
   /** ends every event stream, as a restarted server or a dropped network would */
@@ -192,6 +195,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         inputs: run.inputs,
         outputs: run.outputs,
         ...(run.reason ? { reason: run.reason } : {}),
+        ...(run.manager ? { manager: run.manager } : {}),
       },
       graph: {
         nodes: run.nodes.map(({ script: _script, ...node }) => node),
@@ -320,6 +324,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         ? []
         : [{ ...newStep({ name: 'summarize', kind: 'agent', needs: [] }), on: ['completed'] }],
       version: 0,
+      ...(options.manager ? { manager: options.manager } : {}),
     };
     runs.set(id, run);
     if (run.item.status === 'running') startReady(run);
