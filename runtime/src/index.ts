@@ -46,6 +46,8 @@ export type { Scope } from '@kairoku-playbook/machine';
 export { stepRun, allSteps, summarize } from '@kairoku-playbook/machine';
 export type { RunSummary, StepSummary, AttemptSummary } from '@kairoku-playbook/machine';
 export { RunStore, defaultHome, serializeRun, deserializeRun } from './store/run-store.js';
+export { RunIndex, fileStamp, indexEntry } from './store/run-index.js';
+export type { RunIndexEntry, RunIndexProblem } from './store/run-index.js';
 export type { OperatorRequest } from './store/run-store.js';
 export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
 export { StoreBusyError } from './store/lock.js';

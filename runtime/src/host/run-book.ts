@@ -11,7 +11,8 @@ import { refused, refusedValue } from './refusal.js';
 import type { HostRefusal, HostResult } from './refusal.js';
 import { HOST_MANAGER } from './run-host-types.js';
 import type { RunChange, RunHostOptions } from './run-host-types.js';
-import { fileStamp, watchStore } from './store-watch.js';
+import { fileStamp } from '../store/run-index.js';
+import { watchStore } from './store-watch.js';
 
 /**
  * What every mode of the run host shares: the store and its lock, the clock and the mask key, and the

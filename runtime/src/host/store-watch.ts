@@ -1,17 +1,8 @@
-import { statSync, watch } from 'node:fs';
+import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import type { RunState } from '@kairoku-playbook/machine';
+import { fileStamp } from '../store/run-index.js';
 import type { RunStore } from '../store/run-store.js';
-
-/** A run file's identity on disk: a write by anyone changes it (each write is a rename of a new file). */
-export function fileStamp(path: string): string | undefined {
-  try {
-    const stat = statSync(path);
-    return `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface StoreWatchOptions {
   store: RunStore;

@@ -539,7 +539,7 @@ export class PlaybookProtocol {
       throw new ToolError(`run "${runId}" cannot be read: ${(error as Error).message}`);
     }
     if (state) return state;
-    const ids = this.store.loadAll().runs.map((r) => r.id);
+    const ids = this.store.list().entries.map((r) => r.id);
     const suggestion = closest(runId, ids);
     throw new ToolError(
       `unknown run "${runId}"${suggestion ? `; did you mean "${suggestion}"?` : ''} (list_runs lists the runs)`,

@@ -1,0 +1,229 @@
+import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { hasWorkGoing, isEnded, vecToArray } from '@kairoku-playbook/machine';
+import type { RunState, RunStatus } from '@kairoku-playbook/machine';
+import { writeFileAtomic } from './atomic-write.js';
+import { lockStore, StoreBusyError } from './lock.js';
+
+/**
+ * What a list of runs shows of one run (serve's list, `runs list`, MCP `list_runs`), kept in the index
+ * so that listing reads no run file. `stamp` is the run file's identity when the entry was made
+ * (`fileStamp`): an entry whose stamp is not the file's now is stale and the file is read again.
+ */
+export interface RunIndexEntry {
+  id: string;
+  playbook: string;
+  title: string;
+  status: RunStatus;
+  reason: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  updatedAt: string;
+  /** gates open now */
+  waiting: number;
+  /** steps settled, of all */
+  steps: { done: number; total: number };
+  workspace?: string;
+  manager?: string;
+  archivedAt?: string;
+  backend: string;
+  branch: string;
+  /** not ended, or ended with an after-task at work (`hasWorkGoing`): a host takes it up */
+  workGoing: boolean;
+  /** `NAME: status` of each step (and after-task) at work, for an active run (MCP `list_runs`) */
+  active?: string[];
+  /** steps an ended run can restart from (MCP `list_runs`) */
+  restartFrom?: string[];
+  stamp: string;
+}
+
+/** A run file the index could not read: reported by every listing, read again only once it changes. */
+export interface RunIndexProblem {
+  id: string;
+  file: string;
+  message: string;
+  stamp: string;
+}
+
+type Line = RunIndexEntry | RunIndexProblem | { id: string; removed: true };
+
+/** A run file's identity on disk: a write by anyone changes it (each write is a rename of a new file). */
+export function fileStamp(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index entry of a run as it is (its file's stamp given by the caller). */
+export function indexEntry(state: RunState, stamp: string): RunIndexEntry {
+  const steps = vecToArray(state.steps);
+  const entry: RunIndexEntry = {
+    id: state.id,
+    playbook: state.playbook,
+    title: state.title,
+    status: state.status,
+    reason: state.reason,
+    createdAt: state.createdAt,
+    startedAt: state.startedAt,
+    endedAt: state.endedAt,
+    updatedAt: state.updatedAt,
+    waiting: steps.filter((s) => s.status === 'waiting').length,
+    steps: { done: state.settled, total: steps.length },
+    backend: state.backend,
+    branch: state.branch,
+    workGoing: hasWorkGoing(state),
+    stamp,
+  };
+  if (state.workspace !== undefined) entry.workspace = state.workspace;
+  if (state.manager !== undefined) entry.manager = state.manager;
+  if (state.archivedAt !== undefined) entry.archivedAt = state.archivedAt;
+  if (isEnded(state.status)) {
+    const settled = (i: number) => steps[i]?.status === 'completed' || steps[i]?.status === 'skipped';
+    entry.restartFrom = state.ir.steps.filter((s) => s.needs.every(settled)).map((s) => s.name);
+  } else {
+    const named = [...steps, ...state.after.map((run) => ({ ...run, name: `after.${run.name}` }))];
+    entry.active = named
+      .filter((run) => ['ready', 'running', 'reported', 'waiting'].includes(run.status))
+      .map((run) => `${run.name}: ${run.status}`);
+  }
+  return entry;
+}
+
+/**
+ * The index of a run store (`HOME/run-index.jsonl`, beside the `runs/` folder): one JSON line per
+ * change, the last line of a run wins. The run files stay the truth. The rule that keeps a crash from
+ * showing a wrong status: a run file is written first (atomically), its index line after, and every
+ * line carries the stamp (inode, mtime, size) of the file it describes. Reading the index stats every
+ * run file; a file whose stamp is not its line's (the process died between the two writes, or an
+ * older version wrote the file), or that has no line, is read again and its line written anew. A
+ * missing or broken index is rebuilt the same way, from the files. Lines are appended with one
+ * `write` each (O_APPEND); the file is rewritten whole (compacted) only under the store's lock.
+ */
+export class RunIndex {
+  readonly path: string;
+  /** for a test: called between the run file's write and its index line (a crash there is the case) */
+  static betweenWrites: (() => void) | undefined;
+
+  constructor(
+    readonly home: string,
+    private readonly runFolder: string,
+    private readonly readRun: (id: string) => RunState,
+  ) {
+    this.path = join(home, 'run-index.jsonl');
+  }
+
+  /** A run file was just written: its line. A failure to write the index is no failure of the save. */
+  saved(state: RunState, runFile: string): void {
+    RunIndex.betweenWrites?.();
+    const stamp = fileStamp(runFile);
+    if (stamp !== undefined) this.append([indexEntry(state, stamp)]);
+  }
+
+  /** A run file was removed. */
+  removed(id: string): void {
+    this.append([{ id, removed: true }]);
+  }
+
+  /**
+   * Every run of the store as the index has it, each checked against its file (a stat), the stale
+   * ones read again; and the files that do not read.
+   */
+  read(): { entries: RunIndexEntry[]; problems: RunIndexProblem[] } {
+    const lines = this.lines();
+    const onDisk = this.runIds();
+    const fixed: Line[] = [];
+    const entries: RunIndexEntry[] = [];
+    const problems: RunIndexProblem[] = [];
+    for (const id of onDisk) {
+      const file = join(this.runFolder, `${id}.json`);
+      const stamp = fileStamp(file);
+      if (stamp === undefined) continue; // removed meanwhile
+      let line = lines.get(id);
+      if (!line || !('stamp' in line) || line.stamp !== stamp) {
+        line = this.fresh(id, file, stamp);
+        fixed.push(line);
+      }
+      if ('message' in line) problems.push(line);
+      else entries.push(line as RunIndexEntry);
+    }
+    for (const id of lines.keys()) if (!onDisk.has(id)) fixed.push({ id, removed: true });
+    if (fixed.length) this.append(fixed);
+    if (this.lineCount > 2 * onDisk.size + 1000) this.compact([...entries, ...problems]);
+    return { entries, problems };
+  }
+
+  /** the lines the last `lines()` read */
+  private lineCount = 0;
+
+  private fresh(id: string, file: string, stamp: string): RunIndexEntry | RunIndexProblem {
+    try {
+      return indexEntry(this.readRun(id), stamp);
+    } catch (error) {
+      return { id, file, message: (error as Error).message, stamp };
+    }
+  }
+
+  /** The last line of each run (a `removed` line removes it); a line that does not parse is skipped. */
+  private lines(): Map<string, RunIndexEntry | RunIndexProblem> {
+    const latest = new Map<string, RunIndexEntry | RunIndexProblem>();
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch {
+      this.lineCount = 0;
+      return latest;
+    }
+    const lines = text.split('\n');
+    this.lineCount = lines.length;
+    for (const raw of lines) {
+      if (!raw) continue;
+      let line: Line;
+      try {
+        line = JSON.parse(raw) as Line;
+      } catch {
+        continue; // a line cut by a crash: its run is stale, and read again
+      }
+      if (typeof line?.id !== 'string') continue;
+      if ('removed' in line) latest.delete(line.id);
+      else latest.set(line.id, line);
+    }
+    return latest;
+  }
+
+  private runIds(): Set<string> {
+    try {
+      return new Set(
+        readdirSync(this.runFolder)
+          .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+          .map((n) => n.slice(0, -'.json'.length)),
+      );
+    } catch {
+      return new Set();
+    }
+  }
+
+  private append(lines: Line[]): void {
+    try {
+      appendFileSync(this.path, lines.map((l) => `${JSON.stringify(l)}\n`).join(''), { mode: 0o600 });
+    } catch {
+      // (the index is a cache: a line not written leaves its run stale, and stale runs are read again)
+    }
+  }
+
+  /** Rewrites the index with one line per run, under the store's lock; skipped when the lock is busy. */
+  private compact(lines: Line[]): void {
+    try {
+      lockStore(
+        this.runFolder,
+        () => writeFileAtomic(this.path, lines.map((l) => `${JSON.stringify(l)}\n`).join('')),
+        { waitMs: 0 },
+      );
+    } catch (error) {
+      if (!(error instanceof StoreBusyError)) return; // a full disk: the long index still reads
+    }
+  }
+}
