@@ -96,6 +96,11 @@ export class RunHost {
     return this.book.subscribe(listener);
   }
 
+  /** Listens for run files removed (`runs prune`, seen by the store's watch); returns the function that stops. */
+  subscribeRemovals(listener: (id: string) => void): () => void {
+    return this.book.subscribeRemovals(listener);
+  }
+
   /** The version of a run's last write seen by this host (0 when it has not written it). */
   version(id: string): number {
     return this.book.version(id);

@@ -10,6 +10,8 @@ export interface StoreWatchOptions {
   ownStamp: (id: string) => string | undefined;
   /** a run file another process wrote, as it reads now */
   changed: (state: RunState) => void;
+  /** a run file removed (`runs prune`) */
+  removed?: (id: string) => void;
   /** how long a burst of events on one file is let settle (default 30 ms) */
   settleMs?: number;
   log?: (line: string) => void;
@@ -54,7 +56,12 @@ export function watchStore(options: StoreWatchOptions): { close: () => void } {
     } catch {
       return; // not a run id (the store names no such file)
     }
-    if (stamp === undefined || stamp === options.ownStamp(id) || stamp === seen.get(id)) return;
+    if (stamp === undefined) {
+      seen.delete(id);
+      options.removed?.(id); // (one it never listed is removed from nothing)
+      return;
+    }
+    if (stamp === options.ownStamp(id) || stamp === seen.get(id)) return;
     seen.set(id, stamp);
     let state: RunState | undefined;
     try {
