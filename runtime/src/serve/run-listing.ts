@@ -3,7 +3,7 @@ import { isEnded } from '@kairoku-playbook/machine';
 import type { RunState, RunStatus } from '@kairoku-playbook/machine';
 import type { RunListItem } from '@kairoku-playbook/protocol';
 import type { RunHost } from '../host/run-host.js';
-import { indexEntry } from '../store/run-index.js';
+import { SKIP, indexEntry } from '../store/run-index.js';
 import type { RunIndexEntry } from '../store/run-index.js';
 
 /** What serve keeps of a run for its list: a few fields, never the run's state (details load on demand). */
@@ -77,7 +77,9 @@ export class RunListing {
 
   private reload(): void {
     this.runs.clear();
-    for (const entry of this.host.store.list().entries) this.take(entry);
+    // (each entry is made a `Listed` as it is read: the index's whole lines are not kept)
+    for (const listed of this.host.store.index.scan((entry) => this.listed(entry) ?? SKIP).kept)
+      this.runs.set(listed.id, listed);
     try {
       const stat = statSync(this.host.store.index.path);
       this.read = { ino: stat.ino, offset: stat.size };
@@ -140,12 +142,17 @@ export class RunListing {
   }
 
   private take(entry: RunIndexEntry): void {
+    const listed = this.listed(entry);
+    // (a run is never moved to another workspace; dropped all the same if one says so)
+    if (listed) this.runs.set(entry.id, listed);
+    else this.runs.delete(entry.id);
+  }
+
+  /** What the list keeps of a run of this workspace (or one that records none); undefined for others. */
+  private listed(entry: RunIndexEntry): Listed | undefined {
     const ours = entry.workspace === this.host.workspace;
-    if (!ours && entry.workspace !== undefined) {
-      this.runs.delete(entry.id); // (a run is never moved to another workspace; this is for safety)
-      return;
-    }
-    this.runs.set(entry.id, {
+    if (!ours && entry.workspace !== undefined) return undefined;
+    return {
       id: entry.id,
       playbook: entry.playbook,
       title: entry.title,
@@ -156,7 +163,7 @@ export class RunListing {
       waiting: entry.waiting,
       archived: entry.archivedAt !== undefined,
       unowned: !ours,
-    });
+    };
   }
 }
 

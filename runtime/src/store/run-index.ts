@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasWorkGoing, isEnded, vecToArray } from '@kairoku-playbook/machine';
 import type { RunState, RunStatus } from '@kairoku-playbook/machine';
@@ -47,6 +47,24 @@ export interface RunIndexProblem {
 }
 
 type Line = RunIndexEntry | RunIndexProblem | { id: string; removed: true };
+
+/** What `scan`'s `keep` answers for a run it keeps nothing of. */
+export const SKIP: unique symbol = Symbol('skip');
+const STALE: unique symbol = Symbol('stale');
+
+function isProblem(value: unknown): value is RunIndexProblem {
+  return typeof value === 'object' && value !== null && 'message' in value && 'stamp' in value;
+}
+
+function parseLine(raw: string): Line | undefined {
+  if (!raw) return undefined;
+  try {
+    const line = JSON.parse(raw) as Line;
+    return typeof line?.id === 'string' ? line : undefined;
+  } catch {
+    return undefined; // a line cut by a crash: its run is stale, and read again
+  }
+}
 
 /** A run file's identity on disk: a write by anyone changes it (each write is a rename of a new file). */
 export function fileStamp(path: string): string | undefined {
@@ -133,31 +151,46 @@ export class RunIndex {
    * ones read again; and the files that do not read.
    */
   read(): { entries: RunIndexEntry[]; problems: RunIndexProblem[] } {
-    const lines = this.lines();
-    const onDisk = this.runIds();
-    const fixed: Line[] = [];
-    const entries: RunIndexEntry[] = [];
-    const problems: RunIndexProblem[] = [];
-    for (const id of onDisk) {
-      const file = join(this.runFolder, `${id}.json`);
-      const stamp = fileStamp(file);
-      if (stamp === undefined) continue; // removed meanwhile
-      let line = lines.get(id);
-      if (!line || !('stamp' in line) || line.stamp !== stamp) {
-        line = this.fresh(id, file, stamp);
-        fixed.push(line);
-      }
-      if ('message' in line) problems.push(line);
-      else entries.push(line as RunIndexEntry);
-    }
-    for (const id of lines.keys()) if (!onDisk.has(id)) fixed.push({ id, removed: true });
-    if (fixed.length) this.append(fixed);
-    if (this.lineCount > 2 * onDisk.size + 1000) this.compact([...entries, ...problems]);
-    return { entries, problems };
+    const { kept, problems, lines, runs } = this.scan((entry) => entry);
+    if (lines > 2 * runs + 1000) this.compact([...kept, ...problems]);
+    return { entries: kept, problems };
   }
 
-  /** the lines the last `lines()` read */
-  private lineCount = 0;
+  /**
+   * `read`, keeping of each run only what `keep` makes of its entry (`SKIP`: nothing), so that a caller
+   * that needs a few fields of some runs (serve's list, recovery) holds no more: each line is parsed and
+   * let go of as the index file is read in pieces.
+   */
+  scan<T>(keep: (entry: RunIndexEntry) => T | typeof SKIP): {
+    kept: T[];
+    problems: RunIndexProblem[];
+    lines: number;
+    runs: number;
+  } {
+    const onDisk = this.stamps();
+    const latest = new Map<string, T | typeof SKIP | RunIndexProblem | typeof STALE>();
+    const problems: RunIndexProblem[] = [];
+    const lines = this.eachLine((line) => {
+      if ('removed' in line) return latest.delete(line.id);
+      const current = onDisk.get(line.id) === line.stamp;
+      latest.set(line.id, !current ? STALE : 'message' in line ? line : keep(line));
+    });
+    const fixed: Line[] = [];
+    const kept: T[] = [];
+    for (const [id, stamp] of onDisk) {
+      let value = latest.get(id);
+      if (value === undefined || value === STALE) {
+        const line = this.fresh(id, join(this.runFolder, `${id}.json`), stamp);
+        fixed.push(line);
+        value = 'message' in line ? line : keep(line);
+      }
+      if (isProblem(value)) problems.push(value);
+      else if (value !== SKIP) kept.push(value as T);
+    }
+    for (const id of latest.keys()) if (!onDisk.has(id)) fixed.push({ id, removed: true });
+    if (fixed.length) this.append(fixed);
+    return { kept, problems, lines, runs: onDisk.size };
+  }
 
   private fresh(id: string, file: string, stamp: string): RunIndexEntry | RunIndexProblem {
     try {
@@ -167,43 +200,52 @@ export class RunIndex {
     }
   }
 
-  /** The last line of each run (a `removed` line removes it); a line that does not parse is skipped. */
-  private lines(): Map<string, RunIndexEntry | RunIndexProblem> {
-    const latest = new Map<string, RunIndexEntry | RunIndexProblem>();
-    let text: string;
+  /** Each line of the index file, read in pieces; a line that does not parse is skipped. How many. */
+  private eachLine(take: (line: Line) => void): number {
+    let fd: number;
     try {
-      text = readFileSync(this.path, 'utf8');
+      fd = openSync(this.path, 'r');
     } catch {
-      this.lineCount = 0;
-      return latest;
+      return 0;
     }
-    const lines = text.split('\n');
-    this.lineCount = lines.length;
-    for (const raw of lines) {
-      if (!raw) continue;
-      let line: Line;
-      try {
-        line = JSON.parse(raw) as Line;
-      } catch {
-        continue; // a line cut by a crash: its run is stale, and read again
+    let count = 0;
+    let rest = '';
+    const chunk = Buffer.alloc(1 << 20);
+    try {
+      for (;;) {
+        const got = readSync(fd, chunk, 0, chunk.length, null);
+        if (got === 0) break;
+        const text = rest + chunk.toString('utf8', 0, got);
+        const end = text.lastIndexOf('\n');
+        rest = text.slice(end + 1);
+        if (end < 0) continue;
+        for (const raw of text.slice(0, end).split('\n')) {
+          count++;
+          const line = parseLine(raw);
+          if (line) take(line);
+        }
       }
-      if (typeof line?.id !== 'string') continue;
-      if ('removed' in line) latest.delete(line.id);
-      else latest.set(line.id, line);
+    } finally {
+      closeSync(fd);
     }
-    return latest;
+    return count + (rest ? 1 : 0); // (a last line with no end was cut by a crash: its run is stale)
   }
 
-  private runIds(): Set<string> {
+  /** Each run file's stamp, by run id. */
+  private stamps(): Map<string, string> {
+    const stamps = new Map<string, string>();
+    let names: string[];
     try {
-      return new Set(
-        readdirSync(this.runFolder)
-          .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
-          .map((n) => n.slice(0, -'.json'.length)),
-      );
+      names = readdirSync(this.runFolder);
     } catch {
-      return new Set();
+      return stamps;
     }
+    for (const name of names) {
+      if (!name.endsWith('.json') || name.startsWith('.')) continue;
+      const stamp = fileStamp(join(this.runFolder, name));
+      if (stamp !== undefined) stamps.set(name.slice(0, -'.json'.length), stamp);
+    }
+    return stamps;
   }
 
   private append(lines: Line[]): void {

@@ -8,7 +8,7 @@ import { STATE_VERSION, vecFromArray, vecToArray } from '@kairoku-playbook/machi
 import type { HistoryEntry, RunState, StepRun } from '@kairoku-playbook/machine';
 import { FileWriteError, writeFileAtomic } from './atomic-write.js';
 import { processIsAlive } from './process-alive.js';
-import { RunIndex } from './run-index.js';
+import { RunIndex, SKIP } from './run-index.js';
 import type { RunIndexEntry, RunIndexProblem } from './run-index.js';
 
 /** `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`. */
@@ -87,16 +87,16 @@ export class RunStore {
    * from the index only. For recovery and the room rule (one active run per workspace).
    */
   loadActive(): { runs: RunState[]; problems: { file: string; message: string }[] } {
-    const { entries, problems } = this.list();
+    this.removeAbandonedTempFiles();
+    const { kept, problems } = this.index.scan((entry) => (entry.workGoing ? entry.id : SKIP));
     const runs: RunState[] = [];
     const unread = problems.map(({ file, message }) => ({ file, message }));
-    for (const entry of entries) {
-      if (!entry.workGoing) continue;
+    for (const id of kept) {
       try {
-        const state = this.load(entry.id);
+        const state = this.load(id);
         if (state) runs.push(state);
       } catch (error) {
-        unread.push({ file: this.path(entry.id), message: (error as Error).message });
+        unread.push({ file: this.path(id), message: (error as Error).message });
       }
     }
     return { runs, problems: unread };
