@@ -75,7 +75,7 @@ function listRuns({ res, url, serve }: RouteCall): void {
   );
 }
 
-const STATUSES = ['running', 'paused', 'completed', 'failed', 'canceled', 'waiting'];
+const STATUSES = ['running', 'paused', 'completed', 'failed', 'canceled', 'waiting', 'active'];
 
 /** What `GET /api/v1/runs` asks for (docs/serve.md), or why it cannot be read. */
 function runQuery(params: URLSearchParams): RunQuery | string {

@@ -26,8 +26,8 @@ export interface RunQuery {
   archived: 'no' | 'yes' | 'only';
   /** include runs an older version made, which record no workspace */
   unowned: boolean;
-  /** a run status, or `waiting` (a decision waits) */
-  status?: RunStatus | 'waiting';
+  /** a run status, `waiting` (a decision waits) or `active` (not ended) */
+  status?: RunStatus | 'waiting' | 'active';
   playbook?: string;
   /** words the id, title or playbook holds (case does not matter) */
   text?: string;
@@ -122,8 +122,7 @@ export class RunListing {
         (query.unowned || !r.unowned) &&
         (query.archived === 'yes' || r.archived === (query.archived === 'only')) &&
         (query.playbook === undefined || r.playbook === query.playbook) &&
-        (query.status === undefined ||
-          (query.status === 'waiting' ? r.waiting > 0 : r.status === query.status)) &&
+        passes(r, query.status) &&
         (text === undefined || `${r.id}\n${r.title}\n${r.playbook}`.toLowerCase().includes(text)),
     );
     const newest = (a: Listed, b: Listed) =>
@@ -165,6 +164,13 @@ export class RunListing {
       unowned: !ours,
     };
   }
+}
+
+function passes(run: Listed, status: RunQuery['status']): boolean {
+  if (status === undefined) return true;
+  if (status === 'waiting') return run.waiting > 0;
+  if (status === 'active') return !isEnded(run.status);
+  return run.status === status;
 }
 
 /** A run as the list shows it (the same item `runListItem` makes from a whole state). */

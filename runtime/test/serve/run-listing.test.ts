@@ -51,6 +51,7 @@ describe("serve's run list", () => {
       // (recovery failed r12: its sim agent is gone)
       expect(ids((await api('/api/v1/runs?status=failed')).body)).toEqual(['r12']);
       expect((await api('/api/v1/runs?status=canceled')).body.total).toBe(8);
+      expect((await api('/api/v1/runs?status=active')).body.total).toBe(0);
       expect(ids((await api('/api/v1/runs?text=seventh')).body)).toEqual(['r07']);
       expect((await api('/api/v1/runs?playbook=pr')).body.total).toBe(9);
       expect((await api('/api/v1/runs?playbook=other')).body.total).toBe(0);
