@@ -85,6 +85,14 @@ describe('kairoku-playbook runs', () => {
     });
   });
 
+  it("list reads the store's index, rebuilt from the run files when it is gone", () => {
+    const done = start('passes.yml');
+    const before = JSON.parse(run(['runs', 'list', '--json']).stdout);
+    expect(readFileSync(join(home, 'run-index.jsonl'), 'utf8')).toContain(`"id":"${done.id}"`);
+    rmSync(join(home, 'run-index.jsonl'));
+    expect(JSON.parse(run(['runs', 'list', '--json']).stdout)).toEqual(before);
+  });
+
   it('show prints the SPEC §8 summary with --json, a readable listing without', () => {
     const failed = start('fails.yml');
     const json = JSON.parse(run(['runs', 'show', failed.id, '--json']).stdout);

@@ -4,13 +4,6 @@ import type { RunState, RunStore, StepRun } from '@kairoku-playbook/runtime';
 import { progressLine } from '../live-view.js';
 import type { CommandIo } from '../io.js';
 
-function warnProblems(store: RunStore, io: CommandIo): RunState[] {
-  const { runs, problems } = store.loadAll();
-  for (const problem of problems)
-    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
-  return runs;
-}
-
 // ---- list --------------------------------------------------------------------------------------
 
 interface ListedRun {
@@ -24,7 +17,11 @@ interface ListedRun {
 }
 
 export function list(store: RunStore, io: CommandIo, all: boolean, json: boolean): number {
-  const runs = warnProblems(store, io)
+  // The store's index (no run file is read but those changed behind it).
+  const { entries, problems } = store.list();
+  for (const problem of problems)
+    io.stderr(`kairoku-playbook: warning: cannot read ${problem.file}: ${problem.message}\n`);
+  const runs = entries
     .filter((r) => all || !r.archivedAt)
     .sort(
       (a, b) =>
@@ -37,7 +34,7 @@ export function list(store: RunStore, io: CommandIo, all: boolean, json: boolean
       status: r.status,
       startedAt: r.startedAt,
       endedAt: r.endedAt,
-      steps: { done: r.settled, total: r.steps.size },
+      steps: r.steps,
     };
     if (r.archivedAt) entry.archivedAt = r.archivedAt;
     return entry;

@@ -337,7 +337,8 @@ export class PlaybookProtocol {
   }
 
   listRuns(args: { archived?: boolean | undefined }): Result {
-    const { runs, problems } = this.store.loadAll();
+    // (the store's index: no run file is read but those changed behind it)
+    const { entries: runs, problems } = this.store.list();
     const shown = runs
       .filter((r) => args.archived === true || r.archivedAt === undefined)
       .sort(
