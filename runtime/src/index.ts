@@ -50,7 +50,7 @@ export { RunIndex, fileStamp, indexEntry } from './store/run-index.js';
 export type { RunIndexEntry, RunIndexProblem } from './store/run-index.js';
 export type { OperatorRequest } from './store/run-store.js';
 export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
-export { StoreBusyError } from './store/lock.js';
+export { StoreBusyError, lockStore } from './store/lock.js';
 export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';
 export { SimBackend } from './backends/sim.js';
 export { generatedOutputs, representative, simString } from '@kairoku-playbook/machine';

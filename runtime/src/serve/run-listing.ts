@@ -140,6 +140,15 @@ export class RunListing {
     return answer;
   }
 
+  /** The runs of this workspace that ended before `iso` and are not archived (`--archive-after`). */
+  endedBefore(iso: string): string[] {
+    const ids: string[] = [];
+    for (const run of this.runs.values())
+      if (!run.archived && !run.unowned && run.endedAt !== null && run.endedAt < iso && isEnded(run.status))
+        ids.push(run.id);
+    return ids;
+  }
+
   private take(entry: RunIndexEntry): void {
     const listed = this.listed(entry);
     // (a run is never moved to another workspace; dropped all the same if one says so)

@@ -9,6 +9,7 @@ import { answerClientError, refuse, send } from './answers.js';
 import { answerApi, apiRoutes } from './api-routes.js';
 import type { RunEventData, RunsRemovedEventData } from '@kairoku-playbook/protocol';
 import { serveAsset } from './assets.js';
+import { archiveEndedRuns } from './auto-archive.js';
 import { ServeEvents } from './event-stream.js';
 import { Gate, SECURITY_HEADERS } from './gate.js';
 import { isStorageFault } from '../host/run-book.js';
@@ -67,6 +68,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     const data: RunsRemovedEventData = { ids: [id] };
     serve.events.publish('runs-removed', data);
   });
+  const stopArchiving =
+    options.archiveAfterDays === undefined
+      ? () => undefined
+      : archiveEndedRuns({ host, listing, days: options.archiveAfterDays, log });
   // Runs other processes write (a manager agent's MCP server, `runs cancel` on a run serve does not
   // drive) reach the page as they land too.
   host.watchOtherWriters(log);
@@ -111,6 +116,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     close: async () => {
       unsubscribe();
       unsubscribeRemovals();
+      stopArchiving();
       workspace.close();
       serve.events.close();
       server.closeAllConnections();

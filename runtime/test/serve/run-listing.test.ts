@@ -84,3 +84,35 @@ describe("serve's run list", () => {
     }
   });
 });
+
+describe('serve --archive-after DAYS', () => {
+  it('archives the runs that ended more than DAYS ago, and deletes none', async () => {
+    const own = workspace();
+    try {
+      const store = new RunStore(own.home);
+      for (const [id, endedAt] of [
+        ['long-ago', '2025-01-01T00:00:00.000Z'],
+        ['lately', new Date().toISOString()],
+      ] as const) {
+        const run = new Run(pr, { task: id });
+        run.state = { ...run.state, id, workspace: own.root };
+        run.send({ type: 'start' });
+        run.send({ type: 'cancel', reason: 'enough' });
+        store.save({ ...run.state, endedAt });
+      }
+      const { api, close } = await served(own.root, own.home, { archiveAfterDays: 30 }, { steps: {} });
+      try {
+        await vi.waitFor(async () =>
+          expect((await api('/api/v1/runs?archived=only')).body.runs.map((r) => r.id)).toEqual(['long-ago']),
+        );
+        expect(store.load('long-ago')!.archivedAt).toEqual(expect.any(String));
+        expect(store.load('lately')!.archivedAt).toBeUndefined();
+        expect((await api('/api/v1/runs?archived=1')).body.total).toBe(2);
+      } finally {
+        await close();
+      }
+    } finally {
+      own.cleanup();
+    }
+  });
+});
