@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { hasWorkGoing, isEnded, vecToArray } from '@kairoku-playbook/machine';
 import type { RunState, RunStatus } from '@kairoku-playbook/machine';
 import { writeFileAtomic } from './atomic-write.js';
-import { lockStore, StoreBusyError } from './lock.js';
+import { lockStore } from './lock.js';
 
 /**
  * What a list of runs shows of one run (serve's list, `runs list`, MCP `list_runs`), kept in the index
@@ -151,8 +151,7 @@ export class RunIndex {
    * ones read again; and the files that do not read.
    */
   read(): { entries: RunIndexEntry[]; problems: RunIndexProblem[] } {
-    const { kept, problems, lines, runs } = this.scan((entry) => entry);
-    if (lines > 2 * runs + 1000) this.compact([...kept, ...problems]);
+    const { kept, problems } = this.scan((entry) => entry);
     return { entries: kept, problems };
   }
 
@@ -189,6 +188,7 @@ export class RunIndex {
     }
     for (const id of latest.keys()) if (!onDisk.has(id)) fixed.push({ id, removed: true });
     if (fixed.length) this.append(fixed);
+    if (lines > 2 * onDisk.size + 1000) this.compact();
     return { kept, problems, lines, runs: onDisk.size };
   }
 
@@ -256,16 +256,26 @@ export class RunIndex {
     }
   }
 
-  /** Rewrites the index with one line per run, under the store's lock; skipped when the lock is busy. */
-  private compact(lines: Line[]): void {
+  /**
+   * Rewrites the index with the last line of each run (read again from the file: every stale line was
+   * just fixed), under the store's lock; skipped when the lock is busy, as a full disk skips it.
+   */
+  private compact(): void {
     try {
       lockStore(
         this.runFolder,
-        () => writeFileAtomic(this.path, lines.map((l) => `${JSON.stringify(l)}\n`).join('')),
+        () => {
+          const latest = new Map<string, string>();
+          this.eachLine((line) => {
+            if ('removed' in line) latest.delete(line.id);
+            else latest.set(line.id, JSON.stringify(line));
+          });
+          writeFileAtomic(this.path, [...latest.values()].map((line) => `${line}\n`).join(''));
+        },
         { waitMs: 0 },
       );
-    } catch (error) {
-      if (!(error instanceof StoreBusyError)) return; // a full disk: the long index still reads
+    } catch {
+      // (the lock is busy, or the disk refused: the long index still reads, and the next read tries again)
     }
   }
 }

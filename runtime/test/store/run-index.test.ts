@@ -83,6 +83,15 @@ describe('the run index', () => {
     expect(store.list()).toEqual({ entries: [], problems: [] });
   });
 
+  it('is compacted to a line per run when it has grown past twice the runs and 1,000 lines', () => {
+    const store = new RunStore(tempDir());
+    store.save(runOf('a').state);
+    const line = readFileSync(store.index.path, 'utf8');
+    appendFileSync(store.index.path, line.repeat(1010));
+    expect(store.list().entries.map((e) => e.id)).toEqual(['a']);
+    expect(indexLines(store)).toHaveLength(1);
+  });
+
   it('loads whole only the runs with work going', () => {
     const store = new RunStore(tempDir());
     store.save(runOf('a').state);
