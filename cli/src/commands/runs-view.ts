@@ -25,7 +25,9 @@ export function list(store: RunStore, io: CommandIo, all: boolean, json: boolean
     .filter((r) => all || !r.archivedAt)
     .sort(
       (a, b) =>
-        Number(isEnded(a.status)) - Number(isEnded(b.status)) || b.createdAt.localeCompare(a.createdAt),
+        Number(isEnded(a.status)) - Number(isEnded(b.status)) ||
+        // (ISO times compare as strings: no locale's collation, which costs much at 10,000 runs)
+        (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0),
     );
   const listed: ListedRun[] = runs.map((r) => {
     const entry: ListedRun = {

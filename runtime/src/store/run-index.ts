@@ -242,7 +242,7 @@ export class RunIndex {
     }
     for (const name of names) {
       if (!name.endsWith('.json') || name.startsWith('.')) continue;
-      const stamp = fileStamp(join(this.runFolder, name));
+      const stamp = fileStamp(`${this.runFolder}/${name}`); // (path.join costs at 10,000 files)
       if (stamp !== undefined) stamps.set(name.slice(0, -'.json'.length), stamp);
     }
     return stamps;
