@@ -37,9 +37,9 @@ Commands:
   explore FILE        explore every run: most attempts per step, worst-case agent turns, PB310, PB311
   run FILE            run a playbook: on the sim backend (scripted or generated agents, no model),
                       on a Paseo daemon (--backend paseo) or on Kairoku runners (--backend kairoku)
-  runs [list|show|cancel|pause|resume|restart|decide|archive]
+  runs [list|show|cancel|pause|resume|restart|decide|archive|prune]
                       list saved runs, show one, cancel, pause, resume, restart from a step,
-                      decide a gate, archive
+                      decide a gate, archive, delete old ones
   test [PATH...]      run playbook tests (*.test.yml: a scenario and what to expect)
   init [DIR]          write a first playbook, its test and editor settings
   lsp --stdio         start the language server (LSP over stdin/stdout)

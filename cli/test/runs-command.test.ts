@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,9 @@ describe('kairoku-playbook runs', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: kairoku-playbook runs \[list\] \[--all\] \[--json\]/);
     expect(help.stdout).toContain('runs restart ID --from STEP');
-    expect(run(['--help']).stdout).toContain('runs [list|show|cancel|pause|resume|restart|decide|archive]');
+    expect(run(['--help']).stdout).toContain(
+      'runs [list|show|cancel|pause|resume|restart|decide|archive|prune]',
+    );
   });
 
   it('refuses unknown subcommands, options and runs as usage errors (exit 2)', () => {
@@ -83,6 +85,14 @@ describe('kairoku-playbook runs', () => {
       steps: { done: 5, total: 5 },
       startedAt: expect.any(String),
     });
+  });
+
+  it("list reads the store's index, rebuilt from the run files when it is gone", () => {
+    const done = start('passes.yml');
+    const before = JSON.parse(run(['runs', 'list', '--json']).stdout);
+    expect(readFileSync(join(home, 'run-index.jsonl'), 'utf8')).toContain(`"id":"${done.id}"`);
+    rmSync(join(home, 'run-index.jsonl'));
+    expect(JSON.parse(run(['runs', 'list', '--json']).stdout)).toEqual(before);
   });
 
   it('show prints the SPEC §8 summary with --json, a readable listing without', () => {
@@ -232,6 +242,50 @@ describe('kairoku-playbook runs', () => {
     const saved = file(record.id);
     expect(saved.status).toBe('canceled');
     expect(saved.manager).toBe('the other process');
+  });
+
+  it('prune: archived runs that ended before the date, named; --dry-run deletes nothing', () => {
+    const shared = process.env.KAIROKU_PLAYBOOK_HOME;
+    const own = mkdtempSync(join(tmpdir(), 'kp-prune-home-'));
+    process.env.KAIROKU_PLAYBOOK_HOME = own;
+    try {
+      const old = start('passes.yml');
+      const kept = start('passes.yml');
+      expect(run(['runs', 'archive', old.id]).code).toBe(0);
+      const files = () =>
+        readdirSync(join(own, 'runs'))
+          .filter((n) => n.endsWith('.json'))
+          .sort();
+      const before = files();
+      const dry = run(['runs', 'prune', '--ended-before', '2999-01-01', '--dry-run']);
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toMatch(
+        new RegExp(`^would delete ${old.id} \\(pr, completed, archived, ended \\S+Z\\)$`, 'm'),
+      );
+      expect(dry.stdout).toMatch(
+        /would delete 1 run\(s\) that ended before 2999-01-01T00:00:00.000Z \([\d.]+ MiB\); kept 1 ended run\(s\) that are not archived/,
+      );
+      expect(files()).toEqual(before);
+      // Nothing ended before 2000: nothing goes.
+      expect(run(['runs', 'prune', '--ended-before', '2000-01-01']).stdout).toMatch(/^deleted 0 run\(s\)/);
+      const done = run(['runs', 'prune', '--ended-before', '2999-01-01']);
+      expect(done.stdout).toContain(`deleted ${old.id} (pr, completed, archived`);
+      expect(files()).toEqual([`${kept.id}.json`]);
+      expect(
+        JSON.parse(run(['runs', 'list', '--all', '--json']).stdout).map((r: { id: string }) => r.id),
+      ).toEqual([kept.id]);
+      expect(run(['runs', 'prune', '--ended-before', '2999-01-01', '--unarchived']).stdout).toContain(
+        `deleted ${kept.id}`,
+      );
+      expect(files()).toEqual([]);
+      expect(run(['runs', 'prune'])).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('needs --ended-before DATE'),
+      });
+      expect(run(['runs', 'prune', '--ended-before', 'last week'])).toMatchObject({ code: 2 });
+    } finally {
+      process.env.KAIROKU_PLAYBOOK_HOME = shared;
+    }
   });
 
   it('archive: ended runs only; hidden from list unless --all', () => {

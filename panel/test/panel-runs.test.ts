@@ -339,3 +339,17 @@ describe('themes', () => {
     }, 120_000);
   }
 });
+
+describe('a long run list', () => {
+  it('shows the first 50 runs and a "More runs" button that brings the next ones', async () => {
+    for (let i = 0; i < 55; i++) fake.addRun({ title: `Old run ${i}`, status: 'completed' });
+    const { page, problems } = await openPanelAt(browser, fake);
+    const tabs = page.getByRole('tablist', { name: 'Runs' }).getByRole('tab');
+    await expect.poll(() => tabs.count()).toBe(50);
+    await page.getByRole('button', { name: 'More runs' }).click();
+    await expect.poll(() => tabs.count()).toBeGreaterThan(55);
+    await page.getByRole('button', { name: 'More runs' }).waitFor({ state: 'detached' });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});

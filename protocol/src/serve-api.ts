@@ -268,9 +268,25 @@ export interface StartAnswer {
   warnings: string[];
 }
 
-/** GET /api/v1/runs[?archived=1][&unowned=1], newest first */
+/**
+ * GET /api/v1/runs[?archived=1|only][&unowned=1][&status=S][&playbook=P][&text=T][&limit=N[&offset=M]]:
+ * newest first; with `limit`, a page, runs with work going first. Without `limit`, every run that
+ * matches (the answer of earlier versions).
+ */
 export interface RunsAnswer {
   runs: RunListItem[];
+  /**
+   * how many runs match the filters, in all pages
+   * @asType integer
+   * @minimum 0
+   */
+  total?: number;
+  /**
+   * the `offset` of the next page, when there is one
+   * @asType integer
+   * @minimum 0
+   */
+  next?: number;
 }
 
 /**
@@ -324,6 +340,11 @@ export type EmptyRequest = Record<string, never>;
 /** `event: run`: a run file was written. */
 export type RunEventData = RunListItem & { version: number };
 
+/** `event: runs-removed`: run files were removed (`runs prune`): drop them from the list. */
+export interface RunsRemovedEventData {
+  ids: string[];
+}
+
 /** `event: playbooks`: a playbook changed (reload GET /api/v1/playbooks). */
 export type PlaybooksEventData = Record<string, never>;
 
@@ -333,4 +354,4 @@ export type PlaybooksEventData = Record<string, never>;
  */
 export type ResetEventData = Record<string, never>;
 
-export type ServerEventName = 'run' | 'playbooks' | 'reset';
+export type ServerEventName = 'run' | 'runs-removed' | 'playbooks' | 'reset';

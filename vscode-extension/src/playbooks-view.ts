@@ -296,10 +296,10 @@ export class PlaybooksView implements vscode.WebviewViewProvider, ActiveRuns, vs
     }
   }
 
-  /** The run list, for the graph view's links (the page loads its own). */
+  /** The active runs, for the graph view's links (the page loads its own list). */
   private async loadRuns(connection: ServeConnection): Promise<void> {
     try {
-      const answer = await serveRequest(connection, 'GET', '/runs');
+      const answer = await serveRequest(connection, 'GET', '/runs?status=active');
       const runs = (JSON.parse(answer.text) as { runs?: unknown }).runs;
       if (answer.status !== 200 || !Array.isArray(runs) || this.connection !== connection) return;
       this.runs.clear();

@@ -120,7 +120,7 @@ function positionalCandidates(
       return given.length ? [] : starting(SHELLS);
     case 'runs':
       if (given.length === 0) return starting(RUNS_SUBCOMMANDS);
-      return given.length === 1 && given[0] !== 'list' ? starting(runIds()) : [];
+      return given.length === 1 && given[0] !== 'list' && given[0] !== 'prune' ? starting(runIds()) : [];
     default:
       return [];
   }

@@ -141,7 +141,7 @@ const decideCommand = (id: string, gate: string) => `kairoku-playbook runs decid
  */
 export function openRoomFor(state: RunState, io: CommandIo): { store: RunStore; workspace: string } {
   const store = new RunStore(defaultHome());
-  const { runs } = store.loadAll();
+  const { runs } = store.loadActive();
   const workspace = state.workspace ?? realpathSync(io.cwd);
   const conflict = findRoomConflict(runs, state.ir, workspace, state.id);
   if (conflict) throw new UsageError(describeRoomConflict(conflict, state.ir, cancelCommand, decideCommand));

@@ -14,7 +14,7 @@ export function load(store: RunStore, id: string): RunState {
     throw new UsageError(`cannot read run ${id}: ${(error as Error).message}`);
   }
   if (state) return state;
-  const ids = store.loadAll().runs.map((r) => r.id);
+  const ids = store.list().entries.map((r) => r.id);
   const suggestion = closest(id, ids);
   throw new UsageError(
     `no run "${id}" in ${store.folder}${suggestion ? `; did you mean "${suggestion}"?` : ''}`,

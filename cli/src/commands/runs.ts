@@ -10,6 +10,7 @@ import { INPUT_FLAGS } from './run-inputs.js';
 import { load, workspaceServeOf, viaServe } from './runs-common.js';
 import { decide, driveOn, isLiveBackend, refuseLiveFlags } from './runs-drive.js';
 import { archive, cancel, pauseOrResume } from './runs-operate.js';
+import { prune } from './runs-prune.js';
 import { list, show } from './runs-view.js';
 import { processTerminal } from './terminal.js';
 import type { Terminal } from './terminal.js';
@@ -22,6 +23,7 @@ export const RUNS_HELP = `Usage: kairoku-playbook runs [list] [--all] [--json]
                                      [--scenario FILE] [--json]
        kairoku-playbook runs decide ID GATE CHOICE [--comment TEXT]
        kairoku-playbook runs archive ID
+       kairoku-playbook runs prune --ended-before DATE [--unarchived] [--dry-run]
 
 The runs saved under $KAIROKU_PLAYBOOK_HOME/runs (default ~/.kairoku-playbook/runs).
 
@@ -44,6 +46,10 @@ Commands:
                        --gate), then drives the run on from there as \`run\` does, to its end or its
                        next gate; through \`serve\` when one owns the run's workspace (it drives on)
   archive ID           hides an ended run from \`list\` (\`list --all\` still shows it)
+  prune                deletes the run files of archived runs that ended before --ended-before
+                       DATE (2026-06-01, or an ISO time), naming each; --unarchived deletes ended
+                       runs that are not archived too; --dry-run names them and deletes nothing.
+                       A run with work going, or that another process drives, is never deleted
 
 Options:
   --all                list: include archived runs
@@ -61,13 +67,26 @@ Options:
   --parent-agent, --listen, --app-token-file
                        restart, decide: as for \`run\`
   --reason TEXT        cancel: why (recorded in the run's history)
+  --ended-before DATE  prune: the runs that ended before DATE (midnight UTC) or an ISO time
+  --unarchived         prune: ended runs that are not archived go too
+  --dry-run            prune: say what would be deleted; delete nothing
   -h, --help           this help
 
 Exit codes: 0 done (restart, decide: the run completed); 1 refused (the run's rules do not allow
 it) or, after restart or decide, the run did not complete; 2 usage errors and unknown runs; 3 the
 run waits at a gate nobody here decided (as for \`run\`); 130 Ctrl-C canceled the run.`;
 
-const SUBCOMMANDS = ['list', 'show', 'cancel', 'pause', 'resume', 'restart', 'decide', 'archive'] as const;
+const SUBCOMMANDS = [
+  'list',
+  'show',
+  'cancel',
+  'pause',
+  'resume',
+  'restart',
+  'decide',
+  'archive',
+  'prune',
+] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 const RUNS_FLAGS: Record<string, 'boolean' | 'string'> = {
@@ -79,6 +98,9 @@ const RUNS_FLAGS: Record<string, 'boolean' | 'string'> = {
   comment: 'string',
   help: 'boolean',
   'sim-delay': 'string',
+  'ended-before': 'string',
+  unarchived: 'boolean',
+  'dry-run': 'boolean',
   ...INPUT_FLAGS,
   ...LIVE_FLAGS,
 };
@@ -100,6 +122,7 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     ...Object.keys(LIVE_FLAGS),
   ],
   archive: [],
+  prune: ['ended-before', 'unarchived', 'dry-run'],
 };
 
 export function runRuns(
@@ -122,6 +145,14 @@ export function runRuns(
   if (sub === 'list') {
     if (rest.length) throw new UsageError(`runs list takes no arguments, not "${rest[0]}"`);
     return list(store, io, args.flags.has('all'), json);
+  }
+  if (sub === 'prune') {
+    if (rest.length) throw new UsageError(`runs prune takes no arguments, not "${rest[0]}"`);
+    return prune(store, io, {
+      endedBefore: flag(args, 'ended-before'),
+      unarchived: args.flags.has('unarchived'),
+      dryRun: args.flags.has('dry-run'),
+    });
   }
   if (sub === 'decide') {
     if (rest.length !== 3)

@@ -37,7 +37,7 @@ export const BACKEND_HELP: Record<string, string> = {
 };
 
 export const SERVE_HELP = `Usage: kairoku-playbook serve [DIR] [--listen 127.0.0.1:7420] [--backend ${Object.keys(BACKEND_HELP).join('|')}]
-                              [--panel-dir DIR] [the backend's options]
+                              [--panel-dir DIR] [--archive-after DAYS] [the backend's options]
        kairoku-playbook serve [DIR] --login-url
 
 Serves the Playbooks panel and its HTTP API (docs/serve.md) for the workspace DIR (default: the
@@ -60,6 +60,9 @@ Options:
                        runner daemons claim the steps, docs/fleet.md)
   --panel-dir DIR      serve the panel's files from DIR (index.html, panel.js, panel.css) instead of
                        the ones built into this program
+  --archive-after DAYS archive the workspace's runs that ended more than DAYS days ago, at start and
+                       every hour (hidden from the list unless asked for; never deleted: runs prune
+                       deletes)
   --login-url          print a new login URL of the serve running for the folder, and exit
   -h, --help           this help
 ${Object.values(BACKEND_HELP).join('\n')}`;

@@ -43,6 +43,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
       backend: 'string',
       'panel-dir': 'string',
       'login-url': 'boolean',
+      'archive-after': 'string',
       help: 'boolean',
       ...Object.assign({}, ...Object.values(SERVE_BACKENDS).map((entry) => entry.flags)),
     },
@@ -69,6 +70,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
   if (!match || Number(match[2]) > 65535)
     throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
   const panelDir = flag(args, 'panel-dir');
+  const archiveAfterDays = archiveAfter(flag(args, 'archive-after'));
   const home = defaultHome();
   const log = (line: string) => io.stderr(`kairoku-playbook: ${forTerminal(line)}\n`);
 
@@ -78,9 +80,19 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
     listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
     connect: () => entry.setup({ args, io, env: process.env, home, workspace, log }),
     panelDir,
+    archiveAfterDays,
     home,
     log,
   });
+}
+
+/** `--archive-after DAYS`: a number of days, 0 or more (fractions too: 0.5 is twelve hours). */
+function archiveAfter(given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  const days = Number(given);
+  if (given.trim() === '' || !Number.isFinite(days) || days < 0)
+    throw new UsageError(`--archive-after takes a number of days (0 or more), not "${given}"`);
+  return days;
 }
 
 /**
@@ -113,13 +125,15 @@ interface ServeSettings {
   /** the backend, connected (after the check that no other serve owns the workspace) */
   connect: () => Promise<ServeBackend>;
   panelDir: string | undefined;
+  /** `--archive-after DAYS` */
+  archiveAfterDays: number | undefined;
   home: string;
   log: (line: string) => void;
 }
 
 async function serveUntilStopped(
   io: CommandIo,
-  { workspace, backend, listen, connect, panelDir, home, log }: ServeSettings,
+  { workspace, backend, listen, connect, panelDir, archiveAfterDays, home, log }: ServeSettings,
 ): Promise<number> {
   // Loaded only here: node:http and the server are for this command alone.
   const serve = await import('@kairoku-playbook/runtime/serve');
@@ -160,6 +174,7 @@ async function serveUntilStopped(
         ? { startWithNewAgent: connected.startWithNewAgent.bind(undefined, host) }
         : {}),
       ...(connected.unofferedWhy ? { unofferedWhy: connected.unofferedWhy } : {}),
+      ...(archiveAfterDays !== undefined ? { archiveAfterDays } : {}),
       // Answers that went well are not worth a line each; refusals and failures are.
       log: (line) => {
         if (!/ [23]\d\d$/.test(line)) log(line);

@@ -31,7 +31,7 @@ const LIVE_FLAGS = {
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
-/** The subcommands of `runs`; all but `list` take a run id. */
+/** The subcommands of `runs`; all but `list` and `prune` take a run id. */
 export const RUNS_SUBCOMMANDS = [
   'list',
   'show',
@@ -41,6 +41,7 @@ export const RUNS_SUBCOMMANDS = [
   'restart',
   'decide',
   'archive',
+  'prune',
 ] as const;
 
 export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
@@ -92,6 +93,9 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
       comment: 'text',
       help: 'none',
       'sim-delay': 'text',
+      'ended-before': 'text',
+      unarchived: 'none',
+      'dry-run': 'none',
       ...INPUT_FLAGS,
       ...LIVE_FLAGS,
     },
@@ -107,6 +111,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
       'sim-delay': 'text',
       'panel-dir': 'dir',
       'login-url': 'none',
+      'archive-after': 'text',
       'paseo-host': 'text',
       'paseo-password-file': 'file',
       'paseo-provider': 'text',

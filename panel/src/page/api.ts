@@ -3,7 +3,7 @@ import type {
   PlaybookCard,
   Refusal,
   RunDetail,
-  RunListItem,
+  RunsAnswer,
   StartAnswer,
   StartRequest,
 } from '@kairoku-playbook/protocol';
@@ -36,11 +36,20 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   return data as T;
 }
 
+/** How many runs the list asks for at a time ("More runs" asks for the next ones). */
+export const RUN_PAGE = 50;
+
 const run = (id: string) => `/runs/${encodeURIComponent(id)}`;
 
 export const api = {
   playbooks: () => call<{ playbooks: PlaybookCard[] }>('GET', '/playbooks'),
-  runs: (archived: boolean) => call<{ runs: RunListItem[] }>('GET', `/runs${archived ? '?archived=1' : ''}`),
+  /** a page of runs (`offset`, `RUN_PAGE` of them), with the archived ones or not, of a status or all */
+  runs: (page: { archived: boolean; status: string; offset: number }) => {
+    const query = new URLSearchParams({ limit: String(RUN_PAGE), offset: String(page.offset) });
+    if (page.archived) query.set('archived', '1');
+    if (page.status !== 'all') query.set('status', page.status);
+    return call<RunsAnswer>('GET', `/runs?${query.toString()}`);
+  },
   run: (id: string) => call<RunDetail>('GET', run(id)),
   start: (request: StartRequest) => call<StartAnswer>('POST', '/runs', request),
   act: (id: string, action: 'cancel' | 'pause' | 'resume' | 'archive') =>

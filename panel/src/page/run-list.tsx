@@ -10,8 +10,10 @@ import { runIcon, runLabel, runState } from './status.js';
 import {
   activeRunId,
   detail,
+  loadMoreRuns,
   loadRuns,
   openRun,
+  runsNext,
   runsLoaded,
   showArchived,
   statusFilter,
@@ -101,7 +103,7 @@ const FILTERS: [StatusFilter, string][] = [
 
 export function RunList() {
   const list = shownRuns.value;
-  const any = visibleRuns.value.length > 0;
+  const any = visibleRuns.value.length > 0 || statusFilter.value !== 'all';
   return (
     <section aria-labelledby="runs-title" class="runs">
       <div class="runs-header">
@@ -110,9 +112,10 @@ export function RunList() {
           Status{' '}
           <select
             value={statusFilter.value}
-            onChange={(e) =>
-              (statusFilter.value = (e.currentTarget as HTMLSelectElement).value as StatusFilter)
-            }
+            onChange={(e) => {
+              statusFilter.value = (e.currentTarget as HTMLSelectElement).value as StatusFilter;
+              void loadRuns(); // (the server filters; it catches its own failure)
+            }}
           >
             {FILTERS.map(([value, label]) => (
               <option key={value} value={value}>
@@ -146,6 +149,12 @@ export function RunList() {
             <RunEntry key={run.id} run={run} index={index} list={list} />
           ))}
         </div>
+      )}
+      {runsLoaded.value && runsNext.value !== null && (
+        // (loadMoreRuns catches its own failure and shows it in the status line)
+        <button type="button" class="more-runs" onClick={() => void loadMoreRuns()}>
+          More runs
+        </button>
       )}
     </section>
   );

@@ -1,16 +1,24 @@
 /**
  * The page's state as signals: what the server said last, and what the person has open. Every change
- * from the server arrives as an event (SSE `run`, `playbooks`, `reset`) and is refetched, so the state
+ * from the server arrives as an event (SSE `run`, `runs-removed`, `playbooks`, `reset`), so the state
  * is the server's, never guessed.
  */
 import { batch, computed, signal } from '@preact/signals';
-import type { PlaybookCard, RunDetail, RunEventData, RunListItem } from '@kairoku-playbook/protocol';
+import type {
+  PlaybookCard,
+  RunDetail,
+  RunEventData,
+  RunListItem,
+  RunsRemovedEventData,
+} from '@kairoku-playbook/protocol';
 import { RefusedError, api } from './api.js';
 import { transport } from './transport.js';
 import type { LiveEvents } from './transport.js';
 
 export const playbooks = signal<PlaybookCard[] | null>(null);
 export const runs = signal<RunListItem[]>([]);
+/** the offset of the next page of runs the server has, null when the list has them all ("More runs") */
+export const runsNext = signal<number | null>(null);
 /** false until the first run list has come (the list shows a skeleton till then) */
 export const runsLoaded = signal(false);
 export const showArchived = signal(false);
@@ -73,10 +81,31 @@ export async function loadPlaybooks(): Promise<void> {
   }
 }
 
+/** The first page of runs (the archived ones too when shown, of the status filter's status). */
 export async function loadRuns(): Promise<void> {
   try {
-    runs.value = (await api.runs(showArchived.value)).runs;
-    runsLoaded.value = true;
+    const page = await api.runs({ archived: showArchived.value, status: statusFilter.value, offset: 0 });
+    batch(() => {
+      runs.value = page.runs;
+      runsNext.value = page.next ?? null;
+      runsLoaded.value = true;
+    });
+  } catch (error) {
+    say('error', refusalText(error));
+  }
+}
+
+/** The next page of runs, after those listed ("More runs"). */
+export async function loadMoreRuns(): Promise<void> {
+  const offset = runsNext.value;
+  if (offset === null) return;
+  try {
+    const page = await api.runs({ archived: showArchived.value, status: statusFilter.value, offset });
+    const listed = new Set(runs.value.map((r) => r.id));
+    batch(() => {
+      runs.value = [...runs.value, ...page.runs.filter((r) => !listed.has(r.id))];
+      runsNext.value = page.next ?? null;
+    });
   } catch (error) {
     say('error', refusalText(error));
   }
@@ -161,6 +190,15 @@ export function connectEvents(): LiveEvents {
   source.addEventListener('run', (event) => {
     try {
       onRunEvent(JSON.parse((event as MessageEvent<string>).data) as RunEventData);
+    } catch {
+      void loadRuns(); // (it catches its own failure and shows it in the status line)
+    }
+  });
+  source.addEventListener('runs-removed', (event) => {
+    try {
+      const { ids } = JSON.parse((event as MessageEvent<string>).data) as RunsRemovedEventData;
+      const gone = new Set(ids);
+      runs.value = runs.value.filter((r) => !gone.has(r.id));
     } catch {
       void loadRuns(); // (it catches its own failure and shows it in the status line)
     }

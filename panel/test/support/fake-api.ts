@@ -426,7 +426,12 @@ export async function startFakeApi(): Promise<FakeApi> {
         .filter((r) => archived || !r.item.archived)
         .map(listItem)
         .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
-      return json(res, 200, { runs: list });
+      // A page when asked for one, as serve answers (the status filter is left to the page's own).
+      const limit = Number(url.searchParams.get('limit') ?? NaN);
+      if (!Number.isInteger(limit)) return json(res, 200, { runs: list, total: list.length });
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const more = offset + limit < list.length ? { next: offset + limit } : {};
+      return json(res, 200, { runs: list.slice(offset, offset + limit), total: list.length, ...more });
     }
     if (req.method === 'POST' && route === '/runs') {
       const body = await readBody(req);

@@ -388,6 +388,14 @@ export const ANSWER_SCHEMAS = {
           additionalProperties: false,
         },
       },
+      total: {
+        type: 'integer',
+        minimum: 0,
+      },
+      next: {
+        type: 'integer',
+        minimum: 0,
+      },
     },
     required: ['runs'],
     additionalProperties: false,

@@ -33,7 +33,7 @@ export class ManagedRuns {
   ): HostResult<Changed<T>> {
     if (how.reopenAs !== undefined && isEnded(loaded.status)) {
       const workspace = loaded.workspace ?? this.book.workspace;
-      const conflict = findRoomConflict(this.book.store.loadAll().runs, loaded.ir, workspace, loaded.id);
+      const conflict = findRoomConflict(this.book.store.loadActive().runs, loaded.ir, workspace, loaded.id);
       if (conflict) return { ok: false, refusal: this.book.roomRefusal(conflict, loaded.ir) };
     }
     const backend = how.backend(loaded);

@@ -25,7 +25,7 @@ export function newRun<T>(
   if (!prepared.ok)
     return refused('invalid-input', prepared.errors.join('; '), 'invalid', inputPointer(ir, prepared.errors));
   return book.locked(() => {
-    const { runs } = book.store.loadAll();
+    const { runs } = book.store.loadActive();
     const conflict = findRoomConflict(runs, ir, book.workspace);
     if (conflict) return { ok: false, refusal: book.roomRefusal(conflict, ir) };
     const { secrets, visible } = splitSecrets(ir, prepared.inputs);

@@ -23,7 +23,7 @@ export interface Recovered {
 export function recoverWorkspace(book: RunBook, hosted: HostedRuns): Recovered {
   const found: Recovered = { adopted: [], failed: [], otherBackends: [], problems: [] };
   found.problems = book.locked(() => {
-    const all = book.store.loadAll();
+    const all = book.store.loadActive();
     for (const stored of all.runs) {
       if (stored.workspace !== book.workspace || !hasWorkGoing(stored)) continue;
       recoverOne(book, hosted, stored, found);
@@ -89,7 +89,7 @@ export function loseGoneRuns(
   backend: string,
 ): { runs: RunState[]; problems: { file: string; message: string }[] } {
   return book.locked(() => {
-    const { runs, problems } = book.store.loadAll();
+    const { runs, problems } = book.store.loadActive();
     const now = book.clock();
     const after = runs.map((stored) => {
       if (stored.backend !== backend || book.store.owner(stored.id) !== undefined) return stored;

@@ -11,7 +11,8 @@ import { refused, refusedValue } from './refusal.js';
 import type { HostRefusal, HostResult } from './refusal.js';
 import { HOST_MANAGER } from './run-host-types.js';
 import type { RunChange, RunHostOptions } from './run-host-types.js';
-import { fileStamp, watchStore } from './store-watch.js';
+import { fileStamp } from '../store/run-index.js';
+import { watchStore } from './store-watch.js';
 
 /**
  * What every mode of the run host shares: the store and its lock, the clock and the mask key, and the
@@ -21,6 +22,7 @@ export class RunBook {
   readonly store: RunStore;
   readonly clock: () => number;
   private readonly listeners = new Set<(change: RunChange) => void>();
+  private readonly removalListeners = new Set<(id: string) => void>();
   private readonly versions = new Map<string, number>();
   /** starts at the clock, so a later host's versions follow an earlier one's */
   private sequence: number;
@@ -52,6 +54,19 @@ export class RunBook {
   subscribe(listener: (change: RunChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Listens for run files removed (by this process or, once watched, another); returns the function that stops. */
+  subscribeRemovals(listener: (id: string) => void): () => void {
+    this.removalListeners.add(listener);
+    return () => this.removalListeners.delete(listener);
+  }
+
+  /** A run file was removed: subscribers hear it. */
+  tellRemoved(id: string): void {
+    this.versions.delete(id);
+    this.ownStamps?.delete(id);
+    for (const listener of this.removalListeners) listener(id);
   }
 
   version(id: string): number {
@@ -135,6 +150,7 @@ export class RunBook {
       changed: (state) => {
         if (!ours(state.id)) this.tell(state);
       },
+      removed: (id) => this.tellRemoved(id),
       ...(log ? { log } : {}),
     });
   }
@@ -142,6 +158,7 @@ export class RunBook {
   close(): void {
     this.storeWatch?.close();
     this.listeners.clear();
+    this.removalListeners.clear();
   }
 }
 

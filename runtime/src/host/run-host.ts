@@ -96,6 +96,11 @@ export class RunHost {
     return this.book.subscribe(listener);
   }
 
+  /** Listens for run files removed (`runs prune`, seen by the store's watch); returns the function that stops. */
+  subscribeRemovals(listener: (id: string) => void): () => void {
+    return this.book.subscribeRemovals(listener);
+  }
+
   /** The version of a run's last write seen by this host (0 when it has not written it). */
   version(id: string): number {
     return this.book.version(id);
@@ -267,7 +272,7 @@ export class RunHost {
    * caller that has more to do before starting (connect a backend) and would rather be refused first.
    */
   room(ir: Ir): HostRefusal | undefined {
-    const conflict = findRoomConflict(this.store.loadAll().runs, ir, this.workspace);
+    const conflict = findRoomConflict(this.store.loadActive().runs, ir, this.workspace);
     return conflict ? this.book.roomRefusal(conflict, ir) : undefined;
   }
 
@@ -292,7 +297,7 @@ export class RunHost {
       if ('refusal' in event) return { ok: false, refusal: event.refusal };
       const reopens = spec.reopens === true;
       if (reopens) {
-        const conflict = findRoomConflict(this.store.loadAll().runs, state.ir, this.workspace, state.id);
+        const conflict = findRoomConflict(this.store.loadActive().runs, state.ir, this.workspace, state.id);
         if (conflict && isEnded(state.status))
           return { ok: false, refusal: this.book.roomRefusal(conflict, state.ir) };
       }

@@ -1,17 +1,8 @@
-import { statSync, watch } from 'node:fs';
+import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import type { RunState } from '@kairoku-playbook/machine';
+import { fileStamp } from '../store/run-index.js';
 import type { RunStore } from '../store/run-store.js';
-
-/** A run file's identity on disk: a write by anyone changes it (each write is a rename of a new file). */
-export function fileStamp(path: string): string | undefined {
-  try {
-    const stat = statSync(path);
-    return `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface StoreWatchOptions {
   store: RunStore;
@@ -19,6 +10,8 @@ export interface StoreWatchOptions {
   ownStamp: (id: string) => string | undefined;
   /** a run file another process wrote, as it reads now */
   changed: (state: RunState) => void;
+  /** a run file removed (`runs prune`) */
+  removed?: (id: string) => void;
   /** how long a burst of events on one file is let settle (default 30 ms) */
   settleMs?: number;
   log?: (line: string) => void;
@@ -63,7 +56,12 @@ export function watchStore(options: StoreWatchOptions): { close: () => void } {
     } catch {
       return; // not a run id (the store names no such file)
     }
-    if (stamp === undefined || stamp === options.ownStamp(id) || stamp === seen.get(id)) return;
+    if (stamp === undefined) {
+      seen.delete(id);
+      options.removed?.(id); // (one it never listed is removed from nothing)
+      return;
+    }
+    if (stamp === options.ownStamp(id) || stamp === seen.get(id)) return;
     seen.set(id, stamp);
     let state: RunState | undefined;
     try {

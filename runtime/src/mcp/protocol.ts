@@ -341,7 +341,8 @@ export class PlaybookProtocol {
   }
 
   listRuns(args: { archived?: boolean | undefined }): Result {
-    const { runs, problems } = this.store.loadAll();
+    // (the store's index: no run file is read but those changed behind it)
+    const { entries: runs, problems } = this.store.list();
     const shown = runs
       .filter((r) => args.archived === true || r.archivedAt === undefined)
       .sort(
@@ -543,7 +544,7 @@ export class PlaybookProtocol {
       throw new ToolError(`run "${runId}" cannot be read: ${(error as Error).message}`);
     }
     if (state) return state;
-    const ids = this.store.loadAll().runs.map((r) => r.id);
+    const ids = this.store.list().entries.map((r) => r.id);
     const suggestion = closest(runId, ids);
     throw new ToolError(
       `unknown run "${runId}"${suggestion ? `; did you mean "${suggestion}"?` : ''} (list_runs lists the runs)`,

@@ -1,6 +1,7 @@
 import type { IrAfterTask, IrOutcome, IrStep } from '@kairoku-playbook/compiler';
 import { AFTER_PREFIX, isEnded, vecToArray } from '@kairoku-playbook/machine';
 import type { Attempt, RunState, RunStatus, StepRun, StepStatus } from '@kairoku-playbook/machine';
+import type { RunIndexEntry } from '../store/run-index.js';
 
 /**
  * What the manager protocol shows of a run: the whole run (`get_run`), the short progress every
@@ -227,22 +228,23 @@ function runIdentity(state: RunState) {
   };
 }
 
-/** `list_runs`: one line per run. */
-export function runLine(state: RunState): Record<string, unknown> {
-  const line: Record<string, unknown> = { ...runIdentity(state), updatedAt: state.updatedAt };
-  if (isEnded(state.status)) line.restartFrom = restartableSteps(state);
-  else {
-    const active: string[] = [];
-    each(state, (name, _ir, run) => {
-      if (
-        run.status === 'ready' ||
-        run.status === 'running' ||
-        run.status === 'reported' ||
-        run.status === 'waiting'
-      )
-        active.push(`${name}: ${run.status}`);
-    });
-    line.steps = active;
-  }
+/** `list_runs`: one line per run, from the store's index (what `get_run` says of it, in short). */
+export function runLine(entry: RunIndexEntry): Record<string, unknown> {
+  const line: Record<string, unknown> = {
+    run: entry.id,
+    playbook: entry.playbook,
+    title: entry.title,
+    status: entry.status,
+    reason: entry.reason,
+    workspace: entry.workspace ?? null,
+    branch: entry.branch,
+    manager: entry.manager ?? null,
+    backend: entry.backend,
+    archived: entry.archivedAt !== undefined,
+    createdAt: entry.createdAt,
+    updatedAt: entry.updatedAt,
+  };
+  if (isEnded(entry.status)) line.restartFrom = entry.restartFrom ?? [];
+  else line.steps = entry.active ?? [];
   return line;
 }

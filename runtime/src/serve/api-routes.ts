@@ -6,7 +6,8 @@ import { requestBody } from './request-body.js';
 import { matchRoute } from './routes.js';
 import type { Route, RouteCall, ServeContext } from './routes.js';
 import { playbookCards, startRun } from './start-route.js';
-import { runDetail, runListItem } from './views.js';
+import type { RunQuery } from './run-listing.js';
+import { runDetail } from './views.js';
 
 /** A run id is a file name in the store: anything else names no run (not a 500 from the store). */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -64,18 +65,45 @@ export async function answerApi(
 }
 
 function listRuns({ res, url, serve }: RouteCall): void {
-  const { host, seen } = serve;
-  const archived = url.searchParams.get('archived') === '1';
-  // Runs an older version made record no workspace: whose they are is unknown, so only when asked.
-  const unowned = url.searchParams.get('unowned') === '1';
-  const ours = (r: { workspace?: string }) =>
-    r.workspace === host.workspace || (unowned && r.workspace === undefined);
-  const runs = host
-    .list()
-    .runs.filter((r) => ours(r) && (archived || r.archivedAt === undefined))
-    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
-    .map((r) => runListItem(r, seen.has(r.id)));
-  serve.answer(res, 200, 'runs', { runs });
+  const query = runQuery(url.searchParams);
+  if (typeof query === 'string') return refuse(res, 422, 'invalid-query', query);
+  serve.answer(
+    res,
+    200,
+    'runs',
+    serve.listing.list(query, (id) => serve.seen.has(id)),
+  );
+}
+
+const STATUSES = ['running', 'paused', 'completed', 'failed', 'canceled', 'waiting', 'active'];
+
+/** What `GET /api/v1/runs` asks for (docs/serve.md), or why it cannot be read. */
+function runQuery(params: URLSearchParams): RunQuery | string {
+  const archived = params.get('archived');
+  const query: RunQuery = {
+    archived: archived === 'only' ? 'only' : archived === '1' ? 'yes' : 'no',
+    // Runs an older version made record no workspace: whose they are is unknown, so only when asked.
+    unowned: params.get('unowned') === '1',
+  };
+  const status = params.get('status');
+  if (status !== null) {
+    if (!STATUSES.includes(status)) return `status is one of ${STATUSES.join(', ')}`;
+    query.status = status as RunQuery['status'];
+  }
+  const playbook = params.get('playbook');
+  if (playbook) query.playbook = playbook;
+  const text = params.get('text');
+  if (text) query.text = text.slice(0, 200);
+  const limit = params.get('limit');
+  const offset = params.get('offset');
+  if (limit !== null) {
+    const page = { limit: Number(limit), offset: Number(offset ?? 0) };
+    if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > 1000)
+      return 'limit is a whole number from 1 to 1000';
+    if (!Number.isInteger(page.offset) || page.offset < 0) return 'offset is a whole number, 0 or more';
+    query.page = page;
+  } else if (offset !== null) return 'offset goes with limit';
+  return query;
 }
 
 function getRun({ res, params, serve }: RouteCall): void {

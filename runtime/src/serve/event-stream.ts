@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 interface StreamEvent {
   id: number;
-  event: 'run' | 'playbooks';
+  event: 'run' | 'runs-removed' | 'playbooks';
   data: string;
 }
 

@@ -4,6 +4,7 @@ import type { ServedWorkspace } from './loaded-workspace.js';
 import type { PlaybookCard } from '@kairoku-playbook/protocol';
 import type { ServeEvents } from './event-stream.js';
 import type { AnswerKind, RequestKind } from './schemas.js';
+import type { RunListing } from './run-listing.js';
 import type { SeenRuns } from './seen-runs.js';
 import type { ServeOptions } from './serve-options.js';
 
@@ -16,6 +17,8 @@ export interface ServeContext {
   /** what the start form offers (the backend's start options) */
   startOptions: PlaybookCard['startOptions'];
   seen: SeenRuns;
+  /** the workspace's runs as a list shows them, from the store's index (`run-listing.ts`) */
+  listing: RunListing;
   events: ServeEvents;
   /** a new login URL (`gate.ts`) */
   newLoginUrl(): string;

@@ -43,6 +43,11 @@ export interface ServeOptions {
    */
   watchPlaybooks?: boolean;
   watchPlaybooksMs?: number;
+  /**
+   * archive the workspace's runs that ended more than this many days ago, at start and every hour
+   * (`serve --archive-after DAYS`; never deletes); default: never
+   */
+  archiveAfterDays?: number;
   /** the file system the workspace is loaded from (default the disk); tests count its reads */
   workspaceFs?: WorkspaceFileSystem;
 }

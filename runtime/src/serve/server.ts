@@ -7,8 +7,9 @@ import { resolveBindAddress } from '../backends/bind-address.js';
 import { LISTENER_OPTIONS } from '../backends/http-body.js';
 import { answerClientError, refuse, send } from './answers.js';
 import { answerApi, apiRoutes } from './api-routes.js';
-import type { RunEventData } from '@kairoku-playbook/protocol';
+import type { RunEventData, RunsRemovedEventData } from '@kairoku-playbook/protocol';
 import { serveAsset } from './assets.js';
+import { archiveEndedRuns } from './auto-archive.js';
 import { ServeEvents } from './event-stream.js';
 import { Gate, SECURITY_HEADERS } from './gate.js';
 import { isStorageFault } from '../host/run-book.js';
@@ -19,6 +20,7 @@ import { checkAnswer } from './schemas.js';
 import type { AnswerKind } from './schemas.js';
 import { SeenRuns } from './seen-runs.js';
 import type { RunningServe, ServeOptions } from './serve-options.js';
+import { RunListing } from './run-listing.js';
 import { runListItem } from './views.js';
 
 export { CONTENT_SECURITY_POLICY, LOGIN_TTL_MS, sessionCookieName } from './gate.js';
@@ -48,13 +50,28 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     ...(options.workspaceFs ? { fs: options.workspaceFs } : {}),
   });
   const gate = new Gate(address, token, host.workspace);
-  const serve = serveContext(options, { workspace, events, newLoginUrl: () => gate.loginUrl() }, log);
+  const listing = new RunListing(host);
+  const serve = serveContext(
+    options,
+    { workspace, events, listing, newLoginUrl: () => gate.loginUrl() },
+    log,
+  );
   const unsubscribe = host.subscribe(({ state, version }) => {
     // The store is shared by every workspace of this home: a serve streams its own workspace's runs.
     if (state.workspace !== host.workspace) return;
+    listing.changed(state);
     const data: RunEventData = { ...runListItem(state, serve.seen.has(state.id)), version };
     serve.events.publish('run', data);
   });
+  const unsubscribeRemovals = host.subscribeRemovals((id) => {
+    if (!listing.removed(id)) return;
+    const data: RunsRemovedEventData = { ids: [id] };
+    serve.events.publish('runs-removed', data);
+  });
+  const stopArchiving =
+    options.archiveAfterDays === undefined
+      ? () => undefined
+      : archiveEndedRuns({ host, listing, days: options.archiveAfterDays, log });
   // Runs other processes write (a manager agent's MCP server, `runs cancel` on a run serve does not
   // drive) reach the page as they land too.
   host.watchOtherWriters(log);
@@ -98,6 +115,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     newLoginUrl: () => gate.loginUrl(),
     close: async () => {
       unsubscribe();
+      unsubscribeRemovals();
+      stopArchiving();
       workspace.close();
       serve.events.close();
       server.closeAllConnections();
@@ -108,7 +127,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
 
 function serveContext(
   options: ServeOptions,
-  kept: { workspace: ServedWorkspace; events: ServeEvents; newLoginUrl: () => string },
+  kept: { workspace: ServedWorkspace; events: ServeEvents; listing: RunListing; newLoginUrl: () => string },
   log: (line: string) => void,
 ): ServeContext {
   return {

@@ -8,6 +8,8 @@ import { STATE_VERSION, vecFromArray, vecToArray } from '@kairoku-playbook/machi
 import type { HistoryEntry, RunState, StepRun } from '@kairoku-playbook/machine';
 import { FileWriteError, writeFileAtomic } from './atomic-write.js';
 import { processIsAlive } from './process-alive.js';
+import { RunIndex, SKIP } from './run-index.js';
+import type { RunIndexEntry, RunIndexProblem } from './run-index.js';
 
 /** `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`. */
 export function defaultHome(env: Record<string, string | undefined> = process.env): string {
@@ -42,9 +44,16 @@ export function deserializeRun(text: string): RunState {
  */
 export class RunStore {
   readonly folder: string;
+  /** what a run list needs, beside the run files (run-index.ts) */
+  readonly index: RunIndex;
 
   constructor(readonly home: string = defaultHome()) {
     this.folder = join(home, 'runs');
+    this.index = new RunIndex(home, this.folder, (id) => {
+      const state = this.load(id);
+      if (!state) throw new Error('the run file is gone');
+      return state;
+    });
   }
 
   path(id: string): string {
@@ -55,7 +64,42 @@ export class RunStore {
   /** Writes the run file whole or not at all; a full disk throws a `FileWriteError` and the old file stays. */
   save(state: RunState): void {
     this.makeFolder();
-    writeFileAtomic(this.path(state.id), serializeRun(state));
+    const path = this.path(state.id);
+    writeFileAtomic(path, serializeRun(state));
+    this.index.saved(state, path);
+  }
+
+  /** Removes a run's file (and its index line): `runs prune`. Its owner and requests go with it. */
+  remove(id: string): void {
+    rmSync(this.path(id), { force: true });
+    this.release(id);
+    this.index.removed(id);
+  }
+
+  /** Every run as a list shows it (the index, checked against the files), and the files that do not read. */
+  list(): { entries: RunIndexEntry[]; problems: RunIndexProblem[] } {
+    this.removeAbandonedTempFiles();
+    return this.index.read();
+  }
+
+  /**
+   * The runs with work going (not ended, or an after-task at work), read whole; the others are known
+   * from the index only. For recovery and the room rule (one active run per workspace).
+   */
+  loadActive(): { runs: RunState[]; problems: { file: string; message: string }[] } {
+    this.removeAbandonedTempFiles();
+    const { kept, problems } = this.index.scan((entry) => (entry.workGoing ? entry.id : SKIP));
+    const runs: RunState[] = [];
+    const unread = problems.map(({ file, message }) => ({ file, message }));
+    for (const id of kept) {
+      try {
+        const state = this.load(id);
+        if (state) runs.push(state);
+      } catch (error) {
+        unread.push({ file: this.path(id), message: (error as Error).message });
+      }
+    }
+    return { runs, problems: unread };
   }
 
   exists(id: string): boolean {

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
 import { createRun } from '@kairoku-playbook/machine';
 import type { RunState } from '@kairoku-playbook/machine';
-import { fileStamp, watchStore } from '../../src/host/store-watch.js';
+import { fileStamp } from '../../src/store/run-index.js';
+import { watchStore } from '../../src/host/store-watch.js';
 import { RunStore } from '../../src/store/run-store.js';
 
 const cleanups: (() => void)[] = [];
