@@ -24,7 +24,7 @@ export { validate, validateWorkspace, decodeSource } from './validate.js';
 export { analyzeTestFile, playbooksOfTests } from './playbook-tests/test-file.js';
 export type { TestFileAnalysis } from './playbook-tests/test-file.js';
 export type { TestSite } from './playbook-tests/sites.js';
-export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';
+export type { RefusedSource, Validation, ValidationOptions, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';
 export { typeToString } from './types/type.js';

@@ -22,6 +22,7 @@ import { formatGithub, formatJson, formatSarif, formatText } from '../format/ind
 import { UsageError, writeUserFile } from '../io.js';
 import { applyQuickFixes, lineDiff } from './check-fix.js';
 import { watchCheck } from './check-watch.js';
+import { commandHere } from '../command-here.js';
 import { repositoryRoot } from '../repository-root.js';
 import type { CommandIo } from '../io.js';
 import { VERSION } from '../version.js';
@@ -130,6 +131,7 @@ function loaderOf(positionals: readonly string[], cwd: string): WorkspaceLoader 
   const shown = new Map(positionals.map((arg) => [resolve(cwd, arg), arg]));
   return new WorkspaceLoader(diskFileSystem, {
     paths,
+    command: commandHere(cwd),
     show: (path) => displayPath(path, cwd),
     shownRoot: (folder) => {
       const arg = shown.get(folder) ?? '.';
