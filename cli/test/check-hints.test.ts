@@ -1,7 +1,7 @@
 /**
  * PB802's hint names the check as the person would type it where `check` ran: `npx kairoku-playbook`
  * in a repository that installed the package (issue 23: a bare `kairoku-playbook` is not on the PATH
- * there), the bare name elsewhere (here: this test's process is not a kairoku-playbook program).
+ * there), the bare name elsewhere. The language server says the same (lsp/test/server/parity.test.ts).
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -50,6 +50,7 @@ export {
   playbookFilesOf,
   walkFiles,
 } from './workspace/discovery.js';
+export { checkCommandIn } from './workspace/check-command.js';
 export { EXCLUDE_FILE, excludeTest, parseExcludes } from './workspace/excludes.js';
 export { FILE_LIMITS, refusalDiagnostic, refusalMessage } from './workspace/file-system.js';
 export type { FileRead, WorkspaceFileSystem } from './workspace/file-system.js';

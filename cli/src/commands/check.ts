@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   WorkspaceLoader,
+  checkCommandIn,
   compilePlaybook,
   displayPath,
   isPlaybookTest,
@@ -22,7 +23,6 @@ import { formatGithub, formatJson, formatSarif, formatText } from '../format/ind
 import { UsageError, writeUserFile } from '../io.js';
 import { applyQuickFixes, lineDiff } from './check-fix.js';
 import { watchCheck } from './check-watch.js';
-import { commandHere } from '../command-here.js';
 import { repositoryRoot } from '../repository-root.js';
 import type { CommandIo } from '../io.js';
 import { VERSION } from '../version.js';
@@ -131,7 +131,7 @@ function loaderOf(positionals: readonly string[], cwd: string): WorkspaceLoader 
   const shown = new Map(positionals.map((arg) => [resolve(cwd, arg), arg]));
   return new WorkspaceLoader(diskFileSystem, {
     paths,
-    command: commandHere(cwd),
+    command: checkCommandIn(diskFileSystem, cwd),
     show: (path) => displayPath(path, cwd),
     shownRoot: (folder) => {
       const arg = shown.get(folder) ?? '.';
