@@ -361,6 +361,11 @@ export class PlaybookWorkspace {
     return this.uriByFile.get(file);
   }
 
+  /** The last validation's analysis of a playbook (its current text's, after `validate`). */
+  analysisOf(file: string): FileAnalysis | undefined {
+    return this.analyses.get(file);
+  }
+
   sourceOf(file: string): SourceText | undefined {
     return this.analyses.get(file)?.source ?? this.tests.get(file)?.source ?? this.refusedSources.get(file);
   }
