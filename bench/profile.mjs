@@ -6,7 +6,7 @@
 //
 // STEPS generates bench/out/big-STEPS.yml; a FILE is checked as it is (e.g. playbooks/pr.yml with
 // --interval 100 for the cold start). The shipped bundle is minified, so by default this bundles
-// cli/src/bin.ts again WITHOUT minification into bench/out/kairoku-playbook.profile.cjs (the
+// cli/src/bin-check.ts (what the launcher runs for `check`) again WITHOUT minification into bench/out/kairoku-playbook.profile.cjs (the
 // settings of cli/build.mjs otherwise, but no V8 code cache), so the profile names real functions
 // and modules. `--bundle cli/dist/kairoku-playbook.js` profiles the shipped CLI as is (minified
 // names). The .cpuprofile is kept in bench/out/profile/ (open it in Chrome DevTools).
@@ -43,11 +43,11 @@ if ((steps !== undefined && steps < 4) || !Number.isInteger(top) || !Number.isIn
 mkdirSync(outDir, { recursive: true });
 
 if (bundle === undefined) {
-  // the same esbuild settings as cli/build.mjs's program bundle, without minification
+  // the same esbuild settings as cli/build.mjs's check bundle, without minification
   const { build } = await import('esbuild');
   bundle = join(outDir, 'kairoku-playbook.profile.cjs');
   await build({
-    entryPoints: [join(root, 'cli', 'src', 'bin.ts')],
+    entryPoints: [join(root, 'cli', 'src', 'bin-check.ts')],
     outfile: bundle,
     bundle: true,
     platform: 'node',

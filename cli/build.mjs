@@ -1,8 +1,10 @@
 // Builds the CLI into dist/:
 //
 //   node cli/build.mjs          kairoku-playbook.bundle.cjs   the program, one file
+//                               kairoku-playbook.check.cjs    `check` and shell completion alone (smaller)
 //                               kairoku-playbook.js           the launcher (bin/kairoku-playbook.js runs it)
-//                               kairoku-playbook.v8cache      a V8 code cache, warmed by a real check
+//                               kairoku-playbook.v8cache      a V8 code cache of each bundle, warmed by a
+//                               kairoku-playbook.check.v8cache  real check
 //                               schema/*.json                 the surface's and the IR's JSON Schemas
 //                               THIRD-PARTY-NOTICES.txt       the licences of the bundled packages
 //   node cli/build.mjs --sea    the same, then sea/kairoku-playbook: a single executable (Node's SEA)
@@ -70,6 +72,9 @@ export function assetPaths() {
   return assets;
 }
 
+/** The assets only `serve` and `playground` use: the check bundle leaves them out. */
+const PAGE_ASSETS = Object.keys(assetPaths()).filter((name) => /^(panel|playground)/.test(name));
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -92,6 +97,10 @@ export async function buildCli() {
 
   // The program: CommonJS, so the launcher can compile it with vm.Script and a code cache, and so it can
   // be a single executable's main script (Node 20 runs only CommonJS there).
+  const define = {
+    'process.env.WS_NO_BUFFER_UTIL': '"1"',
+    'process.env.WS_NO_UTF_8_VALIDATE': '"1"',
+  };
   const program = await build({
     ...common,
     entryPoints: [join(here, 'src', 'bin.ts')],
@@ -102,19 +111,32 @@ export async function buildCli() {
     // these variables are set. A bundle carries neither, and a single executable's require() loads only
     // built-in modules, so Node printed a four-line warning on every command. Defined here, the
     // branches that require them are dead code and leave the bundle.
-    define: {
-      'process.env.WS_NO_BUFFER_UTIL': '"1"',
-      'process.env.WS_NO_UTF_8_VALIDATE': '"1"',
-    },
+    define,
     metafile: true,
+  });
+  // The commands of cli/src/main-check.ts alone, which the launcher runs for them: no runtime, language
+  // server or Prettier, and none of the pages `serve` and `playground` carry.
+  await build({
+    ...common,
+    entryPoints: [join(here, 'src', 'bin-check.ts')],
+    outfile: dist('kairoku-playbook.check.cjs'),
+    format: 'cjs',
+    plugins: [workspaceSources, embeddedAssetsPlugin({ leaveOut: PAGE_ASSETS })],
+    define,
   });
   // (with the packages of the playground's page, which the bundle carries as text)
   const inputs = { ...program.metafile.inputs, ...playground.metafile.inputs };
   writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices({ inputs }, 'kairoku-playbook'));
 
-  // The launcher: what the `kairoku-playbook` bin runs.
+  // The launcher: what the `kairoku-playbook` bin runs. It answers `--version` itself, with what the
+  // program prints for it (no bundle loaded for that).
+  const version = spawnSync(process.execPath, [dist('kairoku-playbook.bundle.cjs'), '--version'], {
+    encoding: 'utf8',
+  });
+  if (version.status !== 0) throw new Error(`the built CLI failed --version: ${version.stderr}`);
   await build({
     ...common,
+    define: { KAIROKU_PLAYBOOK_VERSION_TEXT: JSON.stringify(version.stdout) },
     entryPoints: [join(here, 'src', 'launcher.ts')],
     outfile: dist('kairoku-playbook.js'),
     format: 'esm',
@@ -127,16 +149,25 @@ export async function buildCli() {
   copyFileSync(join(root, assets.playbookSchema), dist('schema/playbook.schema.json'));
   copyFileSync(join(root, assets.irSchema), dist('schema/ir.schema.json'));
 
-  // Warm the code cache with a real check, so the functions a check needs are in it.
-  rmSync(dist('kairoku-playbook.v8cache'), { force: true });
-  const warm = spawnSync(
-    process.execPath,
-    [dist('kairoku-playbook.js'), 'check', '--format', 'json', join(root, 'playbooks')],
-    { env: { ...process.env, KAIROKU_PLAYBOOK_WRITE_CODE_CACHE: '1' }, encoding: 'utf8' },
-  );
-  if (warm.status !== 0) {
-    process.stderr.write(warm.stdout + warm.stderr);
-    throw new Error('the built CLI failed to check the sample playbooks');
+  // Warm the code caches with a real check, so the functions a check needs are in them: the check
+  // bundle's, and the whole bundle's (KAIROKU_PLAYBOOK_BUNDLE=full makes the launcher run it).
+  for (const [cache, bundle] of [
+    ['kairoku-playbook.check.v8cache', 'check'],
+    ['kairoku-playbook.v8cache', 'full'],
+  ]) {
+    rmSync(dist(cache), { force: true });
+    const warm = spawnSync(
+      process.execPath,
+      [dist('kairoku-playbook.js'), 'check', '--format', 'json', join(root, 'playbooks')],
+      {
+        env: { ...process.env, KAIROKU_PLAYBOOK_WRITE_CODE_CACHE: '1', KAIROKU_PLAYBOOK_BUNDLE: bundle },
+        encoding: 'utf8',
+      },
+    );
+    if (warm.status !== 0) {
+      process.stderr.write(warm.stdout + warm.stderr);
+      throw new Error('the built CLI failed to check the sample playbooks');
+    }
   }
 }
 

@@ -272,7 +272,7 @@ async function testPackage() {
   section('npm package: pack, install offline into an empty folder, run');
   let user;
   let bin;
-  await test('npm pack makes one bundle, its assets and the licence, nothing else', () => {
+  await test('npm pack makes the bundles, their assets and the licence, nothing else', () => {
     const { info, path } = pack();
     const files = info.files.map((f) => f.path).sort();
     const expected = [
@@ -281,6 +281,8 @@ async function testPackage() {
       'bin/kairoku-playbook.js',
       'dist/THIRD-PARTY-NOTICES.txt',
       'dist/kairoku-playbook.bundle.cjs',
+      'dist/kairoku-playbook.check.cjs',
+      'dist/kairoku-playbook.check.v8cache',
       'dist/kairoku-playbook.js',
       'dist/kairoku-playbook.v8cache',
       'dist/schema/ir.schema.json',

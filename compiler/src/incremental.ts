@@ -23,6 +23,7 @@ import type { BoundTemplate } from './bind/template.js';
 import { analyzeFile, boundSource, finishBound, policyOf } from './compile.js';
 import type { FileAnalysis } from './compile.js';
 import type { OffsetRange } from './diagnostic.js';
+import type { Place } from './bind/scope-provider.js';
 import type { PlaybookModel } from './model/model.js';
 
 /** One edit of a file's text: the characters [start, end) of the previous text become `text`. */
@@ -30,6 +31,26 @@ export interface TextChange {
   start: number;
   end: number;
   text: string;
+}
+
+/**
+ * How an analysis made on the fast path came from the previous one (`templateEditOf`): the previous text,
+ * the change, and the place of the one template that holds it. The rest of the file moved by
+ * `change.text.length - (change.end - change.start)` past `change.end`, nothing else of it changed, so what
+ * is derived from the rest (the language server's exploration, lsp/src/service/explore.ts) can be moved too.
+ */
+export interface TemplateEdit {
+  before: string;
+  change: TextChange;
+  place: Place;
+}
+
+/** The fast path's edits, by the analysis they made (analyses are never changed after they are made). */
+const templateEdits = new WeakMap<FileAnalysis, TemplateEdit>();
+
+/** How `analysis` came from the previous text by an edit inside one template; undefined for any other. */
+export function templateEditOf(analysis: FileAnalysis): TemplateEdit | undefined {
+  return templateEdits.get(analysis);
 }
 
 export interface EditAnalysis {
@@ -144,7 +165,9 @@ function incrementally(previous: FileAnalysis, change: TextChange, text: string)
     semantic.typeExpressions,
     locator,
   );
-  return finishBound(previous.file, text, yaml, model, next, policyOf(previous));
+  const analysis = finishBound(previous.file, text, yaml, model, next, policyOf(previous));
+  templateEdits.set(analysis, { before: previous.text, change, place: template.place });
+  return analysis;
 }
 
 /**

@@ -16,15 +16,15 @@ export type { Position } from './source-text.js';
 export { lineColumnSpan, toJsonDiagnostic } from './json-diagnostic.js';
 export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile } from './compile.js';
-export { analyzeChange, analyzeEdited, changeBetween } from './incremental.js';
-export type { EditAnalysis, TextChange } from './incremental.js';
+export { analyzeChange, analyzeEdited, changeBetween, templateEditOf } from './incremental.js';
+export type { EditAnalysis, TemplateEdit, TextChange } from './incremental.js';
 export { YAML_LIMITS, unreadable } from './yaml/read-yaml.js';
 export type { AnalyzeOptions, FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
 export { analyzeTestFile, playbooksOfTests } from './playbook-tests/test-file.js';
 export type { TestFileAnalysis } from './playbook-tests/test-file.js';
 export type { TestSite } from './playbook-tests/sites.js';
-export type { RefusedSource, Validation, WorkspaceFile } from './validate.js';
+export type { RefusedSource, Validation, ValidationOptions, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';
 export { typeToString } from './types/type.js';
@@ -50,6 +50,7 @@ export {
   playbookFilesOf,
   walkFiles,
 } from './workspace/discovery.js';
+export { checkCommandIn } from './workspace/check-command.js';
 export { EXCLUDE_FILE, excludeTest, parseExcludes } from './workspace/excludes.js';
 export { FILE_LIMITS, refusalDiagnostic, refusalMessage } from './workspace/file-system.js';
 export type { FileRead, WorkspaceFileSystem } from './workspace/file-system.js';

@@ -32,6 +32,11 @@ export interface Validation {
   tests: Map<string, TestFileAnalysis>;
 }
 
+export interface ValidationOptions {
+  /** how a person runs the CLI where the diagnostics are shown, for hints (PB802; default `kairoku-playbook`) */
+  command?: string;
+}
+
 /**
  * THE validation function. The CLI's `check`, the language server, the runtime's
  * `validate_playbooks` and the panel all print what this returns, unchanged.
@@ -41,6 +46,7 @@ export interface Validation {
 export function validateWorkspace(
   files: readonly WorkspaceFile[],
   previous?: ReadonlyMap<string, FileAnalysis>,
+  options: ValidationOptions = {},
 ): Validation {
   const analyses = new Map<string, FileAnalysis>();
   const tests = new Map<string, TestFileAnalysis>();
@@ -89,7 +95,7 @@ export function validateWorkspace(
     const playbook = playbookFilesOf(file)
       .map((name) => analyses.get(name))
       .find((a) => a !== undefined);
-    const analysis = analyzeTestFile(file, text, playbook);
+    const analysis = analyzeTestFile(file, text, playbook, options.command);
     tests.set(file, analysis);
     for (const diagnostic of analysis.diagnostics) diagnostics.push(diagnostic);
   }

@@ -6,7 +6,7 @@
  * Precedence, loosest first: `||`, `&&`, `==` `!=`, `<` `<=` `>` `>=`, `!`, postfix (`.name`, `[i]`).
  *
  * Error handling follows one rule: one mistake gives one error. The parser is a chevrotain embedded-actions
- * parser built once at module load. The places where input is commonly missing (a value, a closing `)` or
+ * parser built once, at the first parse. The places where input is commonly missing (a value, a closing `)` or
  * `]`, a property name) are checked by hand before chevrotain would fail, and recorded as one error with an
  * `error` node (or a skipped closer) standing in, so that the rest of the tree survives for type checking.
  * Those checks run only outside chevrotain's grammar-recording phase, so the recorded grammar is complete.
@@ -44,7 +44,6 @@ function createLexer(validations: boolean): Lexer {
     skipValidations: !validations,
   });
 }
-const lexer = createLexer(VALIDATIONS_IN_PRODUCTION);
 
 // ---------------------------------------------------------------------------------------------- parser
 
@@ -529,18 +528,18 @@ class ExpressionParser extends EmbeddedActionsParser {
 /** Unwinds a parse that went past the height limit. */
 class TooDeep extends Error {}
 
-const parser = new ExpressionParser(VALIDATIONS_IN_PRODUCTION);
-
 /**
  * A fresh lexer and parser of this grammar, for the test that builds them with chevrotain's validations
- * on (grammar/test/chevrotain-validations.test.ts); the parsing functions below use the ones built above.
+ * on; the parsing below builds its own at the first parse (a command that parses none skips that cost).
  */
 export function buildExpressionGrammar(validations: boolean): {
   lexer: Lexer;
   parser: EmbeddedActionsParser;
 } {
-  return { lexer: createLexer(validations), parser: new ExpressionParser(validations) };
+  return buildGrammar(validations);
 }
+const buildGrammar = (v: boolean) => ({ lexer: createLexer(v), parser: new ExpressionParser(v) });
+let built: ReturnType<typeof buildGrammar> | undefined;
 
 // ---------------------------------------------------------------------------------------------- API
 
@@ -564,6 +563,7 @@ export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
       ],
     };
   }
+  const { lexer, parser } = (built ??= buildGrammar(VALIDATIONS_IN_PRODUCTION));
   const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
   if (tokens.length === 0 && unknown.length === 0) {
     return { value: undefined, errors: [pb400('empty expression', offset, offset + text.length)] };

@@ -2,7 +2,7 @@
  * Type expressions (SPEC §3.5): `string`, `number`, `integer`, `boolean`, `list<T>`, `enum(a, b, "two
  * words")`, `{ name: T, other?: T }` and the postfix `T?`.
  *
- * Same design as the expression parser: one chevrotain embedded-actions parser built at module load; the
+ * Same design as the expression parser: one chevrotain embedded-actions parser built once, at the first parse; the
  * usual mistakes are caught by hand-written checks (skipped while chevrotain records the grammar) and give
  * exactly one PB403 each. A trailing comma in `enum(…)` and `{ … }` is accepted. Reported: every lexing
  * problem; then the earliest syntax error (an unknown type name counts as one) if there is one, else every
@@ -50,7 +50,6 @@ function createLexer(validations: boolean): Lexer {
     skipValidations: !validations,
   });
 }
-const lexer = createLexer(VALIDATIONS_IN_PRODUCTION);
 
 const PRIMITIVES = ['string', 'number', 'integer', 'boolean'] as const;
 type PrimitiveName = (typeof PRIMITIVES)[number];
@@ -500,18 +499,18 @@ function span(token: IToken): Span {
 /** Unwinds a parse that went past the height limit. */
 class TooDeep extends Error {}
 
-const parser = new TypeParser(VALIDATIONS_IN_PRODUCTION);
-
 /**
  * A fresh lexer and parser of this grammar, for the test that builds them with chevrotain's validations
- * on (grammar/test/chevrotain-validations.test.ts); the parsing functions below use the ones built above.
+ * on; the parsing below builds its own at the first parse (a command that parses none skips that cost).
  */
 export function buildTypeExpressionGrammar(validations: boolean): {
   lexer: Lexer;
   parser: EmbeddedActionsParser;
 } {
-  return { lexer: createLexer(validations), parser: new TypeParser(validations) };
+  return buildGrammar(validations);
 }
+const buildGrammar = (v: boolean) => ({ lexer: createLexer(v), parser: new TypeParser(v) });
+let built: ReturnType<typeof buildGrammar> | undefined;
 
 // ---------------------------------------------------------------------------------------------- API
 
@@ -546,6 +545,7 @@ function parseTypeExpressionUncached(text: string): ParseResult<TypeExpr> {
       ],
     };
   }
+  const { lexer, parser } = (built ??= buildGrammar(VALIDATIONS_IN_PRODUCTION));
   const { tokens, unknown, afterUnknown, endsWithUnknown } = lex(lexer, text);
   if (tokens.length === 0 && unknown.length === 0) {
     return { value: undefined, errors: [pb403('empty type expression', 0, text.length)] };

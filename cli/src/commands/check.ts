@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   WorkspaceLoader,
+  checkCommandIn,
   compilePlaybook,
   displayPath,
   isPlaybookTest,
@@ -130,6 +131,7 @@ function loaderOf(positionals: readonly string[], cwd: string): WorkspaceLoader 
   const shown = new Map(positionals.map((arg) => [resolve(cwd, arg), arg]));
   return new WorkspaceLoader(diskFileSystem, {
     paths,
+    command: checkCommandIn(diskFileSystem, cwd),
     show: (path) => displayPath(path, cwd),
     shownRoot: (folder) => {
       const arg = shown.get(folder) ?? '.';

@@ -70,12 +70,14 @@ export function playbooksOfTests(
 /**
  * Checks one playbook test (`NAME.test.yml`, SPEC §8) against the analysis of its playbook: its YAML
  * (PB100, PB101), its shape (PB800), that the playbook is there (PB801) and compiles (PB802), then every
- * name it uses (PB803–PB809). Pure, like the playbook's analysis.
+ * name it uses (PB803–PB809). Pure, like the playbook's analysis. `command` is how a person runs the
+ * CLI where the diagnostics are shown (PB802's hint; `kairoku-playbook` when not said).
  */
 export function analyzeTestFile(
   file: string,
   text: string,
   playbook: FileAnalysis | undefined,
+  command?: string,
 ): TestFileAnalysis {
   const source = new SourceText(text);
   const analysis: TestFileAnalysis = {
@@ -102,7 +104,8 @@ export function analyzeTestFile(
       diagnostics.push(missingPlaybook(file, at, (expected ?? file).split('/').pop()!));
     } else {
       const errors = playbook.diagnostics.filter((d) => d.severity === 'error').length;
-      if (errors || !playbook.model) diagnostics.push(brokenPlaybook(file, at, playbook.file, errors));
+      if (errors || !playbook.model)
+        diagnostics.push(brokenPlaybook(file, at, playbook.file, errors, command));
       else if (document) {
         const context = new TestCheckContext(file, document, analysis.sites, playbook.model);
         for (const check of TEST_CHECKS) check(context);

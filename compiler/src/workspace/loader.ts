@@ -124,6 +124,8 @@ export interface LoadRequest {
   show: (path: string) => string;
   /** a walked folder as a limit's sentence names it (default: its path) */
   shownRoot?: (folder: string) => string;
+  /** how a person runs the CLI where the diagnostics are shown, for hints (PB802; default `kairoku-playbook`) */
+  command?: string;
 }
 
 /** A file of the workspace that is not read, with its PB100. */
@@ -258,7 +260,9 @@ export class WorkspaceLoader {
     if (!options.beforeValidation && last && sameList(last.signature, signature))
       return { ...last.loaded, reads: reader.reads, changed: false };
     const files = options.beforeValidation ? options.beforeValidation(read.files) : read.files;
-    const validation = validateWorkspace([...files, ...forTests], last?.loaded.validation.analyses);
+    const validation = validateWorkspace([...files, ...forTests], last?.loaded.validation.analyses, {
+      command: this.request.command,
+    });
     const loaded = this.result(files, read, validation, {
       limits: found.limits,
       policy,

@@ -2,13 +2,14 @@
  * PB310 and PB311 in the language server, exactly as `check --explore` reports them: each playbook the
  * check found no error in is compiled and explored (the machine's `explorePlaybook`, which the CLI's
  * check runs too), its findings join its diagnostics, and the compiler's PB903 on a `# playbook-ignore`
- * comment that silenced one of them goes. Each playbook is explored again only when its text changed, and
+ * comment that silenced one of them goes. Each playbook is explored again only when its text changed (and
+ * not after an edit inside a template no run depends on: its findings move with the text), and
  * within a wall-clock budget the server gives (`budgetMs`): when it runs out, PB310 is not reported for
  * that text (as `check --explore` does past its 30 s) and a note says so, which the server logs.
  */
-import { sortDiagnostics } from '@kairoku-playbook/compiler';
-import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { budgetRanOut, explorePlaybook, isExplored } from '@kairoku-playbook/machine';
+import { sortDiagnostics, templateEditOf } from '@kairoku-playbook/compiler';
+import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
+import { budgetRanOut, explorePlaybook, isExplored, movedExploration } from '@kairoku-playbook/machine';
 import type { ExploredPlaybook } from '@kairoku-playbook/machine';
 
 /** Where the explorer finds a playbook's name and text (the workspace's). */
@@ -16,6 +17,8 @@ export interface ExploredFiles {
   fileOf(uri: string): string;
   /** the text the check read, or undefined for a file it did not read */
   textOf(file: string): string | undefined;
+  /** the playbook's analysis of that text, if the check made one */
+  analysisOf(file: string): FileAnalysis | undefined;
 }
 
 export class WorkspaceExplorer {
@@ -39,8 +42,9 @@ export class WorkspaceExplorer {
         if (text === undefined || !isExplored(file, errors)) continue;
         let entry = this.explored.get(file);
         if (entry?.text !== text) {
-          entry = { text, result: explorePlaybook(file, text, { maxMillis: this.budgetMs }) };
-          if (entry.result && !entry.result.complete) notes.push(this.note(file, entry.result));
+          const moved = entry && this.moved(entry, text, files.analysisOf(file));
+          entry = { text, result: moved ?? explorePlaybook(file, text, { maxMillis: this.budgetMs }) };
+          if (!moved && entry.result && !entry.result.complete) notes.push(this.note(file, entry.result));
         }
         seen.set(file, entry);
         const { result } = entry;
@@ -53,6 +57,21 @@ export class WorkspaceExplorer {
     }
     this.explored = seen;
     return notes;
+  }
+
+  /**
+   * The previous exploration moved with the text, when the analysis of the new text came from the explored
+   * one by an edit inside a template no run depends on (a prompt, a command, …): the runs are the same, so
+   * typing in a prompt does not explore the playbook again (nor compile it a second time to do so).
+   */
+  private moved(
+    previous: { text: string; result: ExploredPlaybook | undefined },
+    text: string,
+    analysis: FileAnalysis | undefined,
+  ): ExploredPlaybook | undefined {
+    const edit = analysis?.text === text ? templateEditOf(analysis) : undefined;
+    if (!edit || !previous.result || edit.before !== previous.text) return undefined;
+    return movedExploration(previous.result, text, edit);
   }
 
   private note(file: string, result: ExploredPlaybook): string {

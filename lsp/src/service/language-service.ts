@@ -211,6 +211,7 @@ export class PlaybookLanguageService {
       this.explorer?.apply([result.diagnostics, result.onDisk], {
         fileOf: (uri) => this.workspace.fileOf(uri),
         textOf: (file) => this.workspace.sourceOf(file)?.text,
+        analysisOf: (file) => this.workspace.analysisOf(file),
       }) ?? [];
     const convert = (key: string, diagnostics: Diagnostic[]): LspDiagnostic[] => {
       const items = diagnostics.map((d) =>

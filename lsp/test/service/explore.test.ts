@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PlaybookLanguageService } from '../../src/service/language-service.js';
 import { memoryFs } from '../support/memory-fs.js';
+import { prng } from '../../../test/support/random.js';
 
 const URI = 'file:///ws/playbooks/pb.yml';
 const NEVER = `version: 1
@@ -60,6 +61,40 @@ describe('the service explores', () => {
     expect(service.validate().open.get(URI)).toEqual(first);
     service.changeDocument(URI, NEVER.replace('done: end', 'done: next'), 2);
     expect(codes(service)).toEqual([]);
+  });
+
+  it('moves the findings with an edit in a prompt, as exploring the new text places them', () => {
+    // (seeded chained edits in the prompts before and after the step PB310 is on; a fresh service each time)
+    const next = prng(28);
+    let text = NEVER.replace('prompt: A', 'prompt: |\n      Build A\n      well').replace(
+      'prompt: B',
+      'prompt: Bee',
+    );
+    const service = open(text);
+    service.validate();
+    for (let version = 2; version < 30; version++) {
+      const words = [...text.matchAll(/Build|well|Bee|x+/g)];
+      const word = words[Math.floor(next() * words.length)]!;
+      const at = word.index! + Math.floor(next() * word[0].length);
+      text =
+        next() < 0.7 ? `${text.slice(0, at)}x${text.slice(at)}` : `${text.slice(0, at)}${text.slice(at + 1)}`;
+      service.changeDocument(URI, text, version);
+      const fresh = open(text).validate().open.get(URI);
+      expect(service.validate().open.get(URI), `edit ${version}: ${JSON.stringify(text)}`).toEqual(fresh);
+      expect(fresh!.map((d) => d.code)).toEqual(['PB310']);
+    }
+  });
+
+  it('does not explore again after an edit in a prompt, but does after any other', () => {
+    // (with a budget of 0 every exploration runs out and says so: a note tells that one ran)
+    const pr = readFileSync(new URL('../../../playbooks/pr.yml', import.meta.url), 'utf8');
+    const service = open(pr, 0);
+    expect(service.validate().exploreNotes).toHaveLength(1);
+    const prompt = pr.replace('Plan this change', 'Plan this small change');
+    service.changeDocument(URI, prompt, 2);
+    expect(service.validate().exploreNotes).toEqual([]);
+    service.changeDocument(URI, prompt.replace('max_loops: 3', 'max_loops: 2'), 3);
+    expect(service.validate().exploreNotes).toHaveLength(1);
   });
 
   it('says when the budget runs out, and then reports no PB310 (the numbers are lower bounds)', () => {

@@ -79,6 +79,22 @@ describe('a playbook test in the language server', () => {
     ).toEqual(['PB803']);
   });
 
+  it("of a playbook with errors: PB802, whose hint names the check as check's own does", () => {
+    const broken = { '/ws/playbooks/ship.yml': PLAYBOOK.replace('role: reviewer', 'role: reviwer') };
+    const hint = (manifest: Record<string, string>) =>
+      serviceWith('steps: {}\n', { ...broken, ...manifest })
+        .service.validate()
+        .open.get(TEST_URI)!
+        .map((d) => d.message);
+    expect(hint({})).toEqual([
+      expect.stringMatching(/fix it first \(kairoku-playbook check playbooks\/ship\.yml\)$/),
+    ]);
+    const installed = { '/ws/package.json': '{ "devDependencies": { "kairoku-playbook": "^0.1.0" } }' };
+    expect(hint(installed)).toEqual([
+      expect.stringMatching(/fix it first \(npx kairoku-playbook check playbooks\/ship\.yml\)$/),
+    ]);
+  });
+
   it('without a playbook beside it: PB801', () => {
     const service = new PlaybookLanguageService(memoryFs({}));
     service.setFolders([{ uri: 'file:///ws', name: 'ws' }]);

@@ -7,8 +7,16 @@ import { closest } from '@kairoku-playbook/grammar';
  * or output and say why. Validators are compiled once per schema object and cached.
  */
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const ajvWithDefaults = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+/** The two Ajv instances, built on first use: a command that validates nothing (a cold `check` of a
+ * playbook that declares no input schema) does not pay for them. */
+let instances: [Ajv, Ajv] | undefined;
+function ajvOf(defaults: boolean): Ajv {
+  instances ??= [
+    new Ajv({ allErrors: true, strict: false }),
+    new Ajv({ allErrors: true, strict: false, useDefaults: true }),
+  ];
+  return instances[defaults ? 1 : 0];
+}
 /** by schema object, then by schema text: the steps of a big playbook share a few distinct schemas */
 const byObject = [new WeakMap<object, ValidateFunction>(), new WeakMap<object, ValidateFunction>()];
 const byText = [new Map<string, ValidateFunction>(), new Map<string, ValidateFunction>()];
@@ -20,7 +28,7 @@ function validator(schema: Record<string, unknown>, defaults: boolean): Validate
   const text = JSON.stringify(schema);
   validate = byText[which]!.get(text);
   if (!validate) {
-    validate = (defaults ? ajvWithDefaults : ajv).compile(schema);
+    validate = ajvOf(defaults).compile(schema);
     byText[which]!.set(text, validate);
   }
   byObject[which]!.set(schema, validate);

@@ -6,5 +6,5 @@ export { describePath, pathLines, sayMove } from './describe.js';
 export type { PathEvent } from './describe.js';
 export { applyExploreSuppressions, exploreDiagnostics, keyAt } from './diagnostics.js';
 export type { PlaybookSource } from './diagnostics.js';
-export { budgetRanOut, explorePlaybook, isExplored } from './check.js';
+export { budgetRanOut, explorePlaybook, isExplored, movedExploration } from './check.js';
 export type { ExploredPlaybook } from './check.js';

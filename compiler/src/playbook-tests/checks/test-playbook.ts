@@ -11,17 +11,22 @@ export function missingPlaybook(file: string, range: OffsetRange, expected: stri
   );
 }
 
-/** PB802: the playbook has errors, so the test cannot run; the test is checked again once it compiles. */
+/**
+ * PB802: the playbook has errors, so the test cannot run; the test is checked again once it compiles.
+ * The hint names the check as the person would type it: `command` is how they run this CLI where the
+ * diagnostic is shown (the CLI says, e.g. `npx kairoku-playbook` in a repository that installed it).
+ */
 export function brokenPlaybook(
   file: string,
   range: OffsetRange,
   playbook: string,
   errors: number,
+  command = 'kairoku-playbook',
 ): Diagnostic {
   return createDiagnostic(
     file,
     'PB802',
     range,
-    `${playbook} has ${errors} error${errors === 1 ? '' : 's'}, so this test cannot run; fix ${errors === 1 ? 'it' : 'them'} first (kairoku-playbook check ${playbook})`,
+    `${playbook} has ${errors} error${errors === 1 ? '' : 's'}, so this test cannot run; fix ${errors === 1 ? 'it' : 'them'} first (${command} check ${playbook})`,
   );
 }

@@ -10,6 +10,7 @@ import { relative, sep } from 'node:path';
 import {
   FileWalk,
   analyzeEdited,
+  checkCommandIn,
   isPlaybookFile,
   isSharedFolderPath,
   analyzeFile,
@@ -104,6 +105,9 @@ export class PlaybookWorkspace {
   /** SPEC §2's content rule, remembered per text (a list at the top level is not ours in a bare playbooks/) */
   private readonly claimed = new Map<string, { text: string; ours: boolean }>();
 
+  /** how a person runs the CLI in the workspace, for hints (`checkCommandIn`) */
+  private command: string | undefined;
+
   constructor(private readonly fs: PlaybookFileSystem) {}
 
   setFolders(folders: readonly WorkspaceFolder[]): void {
@@ -118,6 +122,8 @@ export class PlaybookWorkspace {
     }
     this.fileByUri.clear();
     this.uriByFile.clear();
+    // (as `check` run in the first folder names itself in its hints, PB802)
+    this.command = this.roots[0] ? checkCommandIn(this.fs, this.roots[0].path) : undefined;
   }
 
   /**
@@ -304,7 +310,7 @@ export class PlaybookWorkspace {
     const test =
       cached && cached.text === document.text && cached.playbook === playbook?.file
         ? cached
-        : analyzeTestFile(file, document.text, playbook);
+        : analyzeTestFile(file, document.text, playbook, this.command);
     return { test, playbook };
   }
 
@@ -353,6 +359,11 @@ export class PlaybookWorkspace {
 
   uriOf(file: string): string | undefined {
     return this.uriByFile.get(file);
+  }
+
+  /** The last validation's analysis of a playbook (its current text's, after `validate`). */
+  analysisOf(file: string): FileAnalysis | undefined {
+    return this.analyses.get(file);
   }
 
   sourceOf(file: string): SourceText | undefined {
@@ -442,7 +453,7 @@ export class PlaybookWorkspace {
     const crashes = new Map<string, string>();
     let validation: ReturnType<typeof validateWorkspace>;
     try {
-      validation = validateWorkspace(files, this.analyses);
+      validation = validateWorkspace(files, this.analyses, { command: this.command });
     } catch {
       // A checker bug: find the files it fails on, report those, check the rest.
       const healthy: WorkspaceFile[] = [];
@@ -462,7 +473,7 @@ export class PlaybookWorkspace {
         }
       }
       files = healthy;
-      validation = validateWorkspace(files, this.analyses);
+      validation = validateWorkspace(files, this.analyses, { command: this.command });
     }
     this.analyses = validation.analyses;
     this.tests = validation.tests;
