@@ -34,6 +34,16 @@ export interface RunWatchOptions {
 
 const SUBSCRIPTION = 'kairoku-playbook-serve-watch';
 
+/** What the watch needs of a run: its index entry has it, so serve's start reads no run file for it. */
+export interface WatchedRun {
+  id: string;
+  backend: string;
+  workspace?: string | undefined;
+  manager?: string | undefined;
+  endedAt: string | null;
+  workGoing: boolean;
+}
+
 export class PaseoRunWatch {
   /** managed runs with work going: run id → its manager's Paseo agent */
   private readonly managers = new Map<string, string>();
@@ -61,13 +71,13 @@ export class PaseoRunWatch {
    * Starts watching: the workspace's runs as they are now (the managers of managed runs, the runs the
    * recovery failed and those that ended in the last day, whose agents an earlier serve may have left).
    */
-  async start(runs: readonly RunState[], failedAtRecovery: readonly string[]): Promise<void> {
+  async start(runs: readonly WatchedRun[], failedAtRecovery: readonly string[]): Promise<void> {
     const dayAgo = Date.now() - 24 * 3600_000;
-    for (const state of runs) {
-      if (!this.mine(state)) continue;
-      this.track(state);
-      const ended = state.endedAt !== null && Date.parse(state.endedAt) >= dayAgo;
-      if (ended || failedAtRecovery.includes(state.id)) this.untidy.add(state.id);
+    for (const run of runs) {
+      if (!this.mine(run)) continue;
+      this.track(run);
+      const ended = run.endedAt !== null && Date.parse(run.endedAt) >= dayAgo;
+      if (ended || failedAtRecovery.includes(run.id)) this.untidy.add(run.id);
     }
     await this.subscribe();
     await this.sweep();
@@ -80,20 +90,20 @@ export class PaseoRunWatch {
     for (const stop of this.stops) stop();
   }
 
-  private mine(state: RunState): boolean {
-    return state.backend === 'paseo' && state.workspace === this.options.host.workspace;
+  private mine(run: Pick<WatchedRun, 'backend' | 'workspace'>): boolean {
+    return run.backend === 'paseo' && run.workspace === this.options.host.workspace;
   }
 
   /** Keeps the managers map current for one run. */
-  private track(state: RunState): void {
-    const agent = state.manager !== HOST_MANAGER ? managerAgentOf(state.manager) : undefined;
-    if (agent !== undefined && hasWorkGoing(state)) this.managers.set(state.id, agent);
-    else this.managers.delete(state.id);
+  private track(run: WatchedRun): void {
+    const agent = run.manager !== HOST_MANAGER ? managerAgentOf(run.manager) : undefined;
+    if (agent !== undefined && run.workGoing) this.managers.set(run.id, agent);
+    else this.managers.delete(run.id);
   }
 
   private onRun(state: RunState): void {
     if (this.closed || !this.mine(state)) return;
-    this.track(state);
+    this.track({ ...state, workGoing: hasWorkGoing(state) });
     this.schedule(state.id);
   }
 

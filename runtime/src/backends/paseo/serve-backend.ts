@@ -118,7 +118,7 @@ export async function hostPaseoRuns(request: PaseoHostingRequest): Promise<Hosti
         log: paseoLog(log),
       });
       // Not awaited: serve listens meanwhile; the watch logs its own failures.
-      void watch.start(host.list().runs, recovered.failed);
+      void watch.start(new RunStore(home).list().entries, recovered.failed);
     },
     ...('refused' in newAgent
       ? { unofferedWhy: { newAgent: newAgent.refused } }
@@ -199,7 +199,7 @@ async function takeUpRuns(
   /** runs whose manager an earlier serve was making: the agent the daemon made, by the run's labels */
   const madeManagers = new Map<string, string>();
   try {
-    for (const state of store.loadAll().runs) {
+    for (const state of store.loadActive().runs) {
       if (state.workspace !== workspace || state.backend !== 'paseo') continue;
       if (!hasWorkGoing(state) || store.owner(state.id) !== undefined) continue;
       if (state.manager === MANAGER_BEING_MADE) {
