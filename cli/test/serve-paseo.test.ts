@@ -148,6 +148,7 @@ describe('kairoku-playbook serve --backend paseo', () => {
     const cards = await call<PlaybooksAnswer>(first, '/api/v1/playbooks');
     expect(cards.body.playbooks[0]!.startOptions).toEqual({
       newAgent: true,
+      currentAgent: true,
       worktree: true,
       agents: { defaultProvider: 'claude' },
     });

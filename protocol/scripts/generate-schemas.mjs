@@ -25,6 +25,7 @@ const ANSWERS = {
   runs: 'RunsAnswer',
   run: 'RunDetail',
   loginUrl: 'LoginUrlAnswer',
+  currentAgent: 'CurrentAgentAnswer',
 };
 
 const generator = createGenerator({

@@ -226,6 +226,8 @@ export interface PlaybooksAnswer {
 /** The start form's options beyond the inputs, as the host's backend supports them. */
 export interface StartOptionsOffered {
   newAgent: boolean;
+  /** a start with the workspace's current agent as the manager (`GET /api/v1/current-agent` names it) */
+  currentAgent?: boolean;
   /** a worktree of the run's own, on a new branch (the playbook's `workspace: new-worktree`, for this run) */
   worktree: boolean;
   /**
@@ -233,6 +235,21 @@ export interface StartOptionsOffered {
    * serve's defaults, which the form starts with
    */
   agents?: { defaultProvider: string; defaultModel?: string };
+}
+
+/** GET /api/v1/current-agent: the agent a Start with the current agent would make the manager */
+export interface CurrentAgentAnswer {
+  /** the workspace's most recent agent that manages no run, if there is one */
+  agent?: {
+    id: string;
+    /** its title in Paseo, as the form names it */
+    title: string;
+    provider: string;
+    /** at work now: the kickoff waits for the end of its turn */
+    busy: boolean;
+  };
+  /** why there is none (or why it cannot be the manager): the form offers a new agent instead */
+  why?: string;
 }
 
 /** POST /api/v1/runs */
@@ -246,6 +263,13 @@ export interface StartRequest {
   inputs: Record<string, unknown>;
   options?: {
     newAgent?: boolean;
+    /**
+     * the Paseo agent to make the run's manager: the workspace's current agent, as
+     * `GET /api/v1/current-agent` named it (`paseo`; seed 000's default Start)
+     * @pattern ^[A-Za-z0-9][A-Za-z0-9._-]*$
+     * @maxLength 200
+     */
+    currentAgent?: string;
     worktree?: boolean;
     /**
      * a provider id as Paseo spells them (`claude`, `codex`, a custom `my-acp`)

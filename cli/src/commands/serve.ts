@@ -173,6 +173,10 @@ async function serveUntilStopped(
       ...(connected.startWithNewAgent
         ? { startWithNewAgent: connected.startWithNewAgent.bind(undefined, host) }
         : {}),
+      ...(connected.currentAgent ? { currentAgent: connected.currentAgent } : {}),
+      ...(connected.startWithCurrentAgent
+        ? { startWithCurrentAgent: connected.startWithCurrentAgent.bind(undefined, host) }
+        : {}),
       ...(connected.unofferedWhy ? { unofferedWhy: connected.unofferedWhy } : {}),
       ...(archiveAfterDays !== undefined ? { archiveAfterDays } : {}),
       // Answers that went well are not worth a line each; refusals and failures are.

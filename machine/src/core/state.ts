@@ -154,6 +154,23 @@ export interface RunState {
    * (`runtime/src/host/outbox.ts`). Absent when empty.
    */
   outbox?: CarriedEffect[];
+  /**
+   * The first message for a manager agent that was not made for the run (serve's Start with the
+   * workspace's current agent): kept here until that agent is idle and it is sent (`sentAt`), so a
+   * restarted serve still delivers it; `confirmedAt` once the agent has called a playbook tool. It
+   * also tells that agent's MCP server, which may not know its agent, whom it serves.
+   */
+  kickoff?: Kickoff;
+}
+
+/** A queued first message for a run's manager agent (`RunState.kickoff`). */
+export interface Kickoff {
+  /** the agent, as its backend names it (a Paseo agent id) */
+  agent: string;
+  text: string;
+  queuedAt: string;
+  sentAt?: string;
+  confirmedAt?: string;
 }
 
 /** A run's start options (a backend that has agents: paseo). */

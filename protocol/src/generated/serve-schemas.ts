@@ -20,6 +20,11 @@ export const REQUEST_SCHEMAS = {
           newAgent: {
             type: 'boolean',
           },
+          currentAgent: {
+            type: 'string',
+            pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+            maxLength: 200,
+          },
           worktree: {
             type: 'boolean',
           },
@@ -260,6 +265,9 @@ export const ANSWER_SCHEMAS = {
               type: 'object',
               properties: {
                 newAgent: {
+                  type: 'boolean',
+                },
+                currentAgent: {
                   type: 'boolean',
                 },
                 worktree: {
@@ -1033,6 +1041,34 @@ export const ANSWER_SCHEMAS = {
       },
     },
     required: ['url'],
+    additionalProperties: false,
+  },
+  currentAgent: {
+    type: 'object',
+    properties: {
+      agent: {
+        type: 'object',
+        properties: {
+          id: {
+            type: 'string',
+          },
+          title: {
+            type: 'string',
+          },
+          provider: {
+            type: 'string',
+          },
+          busy: {
+            type: 'boolean',
+          },
+        },
+        required: ['id', 'title', 'provider', 'busy'],
+        additionalProperties: false,
+      },
+      why: {
+        type: 'string',
+      },
+    },
     additionalProperties: false,
   },
 } as const;

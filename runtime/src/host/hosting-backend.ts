@@ -1,5 +1,5 @@
 import type { Ir } from '@kairoku-playbook/compiler';
-import type { StartOptionsOffered } from '@kairoku-playbook/protocol';
+import type { CurrentAgentAnswer, StartOptionsOffered } from '@kairoku-playbook/protocol';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { Backend, BackendContext } from '../driver/backend.js';
 import type { HostResult, Recovered, RunHost, StartOptions } from './run-host.js';
@@ -35,6 +35,16 @@ export interface HostingBackend {
     ir: Ir,
     inputs: Record<string, unknown>,
     options: StartOptions,
+  ) => Promise<HostResult<{ state: RunState; warnings: string[] }>>;
+  /** the workspace's current agent, which a start with `currentAgent` makes the manager */
+  currentAgent?: () => Promise<CurrentAgentAnswer>;
+  /** a start with `currentAgent`: that agent (the one `currentAgent` named) becomes the run's manager */
+  startWithCurrentAgent?: (
+    host: RunHost,
+    ir: Ir,
+    inputs: Record<string, unknown>,
+    options: StartOptions,
+    agentId: string,
   ) => Promise<HostResult<{ state: RunState; warnings: string[] }>>;
   /** why a start option is not offered in this configuration (said in its refusal) */
   unofferedWhy?: Partial<Record<'newAgent' | 'worktree', string>>;

@@ -2,7 +2,7 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import type { Backend } from '../driver/backend.js';
 import type { Driver } from '../driver/driver.js';
 import { advance, isEnded } from '@kairoku-playbook/machine';
-import type { CarriedEffect, RunEvent, RunState } from '@kairoku-playbook/machine';
+import type { CarriedEffect, Kickoff, RunEvent, RunState } from '@kairoku-playbook/machine';
 import { findRoomConflict } from '../store/room.js';
 import { HostedRuns, asRequested } from './hosted-runs.js';
 import { LiveRun } from './live-run.js';
@@ -256,6 +256,21 @@ export class RunHost {
       const loaded = this.book.load(id);
       if (!loaded.ok) return loaded;
       const state: RunState = { ...loaded.value, manager };
+      this.book.save(state);
+      return { ok: true, value: state };
+    });
+  }
+
+  /**
+   * Sets (or, with undefined, drops) a managed run's queued kickoff (`RunState.kickoff`), under the
+   * store's lock; subscribers are told.
+   */
+  setKickoff(id: string, kickoff: Kickoff | undefined): HostResult<RunState> {
+    return this.book.locked(() => {
+      const loaded = this.book.load(id);
+      if (!loaded.ok) return loaded;
+      const { kickoff: _old, ...rest } = loaded.value;
+      const state: RunState = kickoff ? { ...rest, kickoff } : rest;
       this.book.save(state);
       return { ok: true, value: state };
     });

@@ -455,6 +455,7 @@ export class PlaybookProtocol {
         runId,
         {
           backend: (loaded) => {
+            this.paseo?.noticeRun(loaded);
             if (
               loaded.backend === BACKEND_OF.paseo &&
               !this.paseo &&

@@ -25,6 +25,7 @@ export function apiRoutes(): Route[] {
     { method: 'GET', path: 'runs/:id', handle: getRun },
     { method: 'POST', path: 'runs', body: 'start', handle: startRun },
     { method: 'POST', path: 'login-urls', body: 'empty', handle: newLoginUrl },
+    { method: 'GET', path: 'current-agent', handle: currentAgent },
     ...operationRoutes(),
   ];
 }
@@ -104,6 +105,20 @@ function runQuery(params: URLSearchParams): RunQuery | string {
     query.page = page;
   } else if (offset !== null) return 'offset goes with limit';
   return query;
+}
+
+/** The workspace's current agent, for the start form's default Start (`paseo`). */
+async function currentAgent({ res, serve }: RouteCall): Promise<void> {
+  const find = serve.options.currentAgent;
+  if (!find)
+    return serve.answer(res, 200, 'currentAgent', {
+      why: `the ${serve.host.backendName} backend starts runs on agents of its own`,
+    });
+  try {
+    serve.answer(res, 200, 'currentAgent', await find());
+  } catch (error) {
+    refuse(res, 502, 'daemon-unreachable', `the agents could not be listed: ${(error as Error).message}`);
+  }
 }
 
 function getRun({ res, params, serve }: RouteCall): void {

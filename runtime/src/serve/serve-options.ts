@@ -1,7 +1,7 @@
 import type { Ir, WorkspaceFileSystem } from '@kairoku-playbook/compiler';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
-import type { PlaybookCard } from '@kairoku-playbook/protocol';
+import type { CurrentAgentAnswer, PlaybookCard } from '@kairoku-playbook/protocol';
 
 export interface ServeOptions {
   host: RunHost;
@@ -23,6 +23,15 @@ export interface ServeOptions {
     ir: Ir,
     inputs: Record<string, unknown>,
     options: StartOptions,
+  ) => Promise<HostResult<{ state: RunState; warnings: string[] }>>;
+  /** the workspace's current agent (`GET /api/v1/current-agent`); offered when `startOptions.currentAgent` is */
+  currentAgent?: () => Promise<CurrentAgentAnswer>;
+  /** a start with `currentAgent`: the agent named becomes the run's manager (`paseo`) */
+  startWithCurrentAgent?: (
+    ir: Ir,
+    inputs: Record<string, unknown>,
+    options: StartOptions,
+    agentId: string,
   ) => Promise<HostResult<{ state: RunState; warnings: string[] }>>;
   /** why a start option is not offered here, said in its refusal (default: the backend has none) */
   unofferedWhy?: Partial<Record<'newAgent' | 'worktree', string>>;

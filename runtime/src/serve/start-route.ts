@@ -2,15 +2,11 @@ import type { ServerResponse } from 'node:http';
 import type { StartOptions } from '../host/run-host.js';
 import { refuse, refuseWith } from './answers.js';
 import { PATTERN_BUDGET_MS, slowPattern } from './pattern-budget.js';
-import type { PlaybookCard } from '@kairoku-playbook/protocol';
+import type { PlaybookCard, StartRequest } from '@kairoku-playbook/protocol';
 import type { RouteCall, ServeContext } from './routes.js';
 import { playbookCard, runListItem } from './views.js';
 
-interface StartBody {
-  playbook: string;
-  inputs: Record<string, unknown>;
-  options?: { newAgent?: boolean; worktree?: boolean; provider?: string; model?: string };
-}
+type StartBody = StartRequest;
 
 /** The playbooks of serve's workspace, as the start form shows them. */
 export function playbookCards(serve: ServeContext): PlaybookCard[] {
@@ -48,17 +44,19 @@ export async function startRun(call: RouteCall): Promise<void> {
       `the pattern of input "${slow}" took more than ${PATTERN_BUDGET_MS} ms on the value given: nothing was started; give a shorter value, or simplify the playbook's pattern`,
       `/inputs/${slow}`,
     );
-  const { provider, model, worktree, newAgent } = body.options ?? {};
+  const { provider, model, worktree, newAgent, currentAgent } = body.options ?? {};
   const chosen: StartOptions = {
     ...(provider !== undefined ? { provider } : {}),
     ...(model !== undefined ? { model } : {}),
     ...(worktree ? { worktree } : {}),
   };
-  const startWithNewAgent = serve.options.startWithNewAgent;
+  const { startWithNewAgent, startWithCurrentAgent } = serve.options;
   const started =
     newAgent && startWithNewAgent
       ? await startWithNewAgent(found.ir, body.inputs, chosen)
-      : serve.host.start(found.ir, body.inputs, chosen);
+      : currentAgent !== undefined && startWithCurrentAgent
+        ? await startWithCurrentAgent(found.ir, body.inputs, chosen, currentAgent)
+        : serve.host.start(found.ir, body.inputs, chosen);
   if (!started.ok) {
     // The daemon did not make the manager agent: the run failed, and the answer says why.
     if (started.refusal.code === 'manager-agent-failed')
@@ -84,6 +82,16 @@ function refusedOption(res: ServerResponse, serve: ServeContext, body: StartBody
       refuse(res, 422, 'option-unsupported', why, `/options/${option}`);
       return true;
     }
+  if (
+    body.options?.currentAgent !== undefined &&
+    (body.options.newAgent || !serve.options.startWithCurrentAgent)
+  ) {
+    const why = body.options.newAgent
+      ? 'a run is managed by a new agent or by the current agent, not both'
+      : `the ${backend} backend has no "currentAgent" option`;
+    refuse(res, 422, 'option-unsupported', why, '/options/currentAgent');
+    return true;
+  }
   for (const option of ['provider', 'model'] as const)
     if (body.options?.[option] !== undefined && !offered.agents) {
       const why = `the ${backend} backend has no "${option}" option: its agents are not chosen by provider or model`;

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -693,7 +693,7 @@ export class FakePaseoDaemon {
     this.agents.set(agent.id, agent);
     // As the daemon's ACP providers do in session/new: the servers start before create is answered.
     if (this.options.startsStdioServers && MCP_PROVIDERS.has(agent.provider))
-      agent.mcp = startStdioServers(config);
+      agent.mcp = startStdioServers(withProjectServers(config, agent.provider, cwd), cwd);
     if (prompt) agent.status = 'running';
     const answer = () =>
       this.send(ws, {
@@ -813,6 +813,10 @@ export class FakePaseoDaemon {
       await this.report(agent, report);
       if (gone()) return;
     }
+    for (const call of script.calls ?? []) {
+      await this.callTool(agent, call, text);
+      if (gone()) return;
+    }
     agent.turn = undefined;
     agent.status = 'idle';
     agent.updatedAt = new Date().toISOString();
@@ -836,6 +840,37 @@ export class FakePaseoDaemon {
       shouldNotify: false,
     });
     if (script.deleted) this.agents.delete(agent.id);
+  }
+
+  /** A tool call through the agent's stdio MCP server, streamed as Claude's timeline shows it. */
+  private async callTool(
+    agent: FakeAgent,
+    call: NonNullable<AgentTurn['calls']>[number],
+    text: string,
+  ): Promise<void> {
+    const server = agent.mcp?.[0];
+    if (!server) return;
+    const run = /(?:manage playbook run|Playbook run) ([A-Za-z0-9._-]+)/.exec(text)?.[1];
+    const args = Object.fromEntries(
+      Object.entries(call.args).map(([key, value]) => [key, value === '$run' ? run : value]),
+    );
+    let output: string;
+    try {
+      output = JSON.stringify(await server.call(call.tool, args));
+    } catch (error) {
+      output = (error as Error).message;
+    }
+    this.stream(agent, {
+      type: 'timeline',
+      item: {
+        type: 'tool_call',
+        callId: randomUUID(),
+        name: `mcp__kairoku-playbook__${call.tool}`,
+        input: args,
+        output,
+        status: 'completed',
+      },
+    });
   }
 
   /** One report, as an agent makes it: the MCP tool of the server in its config, over HTTP. */
@@ -895,7 +930,7 @@ export class FakePaseoDaemon {
   }
 
   private turnOf(agent: FakeAgent, index: number): AgentTurn {
-    const list = this.scripts[agent.labels['kairoku.step'] ?? ''];
+    const list = this.scripts[agent.labels['kairoku.step'] ?? agent.labels['fake.script'] ?? ''];
     const attempt = Number(agent.labels['kairoku.attempt'] ?? 1);
     const script: AgentScript | undefined = list?.length
       ? list[Math.min(Math.max(attempt, 1), list.length) - 1]
@@ -976,6 +1011,27 @@ function matchesFilter(
     (filter.includeArchived === true || !agent.archivedAt) &&
     Object.entries(labels).every(([name, value]) => agent.labels[name] === value)
   );
+}
+
+/**
+ * A Claude agent also gets the project's MCP servers: the daemon starts Claude with the setting sources
+ * "user" and "project" (claude-agent.ts), and the project source reads `.mcp.json` at the workspace's
+ * root. Other providers get only their config's.
+ */
+function withProjectServers(
+  config: Record<string, unknown>,
+  provider: string,
+  cwd: string,
+): Record<string, unknown> {
+  const file = join(cwd, '.mcp.json');
+  if (provider !== 'claude' || !existsSync(file)) return config;
+  const project = JSON.parse(readFileSync(file, 'utf8')) as {
+    mcpServers?: Record<string, Record<string, unknown>>;
+  };
+  const servers = Object.fromEntries(
+    Object.entries(project.mcpServers ?? {}).map(([name, server]) => [name, { type: 'stdio', ...server }]),
+  );
+  return { ...config, mcpServers: { ...servers, ...(isRecord(config.mcpServers) ? config.mcpServers : {}) } };
 }
 
 function snapshot(agent: FakeAgent): Record<string, unknown> {

@@ -26,13 +26,24 @@ export interface AgentTurn {
   asksPermission?: string;
   /** the agent is deleted from the daemon as the turn ends (its end still goes out): a message then finds no agent */
   deleted?: boolean;
+  /**
+   * tools called through the agent's stdio MCP servers (`startsStdioServers`), in order, each streamed
+   * as a timeline `tool_call` named as Claude names it (`mcp__<server>__<tool>`); a string argument
+   * "$run" is the run the turn's message names ("You manage playbook run ID", a wake-up's "Playbook
+   * run ID:"). Without such a server
+   * the calls are skipped (an agent without the tools).
+   */
+  calls?: { tool: string; args: Record<string, unknown> }[];
 }
 
 export interface AgentScript {
   turns: AgentTurn[];
 }
 
-/** Scripts by the step's label (`kairoku.step`), one per attempt; past the list, the last repeats. */
+/**
+ * Scripts by the step's label (`kairoku.step`), one per attempt; past the list, the last repeats. An
+ * agent a person made (no step) is played by the script its `fake.script` label names.
+ */
 export type Scripts = Record<string, AgentScript[]>;
 
 /** Reports once in its first turn. */

@@ -29,16 +29,17 @@ export interface AgentMcp {
  * `$PASEO_AGENT_ID` does not reach it — and the server is the provider's child, so archiving the
  * agent (its provider process ends) ends the server too.
  */
-export function startStdioServers(config: Record<string, unknown>): AgentMcp[] {
+export function startStdioServers(config: Record<string, unknown>, cwd: string): AgentMcp[] {
   const servers = isRecord(config.mcpServers) ? Object.values(config.mcpServers) : [];
-  return servers.filter(isStdio).map(startOne);
+  return servers.filter(isStdio).map((server) => startOne(server, cwd));
 }
 
-function startOne(server: StdioConfig): AgentMcp {
+function startOne(server: StdioConfig, cwd: string): AgentMcp {
   const transport = new StdioClientTransport({
     command: server.command,
     args: server.args ?? [],
     env: server.env ?? {},
+    cwd,
     stderr: 'pipe',
   });
   let stderr = '';

@@ -158,6 +158,19 @@ export class PaseoHost {
   }
 
   /**
+   * A run a tool call is about. A server that does not know its agent (its provider gave it no
+   * `$PASEO_AGENT_ID`) takes the agent the run's kickoff went to (serve's Start with the workspace's
+   * current agent): that agent's calls are the ones that come after it.
+   */
+  noticeRun(state: RunState): void {
+    const agent = state.kickoff?.agent;
+    if (this.currentWaker || agent === undefined || isEnded(state.status)) return;
+    this.options.log(`serving the agent run ${state.id}'s kickoff went to (Paseo agent ${agent})`);
+    // Not awaited: the waker exists from now on; its first question to the daemon logs its own failure.
+    void this.serveManager(agent);
+  }
+
+  /**
    * Why this server cannot wake the manager agent a run names, or undefined when it can (or the run
    * names none): said on stderr once per run, and by get_run.
    */
@@ -335,6 +348,8 @@ export class PaseoHost {
   private async connect(entry: HostedRun): Promise<void> {
     const { store } = this.options;
     const state = store.load(entry.id);
+    // Its step agents are the manager's subagents: whom this server serves is known first.
+    if (state) this.noticeRun(state);
     try {
       if (!state) throw new Error(`unknown run "${entry.id}"`);
       const owner = store.owner(entry.id);

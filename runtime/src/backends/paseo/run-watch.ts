@@ -14,6 +14,7 @@ import type { RunState } from '@kairoku-playbook/machine';
 import type { RunHost } from '../../host/run-host.js';
 import { HOST_MANAGER } from '../../host/run-host-types.js';
 import { tidyRunAgents } from './agent-tidy.js';
+import { KickoffCourier } from './kickoff-courier.js';
 import { isObject } from './client.js';
 import type { AgentUpdate, Log, PaseoClient } from './client.js';
 import { LABELS } from './backend-options.js';
@@ -52,13 +53,17 @@ export class PaseoRunWatch {
   private readonly scheduled = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly stops: (() => void)[] = [];
   private readonly timer: ReturnType<typeof setInterval>;
+  /** kickoffs of runs started with the workspace's current agent */
+  private readonly courier: KickoffCourier;
   private closed = false;
 
   constructor(private readonly options: RunWatchOptions) {
     const { client, host } = options;
+    this.courier = new KickoffCourier({ client, host, log: options.log });
     this.stops.push(
       host.subscribe(({ state }) => this.onRun(state)),
       client.onAgentUpdate((update) => this.onAgentUpdate(update)),
+      client.onStream((event) => this.courier.onStream(event)),
       // A listener cannot wait; `subscribe` and `sweep` log their own failures.
       client.onReconnect(() => void this.subscribe().then(() => this.sweep())),
     );
@@ -71,7 +76,11 @@ export class PaseoRunWatch {
    * Starts watching: the workspace's runs as they are now (the managers of managed runs, the runs the
    * recovery failed and those that ended in the last day, whose agents an earlier serve may have left).
    */
-  async start(runs: readonly WatchedRun[], failedAtRecovery: readonly string[]): Promise<void> {
+  async start(
+    runs: readonly WatchedRun[],
+    failedAtRecovery: readonly string[],
+    active: readonly RunState[] = [],
+  ): Promise<void> {
     const dayAgo = Date.now() - 24 * 3600_000;
     for (const run of runs) {
       if (!this.mine(run)) continue;
@@ -80,6 +89,7 @@ export class PaseoRunWatch {
       if (ended || failedAtRecovery.includes(run.id)) this.untidy.add(run.id);
     }
     await this.subscribe();
+    for (const state of active) if (this.mine(state)) this.courier.taken(state);
     await this.sweep();
   }
 
@@ -104,6 +114,7 @@ export class PaseoRunWatch {
   private onRun(state: RunState): void {
     if (this.closed || !this.mine(state)) return;
     this.track({ ...state, workGoing: hasWorkGoing(state) });
+    this.courier.consider(state);
     this.schedule(state.id);
   }
 
@@ -147,6 +158,7 @@ export class PaseoRunWatch {
     const id = typeof agent.id === 'string' ? agent.id : undefined;
     if (id === undefined) return;
     if (typeof agent.archivedAt === 'string' && agent.archivedAt.length > 0) this.managerGone(id, 'archived');
+    else this.courier.agentChanged(id, String(agent.status));
     const labels = isObject(agent.labels) ? agent.labels : {};
     const run = labels[LABELS.run];
     // A manager agent made late (its run may have failed for want of it) is tidied like the rest.
@@ -205,5 +217,6 @@ export class PaseoRunWatch {
       }
     }
     for (const runId of [...this.untidy]) this.schedule(runId);
+    this.courier.retry();
   }
 }

@@ -44,6 +44,7 @@ import {
   startWithNewManager,
 } from './manager-agent.js';
 import { PaseoRunWatch } from './run-watch.js';
+import { findCurrentAgent, startWithCurrentAgent } from './current-agent.js';
 
 /** The daemon as the CLI's Paseo flags name it, and the defaults of the runs' agents. */
 export interface PaseoDaemon {
@@ -117,14 +118,17 @@ export async function hostPaseoRuns(request: PaseoHostingRequest): Promise<Hosti
         keepAgents: request.keepAgents ?? false,
         log: paseoLog(log),
       });
+      const store = new RunStore(home);
       // Not awaited: serve listens meanwhile; the watch logs its own failures.
-      void watch.start(new RunStore(home).list().entries, recovered.failed);
+      void watch.start(store.list().entries, recovered.failed, store.loadActive().runs);
     },
     ...('refused' in newAgent
       ? { unofferedWhy: { newAgent: newAgent.refused } }
       : { startWithNewAgent: newAgent.start }),
+    ...currentAgentStart(client, home, workspace),
     startOptions: {
       newAgent: !('refused' in newAgent),
+      currentAgent: true,
       worktree: true,
       agents: {
         defaultProvider: daemon.defaultProvider ?? 'claude',
@@ -315,6 +319,29 @@ function newAgentStart(
   };
 
   return { start: startWithNewAgent };
+}
+
+/**
+ * Seed 000's default Start, with the workspace's current agent (current-agent.ts): found on serve's own
+ * connection; the agents that manage a run with work going, from the run index, are not candidates.
+ */
+function currentAgentStart(
+  client: Client,
+  home: string,
+  workspace: string,
+): Pick<HostingBackend, 'currentAgent' | 'startWithCurrentAgent'> {
+  const managing = () =>
+    new Set(
+      new RunStore(home)
+        .list()
+        .entries.filter((entry) => entry.workGoing && entry.workspace === workspace)
+        .flatMap((entry) => managerAgentOf(entry.manager) ?? []),
+    );
+  return {
+    currentAgent: () => findCurrentAgent(client, workspace, managing()),
+    startWithCurrentAgent: (host, ir, inputs, options, agentId) =>
+      startWithCurrentAgent({ host, ir, inputs, options, agentId, managing: managing(), client }),
+  };
 }
 
 /** Where serve keeps the port of its step agents' report endpoint, per workspace. */
