@@ -76,6 +76,19 @@ export function fileStamp(path: string): string | undefined {
   }
 }
 
+/** The run folder's identity: any file added, removed or renamed into it changes it (nanoseconds). */
+function folderStamp(path: string): { stamp: string; settled: boolean } | undefined {
+  try {
+    const stat = statSync(path, { bigint: true });
+    // File systems keep times to the kernel's coarse clock (a few ms): a change in the same tick as a
+    // recent one would keep the stamp; one that settled over 100 ms ago cannot be matched by a new one.
+    const settled = Date.now() - Number(stat.mtimeNs / 1_000_000n) > 100;
+    return { stamp: `${stat.ino}:${stat.mtimeNs}:${stat.ctimeNs}`, settled };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The index entry of a run as it is (its file's stamp given by the caller). */
 export function indexEntry(state: RunState, stamp: string): RunIndexEntry {
   const steps = vecToArray(state.steps);
@@ -231,8 +244,14 @@ export class RunIndex {
     return count + (rest ? 1 : 0); // (a last line with no end was cut by a crash: its run is stale)
   }
 
-  /** Each run file's stamp, by run id. */
+  /**
+   * Each run file's stamp, by run id. Two scans a moment apart in one process (serve's recovery, then
+   * its list) stat the files once: the stamps are kept for 2 s, and used again while the run folder's
+   * own stamp says no file was added, removed or renamed into it (every write of a run is a rename).
+   */
   private stamps(): Map<string, string> {
+    const folder = folderStamp(this.runFolder);
+    if (folder !== undefined && this.recent?.folder === folder.stamp) return this.recent.stamps;
     const stamps = new Map<string, string>();
     let names: string[];
     try {
@@ -245,8 +264,15 @@ export class RunIndex {
       const stamp = fileStamp(`${this.runFolder}/${name}`); // (path.join costs at 10,000 files)
       if (stamp !== undefined) stamps.set(name.slice(0, -'.json'.length), stamp);
     }
+    if (folder?.settled) {
+      this.recent = { folder: folder.stamp, stamps };
+      setTimeout(() => (this.recent = undefined), 2000).unref();
+    }
     return stamps;
   }
+
+  /** the last scan's stamps, and the run folder's stamp before they were taken (`stamps`) */
+  private recent: { folder: string; stamps: Map<string, string> } | undefined;
 
   private append(lines: Line[]): void {
     try {

@@ -69,6 +69,15 @@ describe('the run index', () => {
     expect(indexLines(store).at(-1)).toMatchObject({ id: 'a', status: 'canceled' });
   });
 
+  it('sees a write between two listings a moment apart (the stamps kept between them are let go)', async () => {
+    const store = new RunStore(tempDir());
+    store.save(runOf('a').state);
+    await new Promise((settled) => setTimeout(settled, 150)); // (the run folder's stamp settles)
+    expect(store.list().entries[0]!.status).toBe('running');
+    writeFileAtomic(store.path('a'), serializeRun(runOf('a', true).state));
+    expect(store.list().entries[0]!.status).toBe('canceled');
+  });
+
   it('drops a run whose file is gone, and reports one that does not read until it changes', () => {
     const store = new RunStore(tempDir());
     store.save(runOf('a').state);
