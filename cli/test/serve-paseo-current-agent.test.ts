@@ -161,13 +161,16 @@ describe('serve --backend paseo: Start with the current agent', () => {
     expect(detail.body.run.reason).toContain('Start it on a new agent instead');
   });
 
-  it('refuses an ACP agent (the daemon gives it no workspace MCP servers), saying to start on a new agent', async () => {
+  it('warns that an ACP agent may lack the tools (the daemon gives it no workspace MCP servers); its kickoff turn judges it', async () => {
     const { daemon, workspace, client, serving } = await setUp(MANAGES);
     const agent = await personAgent(daemon, client, workspace, 'copilot');
     const current = await callServe<CurrentAgentAnswer>(serving, '/api/v1/current-agent');
-    expect(current.body.why).toContain('start on a new agent instead');
-    const refused = await startWith(serving, agent.id);
-    expect(refused).toMatchObject({ status: 422, body: { refusal: { code: 'agent-without-tools' } } });
+    expect(current.body.agent?.id).toBe(agent.id);
+    expect(current.body.warning).toContain('start on a new agent instead');
+    daemon.release(agent.id);
+    const started = await startWith(serving, agent.id);
+    expect(started.status).toBe(201);
+    await waitFor(async () => expect(await status(serving, started.body.run.id)).toBe('failed'));
   });
 
   it('a serve restarted while the kickoff waits delivers it', async () => {

@@ -248,8 +248,13 @@ export interface CurrentAgentAnswer {
     /** at work now: the kickoff waits for the end of its turn */
     busy: boolean;
   };
-  /** why there is none (or why it cannot be the manager): the form offers a new agent instead */
+  /** why there is none: the form offers a new agent instead */
   why?: string;
+  /**
+   * why the agent there is may not have the playbook's tools (its provider reads no MCP server from the
+   * workspace): the form says so and offers a new agent first; a Start with it is judged by its first turn
+   */
+  warning?: string;
 }
 
 /** POST /api/v1/runs */

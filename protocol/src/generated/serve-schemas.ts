@@ -1068,6 +1068,9 @@ export const ANSWER_SCHEMAS = {
       why: {
         type: 'string',
       },
+      warning: {
+        type: 'string',
+      },
     },
     additionalProperties: false,
   },

@@ -67,12 +67,12 @@ export async function findCurrentAgent(
   if (!agent) return { why: `no agent of the Paseo daemon works in ${workspace} (or manages no run there)` };
   const found = { id: agent.id, title: agent.title, provider: agent.provider, busy: BUSY.has(agent.status) };
   if (!WORKSPACE_MCP_PROVIDERS.has(agent.provider))
-    return { agent: found, why: withoutTools(agent.title, agent.provider) };
+    return { agent: found, warning: mayLackTools(agent.title, agent.provider) };
   return { agent: found };
 }
 
-function withoutTools(title: string, provider: string): string {
-  return `the current agent "${title}" runs on ${provider}, which gets no MCP servers from the workspace (the daemon gives an ACP agent only those of its own config): it cannot have the playbook's tools; start on a new agent instead`;
+function mayLackTools(title: string, provider: string): string {
+  return `the current agent "${title}" runs on ${provider}, which reads no MCP server from the workspace (the daemon gives an ACP agent only those of its own config): it has the playbook's tools only if it was made with them; start on a new agent instead, or try it (a kickoff turn without the tools fails the run)`;
 }
 
 function rowOf(value: unknown): AgentRow | undefined {
@@ -131,9 +131,10 @@ export interface CurrentAgentStart {
 }
 
 /**
- * Starts a run managed by a live agent of the workspace: checked (it exists, is not archived, works in
- * the workspace, manages no run, and its provider can have the tools), the run made managed by it, its
- * kickoff queued on the run for the watch to send once the agent is idle.
+ * Starts a run managed by a live agent of the workspace: checked (it is still the workspace's current
+ * agent: it exists, is not archived, works in the workspace and manages no run), the run made managed
+ * by it, its kickoff queued on the run for the watch to send once the agent is idle; whether it has the
+ * tools is judged by the turn the kickoff starts (kickoff-courier.ts).
  */
 export async function startWithCurrentAgent(
   request: CurrentAgentStart,
@@ -155,8 +156,6 @@ export async function startWithCurrentAgent(
       '/options/currentAgent',
       'conflict',
     );
-  if (current.why !== undefined)
-    return refusal('agent-without-tools', current.why, '/options/currentAgent', 'invalid');
   let refused: HostRefusal | undefined;
   const manager = `${current.agent.title} (the workspace's current agent), Paseo agent ${agentId}`;
   const started = host.startManaged(
