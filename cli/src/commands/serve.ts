@@ -169,15 +169,7 @@ async function serveUntilStopped(
       host,
       listen,
       ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : { panelFiles: panelFiles() }),
-      ...(connected.startOptions ? { startOptions: connected.startOptions } : {}),
-      ...(connected.startWithNewAgent
-        ? { startWithNewAgent: connected.startWithNewAgent.bind(undefined, host) }
-        : {}),
-      ...(connected.currentAgent ? { currentAgent: connected.currentAgent } : {}),
-      ...(connected.startWithCurrentAgent
-        ? { startWithCurrentAgent: connected.startWithCurrentAgent.bind(undefined, host) }
-        : {}),
-      ...(connected.unofferedWhy ? { unofferedWhy: connected.unofferedWhy } : {}),
+      ...backendStarts(connected, host),
       ...(archiveAfterDays !== undefined ? { archiveAfterDays } : {}),
       // Answers that went well are not worth a line each; refusals and failures are.
       log: (line) => {
@@ -213,6 +205,21 @@ async function serveUntilStopped(
     },
     () => serve.removeServeInfo(home, workspace),
   );
+}
+
+/** What the backend offers at start beyond serve's own runs (Paseo's manager agents), bound to the host. */
+function backendStarts(connected: ServeBackend, host: RunHost) {
+  return {
+    ...(connected.startOptions ? { startOptions: connected.startOptions } : {}),
+    ...(connected.startWithNewAgent
+      ? { startWithNewAgent: connected.startWithNewAgent.bind(undefined, host) }
+      : {}),
+    ...(connected.currentAgent ? { currentAgent: connected.currentAgent } : {}),
+    ...(connected.startWithCurrentAgent
+      ? { startWithCurrentAgent: connected.startWithCurrentAgent.bind(undefined, host) }
+      : {}),
+    ...(connected.unofferedWhy ? { unofferedWhy: connected.unofferedWhy } : {}),
+  };
 }
 
 /** The host's recovery of the workspace's runs, said once, then the backend's watch over them. */

@@ -1,5 +1,6 @@
 /** The serve API, over the page's transport (transport.ts: fetch in a browser, the extension host in VS Code). */
 import type {
+  CurrentAgentAnswer,
   PlaybookCard,
   Refusal,
   RunDetail,
@@ -52,6 +53,7 @@ export const api = {
   },
   run: (id: string) => call<RunDetail>('GET', run(id)),
   start: (request: StartRequest) => call<StartAnswer>('POST', '/runs', request),
+  currentAgent: () => call<CurrentAgentAnswer>('GET', '/current-agent'),
   act: (id: string, action: 'cancel' | 'pause' | 'resume' | 'archive') =>
     call<RunDetail>('POST', `${run(id)}/${action}`, {}),
   restart: (id: string, step: string) => call<RunDetail>('POST', `${run(id)}/restart`, { step }),

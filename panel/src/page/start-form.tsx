@@ -1,10 +1,18 @@
 /** The start form of a playbook, built from its typed inputs and checked with its input schema. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { InputField, PlaybookCard, StartAnswer, StartRequest } from '@kairoku-playbook/protocol';
+import type {
+  CurrentAgentAnswer,
+  InputField,
+  PlaybookCard,
+  StartAnswer,
+  StartRequest,
+} from '@kairoku-playbook/protocol';
 import { fieldOfPointer, initialValues, readForm } from '../form/fields.js';
 import type { RawValue } from '../form/fields.js';
 import type { FieldError } from '../form/validate.js';
 import { RefusedError, api } from './api.js';
+import { ManagerChoice, useCurrentAgent } from './manager-choice.js';
+import type { ManagerPick } from './manager-choice.js';
 import { attention, loadRuns, openRun, refusalText, say, startingPlaybook } from './store.js';
 
 const idOf = (card: PlaybookCard, field: string) => `in-${card.id.replace(/[^A-Za-z0-9]/g, '-')}-${field}`;
@@ -116,17 +124,23 @@ interface StartOptionsProps {
   agent: { provider: string; setProvider: (v: string) => void; model: string; setModel: (v: string) => void };
   errorOf: (name: string) => string | undefined;
   optionId: (name: string) => string;
+  manager: {
+    current: CurrentAgentAnswer | undefined;
+    pick: ManagerPick;
+    setPick: (pick: ManagerPick) => void;
+  };
 }
 
 /** New agent, new worktree, the provider and model: what the backend offers. */
-function StartOptions({ card, options, setOptions, agent, errorOf, optionId }: StartOptionsProps) {
+function StartOptions({ card, options, setOptions, agent, errorOf, optionId, manager }: StartOptionsProps) {
   const agents = card.startOptions.agents;
   const { provider, setProvider, model, setModel } = agent;
   if (!(card.startOptions.newAgent || card.startOptions.worktree || agents)) return null;
   return (
     <fieldset class="options">
       <legend>Start options</legend>
-      {card.startOptions.newAgent && (
+      {card.startOptions.currentAgent && <ManagerChoice card={card} {...manager} />}
+      {card.startOptions.newAgent && !card.startOptions.currentAgent && (
         <label>
           <input
             type="checkbox"
@@ -216,17 +230,32 @@ function FormEnd(props: { card: PlaybookCard; errors: FieldError[]; general: Fie
 function startRequest(
   card: PlaybookCard,
   inputs: Record<string, unknown>,
-  options: { newAgent: boolean; worktree: boolean },
-  provider: string,
-  model: string,
+  options: { newAgent: boolean; worktree: boolean; currentAgent?: string },
+  agent: { provider: string; model: string },
 ): StartRequest {
+  const { provider, model } = agent;
   const agents = card.startOptions.agents;
   const chosen: Record<string, boolean | string> = Object.fromEntries(
-    Object.entries(options).filter(([, on]) => on),
+    Object.entries(options).filter(([, on]) => on !== false && on !== undefined),
   );
+
   if (agents && provider.trim() !== agents.defaultProvider) chosen.provider = provider.trim();
   if (agents && model.trim() && model.trim() !== (agents.defaultModel ?? '')) chosen.model = model.trim();
   return { playbook: card.id, inputs, ...(Object.keys(chosen).length ? { options: chosen } : {}) };
+}
+
+/**
+ * The options with the manager picked (paseo): "a new agent" is the pick, not the checkbox, and the
+ * current agent is named by its id.
+ */
+function withManager(
+  card: PlaybookCard,
+  options: { newAgent: boolean; worktree: boolean },
+  manager: ReturnType<typeof useCurrentAgent>,
+): { newAgent: boolean; worktree: boolean; currentAgent?: string } {
+  if (!card.startOptions.currentAgent) return options;
+  const currentAgent = manager.pick === 'current' ? manager.current?.agent?.id : undefined;
+  return { ...options, newAgent: manager.pick === 'new', ...(currentAgent ? { currentAgent } : {}) };
 }
 
 /** The run started: the form goes, the run opens and takes the focus, its first gate will when it opens. */
@@ -242,6 +271,7 @@ export function StartForm({ card }: { card: PlaybookCard }) {
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(card.inputs));
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [options, setOptions] = useState({ newAgent: false, worktree: false });
+  const manager = useCurrentAgent(card);
   // The provider and model of the run's steps that name none, where the backend lets them be chosen:
   // serve's defaults to start with; sent only when changed.
   const agents = card.startOptions.agents;
@@ -261,15 +291,7 @@ export function StartForm({ card }: { card: PlaybookCard }) {
     (e) => !card.inputs.some((f) => f.name === e.field) && !besideOption(e.field),
   );
   const optionId = (name: string) => `${idOf(card, 'option')}-${name}`;
-  const focusFirstError = (found: FieldError[]) =>
-    requestAnimationFrame(() => {
-      const first = found.find((e) => card.inputs.some((f) => f.name === e.field) || besideOption(e.field));
-      if (!first) return;
-      const id = first.field.startsWith('options/')
-        ? optionId(first.field.slice('options/'.length))
-        : idOf(card, first.field);
-      document.getElementById(id)?.focus();
-    });
+  const focusFirstError = (found: FieldError[]) => focusFirst(card, found, besideOption, optionId);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -282,7 +304,9 @@ export function StartForm({ card }: { card: PlaybookCard }) {
     }
     setBusy(true);
     try {
-      await started(await api.start(startRequest(card, inputs, options, provider, model)));
+      await started(
+        await api.start(startRequest(card, inputs, withManager(card, options, manager), { provider, model })),
+      );
     } catch (error) {
       const pointer = error instanceof RefusedError ? error.refusal.field : undefined;
       const field = pointer?.startsWith('/options/') ? pointer.slice(1) : fieldOfPointer(pointer);
@@ -316,10 +340,28 @@ export function StartForm({ card }: { card: PlaybookCard }) {
         agent={{ provider, setProvider, model, setModel }}
         errorOf={errorOf}
         optionId={optionId}
+        manager={manager}
       />
       <FormEnd card={card} errors={errors} general={general} busy={busy} />
     </form>
   );
+}
+
+/** Focuses the field of the first error that has one (an input, or the provider or model). */
+function focusFirst(
+  card: PlaybookCard,
+  found: FieldError[],
+  besideOption: (field: string) => boolean,
+  optionId: (name: string) => string,
+): void {
+  requestAnimationFrame(() => {
+    const first = found.find((e) => card.inputs.some((f) => f.name === e.field) || besideOption(e.field));
+    if (!first) return;
+    const id = first.field.startsWith('options/')
+      ? optionId(first.field.slice('options/'.length))
+      : idOf(card, first.field);
+    document.getElementById(id)?.focus();
+  });
 }
 
 /** A provider id as Paseo spells them, and a model name: what the server checks, checked here first. */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import type {
+  CurrentAgentAnswer,
   RunGraphLoop,
   RunGraphNode,
   PlaybookCard,
@@ -161,10 +162,23 @@ export interface FakeApi {
   dropEventStreams(): void;
   /** every POST body the server received, by path */
   bodies: Map<string, unknown[]>;
+  /**
+   * serve on Paseo from now on: the first playbook's card offers a new agent and the current agent,
+   * which `GET /api/v1/current-agent` answers with this
+   */
+  offerCurrentAgent(answer: CurrentAgentAnswer): void;
   close(): Promise<void>;
 }
 
+/** The card as serve on Paseo shows it: a new agent and the current agent offered too. */
+function onPaseo(card: PlaybookCard, index: number): PlaybookCard {
+  return index === 0
+    ? { ...card, startOptions: { ...card.startOptions, newAgent: true, currentAgent: true } }
+    : card;
+}
+
 export async function startFakeApi(): Promise<FakeApi> {
+  let currentAgent: CurrentAgentAnswer | undefined;
   const runs = new Map<string, FakeRun>();
   const events: { id: number; event: string; data: string }[] = [];
   const clients = new Set<ServerResponse>();
@@ -419,7 +433,10 @@ export async function startFakeApi(): Promise<FakeApi> {
       req.on('close', () => clients.delete(res));
       return;
     }
-    if (req.method === 'GET' && route === '/playbooks') return json(res, 200, { playbooks: PLAYBOOKS });
+    if (req.method === 'GET' && route === '/playbooks')
+      return json(res, 200, { playbooks: currentAgent ? PLAYBOOKS.map(onPaseo) : PLAYBOOKS });
+    if (req.method === 'GET' && route === '/current-agent')
+      return json(res, 200, currentAgent ?? { why: 'the sim backend starts runs on agents of its own' });
     if (req.method === 'GET' && route === '/runs') {
       const archived = url.searchParams.get('archived') === '1';
       const list = [...runs.values()]
@@ -552,6 +569,9 @@ export async function startFakeApi(): Promise<FakeApi> {
     requests,
     advance,
     addRun,
+    offerCurrentAgent: (answer) => {
+      currentAgent = answer;
+    },
     run: (id) => runs.get(id),
     bodies,
     dropEventStreams: () => {

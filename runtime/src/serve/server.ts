@@ -20,6 +20,7 @@ import { checkAnswer } from './schemas.js';
 import type { AnswerKind } from './schemas.js';
 import { SeenRuns } from './seen-runs.js';
 import type { RunningServe, ServeOptions } from './serve-options.js';
+import type { RunHost } from '../host/run-host.js';
 import { RunListing } from './run-listing.js';
 import { runListItem } from './views.js';
 
@@ -56,18 +57,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     { workspace, events, listing, newLoginUrl: () => gate.loginUrl() },
     log,
   );
-  const unsubscribe = host.subscribe(({ state, version }) => {
-    // The store is shared by every workspace of this home: a serve streams its own workspace's runs.
-    if (state.workspace !== host.workspace) return;
-    listing.changed(state);
-    const data: RunEventData = { ...runListItem(state, serve.seen.has(state.id)), version };
-    serve.events.publish('run', data);
-  });
-  const unsubscribeRemovals = host.subscribeRemovals((id) => {
-    if (!listing.removed(id)) return;
-    const data: RunsRemovedEventData = { ids: [id] };
-    serve.events.publish('runs-removed', data);
-  });
+  const stopStreaming = streamRunChanges(host, listing, serve);
   const stopArchiving =
     options.archiveAfterDays === undefined
       ? () => undefined
@@ -114,14 +104,33 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     loginUrl: gate.loginUrl(),
     newLoginUrl: () => gate.loginUrl(),
     close: async () => {
-      unsubscribe();
-      unsubscribeRemovals();
+      stopStreaming();
       stopArchiving();
       workspace.close();
       serve.events.close();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
     },
+  };
+}
+
+/** The list and the event stream follow every write and removal of the workspace's runs. */
+function streamRunChanges(host: RunHost, listing: RunListing, serve: ServeContext): () => void {
+  const unsubscribe = host.subscribe(({ state, version }) => {
+    // The store is shared by every workspace of this home: a serve streams its own workspace's runs.
+    if (state.workspace !== host.workspace) return;
+    listing.changed(state);
+    const data: RunEventData = { ...runListItem(state, serve.seen.has(state.id)), version };
+    serve.events.publish('run', data);
+  });
+  const unsubscribeRemovals = host.subscribeRemovals((id) => {
+    if (!listing.removed(id)) return;
+    const data: RunsRemovedEventData = { ids: [id] };
+    serve.events.publish('runs-removed', data);
+  });
+  return () => {
+    unsubscribe();
+    unsubscribeRemovals();
   };
 }
 
