@@ -182,7 +182,9 @@ class TooManyValues extends Error {
 function parseCounted(text: string): Document.Parsed[] {
   const parser = new Parser();
   const composer = new Composer({
-    keepSourceTokens: true,
+    // No source tokens kept on the nodes: the CST would live as long as the document, a good part of the
+    // garbage collector's work on a big file (issue 28); the scalar maps do without them (scalar-map.ts).
+    keepSourceTokens: false,
     prettyErrors: false,
     // duplicate keys are found while converting, where the key's place is known (PB101 or PB600)
     uniqueKeys: false,
