@@ -72,8 +72,8 @@ export function assetPaths() {
   return assets;
 }
 
-/** The assets only `serve` and `playground` use: the check bundle leaves them out. */
-const PAGE_ASSETS = Object.keys(assetPaths()).filter((name) => /^(panel|playground)/.test(name));
+/** The check bundle carries only the asset it reads (the playbook schema, for the language version). */
+const NOT_FOR_CHECK = Object.keys(assetPaths()).filter((name) => name !== 'playbookSchema');
 
 const common = {
   bundle: true,
@@ -115,13 +115,13 @@ export async function buildCli() {
     metafile: true,
   });
   // The commands of cli/src/main-check.ts alone, which the launcher runs for them: no runtime, language
-  // server or Prettier, and none of the pages `serve` and `playground` carry.
+  // server or Prettier, none of the pages `serve` and `playground` carry, nor `explain`'s reference.
   await build({
     ...common,
     entryPoints: [join(here, 'src', 'bin-check.ts')],
     outfile: dist('kairoku-playbook.check.cjs'),
     format: 'cjs',
-    plugins: [workspaceSources, embeddedAssetsPlugin({ leaveOut: PAGE_ASSETS })],
+    plugins: [workspaceSources, embeddedAssetsPlugin({ leaveOut: NOT_FOR_CHECK })],
     define,
   });
   // (with the packages of the playground's page, which the bundle carries as text)

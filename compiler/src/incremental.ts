@@ -277,7 +277,7 @@ function reparse(
   const column = start - lineStart;
   const base = start - column;
   const parsed = parseDocument(' '.repeat(column) + after.slice(start, end), {
-    keepSourceTokens: true,
+    keepSourceTokens: false, // (as readYaml parses: the same scalar maps)
     prettyErrors: false,
     uniqueKeys: false,
     strict: true,

@@ -2,7 +2,7 @@
  * `when:` conditions (SPEC §3.6): a bare expression; a `${{ }}` around the whole of it is accepted.
  */
 import type { Expr, GrammarError, ParseResult } from './ast.js';
-import { parseExpression } from './expression.js';
+import { parseExpression } from './parse-expression.js';
 import { parseTemplate } from './template.js';
 
 function isBlank(value: string): boolean {

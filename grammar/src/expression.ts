@@ -544,11 +544,11 @@ let built: ReturnType<typeof buildGrammar> | undefined;
 // ---------------------------------------------------------------------------------------------- API
 
 /**
- * Parses one expression. `offset` is added to every span (to parse the inside of a `${{ }}` with spans
- * relative to the whole template). The value is present unless the text is empty; after errors it holds
- * `error` nodes where pieces were missing.
+ * Parses one expression with the parser (`parseExpression`, parse-expression.ts, builds the commonest
+ * ones without it). `offset` is added to every span. The value is present unless the text is empty; after
+ * errors it holds `error` nodes where pieces were missing.
  */
-export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
+export function parseExpressionWithParser(text: string, offset = 0): ParseResult<Expr> {
   if (text.length > MAX_EXPRESSION_LENGTH) {
     // Refused before it is lexed, on the first character past the limit.
     const at = offset + MAX_EXPRESSION_LENGTH;

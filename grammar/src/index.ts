@@ -12,7 +12,7 @@ export type {
   TemplatePart,
   TypeExpr,
 } from './ast.js';
-export { parseExpression } from './expression.js';
+export { parseExpression } from './parse-expression.js';
 export { parseTemplate, isSingleExpression } from './template.js';
 export { parseCondition } from './condition.js';
 export { parseTypeExpression } from './type-expression.js';

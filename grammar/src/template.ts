@@ -8,7 +8,7 @@
  * expression parser reports the unterminated literal: one mistake, one error.
  */
 import type { GrammarError, ParseResult, Template, TemplatePart } from './ast.js';
-import { parseExpression } from './expression.js';
+import { parseExpression } from './parse-expression.js';
 import { scanQuoted } from './strings.js';
 
 const OPEN = '${{';

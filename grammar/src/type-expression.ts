@@ -17,6 +17,7 @@ import type { GrammarError, ParseResult, Span, TypeExpr } from './ast.js';
 import { closest } from './did-you-mean.js';
 import { VALIDATIONS_IN_PRODUCTION, lex, quoteImage, shortImage, unexpected } from './lexing.js';
 import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
+import { parseSimpleType } from './simple-types.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
 import { decodeQuoted } from './strings.js';
@@ -529,13 +530,13 @@ const CACHE_LIMIT = 2_000;
 export function parseTypeExpression(text: string): ParseResult<TypeExpr> {
   let result = cache.get(text);
   if (result) return result;
-  result = parseTypeExpressionUncached(text);
+  result = parseSimpleType(text) ?? parseTypeExpressionWithParser(text); // (simple-types.ts: most of them)
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
   return result;
 }
 
-function parseTypeExpressionUncached(text: string): ParseResult<TypeExpr> {
+export function parseTypeExpressionWithParser(text: string): ParseResult<TypeExpr> {
   if (text.length > MAX_EXPRESSION_LENGTH) {
     const at = MAX_EXPRESSION_LENGTH;
     return {

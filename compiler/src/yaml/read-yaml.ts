@@ -182,7 +182,9 @@ class TooManyValues extends Error {
 function parseCounted(text: string): Document.Parsed[] {
   const parser = new Parser();
   const composer = new Composer({
-    keepSourceTokens: true,
+    // No source tokens kept on the nodes: the CST would live as long as the document, a good part of the
+    // garbage collector's work on a big file (issue 28); the scalar maps do without them (scalar-map.ts).
+    keepSourceTokens: false,
     prettyErrors: false,
     // duplicate keys are found while converting, where the key's place is known (PB101 or PB600)
     uniqueKeys: false,
@@ -287,9 +289,14 @@ function aliasTargets(document: Document.Parsed): Map<Alias, Node | undefined> {
   return targets;
 }
 
-/** Sets an own property even for names like `__proto__`, so no input can reach a prototype. */
+/**
+ * Sets an own property even for `__proto__`, so no input can reach a prototype (an assignment to any other
+ * name makes the same own property, enumerable and writable, as a plain object's keys are; it is faster).
+ */
 function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 class PlainConverter {
@@ -374,7 +381,8 @@ class PlainConverter {
           if (!viaAlias) this.duplicate(pair.key as Node | null, key, path);
           continue;
         }
-        const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        const escaped = key.includes('~') || key.includes('/');
+        const childPath = `${path}/${escaped ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key}`;
         defineOwn(
           out,
           key,
