@@ -33,15 +33,27 @@ export function commandHere(
   program: RunningProgram = runningProgram(),
   path: string = process.env.PATH ?? '',
 ): string {
+  return commandArgvHere(folder, program, path).map(shellWord).join(' ');
+}
+
+/**
+ * `commandHere` as a command and its arguments (an MCP server's `command` and `args`): `npx` and the
+ * name, the name, the single executable, or Node (by the path it runs as) and the script.
+ */
+export function commandArgvHere(
+  folder: string,
+  program: RunningProgram = runningProgram(),
+  path: string = process.env.PATH ?? '',
+): string[] {
   const self = program.sea ? program.execPath : program.script;
-  if (dependsOnIt(folder, self)) return `npx ${NAME}`;
-  if (!self || !(program.sea || /^kairoku-playbook(\.[cm]?js)?$/.test(basename(self)))) return NAME;
+  if (dependsOnIt(folder, self)) return ['npx', NAME];
+  if (!self || !(program.sea || /^kairoku-playbook(\.[cm]?js)?$/.test(basename(self)))) return [NAME];
   const onPath = path
     .split(delimiter)
     .filter((dir) => dir !== '')
     .some((dir) => sameFile(join(dir, NAME), self));
-  if (onPath) return NAME;
-  return program.sea ? shellWord(resolve(self)) : `node ${shellWord(resolve(self))}`;
+  if (onPath) return [NAME];
+  return program.sea ? [resolve(self)] : ['node', resolve(self)];
 }
 
 function dependsOnIt(folder: string, self: string | undefined): boolean {

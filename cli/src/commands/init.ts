@@ -1,13 +1,18 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from '../args.js';
+import { flag, parseArgs } from '../args.js';
 import { assetText } from '../assets.js';
 import { commandHere, shellWord } from '../command-here.js';
 import { displayPath } from '../discover.js';
 import { UsageError, writeUserFile } from '../io.js';
 import type { CommandIo } from '../io.js';
+import type { ParsedArgs } from '../args.js';
+import { MANAGER_TOOLS } from '@kairoku-playbook/runtime/tool-names';
+import { writeMcpSetup } from './init-mcp.js';
+import type { McpSetup } from './init-mcp.js';
 
-export const INIT_HELP = `Usage: kairoku-playbook init [DIR] [--force]
+export const INIT_HELP = `Usage: kairoku-playbook init [DIR] [--force] [--paseo-host HOST:PORT] [--paseo-password-file F]
+       kairoku-playbook init --mcp [DIR] [--paseo-host HOST:PORT] [--paseo-password-file F]
 
 Writes a first playbook into DIR (default: the current folder), ready to check, test and run:
 
@@ -16,6 +21,13 @@ Writes a first playbook into DIR (default: the current folder), ready to check, 
   .kairoku/playbook.schema.json the playbook JSON Schema, for editors without the extension
   .vscode/settings.json         points VS Code's YAML support at that schema
   .vscode/extensions.json       recommends the kairoku-playbook extension
+  .mcp.json, .claude/settings.json
+                                the manager's MCP server (the mcp command, on Paseo) for
+                                every Claude agent started in DIR, enabled and its tools
+                                allowed (merged into files already there); codex's lines
+                                are printed for ~/.codex/config.toml
+
+--mcp writes only the last two, into a repository that has playbooks already.
 
 Then: kairoku-playbook check, kairoku-playbook test, kairoku-playbook run playbooks/change.yml (the
 line it prints names the CLI as it runs there: npx kairoku-playbook in a repository that installed it).
@@ -24,6 +36,11 @@ A file that is already there is never overwritten (init names them and writes no
 
 Options:
   --force     overwrite files that are already there
+  --mcp       only the agents' MCP server files (.mcp.json, .claude/settings.json), merged
+  --paseo-host HOST:PORT
+              the Paseo daemon the server reaches (default: 127.0.0.1:6767, or $PASEO_HOST)
+  --paseo-password-file F
+              the file the server reads the daemon's password from (never the password itself)
   -h, --help  this help
 
 Exit codes: 0 written, 2 usage errors, files already there, or a file that could not be written.`;
@@ -135,7 +152,17 @@ export function initFiles(): { path: string; text: string }[] {
 }
 
 export function runInit(argv: readonly string[], io: CommandIo): number {
-  const args = parseArgs(argv, { force: 'boolean', help: 'boolean' }, { h: 'help' });
+  const args = parseArgs(
+    argv,
+    {
+      force: 'boolean',
+      mcp: 'boolean',
+      'paseo-host': 'string',
+      'paseo-password-file': 'string',
+      help: 'boolean',
+    },
+    { h: 'help' },
+  );
   if (args.flags.has('help')) {
     io.stdout(`${INIT_HELP}\n`);
     return 0;
@@ -145,6 +172,12 @@ export function runInit(argv: readonly string[], io: CommandIo): number {
   const folder = resolve(io.cwd, args.positionals[0] ?? '.');
   if (existsSync(folder) && !statSync(folder).isDirectory())
     throw new UsageError(`${args.positionals[0]} is not a folder`);
+  const mcp = mcpSetup(args, folder, io);
+  if (args.flags.has('mcp')) {
+    mkdirSync(folder, { recursive: true });
+    writeMcpSetup(mcp, io);
+    return 0;
+  }
   const files = initFiles().map((file) => ({ ...file, target: join(folder, file.path) }));
   const present = files.filter((file) => existsSync(file.target));
   if (present.length && !args.flags.has('force')) {
@@ -158,6 +191,7 @@ export function runInit(argv: readonly string[], io: CommandIo): number {
     writeUserFile(file.target, file.text);
     io.stdout(`wrote ${displayPath(file.target, io.cwd)}\n`);
   }
+  writeMcpSetup(mcp, io);
   const into = args.positionals[0] === undefined ? '' : `cd ${shellWord(args.positionals[0])} && `;
   // Commands that work where init ran: `npx kairoku-playbook` in a repository that installed it.
   const cli = commandHere(folder);
@@ -165,4 +199,16 @@ export function runInit(argv: readonly string[], io: CommandIo): number {
     `\nNext: ${into}${cli} check && ${cli} test && ${cli} run playbooks/change.yml --input task="add a --verbose flag"\n`,
   );
   return 0;
+}
+
+/** The agents' MCP server setup from init's flags: the daemon, the password's file, the manager's tools. */
+function mcpSetup(args: ParsedArgs, folder: string, io: CommandIo): McpSetup {
+  const host = flag(args, 'paseo-host');
+  const passwordFile = flag(args, 'paseo-password-file');
+  return {
+    folder,
+    tools: MANAGER_TOOLS,
+    ...(host !== undefined ? { host } : {}),
+    ...(passwordFile !== undefined ? { passwordFile: resolve(io.cwd, passwordFile) } : {}),
+  };
 }

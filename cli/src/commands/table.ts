@@ -102,7 +102,10 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
     positionals: 'runs',
   },
   test: { flags: { help: 'none' }, positionals: 'playbooks' },
-  init: { flags: { force: 'none', help: 'none' }, positionals: 'dir' },
+  init: {
+    flags: { force: 'none', mcp: 'none', 'paseo-host': 'text', 'paseo-password-file': 'file', help: 'none' },
+    positionals: 'dir',
+  },
   serve: {
     flags: {
       listen: 'text',
