@@ -141,3 +141,66 @@ describe('kairoku-playbook init', () => {
     });
   });
 });
+
+describe('kairoku-playbook init --mcp', () => {
+  it("merges the manager's server into .mcp.json and .claude/settings.json, keeping what is there", () => {
+    const folder = tempFolder();
+    writeFileSync(join(folder, '.mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'other' } } }));
+    mkdirSync(join(folder, '.claude'));
+    writeFileSync(
+      join(folder, '.claude', 'settings.json'),
+      JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(npm test)'] } }),
+    );
+    const init = cli(
+      ['init', '--mcp', '--paseo-password-file', 'secret/pw', '--paseo-host', '127.0.0.1:7777'],
+      folder,
+    );
+    expect(init.status).toBe(0);
+    expect(init.stdout).toContain('wrote .mcp.json');
+    // Nothing else: an existing repository keeps its playbooks.
+    expect(existsSync(join(folder, 'playbooks'))).toBe(false);
+    const mcp = JSON.parse(readFileSync(join(folder, '.mcp.json'), 'utf8')) as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
+    expect(mcp.mcpServers.other).toEqual({ command: 'other' });
+    const server = mcp.mcpServers['kairoku-playbook']!;
+    expect(server.args.slice(-7)).toEqual([
+      'mcp',
+      '--agents',
+      'paseo',
+      '--paseo-host',
+      '127.0.0.1:7777',
+      '--paseo-password-file',
+      join(folder, 'secret/pw'),
+    ]);
+    const settings = JSON.parse(readFileSync(join(folder, '.claude', 'settings.json'), 'utf8')) as {
+      model: string;
+      enabledMcpjsonServers: string[];
+      permissions: { allow: string[] };
+    };
+    expect(settings.model).toBe('opus');
+    expect(settings.enabledMcpjsonServers).toEqual(['kairoku-playbook']);
+    expect(settings.permissions.allow).toEqual(
+      expect.arrayContaining([
+        'Bash(npm test)',
+        'mcp__kairoku-playbook__start_step',
+        'mcp__kairoku-playbook__get_run',
+      ]),
+    );
+    // Run again: nothing doubles.
+    cli(['init', '--mcp'], folder);
+    const again = JSON.parse(
+      readFileSync(join(folder, '.claude', 'settings.json'), 'utf8'),
+    ) as typeof settings;
+    expect(again.permissions.allow.filter((t) => t === 'mcp__kairoku-playbook__get_run')).toHaveLength(1);
+    expect(init.stdout).toContain('[mcp_servers.kairoku-playbook]');
+  });
+
+  it('refuses a .mcp.json that is not JSON, saying what to fix', () => {
+    const folder = tempFolder();
+    writeFileSync(join(folder, '.mcp.json'), '{ not json');
+    const init = cli(['init', '--mcp'], folder);
+    expect(init.status).toBe(2);
+    expect(init.stderr).toContain('.mcp.json is not JSON');
+  });
+});
