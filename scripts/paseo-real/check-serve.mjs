@@ -1,8 +1,9 @@
 // The checks of `serve --backend paseo` against the real daemon (issue 25): managed runs and what the
 // daemon does to them, a restart while a read-only role works, and the agents left behind. Run by
 // check.mjs, which hands over its helpers (`h`); each check prints one line with its figures.
-import { execFileSync, spawn } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { findServe } from '@kairoku-playbook/runtime/serve';
 
 /** serve on the real daemon for a workspace: resolves once it listens, with a caller of its API. */
@@ -290,7 +291,106 @@ async function restartReadOnly(h) {
   }
 }
 
+const RELAY = `version: 1
+id: relay
+title: Relay
+steps:
+  plan:
+    role: implementer
+    prompt: Plan the work
+`;
+
+/**
+ * Issue 30: the person's own agent (made in the workspace with the servers init --mcp wrote, as the
+ * daemon forwards an agent's config to an ACP provider; its stdio server gets only that env) becomes
+ * the manager of a run started with it, gets the kickoff, and completes the run through its tools.
+ */
+async function currentAgent(h) {
+  const dir = h.workspace('serve-current');
+  writeFileSync(join(dir, 'playbooks', 'relay.yml'), RELAY);
+  const init = spawnSync(
+    process.execPath,
+    [
+      h.cli,
+      'init',
+      '--mcp',
+      '--paseo-host',
+      h.host,
+      ...(h.passwordFile ? ['--paseo-password-file', h.passwordFile] : []),
+    ],
+    { cwd: dir, encoding: 'utf8' },
+  );
+  if (init.status !== 0) throw new Error(`init --mcp: ${init.stderr}`);
+  const server = JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8')).mcpServers['kairoku-playbook'];
+  // This daemon has no Claude: the step agents go to the scripted provider (a person sets theirs).
+  server.args.push('--paseo-provider', h.provider, '--paseo-provider', `claude=${h.provider}`);
+  const tools = (calls) => ({ calls: calls.map(([tool, args]) => ({ tool, args })) });
+  h.script(
+    [
+      {
+        match: 'PERSON',
+        turns: [
+          {},
+          tools([
+            ['get_run', { run: '$run' }],
+            ['start_step', { run: '$run', step: 'plan', brief: 'short' }],
+          ]),
+          tools([['complete_step', { run: '$run', step: 'plan', outcome: 'done' }]]),
+        ],
+      },
+      { match: 'Plan the work', turns: [{ calls: [h.report('done')] }] },
+    ],
+    { stdioEnv: 'configured' },
+  );
+  const made = await h.client.request('create_agent_request', {
+    config: {
+      provider: h.provider,
+      cwd: dir,
+      title: 'My agent',
+      mcpServers: {
+        'kairoku-playbook': { type: 'stdio', ...server, env: { KAIROKU_PLAYBOOK_HOME: h.home } },
+      },
+    },
+    initialPrompt: 'PERSON: hello',
+    labels: { 'kairoku.check': 'current-agent' },
+  });
+  const serving = await startServe(h, dir);
+  try {
+    await h.waitFor(
+      'the person agent idle',
+      async () => {
+        const answer = await serving.api('/api/v1/current-agent');
+        return answer.body.agent?.id === made.agentId && !answer.body.agent.busy;
+      },
+      120_000,
+    );
+    const startedAt = Date.now();
+    const started = await serving.api('/api/v1/runs', {
+      playbook: 'playbooks/relay.yml',
+      inputs: {},
+      options: { currentAgent: made.agentId },
+    });
+    const id = started.body.run?.id;
+    await h.waitFor(
+      'the run to complete',
+      async () => (await detail(serving, id)).run.status !== 'running',
+      180_000,
+    );
+    const run = await detail(serving, id);
+    const plan = (await h.agentsOf(id)).find((a) => a.labels?.['kairoku.step'] === 'plan');
+    h.judge(
+      'serve-current-agent',
+      run.run.status === 'completed' && plan?.labels?.['paseo.parent-agent-id'] === made.agentId,
+      `Start ${started.status}; run ${run.run.status} ${Date.now() - startedAt} ms after the Start${run.run.reason ? ` (${run.run.reason})` : ''}; the plan agent's parent: ${plan?.labels?.['paseo.parent-agent-id'] === made.agentId ? 'the current agent' : plan?.labels?.['paseo.parent-agent-id']}`,
+    );
+  } finally {
+    await serving.stop();
+    await h.client.request('archive_agent_request', { agentId: made.agentId }).catch(() => undefined);
+  }
+}
+
 export async function serveChecks(h) {
+  await h.check('serve-current-agent', () => currentAgent(h));
   await h.check('serve-manager-archived', () => managerArchived(h));
   await h.check('serve-manager-env', () => managerEnv(h));
   await h.check('serve-slow-create', () => slowCreate(h));

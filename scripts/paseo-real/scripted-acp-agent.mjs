@@ -145,9 +145,10 @@ class ScriptedAgent {
     if (index === 0) {
       const rules = readScript().rules ?? [];
       session.rule = rules.find((rule) => new RegExp(rule.match).test(text));
-      // A manager's kickoff names its run ("You manage playbook run ID …"): `$run` from the start.
-      session.run ??= /manage playbook run (\S+)/.exec(text)?.[1];
     }
+    // A manager's kickoff names its run ("You manage playbook run ID …"), as its wake-ups do
+    // ("Playbook run ID:"): `$run` from then on.
+    session.run ??= /(?:manage playbook run|Playbook run) ([A-Za-z0-9._-]+)/.exec(text)?.[1];
     const turns = session.rule?.turns ?? [{}];
     const turn = turns[Math.min(index, turns.length - 1)] ?? {};
     log({ kind: 'prompt', index, rule: session.rule?.match ?? null, text });

@@ -445,6 +445,16 @@ export class PlaybookProtocol {
    * Loads a run, applies due timeouts and `event` (if any), saves, and describes what happened: one
    * managed change of the host, under the store's lock.
    */
+  /**
+   * A tool call of the agent a run's kickoff went to (serve's Start with the current agent): it has
+   * the tools, and says so on the run, for serve's watch whatever the provider calls its tool calls.
+   */
+  private confirmKickoff(state: RunState): void {
+    const kickoff = state.kickoff;
+    if (!kickoff || kickoff.confirmedAt !== undefined || this.paseo?.managerAgent !== kickoff.agent) return;
+    this.host.setKickoff(state.id, { ...kickoff, confirmedAt: new Date(this.clock()).toISOString() });
+  }
+
   private change(
     runId: string,
     event: RunEvent | ((state: RunState) => RunEvent) | undefined,
@@ -493,7 +503,9 @@ export class PlaybookProtocol {
         },
       ),
     );
-    return this.settled(runId, changed).value;
+    const settled = this.settled(runId, changed).value;
+    this.confirmKickoff(settled.state);
+    return settled;
   }
 
   /**

@@ -15,8 +15,11 @@ import { isObject } from './client.js';
 import type { Log, PaseoClient, StreamEvent } from './client.js';
 import { BUSY, TURN_ENDS } from './turns.js';
 
-/** A tool of the manager's server, however the provider names it (`mcp__kairoku-playbook__get_run`, …). */
-const PLAYBOOK_TOOL = new RegExp(`(?:^|__|[./:])(?:${MANAGER_TOOLS.join('|')})$`);
+/**
+ * A tool of the manager's server, however the provider names it: Claude's `mcp__kairoku-playbook__get_run`,
+ * an ACP agent's title (the daemon names an ACP tool call by its kind, else its title).
+ */
+const PLAYBOOK_TOOL = new RegExp(`(?:^|__|[^A-Za-z0-9_])(?:${MANAGER_TOOLS.join('|')})(?![A-Za-z0-9_])`);
 
 export class KickoffCourier {
   /** runs whose kickoff waits, or was sent and waits for the agent's first tool call */
@@ -130,6 +133,9 @@ export class KickoffCourier {
   /** The kickoff turn ended without a playbook tool: the agent does not have them. */
   private withoutTools(runId: string, kickoff: Kickoff): void {
     this.forget(runId);
+    // The agent's own server says so on the run when it serves a call (any provider's naming).
+    const now = this.options.host.get(runId);
+    if (now.ok && now.value.kickoff?.confirmedAt !== undefined) return;
     const reason = `its manager, agent ${kickoff.agent}, ended the turn its kickoff started without calling a playbook tool: it does not have them (its provider read no kairoku-playbook MCP server from the workspace; see kairoku-playbook init --mcp). Start it on a new agent instead`;
     const { host, log } = this.options;
     host.setKickoff(runId, undefined);
@@ -143,10 +149,7 @@ export class KickoffCourier {
 }
 
 function calledPlaybookTool(item: unknown): boolean {
-  return (
-    isObject(item) &&
-    item.type === 'tool_call' &&
-    typeof item.name === 'string' &&
-    PLAYBOOK_TOOL.test(item.name)
-  );
+  if (!isObject(item) || item.type !== 'tool_call') return false;
+  const title = isObject(item.metadata) ? item.metadata.title : undefined;
+  return [item.name, title].some((name) => typeof name === 'string' && PLAYBOOK_TOOL.test(name));
 }
