@@ -16,19 +16,12 @@ import type { CurrentAgentAnswer, RunDetail, StartAnswer } from '@kairoku-playbo
 import { FakePaseoDaemon, reports } from '../../runtime/test/fake-paseo/index.js';
 import type { FakeAgent, Scripts } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { callServe, startPaseoServe } from './support/paseo-serve.js';
+import { callServe, relayPlaybook, startPaseoServe } from './support/paseo-serve.js';
 import type { Serving } from './support/paseo-serve.js';
 
 const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
 
-const RELAY = `version: 1
-id: relay
-title: Relay
-steps:
-  plan:
-    role: implementer
-    prompt: Plan the work
-`;
+const RELAY = relayPlaybook({ work: false });
 
 /** The person's agent: its kickoff turn reads the run and starts its step through the playbook's tools. */
 const MANAGES: Scripts = {
@@ -145,6 +138,16 @@ describe('serve --backend paseo: Start with the current agent', () => {
     expect(store.load(id)!.kickoff!.confirmedAt).toBeDefined();
     // The person's agent is never archived.
     expect(agent.archivedAt).toBeNull();
+  });
+
+  it('sends an idle agent its kickoff at once', async () => {
+    const { daemon, workspace, client, serving } = await setUp(MANAGES);
+    const agent = await personAgent(daemon, client, workspace);
+    daemon.release(agent.id);
+    await waitFor(() => expect(agent.status).toBe('idle'));
+    const id = (await startWith(serving, agent.id)).body.run.id;
+    await waitFor(() => expect(agent.followUps[0]).toContain(`You manage playbook run ${id}`));
+    await waitFor(async () => expect(await status(serving, id)).toBe('completed'));
   });
 
   it('fails the run, saying why, when the agent ends its kickoff turn without the tools', async () => {

@@ -17,20 +17,9 @@ import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 import { FakePaseoDaemon, reports, runsUntilCanceled } from '../../runtime/test/fake-paseo/index.js';
 import type { FakeAgent, FakePaseoOptions, Scripts } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { callServe, startPaseoServe } from './support/paseo-serve.js';
+import { callServe, relayPlaybook, startPaseoServe } from './support/paseo-serve.js';
 
-const RELAY = `version: 1
-id: relay
-title: Relay
-steps:
-  plan:
-    role: implementer
-    prompt: Plan the work
-  work:
-    needs: [plan]
-    role: implementer
-    prompt: Do the work
-`;
+const RELAY = relayPlaybook();
 
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];

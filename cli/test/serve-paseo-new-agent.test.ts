@@ -19,27 +19,11 @@ import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 import { FakePaseoDaemon, reports } from '../../runtime/test/fake-paseo/index.js';
 import type { FakeAgent, FakePaseoOptions, Scripts } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { callServe, startPaseoServe } from './support/paseo-serve.js';
+import { callServe, relayPlaybook, startPaseoServe } from './support/paseo-serve.js';
 
 const PASSWORD = 'not-on-any-command-line';
 
-const RELAY = `version: 1
-id: relay
-title: Relay
-steps:
-  plan:
-    role: implementer
-    prompt: Plan the work
-  work:
-    needs: [plan]
-    role: implementer
-    prompt: Do the work
-  ship:
-    needs: [work]
-    gate:
-      title: Ship it?
-      choices: { approve: next, reject: fail }
-`;
+const RELAY = relayPlaybook({ gate: true });
 
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -25,29 +25,12 @@ import type { PlaybooksAnswer, RunDetail, StartAnswer } from '@kairoku-playbook/
 import { FakePaseoDaemon, reports, runsUntilCanceled } from '../../runtime/test/fake-paseo/index.js';
 import type { FakeAgent, Scripts } from '../../runtime/test/fake-paseo/index.js';
 import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { callServe, startPaseoServe } from './support/paseo-serve.js';
+import { callServe, relayPlaybook, startPaseoServe } from './support/paseo-serve.js';
 import type { Serving } from './support/paseo-serve.js';
 
 const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
 
-const RELAY = `version: 1
-id: relay
-title: Relay
-steps:
-  plan:
-    role: implementer
-    prompt: Plan the work
-  work:
-    needs: [plan]
-    role: implementer
-    prompt: Do the work
-    retries: 1
-  ship:
-    needs: [work]
-    gate:
-      title: Ship it?
-      choices: { approve: next, reject: fail }
-`;
+const RELAY = relayPlaybook({ retries: 1, gate: true });
 
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];

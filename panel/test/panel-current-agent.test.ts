@@ -3,35 +3,21 @@
  * workspace's current agent and makes it the manager by default; one that may lack the tools is named
  * with the reason, and serve itself stays the default. Driven by accessible names.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../test/e2e/support/workbench.js';
-import { buildPanel } from '../build.mjs';
-import { startFakeApi } from './support/fake-api.js';
-import type { FakeApi } from './support/fake-api.js';
+import { describe, expect, it } from 'vitest';
+import { chromiumAgainstFakeApi } from './support/chromium-fixture.js';
 import { axeProblems, openPanelAt } from './support/panel-page.js';
 
-let fake: FakeApi;
-let browser: Browser;
-
-beforeAll(async () => {
-  await buildPanel();
-  fake = await startFakeApi();
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await fake?.close();
-});
+const chromium = chromiumAgainstFakeApi();
 
 const lastStart = () =>
-  (fake.bodies.get('/api/v1/runs') ?? []).at(-1) as { options?: Record<string, unknown> };
+  (chromium.fake.bodies.get('/api/v1/runs') ?? []).at(-1) as { options?: Record<string, unknown> };
 
 describe('Start with the current agent', () => {
   it('names the current agent, picks it by default, and sends it with the start', async () => {
-    fake.offerCurrentAgent({ agent: { id: 'a-1', title: 'My agent', provider: 'claude', busy: true } });
-    const { page, problems } = await openPanelAt(browser, fake);
+    chromium.fake.offerCurrentAgent({
+      agent: { id: 'a-1', title: 'My agent', provider: 'claude', busy: true },
+    });
+    const { page, problems } = await openPanelAt(chromium.browser, chromium.fake);
     await page.getByRole('button', { name: 'Start Open a pull request' }).click();
     const form = page.getByRole('form', { name: 'Start Open a pull request' });
     const current = form.getByRole('radio', {
@@ -49,11 +35,11 @@ describe('Start with the current agent', () => {
   });
 
   it('says why an agent may lack the tools and keeps serve itself the default; a new agent can be picked', async () => {
-    fake.offerCurrentAgent({
+    chromium.fake.offerCurrentAgent({
       agent: { id: 'a-2', title: 'ACP agent', provider: 'copilot', busy: false },
       warning: 'the current agent "ACP agent" runs on copilot, which reads no MCP server from the workspace',
     });
-    const { page } = await openPanelAt(browser, fake);
+    const { page } = await openPanelAt(chromium.browser, chromium.fake);
     await page.getByRole('button', { name: 'Start Open a pull request' }).click();
     const form = page.getByRole('form', { name: 'Start Open a pull request' });
     await form.getByText('which reads no MCP server from the workspace').waitFor();

@@ -155,8 +155,8 @@ describe.skipIf(!home)('a full disk (a real tmpfs as the home)', { timeout: 120_
     const output = join(home, 'pr.ir.json');
     const result = cli('compile', 'playbooks/pr.yml', '-o', output);
     expectDiskFullRefusal(result);
-    // (the runs of the tests before made the home's keys; compile -o adds nothing beside them)
-    const before = new Set(['runs', 'filler', 'secret-mask.key', 'mcp.key']);
+    // (the runs of the tests before made the home's keys and run index; compile -o adds nothing beside them)
+    const before = new Set(['runs', 'run-index.jsonl', 'filler', 'secret-mask.key', 'mcp.key']);
     expect(readdirSync(home).filter((n) => !before.has(n))).toEqual([]);
   });
 });

@@ -46,3 +46,37 @@ export async function callServe<T>(
   });
   return { status: response.status, body: (await response.json()) as T };
 }
+
+/**
+ * The small playbook the serve-paseo tests run: `plan`, then `work` (with `retries` when given), then,
+ * with `gate`, the gate `ship` (approve: next, reject: fail); `work: false` keeps `plan` alone.
+ */
+export function relayPlaybook(options: { work?: boolean; retries?: number; gate?: boolean } = {}): string {
+  const work = options.work ?? true;
+  const lines = [
+    'version: 1',
+    'id: relay',
+    'title: Relay',
+    'steps:',
+    '  plan:',
+    '    role: implementer',
+    '    prompt: Plan the work',
+  ];
+  if (work)
+    lines.push(
+      '  work:',
+      '    needs: [plan]',
+      '    role: implementer',
+      '    prompt: Do the work',
+      ...(options.retries !== undefined ? [`    retries: ${options.retries}`] : []),
+    );
+  if (options.gate)
+    lines.push(
+      '  ship:',
+      `    needs: [${work ? 'work' : 'plan'}]`,
+      '    gate:',
+      '      title: Ship it?',
+      '      choices: { approve: next, reject: fail }',
+    );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { processIsAlive } from '../store/process-alive.js';
 import { serveInfoPath } from '../store/serve-discovery.js';
 
@@ -34,20 +34,24 @@ export function lockServe(home: string, workspace: string): ServeLockResult {
   return { ok: false, holder: holder ?? { pid: 0 } };
 }
 
+/**
+ * Creates the lock with its content in one step: written to a file of this process's own, then linked
+ * to the lock's name (a link fails when the name exists). An exclusive create then a write would leave,
+ * for a moment, an empty lock that a process starting at the same time reads as stale and removes —
+ * both serves then came up (seen under load).
+ */
 function createExclusive(path: string, text: string): boolean {
-  let fd: number;
+  const own = `${path}.${process.pid}.tmp`;
+  writeFileSync(own, text, { mode: 0o600 });
   try {
-    fd = openSync(path, 'wx', 0o600);
+    linkSync(own, path);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
-  }
-  try {
-    writeSync(fd, text);
   } finally {
-    closeSync(fd);
+    rmSync(own, { force: true });
   }
-  return true;
 }
 
 function readHolder(path: string): ServeLockHolder | undefined {
