@@ -8,3 +8,5 @@ export { applyExploreSuppressions, exploreDiagnostics, keyAt } from './diagnosti
 export type { PlaybookSource } from './diagnostics.js';
 export { budgetRanOut, explorePlaybook, isExplored, movedExploration } from './check.js';
 export type { ExploredPlaybook } from './check.js';
+export { exploredBounds, staticAttempts, staticBounds } from './bounds.js';
+export type { RunBounds } from './bounds.js';
