@@ -1,5 +1,5 @@
 import { regionSteps } from '@kairoku-playbook/compiler';
-import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
+import type { Ir, IrAfterTask, IrBounds, IrStep } from '@kairoku-playbook/compiler';
 
 /**
  * The worst case of a run, before it runs (issue 26): the most agent turns, gate decisions, the
@@ -8,28 +8,8 @@ import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
  * README.md beside this file, "Bounds of a run", says why each number is sound.
  */
 
-export interface RunBounds {
-  /** from the complete exploration (agent turns and decisions exact); false: the static bound */
-  explored: boolean;
-  /** the most agent turns one run can take (agent steps and auto agent after-tasks, retries included) */
-  agentTurns: number;
-  /** the most gate decisions a person can be asked for in one run */
-  gateDecisions: number;
-  /**
-   * an upper bound on the longest chain of agent turns one after another (each starts after the one
-   * before it ended): the critical path in turns; equal to `agentTurns` when nothing runs in parallel
-   */
-  chainTurns: number;
-  /**
-   * an upper bound on a run's wall clock in ms from the step timeouts, not counting the time people
-   * take on gates; capped by the run's `timeout`
-   */
-  longestMs: number;
-  /** per input assumption (the explorer's input variants), when there is more than one */
-  perInput: { inputs: Record<string, unknown>; agentTurns: number; gateDecisions: number }[];
-  /** per step and after-task: its own maximum attempts and why */
-  units: { name: string; kind: 'agent' | 'check' | 'gate'; maxAttempts: number; why: string }[];
-}
+/** The worst case of a run: the IR's own contract (`compile` writes it there), defined once. */
+export type RunBounds = IrBounds;
 
 /** The part of the explorer's state graph the bounds read (explore.ts builds it). */
 export interface BoundsGraph {
