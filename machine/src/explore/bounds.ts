@@ -1,4 +1,3 @@
-import { regionSteps } from '@kairoku-playbook/compiler';
 import type { Ir, IrAfterTask, IrBounds, IrStep } from '@kairoku-playbook/compiler';
 
 /**
@@ -54,10 +53,14 @@ export function longestPath(
 
 interface LoopFacts {
   counter: string;
-  source: number;
   target: number;
   max: number;
-  region: Set<number>;
+  /** the reset region as the IR keeps it: inclusive ranges of step indices, ascending */
+  reset: readonly [number, number][];
+}
+
+function inRegion(loop: LoopFacts, index: number): boolean {
+  return loop.reset.some(([first, last]) => first <= index && index <= last);
 }
 
 function loopsOf(ir: Ir): LoopFacts[] {
@@ -65,40 +68,54 @@ function loopsOf(ir: Ir): LoopFacts[] {
   for (const step of ir.steps)
     for (const outcome of step.outcomes) {
       const t = outcome.transition;
-      if (t.kind !== 'loop') continue;
-      loops.push({
-        counter: t.counter,
-        source: step.index,
-        target: t.target,
-        max: t.max,
-        region: new Set(regionSteps(t.reset)),
-      });
+      if (t.kind === 'loop') loops.push({ counter: t.counter, target: t.target, max: t.max, reset: t.reset });
     }
   // A loop's counter is set back only by a loop whose target is strictly above its own (below).
   return loops.sort((a, b) => a.target - b.target);
 }
 
 /**
- * The most times each loop can fire in a run, from the IR: `max` per round of its counter, and a new
- * round each time a loop whose region holds its target (and aims elsewhere) fires and sets it back.
+ * The most times each loop can fire in a run, from the IR (in the order of `loops`): `max` per round of
+ * its counter, and a new round each time a loop whose region holds its target (and aims elsewhere)
+ * fires and sets it back.
  */
-function loopFirings(loops: readonly LoopFacts[]): Map<string, number> {
-  const firings = new Map<string, number>();
-  for (const loop of loops) {
+function loopFirings(loops: readonly LoopFacts[]): number[] {
+  const firings: number[] = [];
+  loops.forEach((loop, i) => {
     let rounds = 1;
-    for (const other of loops)
-      if (other.target !== loop.target && other.region.has(loop.target))
-        rounds += firings.get(other.counter) ?? 0;
-    firings.set(loop.counter, (firings.get(loop.counter) ?? 0) + loop.max * rounds);
-  }
+    for (let j = 0; j < i; j++) {
+      const other = loops[j]!;
+      if (other.target !== loop.target && inRegion(other, loop.target)) rounds += firings[j]!;
+    }
+    firings.push(loop.max * rounds);
+  });
   return firings;
 }
+
+/** Loops named in a step's "why"; the others are counted. */
+const SHOWN_LOOPS = 3;
 
 /** Per unit: the static most attempts and why (used for the hover's "why" in both cases). */
 export function staticAttempts(ir: Ir): { maxAttempts: number; why: string }[] {
   const loops = loopsOf(ir);
   const firings = loopFirings(loops);
   const n = ir.steps.length;
+  // per step: the firings of the loops that restart it, and the first few of them by name (a sum per
+  // step, not a difference array: past 2^53 subtracting would lose what small loops add)
+  const restarts = new Float64Array(n);
+  const named: string[][] = ir.steps.map(() => []);
+  const more = new Int32Array(n);
+  loops.forEach((loop, i) => {
+    const fired = firings[i]!;
+    const reason = `loop ${loop.counter} (max ${loop.max}${fired !== loop.max ? `, up to ${fired} times` : ''})`;
+    for (const [first, last] of loop.reset) {
+      for (let index = first; index <= last; index++) {
+        restarts[index]! += fired;
+        if (named[index]!.length < SHOWN_LOOPS) named[index]!.push(reason);
+        else more[index]!++;
+      }
+    }
+  });
   return unitsOf(ir).map((unit, index) => {
     const tries = unit.retries + 1;
     const retries = unit.retries ? `retries: ${unit.retries}` : '';
@@ -107,15 +124,9 @@ export function staticAttempts(ir: Ir): { maxAttempts: number; why: string }[] {
       if (task.trigger === 'manual') return { maxAttempts: 0, why: 'a manual after-task: started by hand' };
       return { maxAttempts: tries, why: retries || 'once, when the run ends' };
     }
-    const resets = loops.filter((loop) => loop.region.has(index));
-    const rounds = 1 + resets.reduce((sum, loop) => sum + (firings.get(loop.counter) ?? 0), 0);
-    const reasons = resets.map((loop) => {
-      const fired = firings.get(loop.counter) ?? 0;
-      const counter = `${loop.counter} (max ${loop.max}${fired !== loop.max ? `, up to ${fired} times` : ''})`;
-      return `loop ${counter}`;
-    });
-    const why = [retries, ...reasons].filter(Boolean).join('; ');
-    return { maxAttempts: tries * rounds, why: why || 'once: no retries, in no loop' };
+    const others = more[index] ? [`${more[index]} more loops`] : [];
+    const why = [retries, ...named[index]!, ...others].filter(Boolean).join('; ');
+    return { maxAttempts: tries * (1 + restarts[index]!), why: why || 'once: no retries, in no loop' };
   });
 }
 
