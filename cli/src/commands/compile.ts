@@ -37,11 +37,13 @@ export function runCompile(argv: readonly string[], io: CommandIo): number {
 
 /**
  * The IR with the bounds of a run. The budget is in states, not seconds, so the same playbook gives
- * the same IR on every machine; it shrinks with the number of steps (a state of a large playbook
- * costs more to expand): the samples explore to the end, a 2,000-step playbook gets 1,000 states.
+ * the same IR on every machine; it shrinks with the square of the number of steps (a state costs
+ * about its steps to expand, so the work shrinks as steps grow): the samples explore to the end
+ * (100,000 states up to 20 steps), 100 steps get 4,000, a 2,000-step playbook 10 (its static bound).
  */
 function withBounds(ir: Ir): Ir {
-  const maxStates = Math.max(1_000, Math.floor((DEFAULT_MAX_STATES * 20) / Math.max(20, ir.steps.length)));
+  const steps = Math.max(20, ir.steps.length);
+  const maxStates = Math.max(10, Math.floor((DEFAULT_MAX_STATES * 400) / (steps * steps)));
   const { bounds } = explore(ir, { maxStates });
   // (a run that goes round forever would have no bound: none under the current semantics)
   const finite = [bounds.agentTurns, bounds.gateDecisions, bounds.chainTurns, bounds.longestMs].every(
