@@ -19,8 +19,13 @@ export function sayDuration(ms: number): string {
   return parts.join(' ');
 }
 
+/** A count; past a million, two significant digits (a static bound of nested loops can be 10^99). */
+export function sayCount(n: number): string {
+  return n >= 1e6 && n !== Infinity ? `about ${n.toPrecision(2).replace('e+', ' × 10^')}` : String(n);
+}
+
 function count(n: number, one: string, many: string): string {
-  return n === Infinity ? `unbounded ${many}` : `${n} ${n === 1 ? one : many}`;
+  return n === Infinity ? `unbounded ${many}` : `${sayCount(n)} ${n === 1 ? one : many}`;
 }
 
 /**
@@ -43,6 +48,6 @@ export function sayUnitBound(unit: RunBounds['units'][number], explored: boolean
   const most =
     unit.maxAttempts === Infinity
       ? `unbounded ${attempts}`
-      : `at most ${unit.maxAttempts} ${unit.maxAttempts === 1 && unit.kind !== 'gate' ? 'attempt' : attempts}`;
+      : `at most ${sayCount(unit.maxAttempts)} ${unit.maxAttempts === 1 && unit.kind !== 'gate' ? 'attempt' : attempts}`;
   return `${most}${explored ? '' : ' (static bound)'}: ${unit.why}`;
 }

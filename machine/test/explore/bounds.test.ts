@@ -2,6 +2,7 @@ import { compilePlaybook } from '@kairoku-playbook/compiler';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { describe, expect, it } from 'vitest';
 import { staticBounds } from '../../src/explore/bounds.js';
+import { sayBounds } from '../../src/explore/bounds-text.js';
 import { explore } from '../../src/explore/explore.js';
 import { Model } from '../../src/explore/model.js';
 import type { RunState } from '../../src/core/state.js';
@@ -249,5 +250,22 @@ steps:
       maxAttempts: 8,
       why: 'retries: 1; loop b.fail (max 3)',
     });
+  });
+});
+
+describe('bounds in words', () => {
+  it('says a huge static bound with two digits, and says it is static', () => {
+    const words = sayBounds({
+      explored: false,
+      agentTurns: 1.2370301923874332e99,
+      gateDecisions: 3,
+      chainTurns: 1.2370301923874332e99,
+      longestMs: 90 * 60_000,
+      perInput: [],
+      units: [],
+    });
+    expect(words).toBe(
+      'at most about 1.2 × 10^99 agent turns, 3 gate decisions, 1h 30m of agents and checks (a static bound: the exploration was cut off)',
+    );
   });
 });
