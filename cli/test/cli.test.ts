@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkIr } from '@kairoku-playbook/compiler';
 import { describe, expect, it } from 'vitest';
 import { runMain as run } from './in-process.js';
 
@@ -153,7 +154,11 @@ describe('kairoku-playbook compile and graph', () => {
       ir: 1,
       id: 'x',
       steps: [{ name: 'only', kind: 'agent' }],
+      // the bounds of a run, from the explorer
+      bounds: { explored: true, agentTurns: 1, gateDecisions: 0, units: [{ name: 'only', maxAttempts: 1 }] },
     });
+    // and the IR with its bounds is one the IR schema and checks accept
+    expect(checkIr(JSON.parse(printed.stdout))).toMatchObject({ ok: true });
     expect(run(['compile', 'x.playbook.yml', '-o', 'x.ir.json'], root)).toMatchObject({
       code: 0,
       stdout: '',

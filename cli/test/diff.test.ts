@@ -156,7 +156,7 @@ describe('kairoku-playbook diff', () => {
     expect(runMain(['diff', renamed, widened, '--fail-on', 'widened'], repo).code).toBe(1);
     const narrow = runMain(['diff', widened, narrowed, 'playbooks/pr.yml', '--fail-on', 'widened'], repo);
     expect(narrow.stdout).toBe(
-      'playbooks/pr.yml\n  narrowed  step tests outcome fail loop max lowered: 5 → 1\n  narrowed  gate approve now comes before push-it\n  narrowed  step push-it no longer reaches outside its worktree ungated\n\n0 widened, 3 narrowed, 0 changed in 1 of 1 playbook\n',
+      'playbooks/pr.yml\n  narrowed  step tests outcome fail loop max lowered: 5 → 1\n  narrowed  gate approve now comes before push-it\n  narrowed  step push-it no longer reaches outside its worktree ungated\n  narrowed  max agent turns 6 → 2: step tests outcome fail loop max lowered: 5 → 1\n\n0 widened, 4 narrowed, 0 changed in 1 of 1 playbook\n',
     );
     expect(narrow.code).toBe(0);
     expect(runMain(['diff', widened, narrowed, 'playbooks/pr.yml', '--fail-on', 'any'], repo).code).toBe(1);
@@ -178,7 +178,7 @@ describe('kairoku-playbook diff', () => {
       version: 1,
       base: renamed,
       head: widened,
-      summary: { widened: 3, narrowed: 0, changed: 0 },
+      summary: { widened: 4, narrowed: 0, changed: 0 },
       playbooks: [
         {
           path: 'playbooks/pr.yml',
@@ -198,6 +198,15 @@ describe('kairoku-playbook diff', () => {
               subject: { type: 'step', name: 'push-it' },
               steps: ['code', 'tests', 'push-it'],
             },
+            // the worst case of a run: the raised loop maximum lets a run take more agent turns
+            {
+              kind: 'bound',
+              direction: 'widened',
+              subject: { type: 'playbook', name: 'pr' },
+              message: 'max agent turns 3 → 6: step tests outcome fail loop max raised: 2 → 5',
+              before: 3,
+              after: 6,
+            },
           ],
         },
       ],
@@ -210,7 +219,7 @@ describe('kairoku-playbook diff', () => {
       [
         `### Playbook policy diff: \`${renamed.slice(0, 12)}\` → \`${widened.slice(0, 12)}\``,
         '',
-        '**3 widened, 0 narrowed, 0 changed in 1 of 1 playbook**',
+        '**4 widened, 0 narrowed, 0 changed in 1 of 1 playbook**',
         '',
         '#### `playbooks/pr.yml`',
         '',
@@ -219,6 +228,7 @@ describe('kairoku-playbook diff', () => {
         '| 🔺 widened | step tests outcome fail loop max raised: 2 → 5 |',
         '| 🔺 widened | gate approve no longer comes before push-it |',
         '| 🔺 widened | step push-it can reach outside its worktree with no gate approved before it: code → tests → push-it |',
+        '| 🔺 widened | max agent turns 3 → 6: step tests outcome fail loop max raised: 2 → 5 |',
         '',
       ].join('\n'),
     );
@@ -355,6 +365,6 @@ describe('kairoku-playbook diff', () => {
       encoding: 'utf8',
     });
     expect(result.status).toBe(1);
-    expect(result.stdout).toContain('7 widened, 2 narrowed, 0 changed in 3 of 3 playbooks');
+    expect(result.stdout).toContain('8 widened, 2 narrowed, 0 changed in 3 of 3 playbooks');
   });
 });

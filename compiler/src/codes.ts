@@ -34,6 +34,7 @@ export const CODES = {
   PB302: { title: 'loop max out of range', severity: 'error' },
   PB310: { title: 'a step that can never run', severity: 'warning' },
   PB311: { title: 'a reachable state where the run is stuck', severity: 'error' },
+  PB312: { title: 'a run can take more agent turns than allowed', severity: 'error' },
   PB400: { title: 'expression syntax error', severity: 'error' },
   PB401: { title: 'type mismatch', severity: 'error' },
   PB402: { title: 'unknown function or wrong number of arguments', severity: 'error' },

@@ -100,7 +100,11 @@ export {
   isExplored,
   keyAt,
   pathLines,
+  sayBounds,
+  sayDuration,
   sayMove,
+  sayUnitBound,
+  staticBounds,
 } from '@kairoku-playbook/machine';
 export type {
   Applied,
@@ -110,6 +114,8 @@ export type {
   Move,
   PathEvent,
   PlaybookSource,
+  RunBounds,
+  RunBudget,
   StuckRun,
   UnitBound,
 } from '@kairoku-playbook/machine';

@@ -1,7 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { toJsonDiagnostic, validateWorkspace } from '@kairoku-playbook/compiler';
+import {
+  compilePlaybook,
+  sortDiagnostics,
+  toJsonDiagnostic,
+  validateWorkspace,
+} from '@kairoku-playbook/compiler';
 import type { Diagnostic, SourceText } from '@kairoku-playbook/compiler';
+import { explore, exploreDiagnostics } from '@kairoku-playbook/machine';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
@@ -32,7 +38,22 @@ export function validateFixture(
   const sources = new Map<string, SourceText>();
   for (const [file, analysis] of validation.analyses) sources.set(file, analysis.source);
   for (const [file, analysis] of validation.tests) sources.set(file, analysis.source);
-  return { diagnostics: validation.diagnostics, sources };
+  return { diagnostics: sortDiagnostics([...validation.diagnostics, ...budgeted(files)]), sources };
+}
+
+/**
+ * A fixture whose first line is `# check --max-agent-turns N` is checked as `check` with that option
+ * checks it: explored, with PB312 over N (the explorer's codes are not the compiler's).
+ */
+function budgeted(files: readonly { file: string; text: string }[]): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const { file, text } of files) {
+    const option = /^# check --max-agent-turns (\d+)\n/.exec(text);
+    const { ir } = option ? compilePlaybook(file, text) : {};
+    if (!option || !ir) continue;
+    found.push(...exploreDiagnostics(explore(ir), { file, text }, { maxAgentTurns: Number(option[1]) }));
+  }
+  return found;
 }
 
 /**

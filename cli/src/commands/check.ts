@@ -16,6 +16,7 @@ import {
   applyExploreSuppressions,
   explore,
   exploreDiagnostics,
+  sayBounds,
 } from '@kairoku-playbook/runtime';
 import { CHECK_EXPLORE_SECONDS, budgetRanOut } from './explore.js';
 import { flag, oneOf, parseArgs } from '../args.js';
@@ -44,7 +45,10 @@ Options:
                                     work tree holding the current folder, else the current folder)
   --explore                         also explore every run of each playbook without errors (up to
                                     ${DEFAULT_MAX_STATES} states or ${CHECK_EXPLORE_SECONDS} s each): PB310 (a step that can never run),
-                                    PB311 (a run that can get stuck)
+                                    PB311 (a run that can get stuck); in text, the bounds of a run
+                                    (most agent turns, gate decisions, wall clock)
+  --max-agent-turns N               with --explore (implied): PB312 when a run can take more than N
+                                    agent turns
   --fix                             apply the quick fixes diagnostics carry (did-you-mean names of
                                     steps, outputs, inputs, roles, outcomes, functions and keys),
                                     rewriting each file whole; says what it fixed, then checks again
@@ -60,6 +64,8 @@ interface CheckOptions {
   maxWarnings: number;
   root: string;
   explore: boolean;
+  /** `--max-agent-turns`: over it, PB312 */
+  maxAgentTurns: number | undefined;
   color: boolean;
   fix: 'no' | 'write' | 'dry-run';
 }
@@ -73,6 +79,7 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
       'no-color': 'boolean',
       help: 'boolean',
       explore: 'boolean',
+      'max-agent-turns': 'string',
       root: 'string',
       fix: 'boolean',
       'dry-run': 'boolean',
@@ -92,6 +99,9 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
       throw new UsageError(`--max-warnings takes a whole number, not "${maxWarningsText}"`);
     maxWarnings = Number(maxWarningsText);
   }
+  const maxTurnsText = flag(args, 'max-agent-turns');
+  if (maxTurnsText !== undefined && !/^\d+$/.test(maxTurnsText))
+    throw new UsageError(`--max-agent-turns takes a whole number, not "${maxTurnsText}"`);
 
   const fix = args.flags.has('fix');
   if (args.flags.has('dry-run') && !fix)
@@ -104,7 +114,8 @@ export function runCheck(argv: readonly string[], io: CommandIo): number | Promi
     format,
     maxWarnings,
     root: sourceRoot(flag(args, 'root'), io.cwd),
-    explore: args.flags.has('explore'),
+    explore: args.flags.has('explore') || maxTurnsText !== undefined,
+    maxAgentTurns: maxTurnsText === undefined ? undefined : Number(maxTurnsText),
     color: format === 'text' && !args.flags.has('no-color') && io.color,
     fix: fix ? (args.flags.has('dry-run') ? 'dry-run' : 'write') : 'no',
   };
@@ -173,7 +184,9 @@ function checkOnce(
     const fixed = fixFiles(loaded.files, loaded.onDisk, options, io);
     loaded = loader.load({ beforeValidation: () => fixed });
   }
-  const explored = options.explore ? exploreAll(loaded.files, loaded.validation.diagnostics, io) : undefined;
+  const explored = options.explore
+    ? exploreAll(loaded.files, loaded.validation.diagnostics, io, options.maxAgentTurns)
+    : undefined;
   const diagnostics = explored
     ? sortDiagnostics([...explored.keep(loaded.diagnostics), ...explored.found])
     : loaded.diagnostics;
@@ -193,6 +206,8 @@ function checkOnce(
       break;
     default:
       io.stdout(formatText(diagnostics, sourceOf, { color, fileCount: paths.length }));
+      // the bounds are information for the author: in text only (JSON and SARIF stay diagnostics)
+      for (const line of explored?.bounds ?? []) io.stdout(line);
   }
   // A walk that stopped at a limit checked only part of the folder: what it found is printed, and
   // the exit code says the check is incomplete (an I/O refusal), not clean.
@@ -251,8 +266,14 @@ function fixFiles(
  * compiler's own diagnostics. A `# playbook-ignore PB310` comment that silences one of them is not
  * "silencing nothing": the compiler's PB903 for it is dropped.
  */
-function exploreAll(files: readonly WorkspaceFile[], checked: readonly Diagnostic[], io: CommandIo) {
+function exploreAll(
+  files: readonly WorkspaceFile[],
+  checked: readonly Diagnostic[],
+  io: CommandIo,
+  maxAgentTurns: number | undefined,
+) {
   const found: Diagnostic[] = [];
+  const bounds: string[] = [];
   const used = new Set<string>();
   const failed = new Set(checked.filter((d) => d.severity === 'error').map((d) => d.file));
   for (const { file, text } of files) {
@@ -266,12 +287,18 @@ function exploreAll(files: readonly WorkspaceFile[], checked: readonly Diagnosti
           `(${budgetRanOut(exploration, CHECK_EXPLORE_SECONDS)}); PB310 is not reported for it ` +
           '(kairoku-playbook explore explores one playbook further)\n',
       );
-    const suppressed = applyExploreSuppressions(text, exploreDiagnostics(exploration, { file, text }));
+    bounds.push(`${file}: bounds: ${sayBounds(exploration.bounds)}\n`);
+    const budget = maxAgentTurns === undefined ? {} : { maxAgentTurns };
+    const suppressed = applyExploreSuppressions(
+      text,
+      exploreDiagnostics(exploration, { file, text }, budget),
+    );
     found.push(...suppressed.diagnostics);
     for (const range of suppressed.used) used.add(`${file}\u0000${range.start}\u0000${range.end}`);
   }
   return {
     found,
+    bounds,
     keep: (diagnostics: readonly Diagnostic[]) =>
       diagnostics.filter(
         (d) => d.code !== 'PB903' || !used.has(`${d.file}\u0000${d.range.start}\u0000${d.range.end}`),

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { SourceText, compilePlaybook, serializeIr } from '@kairoku-playbook/compiler';
+import type { Ir } from '@kairoku-playbook/compiler';
+import { DEFAULT_MAX_STATES, explore } from '@kairoku-playbook/runtime';
 import { flag, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
@@ -10,6 +12,9 @@ export const COMPILE_HELP = `Usage: kairoku-playbook compile FILE [-o FILE]
 
 Checks a playbook and prints its execution IR (JSON) to standard output, or writes it to the -o
 file (atomically). A playbook with errors gets its diagnostics on standard error and exit code 1.
+The IR carries the bounds of a run (bounds: most agent turns, gate decisions, wall clock, each
+step's most attempts), explored within a budget of states (so the IR stays deterministic); past it,
+the static bound (bounds.explored false).
 
 Options:
   -o, --output FILE   write the IR there instead of standard output
@@ -24,10 +29,27 @@ export function runCompile(argv: readonly string[], io: CommandIo): number {
   const compiled = compileFile(args.positionals, io, 'compile');
   if (!compiled) return 1;
   const output = flag(args, 'output');
-  const bytes = serializeIr(compiled);
+  const bytes = serializeIr(withBounds(compiled));
   if (output) writeUserFile(resolve(io.cwd, output), bytes);
   else io.stdout(bytes);
   return 0;
+}
+
+/**
+ * The IR with the bounds of a run. The budget is in states, not seconds, so the same playbook gives
+ * the same IR on every machine; it shrinks with the square of the number of steps (a state costs
+ * about its steps to expand, so the work shrinks as steps grow): the samples explore to the end
+ * (100,000 states up to 20 steps), 100 steps get 4,000, a 2,000-step playbook 10 (its static bound).
+ */
+function withBounds(ir: Ir): Ir {
+  const steps = Math.max(20, ir.steps.length);
+  const maxStates = Math.max(10, Math.floor((DEFAULT_MAX_STATES * 400) / (steps * steps)));
+  const { bounds } = explore(ir, { maxStates });
+  // (a run that goes round forever would have no bound: none under the current semantics)
+  const finite = [bounds.agentTurns, bounds.gateDecisions, bounds.chainTurns, bounds.longestMs].every(
+    Number.isFinite,
+  );
+  return finite ? { ...ir, bounds } : ir;
 }
 
 /** Compiles the one FILE argument; prints diagnostics to stderr and returns undefined on errors. */

@@ -28,6 +28,8 @@ import type {
   UngatedStep,
 } from '@kairoku-playbook/compiler';
 import { FILE_LIMITS, diskFileSystem, formatBytes } from '@kairoku-playbook/compiler/disk';
+import { explore } from '@kairoku-playbook/runtime';
+import { CHECK_EXPLORE_SECONDS } from './explore.js';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
@@ -38,8 +40,9 @@ export const DIFF_HELP = `Usage: kairoku-playbook diff BASE HEAD [PATH...] [--fo
 
 Compares two versions of playbooks by what they let agents do, on their IR, not their text: tool
 grants per role and step, check commands, gates removed, made optional or bypassed, gate choices and
-outcomes that now lead on, loop maxima, retries, timeouts, secret inputs added or exposed, steps
-added or removed, roles changing base. Each change is widened, narrowed or changed. Steps, roles and
+outcomes that now lead on, loop maxima, retries, timeouts, the most agent turns and gate decisions
+a run can take (as check --explore bounds them), secret inputs added or exposed, steps added or
+removed, roles changing base. Each change is widened, narrowed or changed. Steps, roles and
 inputs are matched by what they are, not by name: renaming and reordering report nothing.
 
 BASE and HEAD are two playbook files, or two git revisions: then each PATH (a playbook or a folder)
@@ -134,7 +137,11 @@ export function runDiff(argv: readonly string[], io: CommandIo): number {
     const ungated = new Map(
       irs.flatMap((version) => (version ? [[version.ir, version.ungated] as const] : [])),
     );
-    const changes = diffPlaybooks(b, h, { ungatedSteps: (ir) => ungated.get(ir) ?? [] });
+    const changes = diffPlaybooks(b, h, {
+      ungatedSteps: (ir) => ungated.get(ir) ?? [],
+      // the worst case of a run, as check --explore gives it (within its budget; else the static bound)
+      bounds: (ir) => explore(ir, { maxMillis: CHECK_EXPLORE_SECONDS * 1000 }).bounds,
+    });
     report.playbooks.push({
       path: h ? after.shown : before.shown,
       ...(b && h && before.shown !== after.shown ? { basePath: before.shown } : {}),

@@ -1,5 +1,6 @@
 export { diffPlaybooks, toolChanges } from './policy-diff.js';
 export { ungatedFromDiagnostics } from './ungated.js';
+export type { DiffBounds } from './policy-change.js';
 export type {
   ChangeKind,
   ChangeSubject,

@@ -30,7 +30,8 @@ export type ChangeKind =
   | 'commands'
   | 'secret-input'
   | 'secret-exposed'
-  | 'ungated-path';
+  | 'ungated-path'
+  | 'bound';
 
 /** What a change is about, by its name in HEAD (in BASE for what was removed). */
 export interface ChangeSubject {
@@ -70,6 +71,19 @@ export interface DiffOptions {
    * such change is reported.
    */
   ungatedSteps?: (ir: Ir) => readonly UngatedStep[];
+  /**
+   * The seam for the bounds of a run (the machine's explorer): given, a change of the most agent turns
+   * or gate decisions a run can take is a `bound` change, widened when it grows (`bounds-diff.ts`).
+   */
+  bounds?: (ir: Ir) => DiffBounds | undefined;
+}
+
+/** What the diff compares of a playbook's bounds (the machine's `RunBounds` has these and more). */
+export interface DiffBounds {
+  agentTurns: number;
+  gateDecisions: number;
+  /** from a complete exploration; false: a static bound */
+  explored: boolean;
 }
 
 /** The subject's name in BASE, when it is not its name in HEAD. */

@@ -1,3 +1,4 @@
+import { boundChanges } from './bounds-diff.js';
 import type { Ir, IrAfterTask, IrStep, IrTransition } from '../ir/ir.js';
 import { IR_VERSION } from '../ir/ir.js';
 import { canonicalExpression, matchPlaybooks, canonicalTemplate } from './match.js';
@@ -133,6 +134,8 @@ class PolicyDiff {
           removed: this.removed,
         }),
       );
+    if (this.options.bounds && !this.added)
+      this.out.push(...boundChanges(this.base, this.head, this.options.bounds, this.out));
     return this.out;
   }
 

@@ -125,6 +125,30 @@ export interface IrInput {
   default?: unknown;
 }
 
+/**
+ * The worst case of a run (issue 26), computed by the machine's explorer (`machine/src/explore/bounds.ts`
+ * says how and why each number is sound); `compile` writes it into the IR it prints.
+ */
+export interface IrBounds {
+  /** from the complete exploration (agent turns and decisions exact); false: the static bound */
+  explored: boolean;
+  /** the most agent turns one run can take (agent steps and auto agent after-tasks, retries included) */
+  agentTurns: number;
+  /** the most gate decisions a person can be asked for in one run */
+  gateDecisions: number;
+  /**
+   * an upper bound on the longest chain of agent turns one after another (each starts after the one
+   * before it ended): the critical path in turns; equal to `agentTurns` when nothing runs in parallel
+   */
+  chainTurns: number;
+  /** an upper bound on a run's wall clock in ms from the timeouts, without people's time on gates */
+  longestMs: number;
+  /** per input assumption (the explorer's input variants), when there is more than one */
+  perInput: { inputs: Record<string, unknown>; agentTurns: number; gateDecisions: number }[];
+  /** per step and after-task: its own maximum attempts and why */
+  units: { name: string; kind: 'agent' | 'check' | 'gate'; maxAttempts: number; why: string }[];
+}
+
 export interface Ir {
   ir: 1;
   id: string;
@@ -140,4 +164,6 @@ export interface Ir {
   steps: IrStep[];
   after: IrAfterTask[];
   outputs: { name: string; value: IrTemplate | null; literal: string | number | boolean | null }[];
+  /** written by `compile` (the explorer's); absent otherwise */
+  bounds?: IrBounds;
 }

@@ -74,6 +74,12 @@ export class WorkspaceExplorer {
     return movedExploration(previous.result, text, edit);
   }
 
+  /** The bounds of a run of the playbook in `file` as explored from `text` (undefined: not explored). */
+  boundsOf(file: string, text: string): ExploredPlaybook['bounds'] | undefined {
+    const entry = this.explored.get(file);
+    return entry?.text === text ? entry.result?.bounds : undefined;
+  }
+
   private note(file: string, result: ExploredPlaybook): string {
     return (
       `exploring ${file} stopped after ${result.states} states ` +

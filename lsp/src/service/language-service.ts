@@ -273,7 +273,8 @@ export class PlaybookLanguageService {
       return hover ? toHover(source, hover) : null;
     }
     return this.with(uri, null, (analysis) => {
-      const hover = hoverAt(analysis, analysis.source.offsetAt(position));
+      const bounds = this.explorer?.boundsOf(analysis.file, analysis.text);
+      const hover = hoverAt(analysis, analysis.source.offsetAt(position), bounds);
       return hover ? toHover(analysis.source, hover) : null;
     });
   }

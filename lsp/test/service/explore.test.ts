@@ -111,3 +111,42 @@ describe('the service explores', () => {
     expect(service.validate().exploreNotes).toEqual([]);
   });
 });
+
+describe('hover shows the bounds the explorer found', () => {
+  const LOOP = `version: 1
+title: Loop
+steps:
+  a: { role: implementer, prompt: A, retries: 1 }
+  b:
+    needs: a
+    run: npm test
+    outcomes: { pass: next, fail: { loop: a, max: 3 } }
+`;
+  const hoverOn = (service: PlaybookLanguageService, text: string, word: string) => {
+    const offset = text.indexOf(word);
+    const line = text.slice(0, offset).split('\n').length - 1;
+    const character = offset - text.lastIndexOf('\n', offset - 1) - 1;
+    const hover = service.hover(URI, { line, character });
+    return hover && typeof hover.contents === 'object' && 'value' in hover.contents
+      ? hover.contents.value
+      : '';
+  };
+
+  it("on the title, the run's; on a step, its own attempts and why", () => {
+    const service = open(LOOP);
+    service.validate();
+    expect(hoverOn(service, LOOP, 'title')).toContain(
+      '**A run takes** at most 8 agent turns, 0 gate decisions, 12h of agents and checks.',
+    );
+    expect(hoverOn(service, LOOP, 'a: {')).toContain(
+      '**Bound:** at most 8 attempts: retries: 1; loop b.fail (max 3)',
+    );
+    expect(hoverOn(service, LOOP, 'b:\n')).toContain('**Bound:** at most 4 attempts: loop b.fail (max 3)');
+  });
+
+  it('shows none when the explorer is off', () => {
+    const service = open(LOOP, 'off');
+    service.validate();
+    expect(hoverOn(service, LOOP, 'title')).not.toContain('A run takes');
+  });
+});

@@ -3,6 +3,7 @@ import type { Diagnostic, OffsetRange } from '@kairoku-playbook/compiler';
 import { applyExploreSuppressions, exploreDiagnostics } from './diagnostics.js';
 import { explore } from './explore.js';
 import type { Exploration, ExploreOptions } from './explore.js';
+import type { RunBounds } from './bounds.js';
 
 /**
  * `check --explore` for one playbook, as the language server runs it too: which files are explored, and
@@ -23,6 +24,8 @@ export interface ExploredPlaybook {
   states: number;
   maxStates: number;
   outOfTime: boolean;
+  /** the worst case of a run (the language server's hover on `title` and on each step shows it) */
+  bounds: RunBounds;
 }
 
 /**
@@ -44,8 +47,9 @@ export function explorePlaybook(
   const exploration = explore(ir, options);
   const found = exploreDiagnostics(exploration, { file, text });
   const suppressed = applyExploreSuppressions(text, found);
-  const { complete, states, maxStates, outOfTime } = exploration;
+  const { complete, states, maxStates, outOfTime, bounds } = exploration;
   return {
+    bounds,
     diagnostics: suppressed.diagnostics,
     used: suppressed.used,
     found,

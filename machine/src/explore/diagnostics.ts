@@ -1,5 +1,6 @@
 import { SourceText, findSuppressions } from '@kairoku-playbook/compiler';
 import type { Diagnostic, OffsetRange, RelatedLocation } from '@kairoku-playbook/compiler';
+import { sayBounds } from './bounds-text.js';
 import { describePath } from './describe.js';
 import type { Exploration } from './explore.js';
 
@@ -18,12 +19,44 @@ export interface PlaybookSource {
 /** Paths longer than this are shortened in messages (the related locations keep every step). */
 const SHOWN_EVENTS = 6;
 
-export function exploreDiagnostics(exploration: Exploration, source: PlaybookSource): Diagnostic[] {
+/** What a team allows a run (`check --explore --max-agent-turns N`): over it, PB312. */
+export interface RunBudget {
+  maxAgentTurns?: number;
+}
+
+export function exploreDiagnostics(
+  exploration: Exploration,
+  source: PlaybookSource,
+  budget: RunBudget = {},
+): Diagnostic[] {
   const words = wordsFor(exploration, source);
   return [
     ...stuckDiagnostics(exploration, source, words),
     // An incomplete exploration proves nothing about what never runs.
     ...(exploration.complete ? neverRunDiagnostics(exploration, source, words) : []),
+    ...overBudget(exploration, source, budget),
+  ];
+}
+
+/**
+ * PB312: a run can take more agent turns than allowed, on the playbook's `title` key (its first line
+ * when it has none). The bound is the explorer's, or the static one when it was cut off: a static
+ * bound over the budget may be a false alarm, and the message says which it is.
+ */
+function overBudget(exploration: Exploration, source: PlaybookSource, budget: RunBudget): Diagnostic[] {
+  const allowed = budget.maxAgentTurns;
+  const { bounds } = exploration;
+  if (allowed === undefined || bounds.agentTurns <= allowed) return [];
+  const title = /^title[ \t]*:/m.exec(source.text);
+  const range = title ? { start: title.index, end: title.index + 5 } : { start: 0, end: 0 };
+  return [
+    {
+      file: source.file,
+      range,
+      severity: 'error',
+      code: 'PB312',
+      message: `a run can take more agent turns than --max-agent-turns ${allowed}: ${sayBounds(bounds)}`,
+    },
   ];
 }
 

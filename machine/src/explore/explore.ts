@@ -2,6 +2,8 @@ import type { Ir } from '@kairoku-playbook/compiler';
 import { vecToArray } from '../core/pvec.js';
 import { isEnded } from '../core/state.js';
 import type { RunState, RunStatus } from '../core/state.js';
+import { exploredBounds, staticBounds } from './bounds.js';
+import type { RunBounds } from './bounds.js';
 import { Model } from './model.js';
 import type { Move } from './model.js';
 
@@ -75,6 +77,8 @@ export interface Exploration {
   notes: string[];
   /** the exploration stopped at `maxMillis`, not at `maxStates` */
   outOfTime: boolean;
+  /** the worst case of a run (`bounds.ts`): exact when complete, else a static bound */
+  bounds: RunBounds;
 }
 
 export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
@@ -88,6 +92,11 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
   const maxAttempts = mostAttempts(ir, model, graph, order, cycle);
   const worst = worstTurns(model, graph, order, cycle);
   const stuck = stuckRuns(ir, graph);
+  const bounds = cycle
+    ? unbounded(staticBounds(ir))
+    : graph.complete
+      ? exploredBounds(ir, graph, order, maxAttempts, model.inputs)
+      : staticBounds(ir);
   return {
     ir,
     model,
@@ -104,6 +113,20 @@ export function explore(ir: Ir, options: ExploreOptions = {}): Exploration {
     allEnd: graph.complete && stuck.length === 0 && cycle === null,
     notes,
     outOfTime: graph.stoppedByClock,
+    bounds,
+  };
+}
+
+/** Runs that go round forever (none under the current semantics): no bound. */
+function unbounded(bounds: RunBounds): RunBounds {
+  const units = bounds.units.map((u) => ({ ...u, maxAttempts: Infinity }));
+  return {
+    ...bounds,
+    agentTurns: Infinity,
+    gateDecisions: Infinity,
+    chainTurns: Infinity,
+    longestMs: Infinity,
+    units,
   };
 }
 

@@ -157,7 +157,27 @@ describe('kairoku-playbook check --explore', () => {
     const samples = ['bugfix', 'pr', 'release', 'research'].map((name) => `playbooks/${name}.yml`);
     const { code, stdout, stderr } = cli(['check', '--explore', ...samples]);
     expect(stderr).toBe('');
-    expect(stdout).toBe('no problems in 4 files\n');
+    // and the bounds of each (machine/test/explore/bounds.test.ts proves them)
+    expect(stdout).toBe(
+      [
+        'no problems in 4 files',
+        'playbooks/bugfix.yml: bounds: at most 16 agent turns, 3 gate decisions, 3h of agents and checks',
+        'playbooks/pr.yml: bounds: at most 17 agent turns, 3 gate decisions, 4h of agents and checks',
+        'playbooks/release.yml: bounds: at most 9 agent turns, 10 gate decisions, 6h of agents and checks',
+        'playbooks/research.yml: bounds: at most 6 agent turns (at most 3 one after another), 0 gate decisions, 2h of agents and checks',
+        '',
+      ].join('\n'),
+    );
     expect(code).toBe(0);
+  });
+
+  it('--max-agent-turns N: PB312 when a run can take more, on the title; it implies --explore', () => {
+    const over = cli(['check', '--max-agent-turns', '16', '--format', 'json', 'playbooks/pr.yml']);
+    expect(over.code).toBe(1);
+    const found = JSON.parse(over.stdout) as { code: string; line: number; message: string }[];
+    expect(found.map((d) => [d.code, d.line])).toEqual([['PB312', 4]]);
+    expect(found[0]!.message).toContain('more agent turns than --max-agent-turns 16: at most 17 agent turns');
+    expect(cli(['check', '--max-agent-turns', '17', 'playbooks/pr.yml']).code).toBe(0);
+    expect(cli(['check', '--max-agent-turns', 'many', 'playbooks/pr.yml']).code).toBe(2);
   });
 });

@@ -4,6 +4,8 @@
  * outcome anywhere, what it is; on any other key, its description from the playbook schema.
  */
 import { getBuiltinFunction } from '@kairoku-playbook/grammar';
+import { sayBounds, sayUnitBound } from '@kairoku-playbook/machine';
+import type { RunBounds } from '@kairoku-playbook/machine';
 import { code, describeSymbol, lineOf } from '../language/describe.js';
 import { expressionAt, nameAt } from '../language/expression-at.js';
 import type { ExpressionSite, NameAtCursor } from '../language/expression-at.js';
@@ -19,15 +21,27 @@ export interface HoverResult {
   contents: string;
 }
 
-export function hoverAt(analysis: FileAnalysis, offset: number): HoverResult | undefined {
+/**
+ * `bounds`: the explorer's worst case of a run of this text (lsp/src/service/explore.ts), shown on the
+ * playbook's `title` (the run's) and on each step and after-task (its own attempts, and why).
+ */
+export function hoverAt(analysis: FileAnalysis, offset: number, bounds?: RunBounds): HoverResult | undefined {
   const site = expressionAt(analysis, offset);
   if (site) return expressionHover(analysis, site);
   const occurrence = occurrenceAt(analysis, offset);
   if (occurrence) {
     const contents = describeSymbol(analysis, occurrence.symbol);
-    if (contents) return { range: occurrence.range, contents };
+    const { kind, name } = occurrence.symbol;
+    const unitName = kind === 'after' ? `after.${name}` : name;
+    const unit =
+      kind === 'step' || kind === 'after' ? bounds?.units.find((u) => u.name === unitName) : undefined;
+    const bound = unit && `**Bound:** ${sayUnitBound(unit, bounds!.explored)}`;
+    if (contents) return { range: occurrence.range, contents: bound ? `${contents}\n\n${bound}` : contents };
   }
-  return keyHover(analysis, offset);
+  const hover = keyHover(analysis, offset);
+  if (hover && bounds && hover.key.length === 1 && hover.key[0] === 'title')
+    return { range: hover.range, contents: `${hover.contents}\n\n**A run takes** ${sayBounds(bounds)}.` };
+  return hover && { range: hover.range, contents: hover.contents };
 }
 
 function expressionHover(analysis: FileAnalysis, site: ExpressionSite): HoverResult | undefined {
@@ -64,7 +78,7 @@ function describeName(analysis: FileAnalysis, site: ExpressionSite, name: NameAt
   }
 }
 
-function keyHover(analysis: FileAnalysis, offset: number): HoverResult | undefined {
+function keyHover(analysis: FileAnalysis, offset: number): (HoverResult & { key: unknown[] }) | undefined {
   const document = yamlDocument(analysis);
   if (!document) return undefined;
   const { steps, onKey } = pathAt(document, offset);
@@ -73,5 +87,5 @@ function keyHover(analysis: FileAnalysis, offset: number): HoverResult | undefin
   const range = rangeOfNode(last.pair?.key as Node | null | undefined);
   const description = describeKey(steps.map((s) => s.key));
   if (!range || !description) return undefined;
-  return { range, contents: `${code(String(last.key))}: ${description}` };
+  return { range, contents: `${code(String(last.key))}: ${description}`, key: steps.map((s) => s.key) };
 }
