@@ -391,7 +391,7 @@ function RunActions({ detail }: { detail: RunDetail }) {
       {actions.archive && (
         <Confirmed
           label="Archive run"
-          question={`Archive ${run.title}? It leaves the run list; Show archived runs brings it back.`}
+          question={`Archive ${run.title}? It stays open here, then leaves the run list; Show archived runs brings it back.`}
           yes="Yes, archive it"
           no="No, keep it"
           onYes={() => thenKeepFocus(act(() => api.act(run.id, 'archive'), 'Archived.'))}

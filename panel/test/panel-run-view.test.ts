@@ -1,0 +1,88 @@
+/**
+ * Issue 24's run view in Chromium against the stand-in serve: the run that stays open after Archive, the
+ * step's sheet below the graph when the panel is narrow, the timeline of attempts. Driven by accessible
+ * names, at 1280×800 and 390×844.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../test/e2e/support/workbench.js';
+import { buildPanel } from '../build.mjs';
+import { startFakeApi } from './support/fake-api.js';
+import type { FakeApi } from './support/fake-api.js';
+import { focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
+
+const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
+
+let fake: FakeApi;
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  await buildPanel();
+  fake = await startFakeApi();
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await fake?.close();
+});
+
+describe('archive', () => {
+  it('keeps the run open and selected after Archive, through a reload of the list, until another run opens', async () => {
+    const other = fake.addRun({ title: 'Other ended run', status: 'completed' });
+    const id = fake.addRun({ title: 'Run to archive', status: 'completed' });
+    const { page, problems } = await openPanelAt(browser, fake, { address: `#/runs/${id}` });
+    await runHeading(page, 'Run to archive').waitFor();
+    await page.getByRole('button', { name: 'Archive run' }).click();
+    await page
+      .getByRole('dialog', { name: /Archive Run to archive\?/ })
+      .getByRole('button', { name: 'Yes, archive it' })
+      .click();
+    await page.getByRole('button', { name: 'Archive run' }).waitFor({ state: 'detached' });
+    expect(fake.run(id)!.item.archived).toBe(true);
+    // The run is still the main area at the same address, its entry selected and marked archived.
+    await expect(runHeading(page, 'Run to archive').isVisible()).resolves.toBe(true);
+    await expect(hash(page)).resolves.toBe(`#/runs/${id}`);
+    await expect.poll(() => focused(page)).toMatch(/^h2 run-title/);
+    const entry = page.getByRole('tab', { selected: true });
+    await expect(entry.getAttribute('id')).resolves.toBe(`tab-${id}`);
+    await expect(entry.locator('.tab-status').textContent()).resolves.toBe('completed · archived');
+    await expect(page.getByLabel('Show archived runs').isChecked()).resolves.toBe(false);
+
+    // A fresh list from the server (the filter asks for one) leaves it out; the page keeps it while open.
+    await page.getByLabel('Status').selectOption('completed');
+    await page.getByRole('tab', { name: /Other ended run/ }).waitFor();
+    await page.getByLabel('Status').selectOption('all');
+    await expect(page.getByRole('tab', { selected: true }).getAttribute('id')).resolves.toBe(`tab-${id}`);
+
+    // Another run opened: the archived one leaves the list.
+    await page.locator(`#tab-${other}`).click();
+    await runHeading(page, 'Other ended run').waitFor();
+    await page.locator(`#tab-${id}`).waitFor({ state: 'detached' });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it('at 390 px the run stays in view after Archive', async () => {
+    const id = fake.addRun({ title: 'Narrow archive', status: 'completed' });
+    const { page, problems } = await openPanelAt(browser, fake, {
+      width: 390,
+      height: 844,
+      address: `#/runs/${id}`,
+    });
+    await runHeading(page, 'Narrow archive').waitFor();
+    await page.getByRole('button', { name: 'Archive run' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Yes, archive it' }).click();
+    await page.getByRole('button', { name: 'Archive run' }).waitFor({ state: 'detached' });
+    await expect(runHeading(page, 'Narrow archive').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('tablist', { name: 'Runs' }).isVisible()).resolves.toBe(false);
+    await expect(hash(page)).resolves.toBe(`#/runs/${id}`);
+    await expect.poll(() => focused(page)).toMatch(/^h2 run-title/);
+    await expect(page.locator(`#tab-${id}`).getAttribute('aria-selected')).resolves.toBe('true');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});
