@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
@@ -82,6 +82,65 @@ describe('archive', () => {
     await expect(hash(page)).resolves.toBe(`#/runs/${id}`);
     await expect.poll(() => focused(page)).toMatch(/^h2 run-title/);
     await expect(page.locator(`#tab-${id}`).getAttribute('aria-selected')).resolves.toBe('true');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});
+
+/** Where the graph and the step's sheet are drawn, in page pixels. */
+async function sheetAndGraph(page: Page) {
+  return page.evaluate(() => {
+    const box = (selector: string) => {
+      const r = document.querySelector(selector)!.getBoundingClientRect();
+      return { x: r.x, y: r.y + scrollY, width: r.width, height: r.height, top: r.y, bottom: r.bottom };
+    };
+    return { graph: box('.graph-frame'), sheet: box('.sheet'), heading: box('#sheet-title') };
+  });
+}
+
+describe('the step’s sheet', () => {
+  // 760: a window wider than 700 px whose run, beside the run list, is narrower: the run's width decides.
+  for (const [width, height] of [
+    [390, 844],
+    [700, 800],
+    [760, 800],
+  ] as const) {
+    it(`shows below the graph, as wide as it, at ${width}×${height}`, async () => {
+      const id = fake.addRun({ title: `Sheet at ${width}` });
+      const { page, problems } = await openPanelAt(browser, fake, {
+        width,
+        height,
+        address: `#/runs/${id}`,
+      });
+      await runHeading(page, `Sheet at ${width}`).waitFor();
+      await page.getByRole('button', { name: /^review agent/ }).click();
+      await page.getByRole('complementary', { name: 'review' }).waitFor();
+      await expect.poll(() => focused(page)).toMatch(/^h3 sheet-title/);
+      const { graph, sheet, heading } = await sheetAndGraph(page);
+      expect(sheet.y).toBeGreaterThanOrEqual(graph.y + graph.height);
+      expect(Math.abs(sheet.x - graph.x)).toBeLessThan(1);
+      expect(Math.abs(sheet.width - graph.width)).toBeLessThan(1);
+      expect(graph.width).toBeGreaterThan(300); // the graph keeps the run's width
+      // The sheet's heading has the focus and is in view.
+      expect(heading.top).toBeGreaterThanOrEqual(0);
+      expect(heading.bottom).toBeLessThanOrEqual(height);
+      await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(
+        width,
+      );
+      if (width === 390) await page.screenshot({ path: `${SHOTS}24-sheet-390.png` });
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }, 120_000);
+  }
+
+  it('shows beside the graph when the run has room (1280×800)', async () => {
+    const id = fake.addRun({ title: 'Sheet beside' });
+    const { page, problems } = await openPanelAt(browser, fake, { address: `#/runs/${id}/steps/plan` });
+    await page.getByRole('complementary', { name: 'plan' }).waitFor();
+    const { graph, sheet } = await sheetAndGraph(page);
+    expect(sheet.x).toBeGreaterThanOrEqual(graph.x + graph.width);
+    expect(Math.abs(sheet.y - graph.y)).toBeLessThan(1);
+    expect(graph.width).toBeGreaterThan(400);
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
