@@ -252,7 +252,12 @@ function StepSheet({
   attempt: number | null;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [step.name, attempt]);
+  const sheet = useRef<HTMLElement>(null);
+  // The whole sheet in view (below the graph when narrow, it may open under the fold), its heading focused.
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+    sheet.current?.scrollIntoView({ block: 'nearest' });
+  }, [step.name, attempt]);
   const shown = attempt === null ? null : step.attempts.find((a) => a.attempt === attempt);
   const close = () => {
     const name = step.name;
@@ -276,7 +281,7 @@ function StepSheet({
       if (!document.activeElement || document.activeElement === document.body) heading.current?.focus();
     });
   return (
-    <aside class="sheet" aria-labelledby="sheet-title">
+    <aside class="sheet" aria-labelledby="sheet-title" ref={sheet}>
       <header>
         <h3 id="sheet-title" tabIndex={-1} ref={heading}>
           {step.name}
