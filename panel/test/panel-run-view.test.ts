@@ -11,7 +11,7 @@ import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
 import { startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
-import { focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
+import { axeProblems, focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
 
@@ -141,6 +141,71 @@ describe('the step’s sheet', () => {
     expect(sheet.x).toBeGreaterThanOrEqual(graph.x + graph.width);
     expect(Math.abs(sheet.y - graph.y)).toBeLessThan(1);
     expect(graph.width).toBeGreaterThan(400);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});
+
+/** Advances the fake run until its step has the status, waiting for the page to show each move. */
+async function advanceUntil(page: Page, runId: string, step: string, status: string): Promise<void> {
+  const shown = page.locator(`.node-button[data-step="${step}"][data-status="${status}"]`);
+  for (let i = 0; i < 20 && (await shown.count()) === 0; i++) {
+    const version = fake.run(runId)!.version;
+    fake.advance(runId);
+    await page.waitForFunction(
+      ([v]) => document.querySelector('.run-view')?.getAttribute('data-version') === String(v),
+      [version + 1],
+    );
+  }
+  await shown.waitFor();
+}
+
+describe('the timeline', () => {
+  it('shows each step’s attempts on one time strip, a loop as the steps again, with names and times in words', async () => {
+    const id = fake.addRun({ title: 'Looped run' }); // review → implement on "changes", once
+    const { page, problems } = await openPanelAt(browser, fake, { address: `#/runs/${id}` });
+    await runHeading(page, 'Looped run').waitFor();
+    await advanceUntil(page, id, 'ship', 'waiting');
+    const table = page.getByRole('table', { name: 'Timeline' });
+    const row = (step: string) =>
+      table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: step, exact: true }) });
+    const rowHeads = await table.getByRole('rowheader').allTextContents();
+    expect(rowHeads).toEqual(['plan', 'implement', 'qa', 'review', 'ship']);
+
+    // The loop: implement, qa and review ran twice; review's first attempt asked for changes.
+    const review = row('review').getByRole('button');
+    await expect(review.count()).resolves.toBe(2);
+    await expect(review.nth(0).getAttribute('aria-label')).resolves.toMatch(
+      /^review attempt #1: changes, \d+ s$/,
+    );
+    await expect(review.nth(1).getAttribute('aria-label')).resolves.toMatch(
+      /^review attempt #2: approved, \d+ s$/,
+    );
+    await expect(review.nth(0).getAttribute('class')).resolves.toBe('bar earlier');
+    await expect(review.nth(1).getAttribute('class')).resolves.toBe('bar completed');
+    await expect(row('review').locator('.time').textContent()).resolves.toMatch(/^2 attempts · \d+ s$/);
+    await expect(row('implement').getByRole('button').count()).resolves.toBe(2);
+    await expect(row('qa').getByRole('button').count()).resolves.toBe(2);
+    await expect(row('plan').locator('.time').textContent()).resolves.toMatch(/^\d+ s$/);
+    await expect(row('ship').getByRole('button').getAttribute('aria-label')).resolves.toMatch(
+      /^ship attempt #1: waiting, \d+ s$/,
+    );
+    await expect(row('ship').getByRole('button').getAttribute('class')).resolves.toBe('bar waiting');
+    // Later attempts sit later on the strip.
+    const [first, second] = [(await review.nth(0).boundingBox())!, (await review.nth(1).boundingBox())!];
+    expect(second.x).toBeGreaterThanOrEqual(first.x);
+    expect(await axeProblems(page)).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}24-timeline.png`, fullPage: true });
+
+    // A bar opens that attempt in the step's sheet.
+    await review.nth(0).click();
+    await page.getByRole('heading', { level: 3, name: 'review · attempt #1' }).waitFor();
+
+    // Narrow: the timeline fits, nothing sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await table.waitFor();
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+    expect(await axeProblems(page)).toEqual([]);
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);

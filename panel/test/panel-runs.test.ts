@@ -104,7 +104,7 @@ describe('what needs the person first', () => {
     const gateBox = await page.getByRole('region', { name: 'Ship the pull request?' }).boundingBox();
     expect(gateBox!.y).toBeLessThan(800);
     await page.screenshot({ path: `${SHOTS}24-start-gate.png` });
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('button', { name: 'Approve', exact: true }).click(); // (a timeline bar says "approved")
     await expect.poll(() => page.title()).toBe('Playbooks');
     expect(problems).toEqual([]);
     await page.context().close();

@@ -6,6 +6,7 @@ import { Graph } from './graph.js';
 import { runHasEnded, runIcon, runLabel, runState, stepState } from './status.js';
 import { act, actOn, attention, openStep } from './store.js';
 import { absolute, ago, coarseClock, duration, elapsed, nowFor, stepDuration, stepIsActive } from './time.js';
+import { Timeline } from './timeline-view.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -554,6 +555,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
             <Values values={run.outputs ?? null} label="Outputs of the run" />
           </div>
           <AfterTasks detail={detail} />
+          <Timeline key={run.id} detail={detail} />
         </div>
         {sheetStep && <StepSheet detail={detail} step={sheetStep} attempt={open!.attempt} />}
       </div>
