@@ -207,10 +207,10 @@ describe('the Playbooks panel in Chromium', () => {
       .click();
     await page.locator('.badge.completed').waitFor();
 
-    // Archive: the tab goes; Show archived brings it back.
+    // Archive: the run stays open and listed (marked archived) while it is open; Show archived lists it after.
     await page.getByRole('button', { name: 'Archive run' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Yes, archive it' }).click();
-    await page.getByRole('tab').first().waitFor({ state: 'detached' });
+    await page.getByRole('tab', { name: /archived/, selected: true }).waitFor();
     await page.getByLabel('Show archived runs').check();
     await page.getByRole('tab', { name: /archived/ }).waitFor();
     await page.screenshot({ path: `${SHOTS}5-archived.png`, fullPage: true });
@@ -294,7 +294,9 @@ describe('the Playbooks panel in Chromium', () => {
     await expect.poll(focused, { timeout: 15_000 }).toMatch(/^button No, keep it/);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await page.getByRole('tab', { selected: true }).waitFor({ state: 'detached' });
+    // The archived run stays open and selected, and the focus on its heading.
+    await page.getByRole('tab', { name: /archived/, selected: true }).waitFor();
+    await expect.poll(focused, { timeout: 15_000 }).toMatch(/^h2 .* run-title$/);
     await page.screenshot({ path: `${SHOTS}6-keyboard.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();

@@ -10,7 +10,7 @@ import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
 import { startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
-import { axeProblems, openPanelAt } from './support/panel-page.js';
+import { axeProblems, focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
 
@@ -29,10 +29,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const hash = (page: Page) => page.evaluate(() => location.hash);
 const sheet = (page: Page, step: string) => page.getByRole('complementary', { name: step });
-const runHeading = (page: Page, title: string) =>
-  page.getByRole('heading', { level: 2, name: new RegExp(title) });
 
 describe('every run addressable', () => {
   it('opens a run and its step sheet from the address, keeps them on reload, and Back/Forward move between them', async () => {
@@ -76,12 +73,6 @@ describe('every run addressable', () => {
   }, 120_000);
 });
 
-const focused = (page: Page) =>
-  page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
-    return `${element?.tagName.toLowerCase()} ${element?.id ?? ''} ${element?.textContent?.trim() ?? ''}`;
-  });
-
 /** Advances the fake run until its step has the status, waiting for the page to show each move. */
 async function advanceUntil(page: Page, runId: string, step: string, status: string): Promise<void> {
   const shown = page.locator(`.node-button[data-step="${step}"][data-status="${status}"]`);
@@ -113,7 +104,7 @@ describe('what needs the person first', () => {
     const gateBox = await page.getByRole('region', { name: 'Ship the pull request?' }).boundingBox();
     expect(gateBox!.y).toBeLessThan(800);
     await page.screenshot({ path: `${SHOTS}24-start-gate.png` });
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('button', { name: 'Approve', exact: true }).click(); // (a timeline bar says "approved")
     await expect.poll(() => page.title()).toBe('Playbooks');
     expect(problems).toEqual([]);
     await page.context().close();
@@ -253,7 +244,7 @@ describe('safety and truth', () => {
       .getByRole('dialog', { name: /Archive Run to cancel\?/ })
       .getByRole('button', { name: 'Yes, archive it' })
       .click();
-    await canceled.waitFor({ state: 'detached' });
+    await page.getByRole('tab', { name: /Run to cancel.*archived/, selected: true }).waitFor();
     await page.reload();
     await runHeading(page, 'Run to cancel').waitFor();
     await page.getByRole('tab', { name: /Run to cancel.*archived/ }).waitFor();

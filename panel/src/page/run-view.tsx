@@ -6,6 +6,7 @@ import { Graph } from './graph.js';
 import { runHasEnded, runIcon, runLabel, runState, stepState } from './status.js';
 import { act, actOn, attention, openStep } from './store.js';
 import { absolute, ago, coarseClock, duration, elapsed, nowFor, stepDuration, stepIsActive } from './time.js';
+import { Timeline } from './timeline-view.js';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -252,7 +253,12 @@ function StepSheet({
   attempt: number | null;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [step.name, attempt]);
+  const sheet = useRef<HTMLElement>(null);
+  // The whole sheet in view (below the graph when narrow, it may open under the fold), its heading focused.
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+    sheet.current?.scrollIntoView({ block: 'nearest' });
+  }, [step.name, attempt]);
   const shown = attempt === null ? null : step.attempts.find((a) => a.attempt === attempt);
   const close = () => {
     const name = step.name;
@@ -276,7 +282,7 @@ function StepSheet({
       if (!document.activeElement || document.activeElement === document.body) heading.current?.focus();
     });
   return (
-    <aside class="sheet" aria-labelledby="sheet-title">
+    <aside class="sheet" aria-labelledby="sheet-title" ref={sheet}>
       <header>
         <h3 id="sheet-title" tabIndex={-1} ref={heading}>
           {step.name}
@@ -391,7 +397,7 @@ function RunActions({ detail }: { detail: RunDetail }) {
       {actions.archive && (
         <Confirmed
           label="Archive run"
-          question={`Archive ${run.title}? It leaves the run list; Show archived runs brings it back.`}
+          question={`Archive ${run.title}? It stays open here, then leaves the run list; Show archived runs brings it back.`}
           yes="Yes, archive it"
           no="No, keep it"
           onYes={() => thenKeepFocus(act(() => api.act(run.id, 'archive'), 'Archived.'))}
@@ -549,6 +555,7 @@ export function RunView({ detail }: { detail: RunDetail }) {
             <Values values={run.outputs ?? null} label="Outputs of the run" />
           </div>
           <AfterTasks detail={detail} />
+          <Timeline key={run.id} detail={detail} />
         </div>
         {sheetStep && <StepSheet detail={detail} step={sheetStep} attempt={open!.attempt} />}
       </div>

@@ -40,9 +40,13 @@ export const attention = signal<{ run: string; heading: boolean } | null>(null);
 
 const waitsFirst = (a: RunListItem, b: RunListItem) => Number(b.waiting > 0) - Number(a.waiting > 0);
 
-/** The runs listed, those waiting for a decision first (the server's order, newest first, otherwise). */
+/**
+ * The runs listed, those waiting for a decision first (the server's order, newest first, otherwise). The
+ * open run stays listed (and selected) when it is archived: archiving the run in view keeps it in view
+ * until another run is opened, rather than making the selection vanish under the person.
+ */
 export const visibleRuns = computed(() =>
-  runs.value.filter((r) => showArchived.value || !r.archived).sort(waitsFirst),
+  runs.value.filter((r) => showArchived.value || !r.archived || r.id === activeRunId.value).sort(waitsFirst),
 );
 
 export type StatusFilter = 'all' | 'waiting' | 'running' | 'paused' | 'completed' | 'failed' | 'canceled';
@@ -86,13 +90,24 @@ export async function loadRuns(): Promise<void> {
   try {
     const page = await api.runs({ archived: showArchived.value, status: statusFilter.value, offset: 0 });
     batch(() => {
-      runs.value = page.runs;
+      runs.value = keepOpenRun(page.runs);
       runsNext.value = page.next ?? null;
       runsLoaded.value = true;
     });
   } catch (error) {
     say('error', refusalText(error));
   }
+}
+
+/**
+ * A new first page keeps the open run's entry when the server leaves it out because it is archived (it
+ * stays listed while open, `visibleRuns`): in its place among the others by when it started.
+ */
+function keepOpenRun(page: RunListItem[]): RunListItem[] {
+  const open = runs.value.find((r) => r.id === activeRunId.value && r.archived);
+  if (!open || page.some((r) => r.id === open.id)) return page;
+  const at = page.findIndex((r) => r.startedAt < open.startedAt);
+  return at < 0 ? [...page, open] : [...page.slice(0, at), open, ...page.slice(at)];
 }
 
 /** The next page of runs, after those listed ("More runs"). */

@@ -61,3 +61,17 @@ export async function axeProblems(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`);
 }
+
+/** The page's address: `#/runs/ID`, `#/`. */
+export const hash = (page: Page) => page.evaluate(() => location.hash);
+
+/** The open run's heading, by its title. */
+export const runHeading = (page: Page, title: string) =>
+  page.getByRole('heading', { level: 2, name: new RegExp(title) });
+
+/** The focused element as `tag id text`, for expectations such as /^h2 run-title/. */
+export const focused = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    return `${element?.tagName.toLowerCase()} ${element?.id ?? ''} ${element?.textContent?.trim() ?? ''}`;
+  });
