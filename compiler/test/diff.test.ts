@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffPlaybooks, toolChanges } from '../src/index.js';
-import type { PolicyChange } from '../src/index.js';
+import type { Ir, PolicyChange } from '../src/index.js';
 import { irOf, renameEverything } from './diff-support.js';
 
 const BASE = `version: 1
@@ -382,5 +382,45 @@ describe('diffPlaybooks', () => {
         ['narrowed', 'ungated-path'],
       ],
     );
+  });
+});
+
+describe('bound changes (through the DiffOptions.bounds seam)', () => {
+  const playbook = (max: number) => `version: 1
+id: b
+title: B
+steps:
+  a: { role: implementer, prompt: A }
+  t:
+    needs: a
+    run: npm test
+    outcomes: { pass: next, fail: { loop: a, max: ${max} } }
+`;
+  // a stand-in for the explorer: one turn of a per round
+  const bounds = (ir: Ir) => {
+    const loop = ir.steps[1]!.outcomes.find((o) => o.name === 'fail')!.transition;
+    const turns = 1 + (loop.kind === 'loop' ? loop.max : 0);
+    return { agentTurns: turns, gateDecisions: 0, explored: true };
+  };
+
+  it('a raised loop maximum widens the bound, naming it; lowered, it narrows; none without the seam', () => {
+    const raised = diffPlaybooks(irOf(playbook(2)), irOf(playbook(8)), { bounds });
+    expect(raised.filter((c) => c.kind === 'bound')).toEqual([
+      {
+        kind: 'bound',
+        direction: 'widened',
+        subject: { type: 'playbook', name: 'b' },
+        message: 'max agent turns 3 → 9: step t outcome fail loop max raised: 2 → 8',
+        before: 3,
+        after: 9,
+      },
+    ]);
+    const lowered = diffPlaybooks(irOf(playbook(8)), irOf(playbook(2)), { bounds });
+    expect(lowered.find((c) => c.kind === 'bound')).toMatchObject({
+      direction: 'narrowed',
+      before: 9,
+      after: 3,
+    });
+    expect(diffPlaybooks(irOf(playbook(2)), irOf(playbook(8))).some((c) => c.kind === 'bound')).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import {
   budgetRanOut,
   explore,
   exploreDiagnostics,
+  sayBounds,
 } from '@kairoku-playbook/runtime';
 import type { Exploration } from '@kairoku-playbook/runtime';
 import { flag, parseArgs } from '../args.js';
@@ -127,6 +128,8 @@ export function report(exploration: Exploration, file: string, seconds = EXPLORE
   lines.push('');
   const turns = exploration.worstTurns === Infinity ? 'unbounded' : `${atLeast}${exploration.worstTurns}`;
   lines.push(`most agent turns in one run: ${turns}`);
+  // the bounds of a run (as check --explore prints them): past the budget, the static upper bound
+  lines.push(`bounds: ${sayBounds(exploration.bounds)}`);
   const endings = exploration.endings.length ? exploration.endings.join(' or ') : 'never';
   if (exploration.cycle) lines.push('some run never ends: it can go round forever');
   else if (exploration.stuck.length) lines.push(`runs end ${endings}, but some get stuck (PB311)`);

@@ -55,6 +55,7 @@ describe('kairoku-playbook explore', () => {
   after.summarize  agent  1
 
 most agent turns in one run: 17
+bounds: at most 17 agent turns, 3 gate decisions, 4h of agents and checks
 every run ends: completed or failed
 no step that can never run (PB310), no run that can get stuck (PB311)
 `);
