@@ -51,6 +51,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
       'max-warnings': 'text',
       root: 'dir',
       explore: 'none',
+      'max-agent-turns': 'text',
       watch: 'none',
       fix: 'none',
       'dry-run': 'none',
