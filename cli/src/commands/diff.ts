@@ -41,7 +41,7 @@ export const DIFF_HELP = `Usage: kairoku-playbook diff BASE HEAD [PATH...] [--fo
 Compares two versions of playbooks by what they let agents do, on their IR, not their text: tool
 grants per role and step, check commands, gates removed, made optional or bypassed, gate choices and
 outcomes that now lead on, loop maxima, retries, timeouts, the most agent turns and gate decisions
-a run can take (as check --explore bounds them), secret inputs added or exposed, steps added or
+a run can take (bounded as check does when it explores), secret inputs added or exposed, steps added or
 removed, roles changing base. Each change is widened, narrowed or changed. Steps, roles and
 inputs are matched by what they are, not by name: renaming and reordering report nothing.
 
