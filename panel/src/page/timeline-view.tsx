@@ -30,19 +30,26 @@ class Row extends Component<{ row: TimelineRow; shape: string }> {
       <tr>
         <th scope="row">{row.step}</th>
         <td class="strip">
-          {row.bars.map((bar) => (
-            <button
-              type="button"
-              key={bar.attempt}
-              class={`bar ${bar.state}`}
-              style={{ left: `${bar.left}%`, width: `${bar.width}%` }}
-              aria-label={`${row.step} attempt ${bar.text.replace(/^(#\d+) /, '$1: ')}`}
-              title={`${row.step} ${bar.text}`}
-              onClick={() => (openStep.value = { name: row.step, attempt: bar.attempt })}
-            />
+          <div class="track">
+            {row.bars.map((bar) => (
+              <button
+                type="button"
+                key={bar.attempt}
+                class={`bar ${bar.state}`}
+                style={{ left: `${bar.left}%`, width: `${bar.width}%` }}
+                aria-label={`${row.step} attempt ${bar.text.replace(/^(#\d+) /, '$1: ')}`}
+                title={`${row.step} ${bar.text}`}
+                onClick={() => (openStep.value = { name: row.step, attempt: bar.attempt })}
+              />
+            ))}
+          </div>
+        </td>
+        <td class="time">
+          {/* narrow, it wraps between its parts, not inside them */}
+          {row.time.split(' · ').map((part, i, parts) => (
+            <span key={i}>{i < parts.length - 1 ? `${part} · ` : part}</span>
           ))}
         </td>
-        <td class="time">{row.time}</td>
       </tr>
     );
   }
