@@ -85,6 +85,12 @@ describe('serve and its panel in Chromium', () => {
       .getByRole('list', { name: 'What happened in implement' });
     await activity.getByText('implement started (attempt 1)').waitFor();
     await activity.getByText(/#1 implement completed with /).waitFor();
+    // At 390 px (a phone): the run alone, the step's sheet under the graph, the timeline of its attempts
+    // (docs/images/panel-run-390.png is this screenshot).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('table', { name: 'Timeline' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'serve-3-narrow.png'), fullPage: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(problems).toEqual([]);
     await context.close();
   });

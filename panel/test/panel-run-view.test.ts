@@ -169,6 +169,10 @@ describe('the timeline', () => {
     const table = page.getByRole('table', { name: 'Timeline' });
     const row = (step: string) =>
       table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: step, exact: true }) });
+    // (the timeline follows the graph a frame later)
+    await row('ship')
+      .getByRole('button', { name: /^ship attempt #1: waiting/ })
+      .waitFor();
     const rowHeads = await table.getByRole('rowheader').allTextContents();
     expect(rowHeads).toEqual(['plan', 'implement', 'qa', 'review', 'ship']);
 

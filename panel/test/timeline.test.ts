@@ -1,6 +1,6 @@
 import type { StepDetail } from '@kairoku-playbook/protocol';
 import { describe, expect, it } from 'vitest';
-import { startedSteps, timelineOf } from '../src/page/timeline.js';
+import { roundSpan, startedSteps, timelineOf } from '../src/page/timeline.js';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString();
@@ -42,18 +42,17 @@ describe('timelineOf', () => {
   ];
   const { rows, span } = timelineOf(steps, T0 + 100_000);
 
-  it('lists the steps that started, in the order they first started, on one axis up to now', () => {
+  it('lists the steps that started, in the order they first started, on one round axis up to now', () => {
     expect(rows.map((r) => r.step)).toEqual(['plan', 'implement', 'review']);
-    expect(span).toBe(100_000);
+    expect(span).toBe(120_000); // 100 s, rounded up to 2 min
     expect(startedSteps(steps)).toBe(3);
   });
 
   it('places each attempt by its start and length, the loop as the same step again later', () => {
     const review = rows[2]!;
-    expect(review.bars.map((b) => [b.left, b.width])).toEqual([
-      [40, 20],
-      [90, 10],
-    ]);
+    const percent = (s: number) => (s / 120) * 100;
+    const places = review.bars.flatMap((b) => [b.left, b.width]);
+    [40, 20, 90, 10].forEach((s, i) => expect(places[i]).toBeCloseTo(percent(s)));
     expect(review.bars.map((b) => b.state)).toEqual(['earlier', 'running']);
     expect(review.bars.map((b) => b.text)).toEqual(['#1 changes, 20 s', '#2 running, 10 s']);
     expect(review.time).toBe('2 attempts · 30 s');
@@ -65,5 +64,11 @@ describe('timelineOf', () => {
     const reset = timelineOf([step('qa', 'pending', [[0, 5, 'passed']])], T0 + 10_000);
     expect(reset.rows[0]!.bars[0]!.state).toBe('earlier');
     expect(reset.span).toBe(5000);
+  });
+
+  it('rounds the axis up to a round duration', () => {
+    expect([0, 1000, 1001, 45_000, 61_000, 100_000, 3_600_001, 90_000_000].map(roundSpan)).toEqual([
+      1000, 1000, 2000, 60_000, 120_000, 120_000, 7_200_000, 172_800_000,
+    ]);
   });
 });

@@ -250,8 +250,10 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
     await page.locator('.part.sidebar').waitFor({ state: 'hidden' });
     await link.click();
     await page.locator('.part.sidebar').waitFor({ state: 'visible' });
-    // The run opened in the view (the sidebar is narrow: the run, not the run list, is shown).
+    // The run opened in the view (the sidebar is narrow: the run, not the run list, is shown), at its
+    // address, as a link or a reload in a browser opens it.
     await panel.locator(`.run-view[data-run="${runId}"]`).waitFor();
+    await expect.poll(() => panel.evaluate(() => location.hash)).toBe(`#/runs/${runId}`);
 
     await panel.getByLabel('Comment on ship').fill('Ship it after the release notes');
     await panel.getByRole('button', { name: 'approve', exact: true }).click();

@@ -4,14 +4,56 @@
  * bar is a button that opens that attempt in the step's sheet, named in words ("review attempt #1:
  * changes, 3 s"), so the strip is not read by colour or position alone.
  */
-import { useState } from 'preact/hooks';
+import { Component } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import type { RunDetail } from '@kairoku-playbook/protocol';
 import { openStep } from './store.js';
 import { duration, nowFor, stepIsActive } from './time.js';
 import { startedSteps, timelineOf } from './timeline.js';
+import type { TimelineRow } from './timeline.js';
 
 /** Above this many started steps the timeline starts folded (its rows are drawn only when opened). */
 const FOLDED_ABOVE = 100;
+
+/**
+ * One step's row. Drawn again only when what it shows changed (`shape`): an event or a tick of the clock
+ * redraws the rows of the steps that moved, not a hundred rows (the axis is round, so it rarely moves).
+ */
+class Row extends Component<{ row: TimelineRow; shape: string }> {
+  override shouldComponentUpdate(next: { shape: string }): boolean {
+    return next.shape !== this.props.shape;
+  }
+
+  override render() {
+    const { row } = this.props;
+    return (
+      <tr>
+        <th scope="row">{row.step}</th>
+        <td class="strip">
+          <div class="track">
+            {row.bars.map((bar) => (
+              <button
+                type="button"
+                key={bar.attempt}
+                class={`bar ${bar.state}`}
+                style={{ left: `${bar.left}%`, width: `${bar.width}%` }}
+                aria-label={`${row.step} attempt ${bar.text.replace(/^(#\d+) /, '$1: ')}`}
+                title={`${row.step} ${bar.text}`}
+                onClick={() => (openStep.value = { name: row.step, attempt: bar.attempt })}
+              />
+            ))}
+          </div>
+        </td>
+        <td class="time">
+          {/* narrow, it wraps between its parts, not inside them */}
+          {row.time.split(' · ').map((part, i, parts) => (
+            <span key={i}>{i < parts.length - 1 ? `${part} · ` : part}</span>
+          ))}
+        </td>
+      </tr>
+    );
+  }
+}
 
 function TimelineTable({ detail }: { detail: RunDetail }) {
   const steps = [...detail.steps, ...detail.after];
@@ -25,37 +67,42 @@ function TimelineTable({ detail }: { detail: RunDetail }) {
         <tr>
           <th scope="col">Step</th>
           <th scope="col">
-            Attempts <span class="axis">(over {duration(span)})</span>
+            Attempts <span class="axis">(0 to {duration(span)})</span>
           </th>
           <th scope="col">Time</th>
         </tr>
       </thead>
       <tbody>
         {rows.map((row) => (
-          <tr key={row.step}>
-            <th scope="row">{row.step}</th>
-            <td class="strip">
-              {row.bars.map((bar) => (
-                <button
-                  type="button"
-                  key={bar.attempt}
-                  class={`bar ${bar.state}`}
-                  style={{ left: `${bar.left}%`, width: `${bar.width}%` }}
-                  aria-label={`${row.step} attempt ${bar.text.replace(/^(#\d+) /, '$1: ')}`}
-                  title={`${row.step} ${bar.text}`}
-                  onClick={() => (openStep.value = { name: row.step, attempt: bar.attempt })}
-                />
-              ))}
-            </td>
-            <td class="time">{row.time}</td>
-          </tr>
+          <Row key={row.step} row={row} shape={JSON.stringify(row)} />
         ))}
       </tbody>
     </table>
   );
 }
 
-export function Timeline({ detail }: { detail: RunDetail }) {
+/**
+ * The value a frame after it changed, once the browser has painted: the graph and the gates show an
+ * event first, the timeline follows (it never delays them).
+ */
+function useAfterPaint<T>(value: T): T {
+  const [shown, setShown] = useState(value);
+  useEffect(() => {
+    if (shown === value) return;
+    let timer = 0;
+    const frame = requestAnimationFrame(() => {
+      timer = window.setTimeout(() => setShown(value), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [value, shown]);
+  return shown;
+}
+
+export function Timeline({ detail: latest }: { detail: RunDetail }) {
+  const detail = useAfterPaint(latest);
   const count = startedSteps(detail.steps) + startedSteps(detail.after);
   const [unfolded, setUnfolded] = useState(count <= FOLDED_ABOVE);
   if (count === 0) return null;

@@ -30,8 +30,22 @@ export interface TimelineRow {
 
 export interface Timeline {
   rows: TimelineRow[];
-  /** from the first attempt's start to the last end (or now while something runs), in ms */
+  /**
+   * the axis, in ms: from the first attempt's start to the last end (or now while something runs),
+   * rounded up to a round duration, so a tick of the clock moves no bar but the open one's end
+   */
   span: number;
+}
+
+const S = 1000;
+const ROUND_SPANS = [
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
+];
+
+/** The shortest round duration (1 s, 2 s, 5 s … 1 min, 2 min … 1 h … 1 d, then whole days) that holds `ms`. */
+export function roundSpan(ms: number): number {
+  const fits = ROUND_SPANS.find((s) => s * S >= ms);
+  return fits ? fits * S : Math.ceil(ms / (86_400 * S)) * 86_400 * S;
 }
 
 const at = (iso: string | undefined) => (iso ? Date.parse(iso) : Number.NaN);
@@ -78,7 +92,7 @@ export function timelineOf(steps: readonly StepDetail[], now: number): Timeline 
       if (!Number.isNaN(s)) start = Math.min(start, s);
       end = Math.max(end, Number.isNaN(e) ? s : e);
     });
-  const span = Number.isFinite(start) ? Math.max(end - start, 1000) : 1000;
+  const span = roundSpan(Number.isFinite(start) ? end - start : 0);
   const rows = ordered.map((step) => ({
     step: step.name,
     time: rowTime(step, now),

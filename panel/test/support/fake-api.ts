@@ -160,6 +160,11 @@ export interface FakeApi {
   run(id: string): FakeRun | undefined;
   /** ends every event stream, as a restarted server or a dropped network would */
   dropEventStreams(): void;
+  /**
+   * what a run started from the page's form is made of from now on (addRun's options; by default the PR
+   * run): a bench's run that opens at its gate at once, with nothing to advance
+   */
+  startRunsWith(options: Parameters<FakeApi['addRun']>[0]): void;
   /** every POST body the server received, by path */
   bodies: Map<string, unknown[]>;
   /**
@@ -179,6 +184,7 @@ function onPaseo(card: PlaybookCard, index: number): PlaybookCard {
 
 export async function startFakeApi(): Promise<FakeApi> {
   let currentAgent: CurrentAgentAnswer | undefined;
+  let startedRuns: Parameters<FakeApi['addRun']>[0];
   const runs = new Map<string, FakeRun>();
   const events: { id: number; event: string; data: string }[] = [];
   const clients = new Set<ServerResponse>();
@@ -482,7 +488,7 @@ export async function startFakeApi(): Promise<FakeApi> {
           field: `/inputs${field}`,
         });
       }
-      const id = addRun();
+      const id = addRun(startedRuns);
       const run = runs.get(id)!;
       run.inputs = Object.fromEntries(
         Object.entries(inputs).map(([k, v]) => [k, k === 'api_key' ? '••••' : v]),
@@ -569,6 +575,9 @@ export async function startFakeApi(): Promise<FakeApi> {
     requests,
     advance,
     addRun,
+    startRunsWith: (options) => {
+      startedRuns = options;
+    },
     offerCurrentAgent: (answer) => {
       currentAgent = answer;
     },
