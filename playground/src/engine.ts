@@ -16,7 +16,7 @@ import type { Diagnostic, Ir } from '@kairoku-playbook/compiler';
 import { layoutGraph } from '@kairoku-playbook/panel/layout';
 import type { GraphLayout } from '@kairoku-playbook/panel/layout';
 import { formatJson } from '#check-json';
-import { explore } from '@kairoku-playbook/machine';
+import { explore, withBounds } from '@kairoku-playbook/machine';
 import type { Exploration } from '@kairoku-playbook/machine';
 import { playbookGraph } from '#graph';
 import type { GraphLoop } from '@kairoku-playbook/protocol';
@@ -47,7 +47,9 @@ export function checkText(file: string, text: string): Checked {
   let ir: Ir | undefined;
   let graph: GraphLayout<GraphLoop> | undefined;
   if (analysis) {
-    ir = compileAnalysis(analysis).ir;
+    // As `compile` writes it: with the bounds of a run (machine's withBounds, the same engine).
+    const compiled = compileAnalysis(analysis).ir;
+    ir = compiled && withBounds(compiled);
     const answer = playbookGraph(analysis);
     if (answer.kind === 'graph')
       graph = layoutGraph({

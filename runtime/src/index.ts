@@ -105,6 +105,7 @@ export {
   sayMove,
   sayUnitBound,
   staticBounds,
+  withBounds,
 } from '@kairoku-playbook/machine';
 export type {
   Applied,

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { SourceText, compilePlaybook, serializeIr } from '@kairoku-playbook/compiler';
-import type { Ir } from '@kairoku-playbook/compiler';
-import { DEFAULT_MAX_STATES, explore } from '@kairoku-playbook/runtime';
+import { withBounds } from '@kairoku-playbook/runtime';
 import { flag, parseArgs } from '../args.js';
 import { displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
@@ -33,23 +32,6 @@ export function runCompile(argv: readonly string[], io: CommandIo): number {
   if (output) writeUserFile(resolve(io.cwd, output), bytes);
   else io.stdout(bytes);
   return 0;
-}
-
-/**
- * The IR with the bounds of a run. The budget is in states, not seconds, so the same playbook gives
- * the same IR on every machine; it shrinks with the square of the number of steps (a state costs
- * about its steps to expand, so the work shrinks as steps grow): the samples explore to the end
- * (100,000 states up to 20 steps), 100 steps get 4,000, a 2,000-step playbook 10 (its static bound).
- */
-function withBounds(ir: Ir): Ir {
-  const steps = Math.max(20, ir.steps.length);
-  const maxStates = Math.max(10, Math.floor((DEFAULT_MAX_STATES * 400) / (steps * steps)));
-  const { bounds } = explore(ir, { maxStates });
-  // (a run that goes round forever would have no bound: none under the current semantics)
-  const finite = [bounds.agentTurns, bounds.gateDecisions, bounds.chainTurns, bounds.longestMs].every(
-    Number.isFinite,
-  );
-  return finite ? { ...ir, bounds } : ir;
 }
 
 /** Compiles the one FILE argument; prints diagnostics to stderr and returns undefined on errors. */

@@ -10,5 +10,6 @@ export type { PlaybookSource } from './diagnostics.js';
 export { budgetRanOut, explorePlaybook, isExplored, movedExploration } from './check.js';
 export type { ExploredPlaybook } from './check.js';
 export { exploredBounds, staticAttempts, staticBounds } from './bounds.js';
+export { withBounds } from './ir-bounds.js';
 export type { RunBounds } from './bounds.js';
 export { sayBounds, sayDuration, sayUnitBound } from './bounds-text.js';
