@@ -13,12 +13,11 @@ import { sep } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { CurrentAgentAnswer } from '@kairoku-playbook/protocol';
-import type { Backend } from '../../driver/backend.js';
 import type { CreateOptions, HostRefusal, HostResult, RunHost } from '../../host/run-host.js';
 import { LABELS } from './backend-options.js';
 import { isObject } from './client.js';
 import type { PaseoClient } from './client.js';
-import { ROLE_LABEL, kickoffOf } from './manager-agent.js';
+import { ROLE_LABEL, kickoffOf, performsNothing, secretInputRefusal } from './manager-agent.js';
 import { BUSY } from './turns.js';
 
 /**
@@ -140,14 +139,8 @@ export async function startWithCurrentAgent(
   request: CurrentAgentStart,
 ): Promise<HostResult<{ state: RunState; warnings: string[] }>> {
   const { host, ir, inputs, options, agentId } = request;
-  const secret = ir.inputs.find((input) => input.secret && inputs[input.name] !== undefined);
-  if (secret)
-    return refusal(
-      'secret-inputs-unsupported',
-      `playbook "${ir.id}" was given a secret input ("${secret.name}"), whose value would not reach the manager agent's steps: start it on serve's own agents`,
-      '/options/currentAgent',
-      'invalid',
-    );
+  const secret = secretInputRefusal(ir, inputs, '/options/currentAgent', "start it on serve's own agents");
+  if (secret) return secret;
   const current = await findCurrentAgent(request.client, host.workspace, request.managing);
   if (current.agent?.id !== agentId)
     return refusal(
@@ -184,9 +177,4 @@ function refusal(
   kind: HostRefusal['kind'],
 ): { ok: false; refusal: HostRefusal } {
   return { ok: false, refusal: { code, message, kind, field } };
-}
-
-/** serve performs nothing of a run a manager agent drives: that agent's MCP server does. */
-function performsNothing(state: RunState): Backend {
-  return { name: state.backend, perform: () => undefined, agentExists: () => true };
 }

@@ -13,6 +13,7 @@ import type { RunHost } from '../../host/run-host.js';
 import { MANAGER_TOOLS } from '../mcp-tool-names.js';
 import { isObject } from './client.js';
 import type { Log, PaseoClient, StreamEvent } from './client.js';
+import { failManagedRun } from './manager-agent.js';
 import { BUSY, TURN_ENDS } from './turns.js';
 
 /**
@@ -139,11 +140,7 @@ export class KickoffCourier {
     const reason = `its manager, agent ${kickoff.agent}, ended the turn its kickoff started without calling a playbook tool: it does not have them (its provider read no kairoku-playbook MCP server from the workspace; see kairoku-playbook init --mcp). Start it on a new agent instead`;
     const { host, log } = this.options;
     host.setKickoff(runId, undefined);
-    const failed = host.change(
-      runId,
-      { backend: (state) => ({ name: state.backend, perform: () => undefined, agentExists: () => true }) },
-      (driver) => driver.send({ type: 'manager-lost', reason }),
-    );
+    const failed = failManagedRun(host, runId, reason);
     log('warn', `paseo: run ${runId} ${failed.ok ? 'failed' : `: ${failed.refusal.message}`}: ${reason}`);
   }
 }

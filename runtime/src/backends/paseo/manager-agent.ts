@@ -73,19 +73,8 @@ export async function startWithNewManager(
   request: NewManagerRequest,
 ): Promise<NewManagerResult & { done?: Promise<void> }> {
   const { host, ir, inputs, options } = request;
-  // A secret input's value lives only in the memory of the process that started the run (SPEC §3.5):
-  // the manager agent's server, another process, could not give it to the steps that read it.
-  const secret = ir.inputs.find((input) => input.secret && inputs[input.name] !== undefined);
-  if (secret)
-    return {
-      ok: false,
-      refusal: {
-        code: 'secret-inputs-unsupported',
-        message: `playbook "${ir.id}" was given a secret input ("${secret.name}"), whose value would not reach a new manager agent's steps: start it without a new agent`,
-        kind: 'invalid',
-        field: '/options/newAgent',
-      },
-    };
+  const secret = secretInputRefusal(ir, inputs, '/options/newAgent', 'start it without a new agent');
+  if (secret) return secret;
   let refusal: HostRefusal | undefined;
   const started = host.startManaged(
     ir,
@@ -125,9 +114,7 @@ async function makeInBackground(request: NewManagerRequest, state: RunState): Pr
   }
   if (agentId === undefined) {
     log('warn', `run ${state.id}: ${reason}`);
-    const failed = host.change(state.id, { backend: performsNothing }, (driver) =>
-      driver.send({ type: 'manager-lost', reason }),
-    );
+    const failed = failManagedRun(host, state.id, reason);
     if (!failed.ok) log('warn', `run ${state.id}: ${failed.refusal.message}`);
     return;
   }
@@ -197,7 +184,41 @@ export function kickoffOf(state: RunState): string {
   ].join('\n\n');
 }
 
+/**
+ * Fails a run a manager agent manages (seed 000: its manager is gone, or never came, or has not the
+ * tools): a managed change whose effects serve does not perform — its watch stops the run's agents by
+ * their label (agent-tidy.ts).
+ */
+export function failManagedRun(host: RunHost, runId: string, reason: string): HostResult<unknown> {
+  return host.change(runId, { backend: performsNothing }, (driver) =>
+    driver.send({ type: 'manager-lost', reason }),
+  );
+}
+
+/**
+ * A refusal of a start whose secret input's value would not reach the steps: it lives only in the
+ * memory of the process that started the run (SPEC §3.5), and the manager agent's server is another.
+ */
+export function secretInputRefusal(
+  ir: Ir,
+  inputs: Record<string, unknown>,
+  field: string,
+  instead: string,
+): HostResult<never> | undefined {
+  const secret = ir.inputs.find((input) => input.secret && inputs[input.name] !== undefined);
+  if (!secret) return undefined;
+  return {
+    ok: false,
+    refusal: {
+      code: 'secret-inputs-unsupported',
+      message: `playbook "${ir.id}" was given a secret input ("${secret.name}"), whose value would not reach the manager agent's steps: ${instead}`,
+      kind: 'invalid',
+      field,
+    },
+  };
+}
+
 /** serve performs nothing of a run a manager agent drives: that agent's MCP server does. */
-function performsNothing(state: RunState): Backend {
+export function performsNothing(state: RunState): Backend {
   return { name: state.backend, perform: () => undefined, agentExists: () => true };
 }

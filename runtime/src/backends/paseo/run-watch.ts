@@ -18,7 +18,7 @@ import { KickoffCourier } from './kickoff-courier.js';
 import { isObject } from './client.js';
 import type { AgentUpdate, Log, PaseoClient } from './client.js';
 import { LABELS } from './backend-options.js';
-import { ROLE_LABEL, managerAgentOf } from './manager-agent.js';
+import { ROLE_LABEL, failManagedRun, managerAgentOf } from './manager-agent.js';
 
 export interface RunWatchOptions {
   /** a connection of the watch's own (reconnecting): the daemon sends its subscription's updates to it */
@@ -176,11 +176,7 @@ export class PaseoRunWatch {
     for (const runId of this.managersOf(agentId)) {
       this.managers.delete(runId);
       const reason = `its manager agent ${agentId} is gone (${why})`;
-      const changed = this.options.host.change(
-        runId,
-        { backend: (state) => ({ name: state.backend, perform: () => undefined, agentExists: () => true }) },
-        (driver) => driver.send({ type: 'manager-lost', reason }),
-      );
+      const changed = failManagedRun(this.options.host, runId, reason);
       if (changed.ok) this.options.log('warn', `paseo: run ${runId} failed: ${reason}`);
       else this.options.log('warn', `paseo: run ${runId}: ${changed.refusal.message}`);
     }
