@@ -6,7 +6,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /**
  * Every entry a workspace package publishes (`@kairoku-playbook/compiler`, `…/compiler/disk`,
- * `…/runtime/backends`, …) → the TypeScript source it is built from (`./dist/X.js` ← `src/X.ts`), so
+ * `…/runtime/backends`, …) → the TypeScript source it is built from (`./dist/X.js` ← `src/X.ts` or `.tsx`), so
  * tests run on the sources alone: an entry left to its built copy would load a second, possibly stale,
  * copy of the package beside the source one (two `FileWriteError` classes, say). Entries that are not
  * built (grammar's `./schema/*`) resolve as published. The CLI and the extension bundle the same way
@@ -22,9 +22,11 @@ function workspaceSources(packages: readonly string[]): { find: RegExp; replacem
       const built = typeof target === 'string' ? target : target.default;
       const source = /^\.\/dist\/(.+)\.js$/.exec(built ?? '');
       if (!source || entry.includes('*')) continue;
-      const path = here(`./${name}/src/${source[1]}.ts`);
-      if (!existsSync(path))
-        throw new Error(`${name}/package.json: ${entry} → ${built} has no source ${path}`);
+      // `.ts`, or `.tsx` for the panel's components
+      const path = [here(`./${name}/src/${source[1]}.ts`), here(`./${name}/src/${source[1]}.tsx`)].find(
+        existsSync,
+      );
+      if (!path) throw new Error(`${name}/package.json: ${entry} → ${built} has no source in src/`);
       const specifier = `@kairoku-playbook/${name}${entry === '.' ? '' : entry.slice(1)}`;
       aliases.push({ find: new RegExp(`^${specifier.replace(/[/.]/g, '\\$&')}$`), replacement: path });
     }

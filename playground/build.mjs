@@ -1,5 +1,6 @@
 // Builds the playground's page into docs/playground/: index.html, playground.js (CodeMirror, the grammar,
-// the compiler, the explorer and the page, one classic script), playground.css and the licences of the
+// the compiler, the explorer, the panel's step graph and the page, one classic script), playground.css (the
+// page's and panel/static/graph.css) and the licences of the
 // packages in playground.js (THIRD-PARTY-NOTICES.txt). Nothing inline, nothing
 // from a CDN, no module script and nothing fetched at run time: the page works offline, from a file: URL,
 // under its own CSP meta tag. Built by `npm run build` (cli/build.mjs builds it first, as `playground`
@@ -104,6 +105,9 @@ export async function buildPlayground({ minify = true } = {}) {
     format: 'iife',
     platform: 'browser',
     target: ['chrome110', 'firefox113', 'safari16.4'],
+    // the panel's one step graph is a Preact component
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     minify,
     sourcemap: false,
     legalComments: 'eof',
@@ -113,7 +117,13 @@ export async function buildPlayground({ minify = true } = {}) {
     plugins: [browserAliases, workspaceSources],
   });
   copyFileSync(join(here, 'static', 'index.html'), join(PLAYGROUND_DIST, 'index.html'));
-  copyFileSync(join(here, 'static', 'playground.css'), join(PLAYGROUND_DIST, 'playground.css'));
+  // the page's own style, then the panel's step graph's (its colours from the names playground.css defines)
+  writeFileSync(
+    join(PLAYGROUND_DIST, 'playground.css'),
+    [join(here, 'static', 'playground.css'), join(root, 'panel', 'static', 'graph.css')]
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n'),
+  );
   // the licences of CodeMirror, Lezer, yaml, Ajv, chevrotain, … that travel with the page
   writeFileSync(
     join(PLAYGROUND_DIST, 'THIRD-PARTY-NOTICES.txt'),

@@ -42,8 +42,11 @@ const common = {
   plugins: [workspaceSources],
 };
 
-/** The files of the Playbooks panel's page the view loads (the HTML is the extension's own). */
-export const PANEL_FILES = ['panel.js', 'panel.css'];
+/**
+ * The panel's files the extension's webviews load (their HTML is the extension's own): the Playbooks view's
+ * page, and the graph view's one step graph.
+ */
+export const PANEL_FILES = ['panel.js', 'panel.css', 'graph.js', 'graph.css'];
 
 /**
  * The injection grammar of grammar/textmate, made to apply inside the playbook language too: its selector

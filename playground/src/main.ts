@@ -17,7 +17,10 @@ import type { Diagnostic as EditorDiagnostic } from '@codemirror/lint';
 import { EditorSelection, EditorState } from '@codemirror/state';
 import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { graphGeometry } from '@kairoku-playbook/panel/layout';
+import { StepGraph } from '@kairoku-playbook/panel/graph';
+import type { GraphLayout } from '@kairoku-playbook/panel/layout';
+import type { GraphLoop } from '@kairoku-playbook/protocol';
+import { Fragment, h, render } from 'preact';
 import { EXAMPLES } from '#examples';
 import { boundOf, checkText } from './engine.js';
 import type { Checked } from './engine.js';
@@ -205,71 +208,49 @@ function jump(range: { start: number; end: number }, label: string, className: s
 
 // ------------------------------------------------------------------------------------ the graph
 
-const SVG = 'http://www.w3.org/2000/svg';
+/** The last graph drawn: kept (greyed) while the playbook has errors. */
+let lastGraph: { layout: GraphLayout<GraphLoop>; title: string } | undefined;
 
-function svg<K extends keyof SVGElementTagNameMap>(
-  tag: K,
-  attributes: Record<string, string | number>,
-): SVGElementTagNameMap[K] {
-  const element = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
-  return element;
+/** The playbook's graph: the one step graph of the panel; a step opens its line in the editor. */
+function PlaygroundGraph(props: { layout: GraphLayout<GraphLoop>; title: string; stale: boolean }) {
+  const { layout, title, stale } = props;
+  const note = stale ? 'The playbook has errors: this is the graph of its last version without them.' : null;
+  const after = layout.after.length
+    ? `After the run: ${layout.after.map((a) => `${a.name} (${a.detail})`).join(', ')}`
+    : null;
+  return h(
+    Fragment,
+    null,
+    note && h('p', { class: 'graph-note' }, note),
+    h(StepGraph<GraphLoop>, {
+      layout,
+      label: `Steps of ${title}`,
+      onOpen: (node) => revealLine(node.line, node.character),
+    }),
+    after && h('p', { class: 'graph-note' }, after),
+  );
+}
+
+/** Puts the cursor at a 1-based line and column of the text and shows it. */
+function revealLine(line: number, column: number): void {
+  const doc = view.state.doc;
+  const at = doc.line(Math.min(Math.max(1, line), doc.lines)).from + column - 1;
+  const selection = EditorSelection.cursor(clamp(at, doc.length));
+  view.dispatch({ selection, effects: EditorView.scrollIntoView(selection, { y: 'center' }) });
+  view.focus();
 }
 
 function showGraph(result: Checked): void {
-  const layout = result.graph;
-  if (!layout) {
-    graphBox.dataset.state = 'stale';
-    const note = graphBox.querySelector('.graph-note') ?? graphBox.appendChild(document.createElement('p'));
-    note.className = 'graph-note';
-    note.textContent = graphBox.querySelector('svg')
-      ? 'The playbook has errors: this is the graph of its last version without them.'
-      : 'The playbook has errors: its graph is drawn once it has none.';
+  if (result.graph) lastGraph = { layout: result.graph, title: result.ir?.title ?? result.file };
+  graphBox.dataset.state = result.graph ? 'current' : 'stale';
+  if (!lastGraph) {
+    render(
+      h('p', { class: 'graph-note' }, 'The playbook has errors: its graph is drawn once it has none.'),
+      graphBox,
+    );
     return;
   }
-  graphBox.dataset.state = 'current';
-  const geometry = graphGeometry(layout, Math.max(graphBox.clientWidth, 320));
-  const picture = svg('svg', {
-    width: geometry.width,
-    height: geometry.height,
-    viewBox: `0 0 ${geometry.width} ${geometry.height}`,
-    role: 'img',
-    'aria-label': `The steps of ${result.ir?.title ?? result.file}`,
-  });
-  for (const edge of geometry.edges) picture.append(svg('path', { d: edge.path, class: 'edge' }));
-  geometry.loops.forEach((loop, i) => {
-    picture.append(svg('path', { d: loop.path, class: 'loop' }));
-    const label = svg('text', {
-      x: loop.labelX,
-      y: loop.labelY,
-      class: 'loop-label',
-      transform: `rotate(-90 ${loop.labelX} ${loop.labelY})`,
-    });
-    label.textContent = layout.loops[i]?.label ?? '';
-    picture.append(label);
-  });
-  geometry.nodes.forEach((placed, i) => {
-    const node = layout.nodes[i]!;
-    const group = svg('g', { class: `node ${node.kind}`, 'data-step': node.name });
-    const title = svg('title', {});
-    title.textContent = node.tooltip;
-    group.append(
-      title,
-      svg('rect', { x: placed.x, y: placed.y, width: placed.width, height: placed.height, rx: 6 }),
-    );
-    const label = svg('text', { x: placed.x + 10, y: placed.y + 21, class: 'label' });
-    label.textContent = node.label;
-    const detail = svg('text', { x: placed.x + 10, y: placed.y + 40, class: 'detail' });
-    detail.textContent = node.when ? `${node.detail} · when` : node.detail;
-    group.append(label, detail);
-    picture.append(group);
-  });
-  const after = layout.after.length ? document.createElement('p') : undefined;
-  if (after) {
-    after.className = 'graph-note';
-    after.textContent = `After the run: ${layout.after.map((a) => `${a.name} (${a.detail})`).join(', ')}`;
-  }
-  graphBox.replaceChildren(picture, ...(after ? [after] : []));
+  render(h(PlaygroundGraph, { ...lastGraph, stale: !result.graph }), graphBox);
 }
 
 // ------------------------------------------------------------------------------------ the bound

@@ -99,8 +99,13 @@ describe('the playground', () => {
   it('opens on pr.yml, checked, graphed, compiled and explored, with no error in the console', async () => {
     const { page, problems } = await open(url);
     await expect.poll(() => page.locator('#summary').textContent()).toBe('pr.yml: no problems');
-    expect(await page.locator('#graph svg g.node').count()).toBe(5);
-    expect(await page.locator('#graph svg path.edge').count()).toBe(4);
+    expect(await page.locator('#graph .node-button').count()).toBe(5);
+    expect(await page.locator('#graph .wires path.need').count()).toBe(4);
+    // the panel's step graph: a step opens its line in the editor
+    await page.locator('#graph .node-button[data-step="review"]').click();
+    await expect
+      .poll(() => page.evaluate(() => document.querySelector('.cm-activeLine')?.textContent))
+      .toMatch(/review:/);
     expect(JSON.parse((await page.locator('#ir').textContent())!)).toMatchObject({ id: 'pr' });
     expect(await page.locator('#check-json').textContent()).toBe(await cliCheckJson('pr.yml', PR));
     await page.getByRole('tab', { name: 'Explore' }).click();
@@ -168,7 +173,7 @@ describe('the playground', () => {
     await expect
       .poll(() => page.locator('#summary').textContent())
       .toMatch(/^pr\.yml: (no problems|0 errors)/);
-    expect(await page.locator('#graph svg path.edge').count()).toBe(5);
+    expect(await page.locator('#graph .wires path.need').count()).toBe(5);
 
     // the shared link carries exactly the text in the editor, and opens it again
     await page.getByRole('button', { name: 'Copy link' }).click();
@@ -185,7 +190,7 @@ describe('the playground', () => {
     expect(await again.page.locator('#check-json').textContent()).toBe(
       await page.locator('#check-json').textContent(),
     );
-    expect(await again.page.locator('#graph svg path.edge').count()).toBe(5);
+    expect(await again.page.locator('#graph .wires path.need').count()).toBe(5);
     expect([...problems, ...again.problems]).toEqual([]);
     await again.page.context().close();
     await page.context().close();
@@ -224,7 +229,7 @@ describe('the playground', () => {
   it('works opened from a file: URL', async () => {
     const { page, problems } = await open(pathToFileURL(join(PLAYGROUND_DIST, 'index.html')).href);
     await expect.poll(() => page.locator('#summary').textContent()).toBe('pr.yml: no problems');
-    expect(await page.locator('#graph svg g.node').count()).toBe(5);
+    expect(await page.locator('#graph .node-button').count()).toBe(5);
     const before = await generation(page);
     await page.locator('.cm-content').click();
     await page.keyboard.press('Control+Home');

@@ -8,7 +8,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
  * `@kairoku-playbook/<package>[/<entry>]` → the TypeScript source behind that entry of the package's
- * `exports`: `./dist/<path>.js` is built from `src/<path>.ts`. So a bundle needs no `tsc -b` first (a
+ * `exports`: `./dist/<path>.js` is built from `src/<path>.ts` (or `.tsx`, the panel's components). So a bundle needs no `tsc -b` first (a
  * fresh clone builds right after `npm ci`) and never takes a stale or second copy of a module. Entries that
  * are not built (the JSON Schema under `grammar/schema/`) resolve as published: undefined.
  */
@@ -24,8 +24,9 @@ export function workspaceSourceOf(specifier) {
   const source = /^\.\/dist\/(.+)\.js$/.exec(built ?? '');
   if (!source) return undefined;
   const path = join(packageDir, 'src', `${source[1]}.ts`);
-  if (!existsSync(path)) throw new Error(`${specifier}: ${built} has no source ${path}`);
-  return path;
+  if (existsSync(path)) return path;
+  if (existsSync(`${path}x`)) return `${path}x`;
+  throw new Error(`${specifier}: ${built} has no source ${path}`);
 }
 
 /** The esbuild plugin of workspaceSourceOf. */

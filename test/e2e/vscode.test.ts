@@ -244,6 +244,9 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
     const link = graph.locator('button.run-link');
     await expect.poll(() => link.textContent()).toMatch(/^Open run pr-\w+ in the Playbooks view$/);
     const runId = /Open run (pr-\w+) in/.exec((await link.textContent()) ?? '')![1]!;
+    // The graph is the panel's step graph, loaded from the extension's files under the view's CSP.
+    await graph.locator('main#graph .node-button').nth(4).waitFor();
+    expect(await graph.locator('main#graph .node-button').count()).toBe(5);
     await screenshot('8-graph-link');
     // With the sidebar closed, the link opens it again on the run.
     await page.keyboard.press('Control+B');
@@ -266,6 +269,6 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
     await expect
       .poll(() => countInFrames(page, 'button.run-link'), { timeout: 30_000, interval: 500 })
       .toBe(0);
-    expect(await countInFrames(page, 'button.node[data-line]')).toBe(5);
+    expect(await countInFrames(page, 'main#graph .node-button')).toBe(5);
   });
 });

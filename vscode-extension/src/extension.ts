@@ -60,7 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   playbooks = view;
   // An Ansible playbook in a bare playbooks/ folder stays plain YAML (SPEC §2).
   context.subscriptions.push(new PlainYaml(ensureClient, (line) => output.warn(line)));
-  const graph = new GraphPanel(ensureClient, validationDelay, view);
+  const graph = new GraphPanel(context.extensionUri, ensureClient, validationDelay, view);
   context.subscriptions.push(
     check,
     graph,

@@ -1,7 +1,7 @@
 /**
  * "Kairoku Playbooks: Show playbook graph": a webview beside the editor drawing the active playbook's
  * graph, as the language server gives it (`kairoku-playbook/graph`: the same compiler and analysis as
- * the diagnostics), drawn by graph-page.ts (pure). It follows the active playbook editor, redraws on
+ * the diagnostics), drawn by graph-page.ts (pure) with the panel's one step graph (dist/panel/graph.js). It follows the active playbook editor, redraws on
  * change (after the validation delay) and on save, and a click on a step reveals it in the playbook.
  * While the workspace's `serve` drives a run of the playbook, the view links to it in the Playbooks view.
  */
@@ -16,6 +16,7 @@ import { GRAPH_REQUEST } from '@kairoku-playbook/protocol';
 import type { GraphAnswer } from '@kairoku-playbook/protocol';
 import { isGraphAnswer } from './graph-protocol.js';
 import { renderMessageHtml } from './graph-view.js';
+import type { GraphViewAssets } from './graph-view.js';
 import type { ActiveRuns } from './playbooks-view.js';
 
 export const GRAPH_VIEW_TYPE = 'kairokuPlaybook.graph';
@@ -58,6 +59,7 @@ export class GraphPanel implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
+    private readonly extensionUri: vscode.Uri,
     private readonly client: () => Promise<LanguageClient>,
     private readonly delay: () => number,
     private readonly runs?: ActiveRuns,
@@ -99,7 +101,13 @@ export class GraphPanel implements vscode.Disposable {
         GRAPH_VIEW_TYPE,
         'Playbook graph',
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-        { enableScripts: true, enableCommandUris: false, localResourceRoots: [], enableFindWidget: true },
+        {
+          enableScripts: true,
+          enableCommandUris: false,
+          // the panel's graph.js and graph.css, and nothing else of the disk
+          localResourceRoots: [this.assetsFolder()],
+          enableFindWidget: true,
+        },
       );
       this.panel.onDidDispose(() => {
         this.panel = undefined;
@@ -127,6 +135,20 @@ export class GraphPanel implements vscode.Disposable {
     this.timer = setTimeout(() => void this.render(), this.delay());
   }
 
+  /** dist/panel/ of the extension: the panel's graph.js and graph.css, which draw the graph. */
+  private assetsFolder(): vscode.Uri {
+    return vscode.Uri.joinPath(this.extensionUri, 'dist', 'panel');
+  }
+
+  private pageOptions(webview: vscode.Webview): { nonce: string; assets: GraphViewAssets } {
+    const asset = (name: string) =>
+      webview.asWebviewUri(vscode.Uri.joinPath(this.assetsFolder(), name)).toString();
+    return {
+      nonce: this.nonce,
+      assets: { cspSource: webview.cspSource, script: asset('graph.js'), style: asset('graph.css') },
+    };
+  }
+
   private async render(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -134,12 +156,11 @@ export class GraphPanel implements vscode.Disposable {
     if (!panel) return;
     const render = ++this.renders;
     const document = this.document;
+    const options = this.pageOptions(panel.webview);
     let html: string;
     if (!document) {
       panel.title = 'Playbook graph';
-      html = renderMessageHtml('Open a playbook (a Kairoku Playbook file) to see its graph.', {
-        nonce: this.nonce,
-      });
+      html = renderMessageHtml('Open a playbook (a Kairoku Playbook file) to see its graph.', options);
     } else {
       const file = document.isUntitled
         ? document.fileName
@@ -148,14 +169,14 @@ export class GraphPanel implements vscode.Disposable {
       try {
         const answer = await this.graphOf(document);
         const runs = answer.kind === 'graph' ? this.runs?.activeRunsOf(answer.id) : undefined;
-        page = renderGraphPage(answer, { nonce: this.nonce, file, ...(runs ? { runs } : {}) });
+        page = renderGraphPage(answer, { ...options, file, ...(runs ? { runs } : {}) });
       } catch (error) {
         page = `The graph could not be drawn: ${error instanceof Error ? error.message : String(error)}`;
       }
       // A newer render (an edit, another editor) or a closed panel: this answer is out of date.
       if (render !== this.renders || panel !== this.panel) return;
       if (typeof page === 'string') {
-        html = renderMessageHtml(page, { nonce: this.nonce });
+        html = renderMessageHtml(page, options);
       } else {
         html = page.html;
         panel.title = `Graph: ${file.split('/').pop() ?? file}${page.errors ? ` (${page.errors} error${page.errors === 1 ? '' : 's'})` : ''}`;

@@ -246,6 +246,8 @@ describe('the .vsix', () => {
       'extension/dist/THIRD-PARTY-NOTICES.txt',
       'extension/dist/cli.js',
       'extension/dist/extension.js',
+      'extension/dist/panel/graph.css',
+      'extension/dist/panel/graph.js',
       'extension/dist/panel/panel.css',
       'extension/dist/panel/panel.js',
       'extension/dist/server.js',
@@ -263,8 +265,8 @@ describe('the .vsix', () => {
     expect(manifest.main).toBe('./dist/extension.js');
     expect(manifest.contributes).toEqual(source.contributes);
     expect(vsix.files.get('extension/dist/server.js')!.equals(readFileSync(dist('server.js')))).toBe(true);
-    // The Playbooks view's page is the panel's build, as serve serves it.
-    for (const file of ['panel.js', 'panel.css'])
+    // The Playbooks view's page is the panel's build, as serve serves it; the graph view's is its graph.
+    for (const file of ['panel.js', 'panel.css', 'graph.js', 'graph.css'])
       expect(
         vsix.files
           .get(`extension/dist/panel/${file}`)!

@@ -185,6 +185,8 @@ describe('package.json', () => {
       'dist/cli.js',
       'dist/panel/panel.js',
       'dist/panel/panel.css',
+      'dist/panel/graph.js',
+      'dist/panel/graph.css',
       'dist/THIRD-PARTY-NOTICES.txt',
       'dist/syntaxes/*.json',
       'syntaxes/*.json',
