@@ -83,6 +83,10 @@ describe('the Playbooks panel in Chromium', () => {
     await expect(form.getByLabel('task').getAttribute('aria-required')).resolves.toBe('true');
     await expect(form.getByLabel('api_key').getAttribute('type')).resolves.toBe('password');
     await expect(form.locator('textarea#in-playbooks-pr-yml-task').count()).resolves.toBe(1);
+    // What a run can cost, before Start: serve's bound of the playbook (issue 26).
+    await expect
+      .poll(() => form.locator('.run-bound').textContent())
+      .toBe('Worst case At most 17 agent turns and 3 decisions by a person; at most 4 h by the timeouts.');
 
     // A bad value first: the error shows beside its field and nothing starts.
     await form.getByLabel('task').fill('Add a --json flag to the CLI');

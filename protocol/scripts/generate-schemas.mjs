@@ -26,6 +26,7 @@ const ANSWERS = {
   run: 'RunDetail',
   loginUrl: 'LoginUrlAnswer',
   currentAgent: 'CurrentAgentAnswer',
+  bounds: 'BoundsAnswer',
 };
 
 const generator = createGenerator({

@@ -4,6 +4,8 @@
  * service/features/graph.ts builds it) and what a view reads.
  */
 
+import type { RunBounds } from './serve-api.js';
+
 /** `{ textDocument: { uri } }` → `GraphAnswer`: the step graph of an open playbook. */
 export const GRAPH_REQUEST = 'kairoku-playbook/graph';
 
@@ -86,6 +88,11 @@ export interface PlaybookGraph {
   edges: GraphEdge[];
   loops: GraphLoop[];
   after: GraphAfterTask[];
+  /**
+   * the worst case of a run, once the server has explored this text (`check --explore`'s bounds, as the
+   * start form shows them); absent before, or where the exploration is off
+   */
+  bounds?: RunBounds;
 }
 
 /** A playbook with errors: no graph, the counts and the first problems (errors first). */

@@ -237,6 +237,30 @@ export interface StartOptionsOffered {
   agents?: { defaultProvider: string; defaultModel?: string };
 }
 
+/**
+ * The worst case of a run of a playbook (`compile`'s IR bounds, from the explorer): what the start form
+ * says before a Start ("at most 17 agent turns, 3 decisions").
+ */
+export interface RunBounds {
+  /** true: from a complete exploration (agent turns and decisions exact); false: a sound upper bound */
+  explored: boolean;
+  /** the most agent turns one run can take (retries, loops and after-tasks included) */
+  agentTurns: number;
+  /** the most gate decisions a person can be asked for in one run */
+  gateDecisions: number;
+  /** the longest chain of agent turns one after another (the critical path, in turns) */
+  chainTurns: number;
+  /** an upper bound on a run's wall clock in ms from the timeouts, without people's time at gates */
+  longestMs: number;
+}
+
+/** GET /api/v1/bounds?playbook=ID: the worst case of a run of the playbook, or why there is none */
+export interface BoundsAnswer {
+  playbook: string;
+  bounds?: RunBounds;
+  why?: string;
+}
+
 /** GET /api/v1/current-agent: the agent a Start with the current agent would make the manager */
 export interface CurrentAgentAnswer {
   /** the workspace's most recent agent that manages no run, if there is one */

@@ -87,12 +87,24 @@ const problems = object({
   ),
 });
 const none = object({ kind: oneOf('none'), message: string });
+const bounds = object({
+  explored: (v) => typeof v === 'boolean',
+  agentTurns: count,
+  gateDecisions: count,
+  chainTurns: count,
+  longestMs: (v) => typeof v === 'number' && v >= 0,
+});
 
 /**
  * Whether a server's answer has the shape of a `GraphAnswer` (numbers whole and not negative: they
  * place nodes in the page's style sheet), and each step sits at its own index.
  */
 export function isGraphAnswer(value: unknown): value is GraphAnswer {
-  if (graph(value)) return (value as PlaybookGraph).steps.every((s, i) => s.index === i);
+  if (graph(value)) {
+    const answer = value as PlaybookGraph;
+    return (
+      answer.steps.every((s, i) => s.index === i) && (answer.bounds === undefined || bounds(answer.bounds))
+    );
+  }
   return problems(value) || none(value);
 }

@@ -10,7 +10,7 @@
  * Strict Content-Security-Policy: scripts and style sheets from the extension's files only, the page's own
  * style by nonce, nothing else, no network; every text from the playbook is escaped.
  */
-import { layoutGraph } from '@kairoku-playbook/panel/layout';
+import { boundText, layoutGraph } from '@kairoku-playbook/panel/layout';
 import type { GraphLayout as Layout } from '@kairoku-playbook/panel/layout';
 import type { GraphLoop as ServerLoop, GraphProblem, PlaybookGraph } from '@kairoku-playbook/protocol';
 
@@ -92,6 +92,8 @@ body { margin: 0; padding: 16px 20px 24px; font-family: var(--vscode-font-family
   background: var(--vscode-editor-background, #fff); }
 header h1 { font-size: 1.25em; font-weight: 600; margin: 0 0 2px; }
 header p { margin: 0 0 16px; color: var(--vscode-descriptionForeground, #777); }
+.bound { margin: -8px 0 16px; color: var(--vscode-descriptionForeground, #777); }
+.bound strong { color: var(--vscode-foreground, #333); }
 #graph { min-height: 56px; }
 section { margin-top: 20px; }
 section h2 { font-size: 1em; font-weight: 600; margin: 0 0 6px; }
@@ -193,12 +195,17 @@ export function renderGraphHtml(graph: PlaybookGraph, options: GraphViewOptions)
     `${graph.steps.length} step${graph.steps.length === 1 ? '' : 's'}`,
   ];
   if (graph.warnings) facts.push(`${graph.warnings} warning${graph.warnings === 1 ? '' : 's'}`);
+  // the worst case of a run, once the server has explored this text (the start form says the same)
+  const bound = graph.bounds
+    ? `<p class="bound"><strong>Worst case</strong> ${escapeHtml(boundText(graph.bounds))}</p>`
+    : '';
   // Drawn by graph.js from the JSON beside it (the one step graph of the panel).
   const graphHtml = layout.nodes.length
     ? `<main id="graph"></main><script type="application/json" id="graph-data">${jsonInHtml(graph)}</script>`
     : `<p class="muted">This playbook has no steps.</p>`;
   const body = [
     header(graph.title, facts),
+    bound,
     runsSection(options.runs),
     graphHtml,
     loopsSection(layout),

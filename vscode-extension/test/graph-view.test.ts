@@ -83,6 +83,22 @@ describe('renderGraphHtml: playbooks/pr.yml', () => {
     expect(loops[0]).toMatchObject({ 'data-line': String(qa.line), 'data-column': String(qa.character) });
   });
 
+  it('says the worst case of a run once the server has explored the playbook', () => {
+    const bounds = {
+      explored: true,
+      agentTurns: 17,
+      gateDecisions: 3,
+      chainTurns: 17,
+      longestMs: 14_400_000,
+    };
+    expect(renderGraphHtml({ ...ir, bounds }, OPTIONS)).toContain(
+      '<p class="bound"><strong>Worst case</strong> At most 17 agent turns and 3 decisions by a person; at most 4 h by the timeouts.</p>',
+    );
+    expect(html).not.toContain('class="bound"');
+    expect(isGraphAnswer({ ...ir, bounds })).toBe(true);
+    expect(isGraphAnswer({ ...ir, bounds: { ...bounds, agentTurns: -1 } })).toBe(false);
+  });
+
   it('says a playbook without steps has none instead of an empty graph', () => {
     const empty = renderGraphHtml({ ...ir, steps: [], edges: [], loops: [], rows: 0 }, OPTIONS);
     expect(empty).toContain('This playbook has no steps.');

@@ -11,6 +11,7 @@ import type { ServeBackend, ServeBackendEntry } from './serve-backend.js';
 import { KAIROKU_SERVE } from './serve-kairoku.js';
 import { PASEO_SERVE } from './serve-paseo.js';
 import { SERVE_HELP, SIM_SERVE_HELP } from './serve-help.js';
+import { boundsByCompile } from './serve-bounds.js';
 
 export { SERVE_HELP };
 
@@ -170,6 +171,8 @@ async function serveUntilStopped(
       listen,
       ...(panelDir !== undefined ? { assetsDir: resolve(io.cwd, panelDir) } : { panelFiles: panelFiles() }),
       ...backendStarts(connected, host),
+      // the start form's worst case, worked out by `compile` in a process of its own
+      bounds: boundsByCompile(host.workspace),
       ...(archiveAfterDays !== undefined ? { archiveAfterDays } : {}),
       // Answers that went well are not worth a line each; refusals and failures are.
       log: (line) => {

@@ -427,7 +427,14 @@ export class PlaybookLanguageService {
     return this.with<GraphAnswer>(
       uri,
       { kind: 'none', message: 'The language server does not have this document open.' },
-      (analysis) => playbookGraph(analysis),
+      (analysis) => {
+        const answer = playbookGraph(analysis);
+        // the worst case of a run, once the explorer has been over this text (as the title's hover says it)
+        const bounds = this.explorer?.boundsOf(analysis.file, analysis.text);
+        if (answer.kind !== 'graph' || !bounds) return answer;
+        const { explored, agentTurns, gateDecisions, chainTurns, longestMs } = bounds;
+        return { ...answer, bounds: { explored, agentTurns, gateDecisions, chainTurns, longestMs } };
+      },
     );
   }
 

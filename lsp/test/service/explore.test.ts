@@ -51,6 +51,20 @@ describe('the service explores', () => {
     expect(codes(open(text, 'off'))).toEqual([]);
   });
 
+  it('gives the graph view the worst case of a run once it has explored the text, and none when off', () => {
+    const service = open(NEVER);
+    expect(service.graph(URI)).not.toHaveProperty('bounds');
+    service.validate();
+    // a alone: its outcomes end the run, so b never runs (the PB310 above); no gate
+    expect(service.graph(URI)).toMatchObject({
+      kind: 'graph',
+      bounds: { explored: true, agentTurns: 1, gateDecisions: 0, chainTurns: 1 },
+    });
+    const off = open(NEVER, 'off');
+    off.validate();
+    expect(off.graph(URI)).not.toHaveProperty('bounds');
+  });
+
   it('explores nothing of a playbook with errors', () => {
     expect(codes(open(NEVER.replace('needs: a', 'needs: zz')))).toEqual(['PB200']);
   });

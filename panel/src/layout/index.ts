@@ -2,3 +2,4 @@
 export * from './rows.js';
 export * from './graph-layout.js';
 export * from './geometry.js';
+export * from './bound-text.js';

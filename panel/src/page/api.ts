@@ -1,5 +1,6 @@
 /** The serve API, over the page's transport (transport.ts: fetch in a browser, the extension host in VS Code). */
 import type {
+  BoundsAnswer,
   CurrentAgentAnswer,
   PlaybookCard,
   Refusal,
@@ -54,6 +55,8 @@ export const api = {
   run: (id: string) => call<RunDetail>('GET', run(id)),
   start: (request: StartRequest) => call<StartAnswer>('POST', '/runs', request),
   currentAgent: () => call<CurrentAgentAnswer>('GET', '/current-agent'),
+  bounds: (playbook: string) =>
+    call<BoundsAnswer>('GET', `/bounds?${new URLSearchParams({ playbook }).toString()}`),
   act: (id: string, action: 'cancel' | 'pause' | 'resume' | 'archive') =>
     call<RunDetail>('POST', `${run(id)}/${action}`, {}),
   restart: (id: string, step: string) => call<RunDetail>('POST', `${run(id)}/restart`, { step }),

@@ -12,6 +12,7 @@ import type { RawValue } from '../form/fields.js';
 import type { FieldError } from '../form/validate.js';
 import { RefusedError, api } from './api.js';
 import { ManagerChoice, useCurrentAgent } from './manager-choice.js';
+import { RunBound } from './run-bound.js';
 import type { ManagerPick } from './manager-choice.js';
 import { attention, loadRuns, openRun, refusalText, say, startingPlaybook } from './store.js';
 
@@ -342,6 +343,7 @@ export function StartForm({ card }: { card: PlaybookCard }) {
         optionId={optionId}
         manager={manager}
       />
+      <RunBound card={card} />
       <FormEnd card={card} errors={errors} general={general} busy={busy} />
     </form>
   );

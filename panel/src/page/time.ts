@@ -1,5 +1,8 @@
 /** Times as the page shows them: "5 min ago", "3 min 12 s", a clock that ticks while something runs. */
 import { computed, signal } from '@preact/signals';
+import { duration } from '../layout/bound-text.js';
+
+export { duration };
 
 /** Now, to the second; components that read it redraw every second (elapsed times while running). */
 export const clock = signal(Date.now());
@@ -23,17 +26,6 @@ export function startClock(): void {
   if (ticking) return;
   ticking = true;
   setInterval(() => (clock.value = Date.now()), 1000);
-}
-
-/** A duration: "45 s", "3 min 12 s", "2 h 5 min". */
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const min = Math.floor(s / 60);
-  if (min < 60) return s % 60 ? `${min} min ${s % 60} s` : `${min} min`;
-  const h = Math.floor(min / 60);
-  if (h < 48) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
-  return `${Math.floor(h / 24)} d`;
 }
 
 /** How long ago: "just now", "5 min ago", "3 h ago", "2 d ago". */

@@ -175,6 +175,23 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
+/** pr.yml's worst case as `compile` writes it into the IR (serve works it out by running `compile`). */
+export const PR_BOUNDS = {
+  explored: true,
+  agentTurns: 17,
+  gateDecisions: 3,
+  chainTurns: 17,
+  longestMs: 14_400_000,
+};
+
+function boundsAnswer(playbook: string | null): { status: number; body: unknown } {
+  if (playbook === 'playbooks/pr.yml') return { status: 200, body: { playbook, bounds: PR_BOUNDS } };
+  if (playbook === 'playbooks/broken.yml')
+    return { status: 200, body: { playbook, why: 'the playbook has errors: it has no bound' } };
+  const refusal = { code: 'unknown-playbook', message: `there is no playbook "${playbook}"` };
+  return { status: 404, body: { refusal } };
+}
+
 /** The card as serve on Paseo shows it: a new agent and the current agent offered too. */
 function onPaseo(card: PlaybookCard, index: number): PlaybookCard {
   return index === 0
@@ -441,6 +458,10 @@ export async function startFakeApi(): Promise<FakeApi> {
     }
     if (req.method === 'GET' && route === '/playbooks')
       return json(res, 200, { playbooks: currentAgent ? PLAYBOOKS.map(onPaseo) : PLAYBOOKS });
+    if (req.method === 'GET' && route === '/bounds') {
+      const answer = boundsAnswer(url.searchParams.get('playbook'));
+      return json(res, answer.status, answer.body);
+    }
     if (req.method === 'GET' && route === '/current-agent')
       return json(res, 200, currentAgent ?? { why: 'the sim backend starts runs on agents of its own' });
     if (req.method === 'GET' && route === '/runs') {

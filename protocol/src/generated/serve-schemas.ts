@@ -1074,6 +1074,41 @@ export const ANSWER_SCHEMAS = {
     },
     additionalProperties: false,
   },
+  bounds: {
+    type: 'object',
+    properties: {
+      playbook: {
+        type: 'string',
+      },
+      bounds: {
+        type: 'object',
+        properties: {
+          explored: {
+            type: 'boolean',
+          },
+          agentTurns: {
+            type: 'number',
+          },
+          gateDecisions: {
+            type: 'number',
+          },
+          chainTurns: {
+            type: 'number',
+          },
+          longestMs: {
+            type: 'number',
+          },
+        },
+        required: ['explored', 'agentTurns', 'gateDecisions', 'chainTurns', 'longestMs'],
+        additionalProperties: false,
+      },
+      why: {
+        type: 'string',
+      },
+    },
+    required: ['playbook'],
+    additionalProperties: false,
+  },
 } as const;
 
 export type RequestKind = keyof typeof REQUEST_SCHEMAS;

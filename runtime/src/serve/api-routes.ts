@@ -6,6 +6,7 @@ import { requestBody } from './request-body.js';
 import { matchRoute } from './routes.js';
 import type { Route, RouteCall, ServeContext } from './routes.js';
 import { playbookCards, startRun } from './start-route.js';
+import { playbookBounds } from './bounds-route.js';
 import type { RunQuery } from './run-listing.js';
 import { runDetail } from './views.js';
 
@@ -26,6 +27,7 @@ export function apiRoutes(): Route[] {
     { method: 'POST', path: 'runs', body: 'start', handle: startRun },
     { method: 'POST', path: 'login-urls', body: 'empty', handle: newLoginUrl },
     { method: 'GET', path: 'current-agent', handle: currentAgent },
+    { method: 'GET', path: 'bounds', handle: playbookBounds },
     ...operationRoutes(),
   ];
 }

@@ -23,3 +23,4 @@ export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from '../st
 export { lockServe } from './serve-lock.js';
 export type { ServeLockHolder, ServeLockResult } from './serve-lock.js';
 export type { ServeInfo } from '../store/serve-discovery.js';
+export { runBounds } from './bounds-cache.js';

@@ -6,6 +6,7 @@ import type { ServeEvents } from './event-stream.js';
 import type { AnswerKind, RequestKind } from './schemas.js';
 import type { RunListing } from './run-listing.js';
 import type { SeenRuns } from './seen-runs.js';
+import type { BoundsCache } from './bounds-cache.js';
 import type { ServeOptions } from './serve-options.js';
 
 /** What every handler of serve's API reaches: the run host and what serve keeps beside it. */
@@ -17,6 +18,8 @@ export interface ServeContext {
   /** what the start form offers (the backend's start options) */
   startOptions: PlaybookCard['startOptions'];
   seen: SeenRuns;
+  /** the worst case of a run of each playbook version, worked out once (`bounds-cache.ts`) */
+  bounds: BoundsCache;
   /** the workspace's runs as a list shows them, from the store's index (`run-listing.ts`) */
   listing: RunListing;
   events: ServeEvents;

@@ -1,7 +1,7 @@
 import type { Ir, WorkspaceFileSystem } from '@kairoku-playbook/compiler';
 import type { RunState } from '@kairoku-playbook/machine';
 import type { HostResult, RunHost, StartOptions } from '../host/run-host.js';
-import type { CurrentAgentAnswer, PlaybookCard } from '@kairoku-playbook/protocol';
+import type { CurrentAgentAnswer, PlaybookCard, RunBounds } from '@kairoku-playbook/protocol';
 
 export interface ServeOptions {
   host: RunHost;
@@ -24,6 +24,12 @@ export interface ServeOptions {
     inputs: Record<string, unknown>,
     options: StartOptions,
   ) => Promise<HostResult<{ state: RunState; warnings: string[] }>>;
+  /**
+   * the worst case of a run of a compiled playbook (`GET /api/v1/bounds`): the CLI runs `compile` in a
+   * process of its own, as the explorer can take seconds; default: machine's `withBounds` in this
+   * process, which stalls the event loop that long (fine for tests and small playbooks)
+   */
+  bounds?: (file: string, ir: Ir) => Promise<RunBounds | undefined>;
   /** the workspace's current agent (`GET /api/v1/current-agent`); offered when `startOptions.currentAgent` is */
   currentAgent?: () => Promise<CurrentAgentAnswer>;
   /** a start with `currentAgent`: the agent named becomes the run's manager (`paseo`) */

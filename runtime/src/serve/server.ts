@@ -19,6 +19,7 @@ import type { ServeContext } from './routes.js';
 import { checkAnswer } from './schemas.js';
 import type { AnswerKind } from './schemas.js';
 import { SeenRuns } from './seen-runs.js';
+import { BoundsCache, boundsInProcess } from './bounds-cache.js';
 import type { RunningServe, ServeOptions } from './serve-options.js';
 import type { RunHost } from '../host/run-host.js';
 import { RunListing } from './run-listing.js';
@@ -145,6 +146,7 @@ function serveContext(
     options,
     startOptions: options.startOptions ?? { newAgent: false, worktree: false },
     seen: new SeenRuns(join(options.host.store.home, 'serve', 'seen.json')),
+    bounds: new BoundsCache(options.bounds ?? boundsInProcess),
     answer: (res, status, kind: AnswerKind, body) => {
       const problem = checkAnswer(kind, body);
       if (!problem) return send(res, status, body);
