@@ -226,6 +226,10 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
       .poll(() => panel.evaluate(() => document.activeElement?.id ?? ''))
       .toBe('in-playbooks-pr-yml-task');
     await page.keyboard.type('Add a --json flag to the CLI');
+    // the worst case of a run, from serve (its `compile` in a process of its own), through the extension
+    await expect
+      .poll(() => form.locator('.run-bound').textContent(), { timeout: 30_000 })
+      .toMatch(/^Worst case At most 17 agent turns and 3 decisions by a person/);
     await screenshot('6-playbooks-start-form');
     await form.getByRole('button', { name: 'Start run' }).click();
     // The started run is shown (in the narrow sidebar the run, not the run list: either may be visible).
@@ -247,6 +251,10 @@ describe('the Playbooks view in a real VS Code (code-server)', () => {
     // The graph is the panel's step graph, loaded from the extension's files under the view's CSP.
     await graph.locator('main#graph .node-button').nth(4).waitFor();
     expect(await graph.locator('main#graph .node-button').count()).toBe(5);
+    // and the worst case of a run, from the server's exploration of the text (issue 26)
+    expect(await graph.locator('p.bound').textContent()).toMatch(
+      /^Worst case At most 17 agent turns and 3 decisions/,
+    );
     await screenshot('8-graph-link');
     // With the sidebar closed, the link opens it again on the run.
     await page.keyboard.press('Control+B');
