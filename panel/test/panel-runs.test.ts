@@ -126,6 +126,23 @@ describe('what needs the person first', () => {
     await expect.poll(() => focused(page)).toMatch(/^textarea gate-ship-comment/);
     await expect.poll(() => hash(page)).toBe(`#/runs/${waiting}`);
     await expect.poll(() => page.title()).toBe('(1) Playbooks');
+
+    // A start form opened while the list is still on its way stays: the waiting run does not take over.
+    let release = () => {};
+    const held = new Promise<void>((done) => (release = done));
+    await page.route(/\/api\/v1\/runs\?/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${fake.url}/`);
+    await page.getByRole('button', { name: 'Start Open a pull request' }).click();
+    const form = page.getByRole('form', { name: 'Start Open a pull request' });
+    await form.waitFor();
+    release();
+    await page.getByRole('tab', { name: /Waiting run/ }).waitFor();
+    await expect.poll(() => page.title()).toBe('(1) Playbooks');
+    expect(await form.isVisible()).toBe(true);
+    expect(['', '#/']).toContain(await hash(page)); // no run opened
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);

@@ -6,7 +6,7 @@
  * webview's page has no path of its own.
  */
 import { batch, effect } from '@preact/signals';
-import { activeRunId, attention, openRun, openStep, visibleRuns } from './store.js';
+import { activeRunId, attention, openRun, openStep, startingPlaybook, visibleRuns } from './store.js';
 
 export interface Route {
   run: string | null;
@@ -64,6 +64,7 @@ function write(hash: string): void {
 
 /** Opens what an address names (the host's commands go through here, so they get the same history). */
 export function navigate(route: Route): void {
+  chosen = true;
   const hash = routeHash(route);
   if (location.hash === hash) apply(route);
   else if (replacing) {
@@ -74,12 +75,25 @@ export function navigate(route: Route): void {
 
 let started = false;
 
+/**
+ * Whether the person or the host has opened something since the page started (a run, a start form, the
+ * list by Back): then a run that waits no longer opens by itself when the list arrives.
+ */
+let chosen = false;
+
 /** Reads the address now and on every change, and writes it when what is open changes. */
 export function startRouter(): void {
   if (started) return;
   started = true;
   apply(parseRoute(location.hash));
-  window.addEventListener('hashchange', () => apply(parseRoute(location.hash)));
+  window.addEventListener('hashchange', () => {
+    chosen = true;
+    apply(parseRoute(location.hash));
+  });
+  // a start form opened (by a click, or the host's Run playbook) before the list arrived is what to show
+  effect(() => {
+    if (startingPlaybook.value) chosen = true;
+  });
   effect(() => {
     const hash = routeHash({ run: activeRunId.value, step: openStep.value?.name ?? null });
     const now = location.hash || '#/';
@@ -90,10 +104,10 @@ export function startRouter(): void {
 
 /**
  * The page opened on no run while one waits for a decision: that run opens and its gate takes the focus.
- * Called once the runs are loaded.
+ * Called once the runs are loaded; not when the person or the host opened something meanwhile.
  */
 export function openWaitingFirst(): void {
-  if (activeRunId.value) return;
+  if (activeRunId.value || chosen) return;
   const waiting = visibleRuns.value.find((r) => r.waiting > 0);
   if (!waiting) return;
   attention.value = { run: waiting.id, heading: false };
