@@ -1,5 +1,5 @@
 // Builds the panel's page into panel/dist/: index.html, panel.js (Preact and the app, one bundle),
-// panel.css (static/theme.css, panel.css and graph.css, in that order) and favicon.svg. No inline script or
+// panel.css (static/theme.css, panel.css, run.css and graph.css, in that order) and favicon.svg. No inline script or
 // style, nothing from a CDN: the page works offline under the CSP `default-src 'self'` that `serve` sends.
 // Also the VS Code extension's graph view: graph.js (the one step graph, src/graph/view-page.tsx) and
 // graph.css (theme.css and graph.css); the extension copies both.
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, 'dist');
 
-export const PANEL_STYLES = ['theme.css', 'panel.css', 'graph.css'];
+export const PANEL_STYLES = ['theme.css', 'panel.css', 'run.css', 'graph.css'];
 export const GRAPH_VIEW_STYLES = ['theme.css', 'graph.css'];
 
 /** The style sheets of static/, one after the other, as one file. */
