@@ -1,15 +1,2 @@
-/**
- * The fake Paseo daemon, for this package's tests and for the CLI's (`kairoku-playbook run --backend
- * paseo --paseo-host <daemon.host>`): start it in-process with `FakePaseoDaemon.start({ scripts })`.
- */
-export { FakePaseoDaemon } from './daemon.js';
-export type { FakeAgent, FakePaseoOptions, ReceivedRequest, ReportCall } from './daemon.js';
-export {
-  reports,
-  reportsWhenReminded,
-  runsUntilCanceled,
-  silent,
-  triesReports,
-  writesThenReports,
-} from './scripts.js';
-export type { AgentScript, AgentTurn, ScriptedReport, Scripts } from './scripts.js';
+/** Moved to the test kit (test/kit/fake-paseo.ts); this re-export goes when the tests import the kit. */
+export * from '../../../test/kit/fake-paseo.js';
