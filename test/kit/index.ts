@@ -14,7 +14,7 @@ export { alive, waitFor } from './process.js';
 export { hasTool, plain, terminal } from './terminal.js';
 export { startServe } from './serve-process.js';
 export type { ServeProcess, ServeProcessOptions } from './serve-process.js';
-export { BROKEN, serveOnSim, serveWorkspace } from './serve-sim.js';
+export { BROKEN, prWorkspace, serveOnSim } from './serve-sim.js';
 export type { Served } from './serve-sim.js';
 export { callServe, openEvents, serveApi } from './serve-api.js';
 export type { Answer, ServeApi, SseEvent } from './serve-api.js';

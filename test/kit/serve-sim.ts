@@ -15,8 +15,8 @@ import { removeDir, tempDir } from './temp.js';
 export const BROKEN =
   'version: 1\nid: broken\ntitle: Broken\nsteps:\n  a:\n    needs: [nope]\n    prompt: x\n';
 
-/** A workspace with playbooks/pr.yml and a broken playbook, and a home for its runs. */
-export function serveWorkspace(): { root: string; home: string; cleanup: () => void } {
+/** A temporary workspace with playbooks/pr.yml and a broken playbook (`BROKEN`), and a home for its runs. */
+export function prWorkspace(): { root: string; home: string; cleanup: () => void } {
   const root = tempDir('serve-ws-');
   const home = tempDir('serve-home-');
   mkdirSync(join(root, 'playbooks'));
