@@ -19,8 +19,6 @@ import {
 } from '@kairoku-playbook/machine';
 import type { RunState } from '@kairoku-playbook/machine';
 import { Driver } from '../../src/driver/driver.js';
-import { join } from 'node:path';
-import { gitRepo, tempDir } from '../../../test/kit/temp.js';
 import type { FakePaseoDaemon } from './daemon.js';
 
 /** Check steps that report the outcomes given per attempt (the last repeats), with generated counts. */
@@ -163,10 +161,3 @@ function busy(state: RunState): boolean {
 function describe(state: RunState): string {
   return [...vecToArray(state.steps), ...state.after].map((s) => `${s.name}=${s.status}`).join(' ');
 }
-
-// Moved to the test kit (test/kit/index.ts); these go when the tests import the kit.
-export function makeRepo(): { root: string; repo: string } {
-  const root = tempDir('kp-paseo-');
-  return { root, repo: gitRepo({ dir: join(root, 'repo') }) };
-}
-export { removeDir as removeRepo } from '../../../test/kit/temp.js';
