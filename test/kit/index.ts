@@ -1,6 +1,6 @@
 /**
  * The test kit: what the packages' tests need to run the toolchain as a user does, in one place —
- * temporary folders (removed when the test process ends) and git repositories, the built CLI as a
+ * temporary folders (removed after the test file's last test) and git repositories, the built CLI as a
  * process, `serve` as a process or in this process on `sim` and calls to its API, the fakes at the edges
  * we own (the Paseo daemon, the Kairoku runner), and real terminals. A test imports it by path
  * (`../../test/kit/index.js`); the kit imports packages by name, never a package's `src/`. How to use

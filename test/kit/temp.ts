@@ -2,22 +2,24 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 
 const made: string[] = [];
-let cleaning = false;
+
+// Each test file imports the kit afresh (vitest isolates test files), so this hook is the file's: its
+// folders go after its last test. After-hooks run last-registered first, so the file's own (which may
+// stop a process still writing to a folder) run before this one. A process's 'exit' event is no hook
+// for this: vitest ends its worker processes without it.
+afterAll(removeTempDirs);
 
 /**
- * A new temporary folder (its real path: `serve` and the store name a workspace by it), removed when
- * the test process ends (vitest runs each test file in a process of its own), or earlier by
- * `removeTempDirs`. `parent` puts it inside another folder (default: the system's temporary folder).
+ * A new temporary folder (its real path: `serve` and the store name a workspace by it), removed after
+ * the test file's last test, or earlier by `removeTempDirs`. `parent` puts it inside another folder
+ * (default: the system's temporary folder).
  */
 export function tempDir(prefix = 'kp-test-', parent = tmpdir()): string {
   const dir = realpathSync(mkdtempSync(join(parent, prefix)));
   made.push(dir);
-  if (!cleaning) {
-    cleaning = true;
-    process.once('exit', removeTempDirs);
-  }
   return dir;
 }
 
