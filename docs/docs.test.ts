@@ -26,8 +26,7 @@
  * `UPDATE_DOCS=1 npx vitest run docs` rewrites every output block from the actual output. Read the diff
  * afterwards: every message and every caret must be right, or the tool has a bug to report.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,6 +35,7 @@ import { CODES } from '@kairoku-playbook/compiler';
 import { main } from '../cli/src/main.js';
 import { examplesOf, markdownFiles } from './examples.js';
 import type { Example, Fence } from './examples.js';
+import { tempDir } from '../test/kit/temp.js';
 
 const DOCS = dirname(fileURLToPath(import.meta.url));
 const UPDATE = process.env.UPDATE_DOCS === '1';
@@ -44,7 +44,7 @@ const UPDATE = process.env.UPDATE_DOCS === '1';
 
 /** Runs the CLI in a fresh folder holding only the example's files; runs are saved below it. */
 export function runExample(example: Example): { stdout: string; stderr: string; exitCode: number } {
-  const folder = mkdtempSync(join(tmpdir(), 'kairoku-playbook-docs-'));
+  const folder = tempDir('kairoku-playbook-docs-');
   const home = process.env.KAIROKU_PLAYBOOK_HOME;
   process.env.KAIROKU_PLAYBOOK_HOME = join(folder, '.kairoku-playbook-home');
   try {

@@ -3,8 +3,7 @@
  * line, SARIF's helpUri and the language server's codeDescription all give `codeLink(code)`, the
  * code's section of docs/diagnostics.md in the repository at this version's tag.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { CODES, REPOSITORY_URL, codeLink } from '@kairoku-playbook/compiler';
 import { PlaybookLanguageService, nodeFileSystem } from '@kairoku-playbook/lsp';
 import { helpUri } from '../cli/src/diagnostics-reference.js';
 import { main } from '../cli/src/main.js';
+import { tempDir } from './kit/index.js';
 
 const BAD = `version: 1
 title: Plan and build
@@ -51,7 +51,7 @@ describe('code links', () => {
   });
 
   it('are the same in explain, SARIF and the language server', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'kp-code-links-'));
+    const folder = tempDir('kp-code-links-');
     try {
       const file = join(folder, 'bad.playbook.yml');
       writeFileSync(file, BAD);

@@ -5,15 +5,13 @@
  * this refusal, wrapped around the runtime's; now there is one.)
  */
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileWriteError, writeFileAtomic } from '@kairoku-playbook/runtime';
+import { CLI, REPO, tempDir } from './kit/index.js';
 
-const REPO = new URL('../', import.meta.url).pathname;
-const BIN = join(REPO, 'cli/dist/kairoku-playbook.js');
-const folder = mkdtempSync(join(tmpdir(), 'kp-write-targets-'));
+const folder = tempDir('kp-write-targets-');
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 const canMakeFifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version']).status === 0;
@@ -72,7 +70,7 @@ describe('writeFileAtomic refuses a target that is not a regular file, and leave
 
 describe('compile -o', () => {
   function compile(output: string) {
-    const result = spawnSync(process.execPath, [BIN, 'compile', 'playbooks/pr.yml', '-o', output], {
+    const result = spawnSync(process.execPath, [CLI, 'compile', 'playbooks/pr.yml', '-o', output], {
       cwd: REPO,
       encoding: 'utf8',
       timeout: 60_000,

@@ -6,19 +6,11 @@
  * the CLI (building a fresh checkout, installing a tarball) are run by scripts/test-distribution.sh.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { tempDir } from '../../test/kit/temp.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 
@@ -43,7 +35,7 @@ const WARNS =
 
 /** A repository made with git, with the files given, committed. */
 function repository(files: Record<string, string>): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'kp-action-repo-')));
+  const root = tempDir('kp-action-repo-');
   execFileSync('git', ['init', '-q', root]);
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
@@ -79,7 +71,7 @@ function runAction(
   inputs: Record<string, string> = {},
   extra: Record<string, string> = {},
 ) {
-  const runner = mkdtempSync(join(tmpdir(), 'kp-action-runner-'));
+  const runner = tempDir('kp-action-runner-');
   const temp = join(runner, 'temp');
   mkdirSync(temp);
   const output = join(runner, 'output');

@@ -2,11 +2,11 @@
  * SPEC §2 in `check`: an Ansible playbook (a list of plays) found only because it is in a bare playbooks/
  * folder is skipped; named on the command line it is checked and its one diagnostic says what it is.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from './in-process.js';
+import { tempDir } from '../../test/kit/index.js';
 
 const WORKSPACE = join(import.meta.dirname, 'fixtures', 'ansible-workspace');
 
@@ -32,7 +32,7 @@ describe('check in a workspace with Ansible playbooks in playbooks/', () => {
   });
 
   it('says why a folder of only Ansible playbooks has no playbooks (exit 2)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kp-ansible-'));
+    const dir = tempDir('kp-ansible-');
     try {
       cpSync(join(WORKSPACE, 'playbooks', 'site.yml'), join(dir, 'playbooks', 'site.yml'), {
         recursive: true,

@@ -5,7 +5,7 @@ import { validateWorkspace } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
 import { runMain as run } from './in-process.js';
 import { applyQuickFixes } from '../src/commands/check-fix.js';
-import { REPO, tempFolder } from './tools.js';
+import { REPO, workspaceWith } from '../../test/kit/index.js';
 
 const FIXTURES = join(REPO, 'test/fixtures');
 
@@ -76,7 +76,7 @@ describe('check --fix on every fixture', () => {
   });
 
   it('skips a fix that would add a diagnostic, and says why', () => {
-    const folder = tempFolder({
+    const folder = workspaceWith({
       'a.playbook.yml': readFileSync(join(FIXTURES, 'err/pb102-root-did-you-mean.yml'), 'utf8'),
     });
     const result = run(['check', '--fix'], folder);
@@ -115,7 +115,7 @@ steps:
 
 describe('kairoku-playbook check --fix', () => {
   it('rewrites the file, says what it fixed, then checks again; a second run changes nothing', () => {
-    const folder = tempFolder({ 'a.playbook.yml': MISTAKES });
+    const folder = workspaceWith({ 'a.playbook.yml': MISTAKES });
     const first = run(['check', '--fix'], folder);
     expect(first).toEqual({
       code: 0,
@@ -139,7 +139,7 @@ describe('kairoku-playbook check --fix', () => {
   });
 
   it('keeps a byte order mark and CRLF line ends', () => {
-    const folder = tempFolder({ 'a.playbook.yml': `\ufeff${MISTAKES.replace(/\n/g, '\r\n')}` });
+    const folder = workspaceWith({ 'a.playbook.yml': `\ufeff${MISTAKES.replace(/\n/g, '\r\n')}` });
     expect(run(['check', '--fix'], folder).stdout).toContain('fixed 4 problems in 1 file\n');
     const bytes = readFileSync(join(folder, 'a.playbook.yml'));
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
@@ -153,7 +153,7 @@ describe('kairoku-playbook check --fix', () => {
   });
 
   it('with --dry-run prints the diff and writes nothing', () => {
-    const folder = tempFolder({ 'a.playbook.yml': MISTAKES });
+    const folder = workspaceWith({ 'a.playbook.yml': MISTAKES });
     const result = run(['check', '--fix', '--dry-run'], folder);
     expect(result.stdout).toContain(
       [
@@ -173,7 +173,7 @@ describe('kairoku-playbook check --fix', () => {
   });
 
   it('keeps JSON output parseable: what it fixed goes to standard error', () => {
-    const folder = tempFolder({ 'a.playbook.yml': MISTAKES });
+    const folder = workspaceWith({ 'a.playbook.yml': MISTAKES });
     writeFileSync(
       join(folder, 'b.playbook.yml'),
       'version: 1\ntitle: B\nsteps:\n  x:\n    role: implementer\n    prompt: ${{ inputs.nope }}\n',
@@ -186,7 +186,7 @@ describe('kairoku-playbook check --fix', () => {
   });
 
   it('refuses --dry-run without --fix, and --fix with --watch', () => {
-    const folder = tempFolder({ 'a.playbook.yml': MISTAKES });
+    const folder = workspaceWith({ 'a.playbook.yml': MISTAKES });
     expect(run(['check', '--dry-run'], folder)).toMatchObject({ code: 2 });
     expect(run(['check', '--fix', '--watch'], folder)).toMatchObject({ code: 2 });
   });

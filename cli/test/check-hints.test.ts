@@ -3,12 +3,11 @@
  * in a repository that installed the package (issue 23: a bare `kairoku-playbook` is not on the PATH
  * there), the bare name elsewhere. The language server says the same (lsp/test/server/parity.test.ts).
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMain } from './in-process.js';
-import { REPO } from './tools.js';
+import { REPO, tempDir } from '../../test/kit/index.js';
 
 const BROKEN = join(REPO, 'test/fixtures/err/pb802-test-of-broken-playbook');
 
@@ -18,7 +17,7 @@ afterAll(() => {
 });
 
 function brokenRepository(manifest: object | undefined): string {
-  const folder = mkdtempSync(join(tmpdir(), 'kp-pb802-'));
+  const folder = tempDir('kp-pb802-');
   made.push(folder);
   cpSync(BROKEN, join(folder, 'playbooks'), { recursive: true });
   if (manifest) writeFileSync(join(folder, 'package.json'), JSON.stringify(manifest));

@@ -2,15 +2,15 @@
  * `check` judges a playbook under the approval policy (SPEC §4 PB700) found from the playbook's own
  * location: its folder's `.kairoku/policy.yml`, else the nearest folder above's, wherever `check` runs.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMain } from './in-process.js';
+import { tempDir } from '../../test/kit/index.js';
 
 const SHIP = 'version: 1\nid: ship\ntitle: Ship\nsteps:\n  image:\n    run: docker push app\n';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'check-policy-')));
+const root = tempDir('check-policy-');
 const repo = join(root, 'repo');
 const elsewhere = join(root, 'elsewhere');
 mkdirSync(join(repo, '.kairoku'), { recursive: true });

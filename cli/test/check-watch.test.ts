@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, tempFolder } from './tools.js';
+import { CLI, workspaceWith } from '../../test/kit/index.js';
 
 const BROKEN = 'version: 1\ntitle: Watch me\nsteps:\n  plan:\n    role: planer\n    prompt: Plan it.\n';
 const CLEAN = BROKEN.replace('planer', 'planner');
@@ -18,8 +18,8 @@ async function waitFor(read: () => string, until: (text: string) => boolean, wha
 
 describe('kairoku-playbook check --watch', () => {
   it('checks again when a playbook changes or appears, and exits 0 on Ctrl-C', async () => {
-    const folder = tempFolder({ 'playbooks/first.yml': BROKEN });
-    const child = spawn(process.execPath, [BIN, 'check', '--watch', '--no-color'], {
+    const folder = workspaceWith({ 'playbooks/first.yml': BROKEN });
+    const child = spawn(process.execPath, [CLI, 'check', '--watch', '--no-color'], {
       cwd: folder,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -93,8 +93,8 @@ describe('kairoku-playbook check --watch', () => {
   }, 120_000);
 
   it('sees a playbook created in a new folder without any other save', async () => {
-    const folder = tempFolder({ 'playbooks/first.yml': CLEAN });
-    const child = spawn(process.execPath, [BIN, 'check', '--watch', '--no-color'], {
+    const folder = workspaceWith({ 'playbooks/first.yml': CLEAN });
+    const child = spawn(process.execPath, [CLI, 'check', '--watch', '--no-color'], {
       cwd: folder,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

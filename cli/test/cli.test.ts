@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
 import { describe, expect, it } from 'vitest';
 import { runMain as run } from './in-process.js';
+import { CLI, tempDir } from '../../test/kit/index.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 
 function workspace(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'kp-cli-'));
+  const root = tempDir('kp-cli-');
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -188,10 +188,9 @@ describe('kairoku-playbook compile and graph', () => {
 });
 
 describe('the bundled binary', () => {
-  const bin = join(repo, 'cli/dist/kairoku-playbook.js');
   it('is built by `npm run build` and checks the sample playbooks clean', () => {
-    expect(existsSync(bin), 'run npm run build first').toBe(true);
-    const result = spawnSync(process.execPath, [bin, 'check', 'playbooks'], { cwd: repo, encoding: 'utf8' });
+    expect(existsSync(CLI), 'run npm run build first').toBe(true);
+    const result = spawnSync(process.execPath, [CLI, 'check', 'playbooks'], { cwd: repo, encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^no problems in \d+ files\n$/);

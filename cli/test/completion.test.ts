@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain, runMainToEnd } from './in-process.js';
 import { complete } from '../src/commands/completion.js';
 import { COMMAND_TABLE } from '../src/commands/table.js';
-import { BIN, binFolder, hasTool, tempFolder, terminal } from './tools.js';
+import { CLI, cliOnPath, hasTool, tempDir, terminal, workspaceWith } from '../../test/kit/index.js';
 
 /** An empty folder: whatever a command given here did, it would do it there, not in the repository. */
-const SCRATCH = tempFolder();
+const SCRATCH = tempDir();
 
 const run = (argv: string[]) => runMain(argv, SCRATCH);
 
@@ -47,7 +47,7 @@ describe('the command table that completion reads', () => {
       let text: string;
       if (command === 'runner') {
         // the runner prints its help itself, on the process's stdout
-        const result = spawnSync(process.execPath, [BIN, 'runner', '--help'], { encoding: 'utf8' });
+        const result = spawnSync(process.execPath, [CLI, 'runner', '--help'], { encoding: 'utf8' });
         text = result.stdout + result.stderr;
       } else text = await helpOf(command);
       const named = new Set(
@@ -137,7 +137,7 @@ let folder: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(() => {
-  folder = tempFolder({
+  folder = workspaceWith({
     'playbooks/pr.yml': PLAYBOOK,
     'playbooks/notes.txt': 'not a playbook\n',
     'home/runs/pr-abc123.json': '{}',
@@ -147,7 +147,7 @@ beforeAll(() => {
   writeFileSync(join(folder, 'docs/readme.md'), '');
   env = {
     ...process.env,
-    PATH: `${binFolder()}:${process.env.PATH}`,
+    PATH: `${cliOnPath()}:${process.env.PATH}`,
     KAIROKU_PLAYBOOK_HOME: join(folder, 'home'),
   };
 });

@@ -5,14 +5,13 @@
  * bugs are planted with a preloaded script (`node --require`): the built CLI itself is unchanged.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLI, tempDir } from '../../test/kit/index.js';
 
 const REPO = new URL('../../', import.meta.url).pathname;
-const BIN = join(REPO, 'cli/dist/kairoku-playbook.js');
-const folder = mkdtempSync(join(tmpdir(), 'kp-crash-'));
+const folder = tempDir('kp-crash-');
 
 /** A script that plants a bug before the CLI starts. */
 function plant(name: string, source: string): string {
@@ -52,7 +51,7 @@ const FULL_DISK = later(
 );
 
 function cli(preload: string, args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, ['--require', preload, BIN, ...args], {
+  const result = spawnSync(process.execPath, ['--require', preload, CLI, ...args], {
     cwd: REPO,
     encoding: 'utf8',
     timeout: 60_000,
@@ -110,8 +109,8 @@ describe('an internal error', { timeout: 120_000 }, () => {
   it('while findings and usage errors keep their codes: 1 and 2', () => {
     const broken = join(folder, 'broken.playbook.yml');
     writeFileSync(broken, 'version: 1\ntitle: x\nsteps:\n  a:\n    needs: [nope]\n    run: echo\n');
-    expect(spawnSync(process.execPath, [BIN, 'check', broken], { encoding: 'utf8' }).status).toBe(1);
-    expect(spawnSync(process.execPath, [BIN, 'check', '--format', 'xml'], { encoding: 'utf8' }).status).toBe(
+    expect(spawnSync(process.execPath, [CLI, 'check', broken], { encoding: 'utf8' }).status).toBe(1);
+    expect(spawnSync(process.execPath, [CLI, 'check', '--format', 'xml'], { encoding: 'utf8' }).status).toBe(
       2,
     );
   });

@@ -1,12 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complete } from '../src/commands/completion.js';
 import { DIFF_HELP } from '../src/commands/diff.js';
 import { runMain } from './in-process.js';
-import { BIN } from './tools.js';
+import { CLI, tempDir } from '../../test/kit/index.js';
 
 const PR = `version: 1
 title: Implement and ship
@@ -100,7 +99,7 @@ let narrowed: string;
 let broken: string;
 
 beforeAll(() => {
-  repo = mkdtempSync(join(tmpdir(), 'kp-diff-'));
+  repo = tempDir('kp-diff-');
   git('init', '-q');
   base = commit(
     {
@@ -343,7 +342,7 @@ describe('kairoku-playbook diff', () => {
       'missing/x.yml holds no playbook',
     );
     expect(runMain(['diff', 'HEAD', 'HEAD', '--format', 'html'], repo).code).toBe(2);
-    const outside = mkdtempSync(join(tmpdir(), 'kp-diff-none-'));
+    const outside = tempDir('kp-diff-none-');
     try {
       expect(runMain(['diff', 'main', 'HEAD'], outside).stderr).toContain('not in a git repository');
     } finally {
@@ -360,7 +359,7 @@ describe('kairoku-playbook diff', () => {
   });
 
   it('runs as the built command, git and all', () => {
-    const result = spawnSync(process.execPath, [BIN, 'diff', renamed, widened, '--fail-on', 'widened'], {
+    const result = spawnSync(process.execPath, [CLI, 'diff', renamed, widened, '--fail-on', 'widened'], {
       cwd: repo,
       encoding: 'utf8',
     });

@@ -5,15 +5,7 @@
  * installs and runs the real thing.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +15,7 @@ import { isPlaybookPath } from '@kairoku-playbook/compiler';
 import { assetPaths } from '../build.mjs';
 import { ASSETS } from '../src/assets.js';
 import { REPOSITORY_URL, VERSION } from '../src/version.js';
+import { tempDir } from '../../test/kit/index.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 const cli = join(repo, 'cli');
@@ -105,7 +98,7 @@ describe('the bin npm links', { timeout: 60_000 }, () => {
   });
 
   it('says to build first when there is no build', () => {
-    const copy = mkdtempSync(join(tmpdir(), 'kp-bin-'));
+    const copy = tempDir('kp-bin-');
     mkdirSync(join(copy, 'bin'));
     copyFileSync(join(cli, bin), join(copy, bin));
     writeFileSync(join(copy, 'package.json'), '{ "type": "module" }\n');
@@ -122,7 +115,7 @@ describe('the bin npm links', { timeout: 60_000 }, () => {
 describe('the bundle', { timeout: 60_000 }, () => {
   it('holds the texts of src/assets.ts, so it needs no file beside it', () => {
     expect(assetPaths()).toEqual(ASSETS);
-    const alone = mkdtempSync(join(tmpdir(), 'kp-bundle-'));
+    const alone = tempDir('kp-bundle-');
     copyFileSync(join(cli, 'dist/kairoku-playbook.bundle.cjs'), join(alone, 'cli.cjs'));
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [join(alone, 'cli.cjs'), ...args], { cwd: alone, encoding: 'utf8' });

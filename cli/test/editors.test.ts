@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO, binFolder, hasTool, tempFolder } from './tools.js';
+import { cliOnPath, hasTool, REPO, workspaceWith } from '../../test/kit/index.js';
 
 const BROKEN = 'version: 1\ntitle: Broken\nsteps:\n  plan:\n    role: planer\n    prompt: Plan it.\n';
 
@@ -31,10 +31,10 @@ function withoutNpx(snippet: string): string {
 }
 
 function editorFolder() {
-  const folder = tempFolder({ 'playbooks/broken.yml': BROKEN });
+  const folder = workspaceWith({ 'playbooks/broken.yml': BROKEN });
   const env = {
     ...process.env,
-    PATH: `${binFolder()}:${process.env.PATH}`,
+    PATH: `${cliOnPath()}:${process.env.PATH}`,
     DIAGNOSTICS_OUT: join(folder, 'diagnostics.txt'),
   };
   return { folder, env };

@@ -4,17 +4,17 @@
  * line is still checked.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readWorkspace } from '@kairoku-playbook/runtime/mcp';
 import { runMain } from './in-process.js';
+import { tempDir } from '../../test/kit/index.js';
 
 const GOOD = 'version: 1\nid: good\ntitle: Good\nsteps:\n  a:\n    role: implementer\n    prompt: do it\n';
 const BROKEN = 'version: 1\nid: broken\ntitle: Broken\nsteps:\n  a:\n    needs: [nope]\n    prompt: x\n';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'excludes-')));
+const root = tempDir('excludes-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 function write(path: string, text: string): void {
   mkdirSync(dirname(join(root, path)), { recursive: true });

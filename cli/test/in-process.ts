@@ -3,7 +3,7 @@
  * writes kept to be looked at.
  */
 import { main } from '../src/main.js';
-import { REPO } from './tools.js';
+import { REPO } from '../../test/kit/index.js';
 
 function capture(argv: readonly string[], cwd: string) {
   const out = { stdout: '', stderr: '' };

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { runMain as run } from './in-process.js';
 import { commandHere } from '../src/command-here.js';
 import { EXTENSION_ID, initFiles } from '../src/commands/init.js';
-import { BIN, REPO, tempFolder } from './tools.js';
+import { CLI, REPO, tempDir, workspaceWith } from '../../test/kit/index.js';
 
 /** The built CLI as a process, in `cwd`, runs saved below it, without a terminal. */
 function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [BIN, ...args], {
+  return spawnSync(process.execPath, [CLI, ...args], {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, KAIROKU_PLAYBOOK_HOME: join(cwd, '.home'), NO_COLOR: '1', ...env },
@@ -19,7 +19,7 @@ function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
 
 describe('kairoku-playbook init', () => {
   it('writes a playbook that checks clean, whose test passes, and that runs to its end on sim', () => {
-    const parent = tempFolder();
+    const parent = tempDir();
     const init = cli(['init', 'project'], parent);
     expect(init.stderr).toBe('');
     expect(init.status).toBe(0);
@@ -44,7 +44,7 @@ describe('kairoku-playbook init', () => {
   }, 120_000);
 
   it('writes editor settings: the schema for YAML support, and the extension recommended', () => {
-    const folder = tempFolder();
+    const folder = tempDir();
     expect(run(['init'], folder).code).toBe(0);
     const settings = JSON.parse(readFileSync(join(folder, '.vscode/settings.json'), 'utf8')) as {
       'yaml.schemas': Record<string, string[]>;
@@ -69,7 +69,7 @@ describe('kairoku-playbook init', () => {
   });
 
   it('refuses to overwrite, naming the files, unless --force', () => {
-    const folder = tempFolder({ 'playbooks/change.yml': 'mine\n', '.vscode/settings.json': '{}\n' });
+    const folder = workspaceWith({ 'playbooks/change.yml': 'mine\n', '.vscode/settings.json': '{}\n' });
     expect(run(['init'], folder)).toEqual({
       code: 2,
       stdout: '',
@@ -83,7 +83,7 @@ describe('kairoku-playbook init', () => {
   });
 
   it('refuses a DIR that is a file', () => {
-    const folder = tempFolder();
+    const folder = tempDir();
     writeFileSync(join(folder, 'file'), '');
     expect(run(['init', 'file'], folder)).toMatchObject({
       code: 2,
@@ -96,7 +96,7 @@ describe('kairoku-playbook init', () => {
     const NEXT = 'check && CLI test && CLI run playbooks/change.yml --input task="add a --verbose flag"';
 
     it('npx kairoku-playbook in a repository whose package.json depends on it (the tarball installed)', () => {
-      const folder = tempFolder({
+      const folder = workspaceWith({
         'package.json': JSON.stringify({
           devDependencies: { 'kairoku-playbook': 'file:kairoku-playbook-0.1.0.tgz' },
         }),
@@ -112,9 +112,9 @@ describe('kairoku-playbook init', () => {
     });
 
     it('the path it was run by where nothing installed it, and the bare name when that one is on the PATH', () => {
-      const folder = tempFolder();
+      const folder = tempDir();
       const alone = cli(['init'], folder, { PATH: '/usr/bin:/bin' });
-      expect(next(alone.stdout)).toBe(`node ${BIN} ${NEXT.replace(/CLI/g, `node ${BIN}`)}`);
+      expect(next(alone.stdout)).toBe(`node ${CLI} ${NEXT.replace(/CLI/g, `node ${CLI}`)}`);
       // the command was typed and works: run it as printed
       const ran = spawnSync('sh', ['-c', next(alone.stdout)!.split(' && ')[0]!], {
         cwd: folder,
@@ -122,9 +122,9 @@ describe('kairoku-playbook init', () => {
       });
       expect(ran.stdout).toBe('no problems in 2 files\n');
 
-      const binDir = join(tempFolder(), 'bin');
+      const binDir = join(tempDir(), 'bin');
       mkdirSync(binDir);
-      symlinkSync(BIN, join(binDir, 'kairoku-playbook')); // what a global install links
+      symlinkSync(CLI, join(binDir, 'kairoku-playbook')); // what a global install links
       const global = cli(['init', 'other'], folder, { PATH: `${binDir}:/usr/bin:/bin` });
       expect(next(global.stdout)).toBe(
         `cd other && kairoku-playbook ${NEXT.replace(/CLI/g, 'kairoku-playbook')}`,
@@ -132,7 +132,7 @@ describe('kairoku-playbook init', () => {
     });
 
     it('a single executable by its own path, quoted for the shell', () => {
-      const folder = tempFolder();
+      const folder = tempDir();
       const program = { sea: true, execPath: '/opt/my tools/kairoku-playbook', script: undefined };
       expect(commandHere(folder, program, '/usr/bin')).toBe(`'/opt/my tools/kairoku-playbook'`);
       // a package.json that does not depend on it changes nothing
@@ -144,7 +144,7 @@ describe('kairoku-playbook init', () => {
 
 describe('kairoku-playbook init --mcp', () => {
   it("merges the manager's server into .mcp.json and .claude/settings.json, keeping what is there", () => {
-    const folder = tempFolder();
+    const folder = tempDir();
     writeFileSync(join(folder, '.mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'other' } } }));
     mkdirSync(join(folder, '.claude'));
     writeFileSync(
@@ -197,7 +197,7 @@ describe('kairoku-playbook init --mcp', () => {
   });
 
   it('refuses a .mcp.json that is not JSON, saying what to fix', () => {
-    const folder = tempFolder();
+    const folder = tempDir();
     writeFileSync(join(folder, '.mcp.json'), '{ not json');
     const init = cli(['init', '--mcp'], folder);
     expect(init.status).toBe(2);

@@ -4,16 +4,15 @@
  * `--gate ship=approve`. The build step is left out (`--no-build`): the suite runs on a built tree.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO, hasTool, plain } from './tools.js';
+import { hasTool, plain, REPO, tempDir } from '../../test/kit/index.js';
 
 const SCRIPT = join(REPO, 'scripts/main-job.mjs');
 
 function home(): { home: string; env: NodeJS.ProcessEnv } {
-  const folder = mkdtempSync(join(tmpdir(), 'kp-main-job-'));
+  const folder = tempDir('kp-main-job-');
   return { home: folder, env: { ...process.env, KAIROKU_PLAYBOOK_HOME: folder, NO_COLOR: '1' } };
 }
 

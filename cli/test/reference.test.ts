@@ -4,8 +4,7 @@
  * tag with an anchor GitHub makes for that file (its heading-anchor rules, applied to the file here).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CODES, IR_VERSION } from '@kairoku-playbook/compiler';
@@ -20,6 +19,7 @@ import {
 import { runMain as run } from './in-process.js';
 import { REPOSITORY_URL, VERSION } from '../src/version.js';
 import type { SarifLog } from '../src/format/sarif.js';
+import { tempDir } from '../../test/kit/index.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 const codes = Object.keys(CODES) as Code[];
@@ -81,7 +81,7 @@ describe('helpUri', { timeout: 60_000 }, () => {
   });
 
   it('is what check --format sarif gives each rule', () => {
-    const root = mkdtempSync(join(tmpdir(), 'kp-ref-'));
+    const root = tempDir('kp-ref-');
     writeFileSync(join(root, 'a.playbook.yml'), 'version: 1\ntitle: A\nsteps:\n  s:\n    run: x\n');
     const sarif = JSON.parse(run(['check', '--format', 'sarif'], root).stdout) as SarifLog;
     const rules = sarif.runs[0]!.tool.driver.rules;
@@ -189,7 +189,7 @@ describe('check --format sarif in a repository', { timeout: 60_000 }, () => {
   const broken = 'version: 1\ntitle: B\nsteps:\n  s:\n    needs: [nowhere]\n    run: x\n';
 
   function gitRepository(): string {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'kp-sarif-')));
+    const root = tempDir('kp-sarif-');
     execFileSync('git', ['init', '-q', root]);
     mkdirSync(join(root, 'team', 'playbooks'), { recursive: true });
     writeFileSync(join(root, 'team', 'playbooks', 'b.yml'), broken);
@@ -229,7 +229,7 @@ describe('check --format sarif in a repository', { timeout: 60_000 }, () => {
       stderr: 'kairoku-playbook: --root: no such folder: nowhere\n',
     });
 
-    const plain = realpathSync(mkdtempSync(join(tmpdir(), 'kp-sarif-plain-')));
+    const plain = tempDir('kp-sarif-plain-');
     writeFileSync(join(plain, 'b.playbook.yml'), broken);
     expect(locationOf(run(['check', '--format', 'sarif'], plain).stdout)).toEqual({
       base: { '%SRCROOT%': { uri: `file://${plain}/` } },

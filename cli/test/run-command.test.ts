@@ -1,11 +1,11 @@
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
 import type { Terminal } from '../src/commands/terminal.js';
 import { main } from '../src/main.js';
 import type { CommandIo } from '../src/io.js';
+import { tempDir } from '../../test/kit/index.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 let home: string;
@@ -13,7 +13,7 @@ let previousHome: string | undefined;
 
 beforeAll(() => {
   previousHome = process.env.KAIROKU_PLAYBOOK_HOME;
-  home = mkdtempSync(join(tmpdir(), 'kp-run-home-'));
+  home = tempDir('kp-run-home-');
   process.env.KAIROKU_PLAYBOOK_HOME = home;
 });
 afterAll(() => {
@@ -40,7 +40,7 @@ function run(argv: string[], cwd = repo) {
 }
 
 function workspace(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'kp-run-'));
+  const root = tempDir('kp-run-');
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -377,7 +377,7 @@ describe('room for a run', () => {
     const { PlaybookProtocol } = await import('@kairoku-playbook/runtime/mcp');
     const here = workspace({ 'playbooks/pr.yml': readFileSync(join(repo, 'playbooks/pr.yml'), 'utf8') });
     // A home of its own: the test above leaves a run of pr.yml active, and pr.yml allows one at once.
-    const own = mkdtempSync(join(tmpdir(), 'kp-run-home-'));
+    const own = tempDir('kp-run-home-');
     process.env.KAIROKU_PLAYBOOK_HOME = own;
     try {
       const protocol = new PlaybookProtocol({ workspace: here, home: own, caller: () => 'tester' });

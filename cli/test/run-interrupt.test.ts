@@ -4,18 +4,17 @@
  * pseudo-terminal (util-linux `script`) the gate is asked and Ctrl-C at the prompt cancels.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { vecToArray } from '@kairoku-playbook/runtime';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, REPO, hasTool, plain, tempFolder } from './tools.js';
+import { CLI, hasTool, plain, REPO, tempDir, workspaceWith } from '../../test/kit/index.js';
 
 const PR = readFileSync(join(REPO, 'playbooks/pr.yml'), 'utf8');
 
 function setup() {
-  const cwd = tempFolder({ 'playbooks/pr.yml': PR });
-  const home = mkdtempSync(join(tmpdir(), 'kp-interrupt-home-'));
+  const cwd = workspaceWith({ 'playbooks/pr.yml': PR });
+  const home = tempDir('kp-interrupt-home-');
   const env = { ...process.env, KAIROKU_PLAYBOOK_HOME: home, NO_COLOR: '1' };
   const runFile = () => {
     const names = readdirSync(join(home, 'runs')).filter((n) => /^pr-[0-9a-f]{6}\.json$/.test(n));
@@ -32,7 +31,7 @@ function setup() {
 
 /** The command in a child without a terminal (stdin a pipe); resolves with its exit code and output. */
 function child(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const proc = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -114,7 +113,7 @@ describe('a gate without a terminal', () => {
     try {
       await run.waitFor('plan started');
       const before = runFile();
-      const decide = spawnSync(process.execPath, [BIN, 'runs', 'decide', before.id, 'ship', 'approve'], {
+      const decide = spawnSync(process.execPath, [CLI, 'runs', 'decide', before.id, 'ship', 'approve'], {
         cwd,
         env,
         encoding: 'utf8',
@@ -171,7 +170,7 @@ describe('a gate without a terminal', () => {
 describe.skipIf(!hasTool('script'))('run on a terminal (a pseudo-terminal)', () => {
   /** `run` under util-linux `script`, typed at; resolves with its exit code (`-e`) and the screen. */
   function onTerminal(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-    const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const proc = spawn('script', ['-qfec', command, '/dev/null'], {
       cwd,
       env: { ...env, TERM: 'xterm', COLUMNS: '80', LINES: '30' },

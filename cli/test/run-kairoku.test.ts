@@ -5,14 +5,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, tempDir } from '../../test/kit/index.js';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
-const bin = join(repoRoot, 'cli/dist/kairoku-playbook.js');
 const fakeAgent = join(repoRoot, 'runtime/test/fixtures/kairoku/fake-agent.mjs');
 
 const PLAYBOOK = `version: 1
@@ -49,7 +48,7 @@ let home: string;
 const children: ChildProcess[] = [];
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'kp-cli-kairoku-'));
+  root = tempDir('kp-cli-kairoku-');
   repo = join(root, 'repo');
   home = join(root, 'home');
   mkdirSync(join(repo, 'playbooks'), { recursive: true });
@@ -67,7 +66,7 @@ afterEach(() => {
 });
 
 function start(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [bin, ...args], {
+  const child = spawn(process.execPath, [CLI, ...args], {
     cwd: repo,
     env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,12 +3,12 @@
  * wildcard however spelled is a usage error, and so is any address other machines could reach unless
  * `--allow-remote-runners` says so. Nothing is saved and nothing listens when it is refused.
  */
-import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
 import type { CommandIo } from '../src/io.js';
+import { tempDir } from '../../test/kit/index.js';
 
 let root: string;
 let home: string;
@@ -16,7 +16,7 @@ let previousHome: string | undefined;
 
 beforeAll(() => {
   previousHome = process.env.KAIROKU_PLAYBOOK_HOME;
-  root = mkdtempSync(join(tmpdir(), 'kp-listen-'));
+  root = tempDir('kp-listen-');
   home = join(root, 'home');
   process.env.KAIROKU_PLAYBOOK_HOME = home;
   mkdirSync(join(root, 'playbooks'));

@@ -3,25 +3,23 @@
  * daemon of the runtime's tests, served in this process on 127.0.0.1.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakePaseoDaemon, reports, runsUntilCanceled, silent } from '../../runtime/test/fake-paseo/index.js';
-import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
+import {
+  CLI,
+  FakePaseoDaemon,
+  gitRepo,
+  removeDir,
+  reports,
+  runsUntilCanceled,
+  silent,
+  tempDir,
+} from '../../test/kit/index.js';
 import { gateFlags } from '../src/commands/run-drive.js';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
-const bin = join(repoRoot, 'cli/dist/kairoku-playbook.js');
 
 const PLAYBOOK = `version: 1
 id: live
@@ -66,15 +64,16 @@ let home: string;
 const cleanup: (() => Promise<void> | void)[] = [];
 
 beforeEach(() => {
-  ({ root, repo } = makeRepo());
-  home = mkdtempSync(join(tmpdir(), 'kp-live-home-'));
+  root = tempDir('kp-paseo-');
+  repo = gitRepo({ dir: join(root, 'repo') });
+  home = tempDir('kp-live-home-');
   mkdirSync(join(repo, 'playbooks'));
   writeFileSync(join(repo, 'playbooks', 'live.yml'), PLAYBOOK);
 });
 
 afterEach(async () => {
   for (const done of cleanup.splice(0).reverse()) await done();
-  removeRepo(root);
+  removeDir(root);
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -88,7 +87,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      [bin, ...args],
+      [CLI, ...args],
       {
         cwd: repo,
         // Secret inputs come from the environment, as they should (not a command line).

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain as run } from './in-process.js';
+import { tempDir } from '../../test/kit/index.js';
 
 let home: string;
 let previousHome: string | undefined;
@@ -11,9 +11,9 @@ let scenarioDir: string;
 
 beforeAll(() => {
   previousHome = process.env.KAIROKU_PLAYBOOK_HOME;
-  home = mkdtempSync(join(tmpdir(), 'kp-runs-home-'));
+  home = tempDir('kp-runs-home-');
   process.env.KAIROKU_PLAYBOOK_HOME = home;
-  scenarioDir = mkdtempSync(join(tmpdir(), 'kp-runs-'));
+  scenarioDir = tempDir('kp-runs-');
   writeFileSync(
     join(scenarioDir, 'fails.yml'),
     `inputs: { task: t }\nsteps:\n  implement: [{ outcome: done, outputs: { branch: feat/x } }]\n  qa: [{ outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: fail }, { outcome: pass }]\ngates:\n  ship: [{ choice: approve }]\n`,
@@ -170,7 +170,7 @@ describe('kairoku-playbook runs', () => {
     ] as const)
       claimed = advance(claimed, event, Date.now()).state;
     const store = new RunStore(home);
-    store.save({ ...claimed, workspace: mkdtempSync(join(tmpdir(), 'kp-runs-elsewhere-')) });
+    store.save({ ...claimed, workspace: tempDir('kp-runs-elsewhere-') });
     // That process: this test's parent, alive for as long as the test runs.
     writeFileSync(join(store.folder, `${claimed.id}.owner`), `${JSON.stringify({ pid: process.ppid })}\n`);
     try {
@@ -246,7 +246,7 @@ describe('kairoku-playbook runs', () => {
 
   it('prune: archived runs that ended before the date, named; --dry-run deletes nothing', () => {
     const shared = process.env.KAIROKU_PLAYBOOK_HOME;
-    const own = mkdtempSync(join(tmpdir(), 'kp-prune-home-'));
+    const own = tempDir('kp-prune-home-');
     process.env.KAIROKU_PLAYBOOK_HOME = own;
     try {
       const old = start('passes.yml');

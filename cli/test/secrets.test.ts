@@ -5,16 +5,14 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
 import { runRuns } from '../src/commands/runs.js';
 import type { Terminal } from '../src/commands/terminal.js';
 import type { CommandIo } from '../src/io.js';
-import { FakePaseoDaemon, reports } from '../../runtime/test/fake-paseo/index.js';
-import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
+import { CLI, FakePaseoDaemon, gitRepo, removeDir, reports, tempDir } from '../../test/kit/index.js';
 
 const SECRET = 'tok-Sup3rS3cret-12345';
 const OLD_SECRET = 'tok-0ldS3cret-67890';
@@ -79,7 +77,7 @@ let previousHome: string | undefined;
 
 beforeEach(() => {
   previousHome = process.env.KAIROKU_PLAYBOOK_HOME;
-  root = mkdtempSync(join(tmpdir(), 'kp-secrets-'));
+  root = tempDir('kp-secrets-');
   home = join(root, 'home');
   process.env.KAIROKU_PLAYBOOK_HOME = home;
   mkdirSync(join(root, 'playbooks'));
@@ -352,8 +350,9 @@ describe('sim runs', () => {
 
 describe('paseo runs', { timeout: 60_000 }, () => {
   it('keep every secret out of the home: agents’ reports, a check’s output, a restart', async () => {
-    const { root: repoRoot, repo } = makeRepo();
-    const liveHome = mkdtempSync(join(tmpdir(), 'kp-secrets-live-'));
+    const repoRoot = tempDir('kp-paseo-');
+    const repo = gitRepo({ dir: join(repoRoot, 'repo') });
+    const liveHome = tempDir('kp-secrets-live-');
     mkdirSync(join(repo, 'playbooks'));
     // The check passes only with the real token in its env (its hash, so the playbook holds no secret).
     const hash = createHash('sha256').update(SECRET).digest('hex');
@@ -376,7 +375,7 @@ describe('paseo runs', { timeout: 60_000 }, () => {
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
         execFile(
           process.execPath,
-          [join(new URL('../../', import.meta.url).pathname, 'cli/dist/kairoku-playbook.js'), ...args],
+          [CLI, ...args],
           {
             cwd: repo,
             env: {
@@ -427,7 +426,7 @@ describe('paseo runs', { timeout: 60_000 }, () => {
       expectNoSecretInHome(SECRET);
     } finally {
       await fake.close();
-      removeRepo(repoRoot);
+      removeDir(repoRoot);
       rmSync(liveHome, { recursive: true, force: true });
     }
   });

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunHost, simBackendFor, startServe } from '@kairoku-playbook/runtime/serve';
 import type { RunningServe } from '@kairoku-playbook/runtime/serve';
+import { tempDir } from '../../test/kit/index.js';
 
 /**
  * docs/serve.md's example session runs against a real `serve` (in this process, real HTTP on
@@ -24,7 +24,7 @@ let host: RunHost;
 let serve: RunningServe;
 
 beforeAll(async () => {
-  folder = realpathSync(mkdtempSync(join(tmpdir(), 'serve-docs-')));
+  folder = tempDir('serve-docs-');
   const workspace = join(folder, 'ws');
   mkdirSync(workspace);
   for (const block of blocks) {

@@ -6,20 +6,17 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
-  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunStore, stepRun, vecToArray } from '@kairoku-playbook/runtime';
 import type { RunState } from '@kairoku-playbook/runtime';
-import { waitFor } from '../../runtime/test/fixtures/kairoku/harness.js';
+import { CLI, removeTempDirs, tempDir, waitFor } from '../../test/kit/index.js';
 
 /**
  * The fleet across a real network boundary (issue 15 §1): two network namespaces joined by a veth
@@ -32,7 +29,6 @@ import { waitFor } from '../../runtime/test/fixtures/kairoku/harness.js';
  */
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const CLI = join(ROOT, 'cli/dist/kairoku-playbook.js');
 const FAKE_AGENT = join(ROOT, 'runtime/test/fixtures/kairoku/fake-agent.mjs');
 const REPOSITORY = 'fleet.example/acme/shop.git';
 
@@ -61,7 +57,6 @@ const RUN_IP = `10.213.${subnet}.2`;
 const PORT = 20_000 + (randomBytes(2).readUInt16BE() % 40_000);
 
 const children = new Set<ChildProcess>();
-const folders: string[] = [];
 let namespacesMade = false;
 
 function removeNamespaces(): void {
@@ -75,7 +70,7 @@ function removeNamespaces(): void {
 process.once('exit', removeNamespaces);
 afterAll(() => {
   removeNamespaces();
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 function ip(...args: string[]): void {
@@ -97,12 +92,6 @@ function makeNamespaces(): void {
     ip('-n', ns, 'addr', 'add', `${address}/30`, 'dev', dev);
     ip('-n', ns, 'link', 'set', dev, 'up');
   }
-}
-
-function temp(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  folders.push(dir);
-  return dir;
 }
 
 const ENV = { ...process.env, NPM_CONFIG_UPDATE_NOTIFIER: 'false', NO_COLOR: '1' };
@@ -297,7 +286,7 @@ function git(dir: string, ...args: string[]): string {
 
 /** The workspace (serve's, with playbooks/pr.yml) and the runners' clone of it. */
 function makeRepos(): { workspace: string; clone: string } {
-  const workspace = temp('kp-ws-');
+  const workspace = tempDir('kp-ws-');
   git(workspace, 'init', '-q', '-b', 'main');
   mkdirSync(join(workspace, 'playbooks'));
   copyFileSync(join(ROOT, 'playbooks/pr.yml'), join(workspace, 'playbooks/pr.yml'));
@@ -312,7 +301,7 @@ function makeRepos(): { workspace: string; clone: string } {
   );
   git(workspace, 'add', '.');
   git(workspace, 'commit', '-q', '-m', 'init');
-  const clone = temp('kp-clone-');
+  const clone = tempDir('kp-clone-');
   rmSync(clone, { recursive: true });
   execFileSync('git', ['clone', '-q', workspace, clone]);
   return { workspace, clone };
@@ -322,8 +311,8 @@ describe.skipIf(skipReason !== undefined)('serve --backend kairoku across networ
   it('runs pr.yml over TLS to two runners; survives a killed runner and a restarted serve; refuses a wrong fingerprint, plain HTTP and a revoked token', async () => {
     makeNamespaces();
     const { workspace, clone } = makeRepos();
-    const home = temp('kp-home-');
-    const scratch = temp('kp-scratch-');
+    const home = tempDir('kp-home-');
+    const scratch = tempDir('kp-scratch-');
     const scriptFile = join(scratch, 'script.json');
     const script = (entries: Record<string, unknown[]>) => writeFileSync(scriptFile, JSON.stringify(entries));
     const launches = (run: string) => join(scratch, `launches-${run}`);

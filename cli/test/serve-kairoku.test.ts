@@ -1,17 +1,8 @@
-import { startServe as startServeProcess } from '../../test/kit/index.js';
+import { CLI, removeTempDirs, startServe as startServeProcess, tempDir } from '../../test/kit/index.js';
 import { X509Certificate } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunStore, stepRun, vecToArray } from '@kairoku-playbook/runtime';
@@ -23,22 +14,14 @@ import { RunStore, stepRun, vecToArray } from '@kairoku-playbook/runtime';
  * runner pinning it.
  */
 
-const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
 const children: ChildProcess[] = [];
-const folders: string[] = [];
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  removeTempDirs();
 });
 
-function temp(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  folders.push(dir);
-  return dir;
-}
-
 function workspace(): string {
-  const dir = temp('kp-serve-ws-');
+  const dir = tempDir('kp-serve-ws-');
   execFileSync('git', ['-C', dir, 'init', '-q', '-b', 'main']);
   execFileSync('git', [
     '-C',
@@ -57,7 +40,7 @@ function workspace(): string {
 }
 
 function serveOnce(args: string[], home: string) {
-  return spawnSync(process.execPath, [cli, 'serve', ...args], {
+  return spawnSync(process.execPath, [CLI, 'serve', ...args], {
     env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
     encoding: 'utf8',
     timeout: 60_000,
@@ -98,7 +81,7 @@ async function stop(child: ChildProcess): Promise<void> {
 describe('serve --backend kairoku', () => {
   it('refuses a routable address without TLS, the wildcard by another spelling, and TLS flags on another backend', () => {
     const ws = workspace();
-    const home = temp('kp-serve-home-');
+    const home = tempDir('kp-serve-home-');
     const plain = serveOnce([ws, '--backend', 'kairoku', '--app-listen', '10.213.0.1:0'], home);
     expect(plain.status).toBe(2);
     expect(plain.stderr).toMatch(/not a loopback address.*serve it over TLS/);
@@ -118,18 +101,18 @@ describe('serve --backend kairoku', () => {
 
   it('keeps its self-signed certificate across restarts, and a runner pinning it registers', async () => {
     const ws = workspace();
-    const home = temp('kp-serve-home-');
+    const home = tempDir('kp-serve-home-');
     const first = await startServe(ws, home);
     await stop(first.child);
     const second = await startServe(ws, home);
     expect(second.fingerprint).toBe(first.fingerprint);
     expect(readFileSync(join(home, 'kairoku', 'tls', 'app.crt'), 'utf8')).toMatch(/BEGIN CERTIFICATE/);
 
-    const workDir = join(temp('kp-runner-'), 'work');
+    const workDir = join(tempDir('kp-runner-'), 'work');
     const runner = spawn(
       process.execPath,
       [
-        cli,
+        CLI,
         'runner',
         '--app',
         second.app,
@@ -162,7 +145,7 @@ describe('serve --backend kairoku', () => {
 
   it('gives runners --app-url instead of the address it listens on, and checks it', async () => {
     const ws = workspace();
-    const home = temp('kp-serve-home-');
+    const home = tempDir('kp-serve-home-');
     const served = await startServe(ws, home, ['--app-url', 'https://kairoku-app.test:7421']);
     expect(served.app).toBe('https://kairoku-app.test:7421');
     await stop(served.child);
@@ -192,7 +175,7 @@ describe('serve --backend kairoku', () => {
       join(ws, 'playbooks', 'one.yml'),
       'version: 1\nid: one\ntitle: One agent step\nsteps:\n  build:\n    role: implementer\n    prompt: Build it\n',
     );
-    const home = temp('kp-serve-home-');
+    const home = tempDir('kp-serve-home-');
     const first = await startServe(ws, home);
     const started = await fetch(`${first.panel}/api/v1/runs`, {
       method: 'POST',

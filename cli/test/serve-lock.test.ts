@@ -6,33 +6,24 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockServe, serveInfoPath } from '@kairoku-playbook/runtime/serve';
-import { BIN } from './tools.js';
+import { CLI, removeTempDirs, tempDir } from '../../test/kit/index.js';
 
 const children: ChildProcess[] = [];
-const folders: string[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  removeTempDirs();
 });
-
-/** A folder removed after the test (its real path: serve keys a workspace by it). */
-function temp(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  folders.push(dir);
-  return dir;
-}
 
 /** A serve process: resolves `up` when it prints its URL, or `refused` with its stderr when it exits first. */
 function serve(
   workspace: string,
   home: string,
 ): Promise<{ child: ChildProcess; up: boolean; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', workspace, '--listen', '127.0.0.1:0'], {
+  const child = spawn(process.execPath, [CLI, 'serve', workspace, '--listen', '127.0.0.1:0'], {
     env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,9 +50,9 @@ function stopped(child: ChildProcess): Promise<void> {
 
 describe('two serves started together on one workspace', () => {
   it('give exactly one serve, ten times in a row', async () => {
-    const home = temp('serve-lock-home-');
+    const home = tempDir('serve-lock-home-');
     for (let pair = 0; pair < 10; pair++) {
-      const workspace = temp('serve-lock-ws-');
+      const workspace = tempDir('serve-lock-ws-');
       mkdirSync(join(workspace, 'playbooks'));
       const [a, b] = await Promise.all([serve(workspace, home), serve(workspace, home)]);
       expect([a.up, b.up].filter(Boolean)).toHaveLength(1);
@@ -75,7 +66,7 @@ describe('two serves started together on one workspace', () => {
 
 describe('the lock', () => {
   it('is taken over from a process that is gone, or from another process with the same pid', () => {
-    const home = temp('serve-lock-home-');
+    const home = tempDir('serve-lock-home-');
     const workspace = '/some/workspace';
     const path = serveInfoPath(home, workspace).replace(/\.json$/, '.lock');
     mkdirSync(join(home, 'serve'), { recursive: true });

@@ -6,15 +6,14 @@
  * and the `run` process drove on from memory and overwrote the file with a completed run).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunHost } from '@kairoku-playbook/runtime';
 import { simBackendFor, startServe } from '@kairoku-playbook/runtime/serve';
+import { CLI, tempDir } from '../../test/kit/index.js';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
-const bin = join(repoRoot, 'cli/dist/kairoku-playbook.js');
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -24,7 +23,7 @@ function runProcess(workspace: string, home: string) {
   const child = spawn(
     process.execPath,
     [
-      bin,
+      CLI,
       'run',
       'playbooks/pr.yml',
       '--backend',
@@ -54,8 +53,8 @@ function runProcess(workspace: string, home: string) {
 
 describe('serve and a run another process drives', () => {
   it('asks that process, answers once it has applied the cancel, and never takes the run', async () => {
-    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'one-writer-ws-')));
-    const home = mkdtempSync(join(tmpdir(), 'one-writer-home-'));
+    const workspace = tempDir('one-writer-ws-');
+    const home = tempDir('one-writer-home-');
     cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     mkdirSync(join(workspace, 'playbooks'));

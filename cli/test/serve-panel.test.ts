@@ -7,12 +7,11 @@
  * the page and the server agree.
  */
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { startServe } from '../../test/kit/index.js';
+import { startServe, tempDir } from '../../test/kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, pageWithProblems } from '../../test/e2e/support/workbench.js';
 
@@ -26,7 +25,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  scratch = mkdtempSync(join(tmpdir(), 'serve-panel-'));
+  scratch = tempDir('serve-panel-');
   const workspace = join(scratch, 'workspace');
   mkdirSync(join(workspace, '.paseo', 'playbooks'), { recursive: true });
   copyFileSync(join(REPO, 'playbooks', 'pr.yml'), join(workspace, '.paseo', 'playbooks', 'pr.yml'));

@@ -6,20 +6,24 @@
  * waits for the end of its turn), one without the tools, and a serve restarted while the kickoff waits.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '@kairoku-playbook/runtime';
 import { paseo } from '@kairoku-playbook/runtime/backends';
 import type { CurrentAgentAnswer, RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
-import { FakePaseoDaemon, reports } from '../../runtime/test/fake-paseo/index.js';
-import type { FakeAgent, Scripts } from '../../runtime/test/fake-paseo/index.js';
-import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { callServe, relayPlaybook, startPaseoServe } from './support/paseo-serve.js';
-import type { Serving } from './support/paseo-serve.js';
-
-const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
+import {
+  callServe,
+  CLI,
+  FakePaseoDaemon,
+  gitRepo,
+  relayPlaybook,
+  removeDir,
+  reports,
+  startPaseoServe,
+  tempDir,
+} from '../../test/kit/index.js';
+import type { FakeAgent, Scripts, ServeProcess } from '../../test/kit/index.js';
 
 const RELAY = relayPlaybook({ work: false });
 
@@ -51,11 +55,12 @@ afterEach(async () => {
 
 async function setUp(scripts: Scripts) {
   const daemon = await FakePaseoDaemon.start({ scripts, startsStdioServers: true });
-  const { root, repo } = makeRepo();
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'serve-current-home-')));
+  const root = tempDir('kp-paseo-');
+  const repo = gitRepo({ dir: join(root, 'repo') });
+  const home = tempDir('serve-current-home-');
   cleanups.push(async () => {
     await daemon.close();
-    removeRepo(root);
+    removeDir(root);
     rmSync(home, { recursive: true, force: true });
   });
   const workspace = realpathSync(repo);
@@ -68,7 +73,7 @@ async function setUp(scripts: Scripts) {
       mcpServers: {
         'kairoku-playbook': {
           command: process.execPath,
-          args: [cli, 'mcp', '--agents', 'paseo', '--paseo-host', daemon.host],
+          args: [CLI, 'mcp', '--agents', 'paseo', '--paseo-host', daemon.host],
           env: { KAIROKU_PLAYBOOK_HOME: home },
         },
       },
@@ -98,7 +103,7 @@ async function personAgent(
 const waitFor = (check: () => unknown | Promise<unknown>) =>
   vi.waitFor(check, { timeout: 20_000, interval: 100 });
 
-async function startWith(serving: Serving, agentId: string) {
+async function startWith(serving: ServeProcess, agentId: string) {
   return callServe<StartAnswer>(serving, '/api/v1/runs', {
     playbook: 'playbooks/relay.yml',
     inputs: {},
@@ -106,7 +111,7 @@ async function startWith(serving: Serving, agentId: string) {
   });
 }
 
-const status = async (serving: Serving, id: string) =>
+const status = async (serving: ServeProcess, id: string) =>
   (await callServe<RunDetail>(serving, `/api/v1/runs/${id}`)).body.run.status;
 
 describe('serve --backend paseo: Start with the current agent', () => {

@@ -6,18 +6,25 @@
  * processes, real HTTP on 127.0.0.1.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '@kairoku-playbook/runtime';
 import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
-import { FakePaseoDaemon, reports, runsUntilCanceled } from '../../runtime/test/fake-paseo/index.js';
-import type { FakeAgent, FakePaseoOptions, Scripts } from '../../runtime/test/fake-paseo/index.js';
-import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { callServe, relayPlaybook, startPaseoServe } from './support/paseo-serve.js';
+import {
+  callServe,
+  FakePaseoDaemon,
+  gitRepo,
+  relayPlaybook,
+  removeDir,
+  reports,
+  runsUntilCanceled,
+  startPaseoServe,
+  tempDir,
+} from '../../test/kit/index.js';
+import type { FakeAgent, FakePaseoOptions, Scripts } from '../../test/kit/index.js';
 
 const RELAY = relayPlaybook();
 
@@ -30,11 +37,12 @@ afterEach(async () => {
 
 async function setUp(scripts: Scripts, options: FakePaseoOptions = {}) {
   const daemon = await FakePaseoDaemon.start({ scripts, startsStdioServers: true, ...options });
-  const { root, repo } = makeRepo();
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'serve-managed-home-')));
+  const root = tempDir('kp-paseo-');
+  const repo = gitRepo({ dir: join(root, 'repo') });
+  const home = tempDir('serve-managed-home-');
   cleanups.push(async () => {
     await daemon.close();
-    removeRepo(root);
+    removeDir(root);
     rmSync(home, { recursive: true, force: true });
   });
   mkdirSync(join(repo, 'playbooks'));

@@ -7,28 +7,25 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PlaybooksAnswer, RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
-import { FakePaseoDaemon, reports, runsUntilCanceled } from '../../runtime/test/fake-paseo/index.js';
-import type { FakeAgent, Scripts } from '../../runtime/test/fake-paseo/index.js';
-import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-import { callServe, relayPlaybook, startPaseoServe } from './support/paseo-serve.js';
-import type { Serving } from './support/paseo-serve.js';
-
-const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
+import {
+  callServe,
+  CLI,
+  FakePaseoDaemon,
+  gitRepo,
+  relayPlaybook,
+  removeDir,
+  reports,
+  runsUntilCanceled,
+  startPaseoServe,
+  tempDir,
+} from '../../test/kit/index.js';
+import type { FakeAgent, Scripts, ServeProcess } from '../../test/kit/index.js';
 
 const RELAY = relayPlaybook({ retries: 1, gate: true });
 
@@ -41,11 +38,12 @@ afterEach(async () => {
 
 async function setUp(scripts: Scripts) {
   const daemon = await FakePaseoDaemon.start({ scripts });
-  const { root, repo } = makeRepo();
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'serve-paseo-home-')));
+  const root = tempDir('kp-paseo-');
+  const repo = gitRepo({ dir: join(root, 'repo') });
+  const home = tempDir('serve-paseo-home-');
   cleanups.push(async () => {
     await daemon.close();
-    removeRepo(root);
+    removeDir(root);
     rmSync(home, { recursive: true, force: true });
   });
   mkdirSync(join(repo, 'playbooks'));
@@ -98,7 +96,7 @@ function report(agent: FakeAgent): Promise<{ status: number; text: string }> {
 
 describe('kairoku-playbook serve --backend paseo', () => {
   /** Starts the relay through the API and waits until `work`'s agent works (its turn held). */
-  async function untilWorking(serving: Serving, daemon: FakePaseoDaemon) {
+  async function untilWorking(serving: ServeProcess, daemon: FakePaseoDaemon) {
     const started = await call<StartAnswer>(serving, '/api/v1/runs', {
       playbook: 'playbooks/relay.yml',
       inputs: {},
@@ -306,7 +304,7 @@ describe('kairoku-playbook serve --backend paseo', () => {
     // `run` in the workspace goes through serve, on serve's backend; another backend is refused.
     const env = { ...process.env, KAIROKU_PLAYBOOK_HOME: home };
     const cliOf = (...args: string[]) => {
-      const child = spawn(process.execPath, [cli, ...args], { cwd: workspace, env });
+      const child = spawn(process.execPath, [CLI, ...args], { cwd: workspace, env });
       children.push(child);
       let text = '';
       child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));

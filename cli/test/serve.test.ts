@@ -1,11 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveInfoPath } from '@kairoku-playbook/runtime/serve';
-import { startServe as startServeProcess } from '../../test/kit/index.js';
+import { CLI, removeTempDirs, startServe as startServeProcess, tempDir } from '../../test/kit/index.js';
 import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 
 /**
@@ -13,8 +12,6 @@ import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
  * a gate decision the API acknowledged survives `kill -9` of the server; the next serve takes the run
  * up again with its next gate open.
  */
-
-const cli = new URL('../dist/kairoku-playbook.js', import.meta.url).pathname;
 
 const TWO_GATES = `version: 1
 id: twogates
@@ -40,17 +37,10 @@ steps:
 `;
 
 const children: ChildProcess[] = [];
-const folders: string[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  removeTempDirs();
 });
-
-function temp(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  folders.push(dir);
-  return dir;
-}
 
 /** Starts serve (the test kit's); its child is killed after the test. */
 async function startServe(workspace: string, home: string) {
@@ -77,7 +67,7 @@ async function call<T>(
 }
 
 function workspaceWithPlaybook(): string {
-  const workspace = temp('serve-ws-');
+  const workspace = tempDir('serve-ws-');
   mkdirSync(join(workspace, 'playbooks'));
   writeFileSync(join(workspace, 'playbooks', 'twogates.yml'), TWO_GATES);
   return workspace;
@@ -86,7 +76,7 @@ function workspaceWithPlaybook(): string {
 describe('kairoku-playbook serve', () => {
   it('loses no acknowledged gate decision to kill -9; the next serve shows the next gate open', async () => {
     const workspace = workspaceWithPlaybook();
-    const home = temp('serve-home-');
+    const home = tempDir('serve-home-');
     const first = await startServe(workspace, home);
     const info = serveInfoPath(home, workspace);
     expect(existsSync(info)).toBe(true);
@@ -131,10 +121,10 @@ describe('kairoku-playbook serve', () => {
 
   it('prints a new login URL for another browser (serve --login-url); each logs one browser in, once', async () => {
     const workspace = workspaceWithPlaybook();
-    const home = temp('serve-home-');
+    const home = tempDir('serve-home-');
     const served = await startServe(workspace, home);
     expect(served.login).not.toContain(served.token);
-    const printed = spawnSync(process.execPath, [cli, 'serve', workspace, '--login-url'], {
+    const printed = spawnSync(process.execPath, [CLI, 'serve', workspace, '--login-url'], {
       env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
       encoding: 'utf8',
     });
@@ -147,7 +137,7 @@ describe('kairoku-playbook serve', () => {
       expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
     }
     // No serve for a folder: says so.
-    const none = spawnSync(process.execPath, [cli, 'serve', temp('serve-none-'), '--login-url'], {
+    const none = spawnSync(process.execPath, [CLI, 'serve', tempDir('serve-none-'), '--login-url'], {
       env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
       encoding: 'utf8',
     });
@@ -157,7 +147,7 @@ describe('kairoku-playbook serve', () => {
 
   it('refuses a second serve of the same workspace while one runs', async () => {
     const workspace = workspaceWithPlaybook();
-    const home = temp('serve-home-');
+    const home = tempDir('serve-home-');
     const first = await startServe(workspace, home);
     await expect(startServe(workspace, home)).rejects.toThrow(/already serves/);
     first.child.kill('SIGTERM');
@@ -166,10 +156,10 @@ describe('kairoku-playbook serve', () => {
 
   it('`run` and `runs pause|resume` go through the serve of the workspace when one is up', async () => {
     const workspace = workspaceWithPlaybook();
-    const home = temp('serve-home-');
+    const home = tempDir('serve-home-');
     const server = await startServe(workspace, home);
     const env = { ...process.env, KAIROKU_PLAYBOOK_HOME: home };
-    const run = spawn(process.execPath, [cli, 'run', 'playbooks/twogates.yml'], {
+    const run = spawn(process.execPath, [CLI, 'run', 'playbooks/twogates.yml'], {
       cwd: workspace,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -191,7 +181,7 @@ describe('kairoku-playbook serve', () => {
     }
     const cliOf = (...args: string[]) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, [cli, ...args], { cwd: workspace, env });
+        const child = spawn(process.execPath, [CLI, ...args], { cwd: workspace, env });
         let text = '';
         child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
         child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -4,16 +4,7 @@
  * messages; the run file and `--json` keep the text as the agent sent it.
  */
 import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRun } from '../src/commands/run.js';
@@ -21,10 +12,7 @@ import type { Terminal } from '../src/commands/terminal.js';
 import { main } from '../src/main.js';
 import type { CommandIo } from '../src/io.js';
 import type { LiveTerminal } from '../src/live-view.js';
-import { FakePaseoDaemon, triesReports } from '../../runtime/test/fake-paseo/index.js';
-import { makeRepo, removeRepo } from '../../runtime/test/fake-paseo/harness.js';
-
-const bin = join(new URL('../../', import.meta.url).pathname, 'cli/dist/kairoku-playbook.js');
+import { CLI, FakePaseoDaemon, gitRepo, removeDir, tempDir, triesReports } from '../../test/kit/index.js';
 
 /** A summary that would retitle the terminal, clear it, and reverse what follows. */
 const HOSTILE = 'ok\x1b]0;pwned\x07\x1b[2J\x9b2J\u202eevil\rX';
@@ -64,7 +52,7 @@ let previousHome: string | undefined;
 
 beforeAll(() => {
   previousHome = process.env.KAIROKU_PLAYBOOK_HOME;
-  root = mkdtempSync(join(tmpdir(), 'kp-terminal-'));
+  root = tempDir('kp-terminal-');
   home = join(root, 'home');
   process.env.KAIROKU_PLAYBOOK_HOME = home;
   mkdirSync(join(root, 'playbooks'));
@@ -204,8 +192,9 @@ describe('terminal paths', () => {
 
 describe('run --backend paseo', { timeout: 60_000 }, () => {
   it('shows the agents’ refused and accepted reports without their control sequences', async () => {
-    const { root: repoRoot, repo } = makeRepo();
-    const daemonHome = mkdtempSync(join(tmpdir(), 'kp-terminal-live-'));
+    const repoRoot = tempDir('kp-paseo-');
+    const repo = gitRepo({ dir: join(repoRoot, 'repo') });
+    const daemonHome = tempDir('kp-terminal-live-');
     const fake = await FakePaseoDaemon.start({
       home: repoRoot,
       scripts: {
@@ -223,7 +212,7 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
       const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
         execFile(
           process.execPath,
-          [bin, 'run', 'playbooks/hostile.yml', '--backend', 'paseo', '--gate', 'ship=approve'],
+          [CLI, 'run', 'playbooks/hostile.yml', '--backend', 'paseo', '--gate', 'ship=approve'],
           {
             cwd: repo,
             env: { ...process.env, KAIROKU_PLAYBOOK_HOME: daemonHome, NO_COLOR: '1', PASEO_HOST: fake.host },
@@ -241,7 +230,7 @@ describe('run --backend paseo', { timeout: 60_000 }, () => {
       expect(result.stdout + result.stderr).not.toContain('\x1b');
     } finally {
       await fake.close();
-      removeRepo(repoRoot);
+      removeDir(repoRoot);
       rmSync(daemonHome, { recursive: true, force: true });
     }
   });

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { diskLister } from '../src/workspace/disk-lister.js';
+import { tempDir } from '../../test/kit/temp.js';
 
-const folder = mkdtempSync(join(tmpdir(), 'kp-lister-'));
+const folder = tempDir('kp-lister-');
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 const unix = process.platform !== 'win32';
 

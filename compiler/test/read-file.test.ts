@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FILE_LIMITS, formatBytes, readFileBounded, readTextBounded } from '../src/workspace/read-file.js';
+import { tempDir } from '../../test/kit/temp.js';
 
-const folder = mkdtempSync(join(tmpdir(), 'kp-read-'));
+const folder = tempDir('kp-read-');
 const unix = process.platform !== 'win32';
 
 describe('readFileBounded', () => {

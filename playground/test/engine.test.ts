@@ -4,13 +4,13 @@
  * hash of the source included) and its JSON `check --format json`'s, for every sample playbook.
  */
 import { createHash as nodeCreateHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../../cli/test/in-process.js';
-import { REPO } from '../../cli/test/tools.js';
+import { REPO } from '../../test/kit/cli.js';
+import { tempDir } from '../../test/kit/temp.js';
 import { buildEngineForNode } from '../build.mjs';
 import { createHash } from '../src/node-crypto.js';
 
@@ -22,7 +22,7 @@ let work: string;
 let engine: Engine;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'playground-engine-'));
+  work = tempDir('playground-engine-');
   const file = join(work, 'engine.mjs');
   await buildEngineForNode(file);
   engine = (await import(pathToFileURL(file).href)) as Engine;

@@ -6,15 +6,15 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../../cli/test/in-process.js';
-import { BIN, REPO } from '../../cli/test/tools.js';
+import { CLI, REPO } from '../../test/kit/cli.js';
+import { tempDir } from '../../test/kit/temp.js';
 import { launchChromium, pageWithProblems } from '../../test/e2e/support/workbench.js';
 import { PLAYGROUND_DIST, buildPlayground, examples } from '../build.mjs';
 
@@ -27,8 +27,8 @@ let work: string;
 
 beforeAll(async () => {
   await buildPlayground();
-  work = mkdtempSync(join(tmpdir(), 'playground-test-'));
-  server = spawn(process.execPath, [BIN, 'playground', '--listen', '127.0.0.1:0'], {
+  work = tempDir('playground-test-');
+  server = spawn(process.execPath, [CLI, 'playground', '--listen', '127.0.0.1:0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   url = await new Promise<string>((resolve, reject) => {
@@ -77,9 +77,9 @@ async function checkedAfter(page: Page, before: number): Promise<void> {
 
 /** `kairoku-playbook check --format json FILE` by the built CLI, in a folder holding only that file. */
 async function cliCheckJson(file: string, text: string): Promise<string> {
-  const dir = mkdtempSync(join(work, 'cli-'));
+  const dir = tempDir('cli-', work);
   writeFileSync(join(dir, file), text);
-  const child = spawn(process.execPath, [BIN, 'check', '--format', 'json', file], { cwd: dir });
+  const child = spawn(process.execPath, [CLI, 'check', '--format', 'json', file], { cwd: dir });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await new Promise((done) => child.once('close', done));

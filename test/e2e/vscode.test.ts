@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN } from './support/playbooks.js';
-import { CLI, ROOT, openSession } from './support/session.js';
+import { ROOT, openSession } from './support/session.js';
+import { CLI } from '../kit/cli.js';
 import type { Session } from './support/session.js';
 import {
   hoverText,

@@ -10,23 +10,21 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, REPO, tempDir } from '../kit/index.js';
 
-const REPO = new URL('../../', import.meta.url).pathname;
-const BIN = join(REPO, 'cli/dist/kairoku-playbook.js');
 const HEAP = '--max-old-space-size=1024';
 /** Far above any honest answer here (the slowest, a 100,001-folder walk, takes seconds): only a hang reaches it. */
 const HANG_GUARD_MS = 120_000;
 const unix = process.platform !== 'win32';
 
 const PLAYBOOK = 'version: 1\ntitle: Fine\nsteps:\n  only:\n    role: implementer\n    prompt: Do it.\n';
-const root = mkdtempSync(join(tmpdir(), 'kp-hostile-files-'));
+const root = tempDir('kp-hostile-files-');
 // On a tmpfs of its own where mounting is allowed (root, as in CI): the 100,001-folder tree is made
 // and removed in seconds, where a disk-backed /tmp takes minutes. Elsewhere, the same tests on /tmp.
 const mounted =
@@ -62,7 +60,7 @@ interface CliResult {
 
 /** The built CLI in a child with a bounded heap, killed by the hang guard. */
 function cli(cwd: string, ...args: string[]): CliResult {
-  const result = spawnSync(process.execPath, [HEAP, BIN, ...args], {
+  const result = spawnSync(process.execPath, [HEAP, CLI, ...args], {
     cwd,
     encoding: 'utf8',
     timeout: HANG_GUARD_MS,
@@ -96,7 +94,7 @@ function checkJson(cwd: string, ...paths: string[]): CliResult & { diagnostics: 
 
 describe.runIf(unix)('check --format json on hostile folders', { timeout: HANG_GUARD_MS * 2 }, () => {
   it('builds the CLI first', () => {
-    expect(spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' }).status).toBe(0);
+    expect(spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' }).status).toBe(0);
   });
 
   it('symbolic-link loops: each folder once, however many links (1 to 32) lead back to it', () => {
@@ -330,7 +328,7 @@ interface Server {
 
 /** `kairoku-playbook lsp --stdio` in a child with a bounded heap, initialized on `rootUri`. */
 async function startServer(rootPath: string): Promise<Server> {
-  const child = spawn(process.execPath, [HEAP, BIN, 'lsp', '--stdio'], { stdio: 'pipe' });
+  const child = spawn(process.execPath, [HEAP, CLI, 'lsp', '--stdio'], { stdio: 'pipe' });
   const stderr: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   const connection = createMessageConnection(

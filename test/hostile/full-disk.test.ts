@@ -8,26 +8,15 @@
  * Mounting needs root (CI has it); where mounting is refused the tests are skipped, saying why.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statfsSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-
-const REPO = new URL('../../', import.meta.url).pathname;
-const BIN = join(REPO, 'cli/dist/kairoku-playbook.js');
+import { CLI, REPO, tempDir } from '../kit/index.js';
 
 /** A 1 MiB tmpfs of our own, or why there cannot be one here. */
 function mountSmallDisk(): { home: string } | { reason: string } {
   if (process.platform !== 'linux') return { reason: `tmpfs needs Linux, not ${process.platform}` };
-  const home = mkdtempSync(join(tmpdir(), 'kp-full-disk-'));
+  const home = tempDir('kp-full-disk-');
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', home], { stdio: 'pipe' });
     return { home };
@@ -51,7 +40,7 @@ afterAll(() => {
 });
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: REPO,
     env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home, NO_COLOR: '1' },
     encoding: 'utf8',
@@ -112,7 +101,7 @@ function expectDiskFullRefusal(result: ReturnType<typeof cli>): void {
 }
 
 describe.skipIf(!home)('a full disk (a real tmpfs as the home)', { timeout: 120_000 }, () => {
-  it('builds the CLI first', () => expect(existsSync(BIN)).toBe(true));
+  it('builds the CLI first', () => expect(existsSync(CLI)).toBe(true));
 
   let first = '';
   let cut = '';

@@ -8,12 +8,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { StreamMessageReader } from 'vscode-jsonrpc/node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, REPO } from '../kit/index.js';
 
-const REPO = new URL('../../', import.meta.url).pathname;
-const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
 const URI = 'file:///hostile/playbooks/ok.yml';
 const PLAYBOOK = `version: 1
 title: Fix a bug

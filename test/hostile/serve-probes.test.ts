@@ -8,14 +8,13 @@
  * cli/test/serve-lock, runtime/test/serve/full-disk, runtime/test/serve/sessions.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe } from '../kit/index.js';
+import { startServe, tempDir } from '../kit/index.js';
 
-const scratch = mkdtempSync(join(tmpdir(), 'kp-serve-probes-'));
+const scratch = tempDir('kp-serve-probes-');
 const workspace = join(scratch, 'ws');
 const home = join(scratch, 'home');
 let serve: ChildProcess;

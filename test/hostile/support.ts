@@ -1,69 +1,37 @@
 /**
- * Helpers for the hostile-input suites: run the built CLI on a file as a user would, with the heap
- * bounded and a guard against hangs, and check what every answer to bad input must satisfy.
+ * Helpers for the hostile-input suites: run the built CLI on a file as a user would (the test kit's
+ * `runCliBounded`: the heap bounded, a guard against hangs), and check what every answer to bad input must
+ * satisfy.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODES, MAX_MESSAGE } from '@kairoku-playbook/compiler';
 import type { Diagnostic, JsonDiagnostic } from '@kairoku-playbook/compiler';
-
-export const REPO = new URL('../../', import.meta.url).pathname;
-export const CLI = join(REPO, 'cli/dist/kairoku-playbook.js');
+import { removeDir, runCliBounded, tempDir } from '../kit/index.js';
+import type { BoundedCliResult } from '../kit/index.js';
 
 /** The heap a checked file may take (the bar of issue 11: 1 GiB), enforced by V8 in the child. */
 export const HEAP_MB = 1024;
 
-export interface CliRun {
-  /** the exit code (`null` when the child was killed) */
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** killed by the guard: the child did not answer in time */
-  hung: boolean;
+export interface CliRun extends BoundedCliResult {
   /** stdout parsed as JSON, when it is JSON */
   json: unknown;
 }
 
-/** Runs the built CLI with `args` in `cwd`, the heap capped at `heapMb`, killed after `guardMs`. */
-export function runCli(
+/** The kit's `runCliBounded` with the heap capped at `heapMb` (default `HEAP_MB`), stdout read as JSON too. */
+async function runCli(
   args: readonly string[],
   cwd: string,
   { heapMb = HEAP_MB, guardMs = 120_000 }: { heapMb?: number; guardMs?: number } = {},
 ): Promise<CliRun> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, CLI, ...args], {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    let hung = false;
-    const guard = setTimeout(() => {
-      hung = true;
-      child.kill('SIGKILL');
-    }, guardMs);
-    child.on('error', (error) => {
-      clearTimeout(guard);
-      reject(error);
-    });
-    child.on('close', (status, signal) => {
-      clearTimeout(guard);
-      const stdout = Buffer.concat(out).toString('utf8');
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ status, signal, stdout, stderr: Buffer.concat(err).toString('utf8'), hung, json });
-    });
-  });
+  const run = await runCliBounded(args, cwd, { heapMb, guardMs });
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { ...run, json };
 }
 
 /**
@@ -77,13 +45,13 @@ export async function checkJson(
     ...options
   }: { fileName?: string; heapMb?: number; guardMs?: number } = {},
 ): Promise<CliRun & { diagnostics: JsonDiagnostic[] | undefined }> {
-  const dir = mkdtempSync(join(os.tmpdir(), 'kairoku-hostile-'));
+  const dir = tempDir('kairoku-hostile-');
   try {
     writeFileSync(join(dir, fileName), content);
     const run = await runCli(['check', fileName, '--format', 'json'], dir, options);
     return { ...run, diagnostics: Array.isArray(run.json) ? (run.json as JsonDiagnostic[]) : undefined };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
   }
 }
 

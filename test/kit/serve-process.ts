@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
+import { afterAll } from 'vitest';
 import { findServe } from '@kairoku-playbook/runtime/serve';
 import { CLI } from './cli.js';
 
@@ -36,14 +37,16 @@ export interface ServeProcess {
 
 const LOGIN = /login URL: ((http:\/\/127\.0\.0\.1:\d+)\/\?login=[A-Za-z0-9_-]+)/;
 const children = new Set<ChildProcess>();
-process.once('exit', () => {
+// The file's serve processes a test did not stop are killed after its last test (as temp.ts removes its
+// folders: vitest ends its worker processes without their 'exit' event).
+afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
 /**
  * The built CLI's `serve` for a workspace, as a process (real HTTP on 127.0.0.1), resolved once it
  * prints its login URL (and `until`); rejected, with its standard error, when it exits first. Killed
- * when the test process ends if the test did not stop it.
+ * after the test file's last test if the test did not stop it.
  */
 export function startServe(options: ServeProcessOptions): Promise<ServeProcess> {
   const env: NodeJS.ProcessEnv = {

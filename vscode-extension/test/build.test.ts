@@ -5,9 +5,8 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { SourceText, compilePlaybook } from '@kairoku-playbook/compiler';
 import { buildExtension, packageExtension } from '../build.mjs';
 import { BUDGET, readVsix, vsixProblems } from '../vsix-rules.mjs';
 import type { Vsix } from '../vsix-rules.mjs';
+import { tempDir } from '../../test/kit/temp.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const EXTENSION = here('../');
@@ -101,7 +101,7 @@ describe('the bundled server', () => {
   let workspace: string;
 
   beforeAll(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'kairoku-vscode-'));
+    workspace = tempDir('kairoku-vscode-');
     child = spawn(process.execPath, [dist('server.js'), '--stdio', `--clientProcessId=${process.pid}`], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -487,7 +487,7 @@ describe("the marketplaces' rules", () => {
 
   it("vsce's warnings fail the build, and are shown", () => {
     // A copy of the extension without a repository and without a LICENSE: vsce warns twice, exits 0.
-    const copy = mkdtempSync(join(tmpdir(), 'kairoku-vsce-'));
+    const copy = tempDir('kairoku-vsce-');
     try {
       for (const name of [
         'package.json',

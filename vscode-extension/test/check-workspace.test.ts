@@ -5,13 +5,13 @@
  * recorded, and the language client's workspace pull (what vscode-languageclient does when the server
  * advertises workspace diagnostics) is one `workspace/diagnostic` request into the client's collection.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WorkspaceDiagnosticReport } from 'vscode-languageserver-protocol';
 import { buildServer, fileUri, startClient } from '../../lsp/test/support/client.js';
 import type { TestClient } from '../../lsp/test/support/client.js';
+import { tempDir } from '../../test/kit/temp.js';
 
 interface FakeUri {
   toString(): string;
@@ -77,7 +77,7 @@ const VS_CODE_PULL = {
 
 beforeAll(async () => {
   buildServer();
-  root = mkdtempSync(join(tmpdir(), 'kp-check-workspace-'));
+  root = tempDir('kp-check-workspace-');
   mkdirSync(join(root, 'playbooks'));
   // Seven errors: seven unknown roles.
   const steps = Array.from({ length: 7 }, (_, i) => `  s${i}: { role: nobody${i}, prompt: do it }`);

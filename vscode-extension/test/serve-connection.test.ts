@@ -7,15 +7,12 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as runtime from '@kairoku-playbook/runtime/serve';
 import { defaultHome as runtimeDefaultHome } from '@kairoku-playbook/runtime';
@@ -24,9 +21,8 @@ import type { ServeEvent } from '../src/serve-client.js';
 import { defaultHome, findWorkspaceServe, isLoopbackUrl, serveInfoPath } from '../src/serve-discovery.js';
 import { connectServe, playbookIdOf } from '../src/serve-process.js';
 import type { ServeConnection } from '../src/serve-process.js';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
+import { CLI, REPO } from '../../test/kit/cli.js';
+import { tempDir } from '../../test/kit/temp.js';
 
 describe('the discovery file, as the CLI writes it', () => {
   it('is found at the same path, in the same home', () => {
@@ -39,7 +35,7 @@ describe('the discovery file, as the CLI writes it', () => {
   });
 
   it('is read when its process lives, and ignored when it is gone, for another workspace, or not loopback', () => {
-    const home = mkdtempSync(join(tmpdir(), 'kp-discovery-'));
+    const home = tempDir('kp-discovery-');
     try {
       const info = {
         pid: process.pid,
@@ -81,7 +77,7 @@ describe('reading server-sent events', () => {
 
 describe('the playbook id of a file', () => {
   it('is its path relative to the workspace with / separators, and nothing outside it', () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'kp-id-')));
+    const dir = tempDir('kp-id-');
     try {
       mkdirSync(join(dir, 'ws', 'playbooks'), { recursive: true });
       symlinkSync(join(dir, 'ws'), join(dir, 'link'));
@@ -109,7 +105,7 @@ describe('a serve for the workspace', () => {
 
   beforeAll(() => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    scratch = mkdtempSync(join(tmpdir(), 'kp-serve-connection-'));
+    scratch = tempDir('kp-serve-connection-');
     workspace = join(scratch, 'workspace');
     home = join(scratch, 'home');
     mkdirSync(join(workspace, 'playbooks'), { recursive: true });

@@ -2,8 +2,7 @@
  * `.kairoku/exclude` in the language server (issue 23): what it names is not a playbook, and a change of
  * it (a watched file) makes the server discover the workspace again, so the Problems panel follows it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type {
@@ -11,12 +10,13 @@ import type {
   WorkspaceFullDocumentDiagnosticReport,
 } from 'vscode-languageserver-protocol';
 import { buildServer, fileUri, startClient } from '../support/client.js';
+import { tempDir } from '../../../test/kit/temp.js';
 
 const BROKEN = 'version: 1\nid: broken\ntitle: Broken\nsteps:\n  a:\n    needs: [nope]\n    prompt: x\n';
 
 describe('the workspace excludes in the language server', () => {
   it('leave an excluded playbook unchecked until the exclude file changes, then check it', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'kp-lsp-exclude-'));
+    const root = tempDir('kp-lsp-exclude-');
     mkdirSync(join(root, 'examples'));
     mkdirSync(join(root, 'playbooks'));
     mkdirSync(join(root, '.kairoku'));

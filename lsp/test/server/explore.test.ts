@@ -4,11 +4,11 @@
  * and not at all when the client turns it off. The service's side (budget, notes, suppressions) is in
  * test/service/explore.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, fileUri, startClient } from '../support/client.js';
+import { tempDir } from '../../../test/kit/temp.js';
 
 /** A loop that would go round forever: `fix` only ever asks to fix again, so its `max` ends every run. */
 const FOREVER = `version: 1
@@ -21,7 +21,7 @@ steps:
   ship: { needs: fix, role: implementer, prompt: Ship }
 `;
 
-const dir = mkdtempSync(join(tmpdir(), 'kp-lsp-explore-'));
+const dir = tempDir('kp-lsp-explore-');
 const uri = fileUri(join(dir, 'forever.playbook.yml'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeAll(() => buildServer(), 120_000);

@@ -5,8 +5,7 @@
  * empty answer. Run on the server the VS Code extension ships (`vscode-extension/dist/server.js`, the
  * bundle with Prettier inside) when it is built, else on `lsp/dist/stdio.js`.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TextEdit } from 'vscode-languageserver-protocol';
@@ -14,6 +13,7 @@ import { analyzeFile } from '@kairoku-playbook/compiler';
 import { formatPlaybook } from '../../src/service/features/formatting.js';
 import { REPO, SERVER, buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
+import { tempDir } from '../../../test/kit/temp.js';
 
 const MESSY = `version: 1
 id: messy
@@ -48,7 +48,7 @@ describe('formatting as the first request of a new server', () => {
 
   beforeAll(() => {
     if (!existsSync(BUNDLED)) buildServer();
-    root = mkdtempSync(join(tmpdir(), 'kp-lsp-first-format-'));
+    root = tempDir('kp-lsp-first-format-');
     mkdirSync(join(root, 'playbooks'));
     for (let i = 0; i < 400; i++)
       writeFileSync(join(root, 'playbooks', `p${i}.yml`), MESSY.replace('id: messy', `id: p${i}`));

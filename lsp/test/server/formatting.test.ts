@@ -4,13 +4,13 @@
  * bare playbooks/ folder gets no diagnostics, and a playbook whose top level becomes a list has its
  * diagnostics cleared.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TextEdit } from 'vscode-languageserver-protocol';
 import { buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
+import { tempDir } from '../../../test/kit/temp.js';
 
 const MESSY = 'version:   1\ntitle:    "Fix it"   # the title\nsteps:\n  only:\n      run:   make\n';
 
@@ -20,7 +20,7 @@ describe('formatting and Ansible playbooks over stdio', () => {
 
   beforeAll(async () => {
     buildServer();
-    root = mkdtempSync(join(tmpdir(), 'kp-lsp-format-'));
+    root = tempDir('kp-lsp-format-');
     mkdirSync(join(root, 'playbooks'));
     writeFileSync(join(root, '.prettierrc'), 'singleQuote: true\n');
     client = await startClient({ workspaceFolders: [{ uri: fileUri(root), name: 'w' }] });

@@ -8,8 +8,7 @@
  * machine's `explorePlaybook` with check's budget, as `check --explore` adds its findings).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +34,8 @@ import { explorePlaybook, isExplored } from '@kairoku-playbook/machine';
 import { diskExcludes, diskLister } from '@kairoku-playbook/compiler/disk';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
+import { CLI } from '../../../test/kit/cli.js';
+import { tempDir } from '../../../test/kit/temp.js';
 
 const SEVERITY: Record<number, JsonDiagnostic['severity']> = { 1: 'error', 2: 'warning', 3: 'info' };
 
@@ -65,8 +66,6 @@ function toJson(file: string, d: LspDiagnostic, fileOf: (uri: string) => string)
   return json;
 }
 
-/** The built CLI (`npm run build`), run as a user runs it. */
-const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
 /** `check --explore`'s wall clock per playbook (cli/src/commands/explore.ts, CHECK_EXPLORE_SECONDS) */
 const CHECK_EXPLORE_MS = 30_000;
 
@@ -200,7 +199,7 @@ describe('parity with check --format json for the repository as a workspace', ()
 
 describe('parity with check --format json through a workspace pull', () => {
   it('gives every fixture, all on disk in one workspace and none open, what check gives it there', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'kp-lsp-parity-'));
+    const root = tempDir('kp-lsp-parity-');
     mkdirSync(join(root, 'playbooks'));
     for (const fixture of fixtures()) {
       const name = fixture.name.replaceAll('/', '-').replace(/\.ya?ml$/, '');

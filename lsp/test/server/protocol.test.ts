@@ -1,5 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import type {
 } from 'vscode-languageserver-protocol';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
+import { tempDir } from '../../../test/kit/temp.js';
 
 const TEXT = `version: 1
 title: Protocol
@@ -297,7 +297,7 @@ describe('the language server over stdio', () => {
 
 describe('workspace-level diagnostics', () => {
   it('reports a duplicate id against a playbook on disk, with the related location', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'kp-lsp-'));
+    const root = tempDir('kp-lsp-');
     mkdirSync(join(root, 'playbooks'));
     const disk = 'version: 1\nid: dup\ntitle: Disk\nsteps:\n  a:\n    role: planner\n    prompt: x\n';
     writeFileSync(join(root, 'playbooks', 'first.yml'), disk);
@@ -383,7 +383,7 @@ describe('workspace pull diagnostics', () => {
 
   /** A workspace folder with four playbooks: two sharing an id, one with an unknown need, one clean. */
   function workspace() {
-    const root = mkdtempSync(join(tmpdir(), 'kp-lsp-ws-'));
+    const root = tempDir('kp-lsp-ws-');
     mkdirSync(join(root, 'playbooks'));
     const paths = {
       first: join(root, 'playbooks', 'first.yml'),
@@ -494,7 +494,7 @@ describe('workspace pull diagnostics', () => {
 describe('kairoku-playbook lsp --stdio', () => {
   it('serves the same protocol from the CLI, bundled as cli/build.mjs bundles it', async () => {
     // Bundled to a temporary file, so cli/dist (which other tests may be running) is left alone.
-    const bundle = join(mkdtempSync(join(tmpdir(), 'kp-cli-')), 'kairoku-playbook.mjs');
+    const bundle = join(tempDir('kp-cli-'), 'kairoku-playbook.mjs');
     await build({
       entryPoints: [join(REPO, 'cli', 'src', 'bin.ts')],
       outfile: bundle,

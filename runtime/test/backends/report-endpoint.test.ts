@@ -1,9 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
 } from '../../src/backends/report-endpoint.js';
 import type { ReportBinding, ReportEndpoint, StepReport } from '../../src/backends/report-endpoint.js';
 import { checkStepAgentToken, stepAgentToken, storeKey } from '../../src/store/step-token.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 let endpoint: ReportEndpoint | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 function tempHome(): string {
-  const home = mkdtempSync(join(tmpdir(), 'kp-report-home-'));
+  const home = tempDir('kp-report-home-');
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   return home;
 }

@@ -11,7 +11,7 @@ import type { Dispatch, KairokuBackend } from '../../src/backends/kairoku/index.
 import { advance, createRun, NOTE_LIMITS, recordDenial } from '@kairoku-playbook/machine';
 import type { RunState } from '@kairoku-playbook/machine';
 import { serializeRun } from '../../src/store/run-store.js';
-import { HandRunner, history, startApp, startRun, waitFor } from '../fixtures/kairoku/harness.js';
+import { HandRunner, history, startApp, startRun, waitFor } from '../../../test/kit/index.js';
 import { playbook } from '../helpers.js';
 
 const REPO = '/srv/repo-a';

@@ -3,14 +3,13 @@
  * them (a restart, a step agent's own server): the run keeps keyed fingerprints of them, never the
  * values (issue 11: after `runs restart`, attempts 3–4 stored the secret in clear).
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Driver } from '../../src/driver/driver.js';
-import { HandRunner, startApp, waitFor } from '../fixtures/kairoku/harness.js';
+import { HandRunner, startApp, tempDir, waitFor } from '../../../test/kit/index.js';
 import {
   advance,
   createRun,
@@ -30,7 +29,7 @@ import { playbook } from '../helpers.js';
 const KEY = Buffer.alloc(32, 7);
 const OTHER_KEY = Buffer.alloc(32, 8);
 const SECRET = 'tok-Sup3rS3cret-12345';
-const home = mkdtempSync(join(tmpdir(), 'kp-mask-'));
+const home = tempDir('kp-mask-');
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe('SecretMasker', () => {

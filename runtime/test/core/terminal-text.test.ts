@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { forTerminal } from '@kairoku-playbook/machine';
-import { ensureRunnerBuilt, makeRepo, removeTempDirs, spawnRunner } from '../fixtures/kairoku/harness.js';
+import { ensureRunnerBuilt, gitRepo, removeTempDirs, spawnRunner } from '../../../test/kit/index.js';
 
 /** Anything a terminal acts on: C0 but tab and line feed, DEL, C1, bidirectional controls. */
 const ACTED_ON = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]`);
@@ -54,7 +54,7 @@ describe('forTerminal', () => {
 describe('the runner’s messages', { timeout: 60_000 }, () => {
   it('prints an app’s 401 message without its control sequences', async () => {
     ensureRunnerBuilt();
-    const repo = makeRepo();
+    const repo = gitRepo();
     const app = createServer((req, res) => {
       req.resume();
       req.on('end', () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,9 +10,9 @@ import { checkDirectory, performCheck } from '../../src/exec/perform-check.js';
 import type { StartCheck } from '../../src/exec/perform-check.js';
 import { LiveRun } from '../../src/host/live-run.js';
 import { playbook } from '../helpers.js';
-import { gone, until } from './support.js';
+import { alive, tempDir, waitFor } from '../../../test/kit/index.js';
 
-const worktree = mkdtempSync(join(tmpdir(), 'exec-check-'));
+const worktree = tempDir('exec-check-');
 mkdirSync(join(worktree, 'pkg'));
 symlinkSync(tmpdir(), join(worktree, 'out'));
 afterAll(() => rmSync(worktree, { recursive: true, force: true }));
@@ -114,12 +114,16 @@ describe('performCheck', { timeout: 20_000 }, () => {
       cwd: worktree,
       killGraceMs: 300,
     });
-    await until(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'), 'the pid file');
+    await waitFor(
+      'the pid file',
+      () => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'),
+      15_000,
+    );
     const pid = Number(readFileSync(file, 'utf8'));
     check.stop('canceled by request');
     await check.done;
     expect(events).toEqual([started]);
-    expect(gone(pid)).toBe(true);
+    expect(alive(pid)).toBe(false);
   });
 });
 
@@ -217,7 +221,7 @@ describe('checks in a live run', { timeout: 20_000 }, () => {
     const state = await live.done;
     expect(state.status).toBe('failed');
     expect(stepRun(state, 'slow')!.attempts[0]!.ended).toBe('timeout');
-    await until(() => backend.runner.size === 0, 'the check to end');
+    await waitFor('the check to end', () => backend.runner.size === 0, 15_000);
     // nothing came after: a late report or timeout would be refused, and noted in the run
     expect(live.refusals).toEqual([]);
   });

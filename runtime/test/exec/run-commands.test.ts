@@ -1,15 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MASK } from '@kairoku-playbook/machine';
 import { BoundedOutput } from '../../src/exec/bounded-output.js';
 import { killAllChecks, runCheckCommands } from '../../src/exec/run-commands.js';
 import type { RunCommandsOptions } from '../../src/exec/run-commands.js';
-import { gone, until } from './support.js';
+import { alive, tempDir, waitFor } from '../../../test/kit/index.js';
 
 /** Real processes under /bin/sh. No durations are asserted: waits are bounds, not measurements. */
-const work = mkdtempSync(join(tmpdir(), 'exec-run-'));
+const work = tempDir('exec-run-');
 const fixtures = new URL('../fixtures/check-output/', import.meta.url).pathname;
 const escaped: number[] = [];
 afterAll(() => {
@@ -35,7 +34,7 @@ async function pidsIn(file: string, count: number): Promise<Record<string, numbe
             .map((line) => [line.split(' ')[0]!, Number(line.split(' ')[1])]),
         )
       : {};
-  await until(() => Object.keys(read()).length >= count, `${count} pids in ${file}`);
+  await waitFor(`${count} pids in ${file}`, () => Object.keys(read()).length >= count, 15_000);
   return read();
 }
 
@@ -141,7 +140,7 @@ describe('runCheckCommands', { timeout: 20_000 }, () => {
     expect(result.outputs.exit_code).toBe(128 + 15);
     expect(result.summary.split('\n')[0]).toMatch(/^fail: timed out after 2s in command 2 of 3/);
     expect(result.output).not.toContain('never');
-    await until(() => gone(pids.child!) && gone(pids.grandchild!), 'the group to be gone');
+    await waitFor('the group to be gone', () => !alive(pids.child!) && !alive(pids.grandchild!), 15_000);
   });
 
   it('on abort does the same, and runs no further command', async () => {
@@ -153,7 +152,7 @@ describe('runCheckCommands', { timeout: 20_000 }, () => {
     const result = await running;
     expect(result).toMatchObject({ outcome: 'fail', timedOut: false, aborted: true, commandsRun: 1 });
     expect(result.summary.split('\n')[0]).toMatch(/^fail: stopped \(canceled by request\) in command 1 of 2/);
-    await until(() => gone(pids.child!) && gone(pids.grandchild!), 'the group to be gone');
+    await waitFor('the group to be gone', () => !alive(pids.child!) && !alive(pids.grandchild!), 15_000);
   });
 
   it('sends SIGKILL after the grace period to a group that ignores SIGTERM', async () => {
@@ -164,7 +163,7 @@ describe('runCheckCommands', { timeout: 20_000 }, () => {
     controller.abort();
     const result = await running;
     expect(result.outputs.exit_code).toBe(128 + 9);
-    await until(() => gone(pids.child!) && gone(pids.grandchild!), 'the group to be gone');
+    await waitFor('the group to be gone', () => !alive(pids.child!) && !alive(pids.grandchild!), 15_000);
   });
 
   it('ends what a command left running in its group when it exits', async () => {
@@ -172,7 +171,7 @@ describe('runCheckCommands', { timeout: 20_000 }, () => {
     const result = await run([`sleep 300 >/dev/null 2>&1 & echo "left $!" >> ${file}`]);
     expect(result.outcome).toBe('pass');
     const pids = await pidsIn(file, 1);
-    await until(() => gone(pids.left!), 'the leftover to be gone');
+    await waitFor('the leftover to be gone', () => !alive(pids.left!), 15_000);
   });
 
   it('does not wait for ever on a process that left the group holding the output open', async () => {
@@ -211,7 +210,7 @@ describe('runCheckCommands', { timeout: 20_000 }, () => {
       expect(result).toMatchObject({ aborted: true, outcome: 'fail' });
       expect(result.summary).toMatch(/^fail: stopped \(shutdown\)/);
     }
-    await until(() => pids.every(gone), 'every group to be gone');
+    await waitFor('every group to be gone', () => pids.every((pid) => !alive(pid)), 15_000);
   });
 });
 

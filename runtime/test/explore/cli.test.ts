@@ -1,23 +1,18 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repo } from '../helpers.js';
-
-const CLI = join(repo, 'cli', 'dist', 'kairoku-playbook.js');
+import { runCli, tempDir } from '../../../test/kit/index.js';
 
 /** Runs the built CLI (`npm run build` first) as a user would: a process, no colour. */
 function cli(args: string[], cwd = repo) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.FORCE_COLOR;
-  const run = spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8' });
+  const run = runCli(args, { cwd, env: { NO_COLOR: '1', FORCE_COLOR: undefined } });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 const folders: string[] = [];
 function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kairoku-explore-'));
+  const dir = tempDir('kairoku-explore-');
   folders.push(dir);
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;

@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { AgentScript, AgentTurn, ScriptedReport, Scripts } from './scripts.js';
 import { startStdioServers } from './stdio-servers.js';
+import { tempDir } from '../../../test/kit/temp.js';
 import type { AgentMcp } from './stdio-servers.js';
 
 /**
@@ -165,7 +165,7 @@ export class FakePaseoDaemon {
     this.scripts = options.scripts ?? {};
     this.providers = new Set(options.providers ?? ['claude', 'codex', 'opencode', 'copilot', 'mock']);
     this.ownHome = options.home === undefined;
-    this.home = options.home ?? mkdtempSync(join(tmpdir(), 'fake-paseo-'));
+    this.home = options.home ?? tempDir('fake-paseo-');
     this.wss = new WebSocketServer({
       noServer: true,
       handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith('paseo.bearer.')) ?? false,

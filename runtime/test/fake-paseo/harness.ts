@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+/**
+ * Runs driven on the paseo backend against the fake Paseo daemon, in this process (`PaseoRun`), and check
+ * steps scripted per attempt. Tests import it through the test kit (test/kit/index.ts).
+ */
 import type { Ir } from '@kairoku-playbook/compiler';
 import { vi } from 'vitest';
 import type { Backend, BackendContext } from '../../src/driver/backend.js';
@@ -20,29 +20,6 @@ import {
 import type { RunState } from '@kairoku-playbook/machine';
 import { Driver } from '../../src/driver/driver.js';
 import type { FakePaseoDaemon } from './daemon.js';
-
-/** A git repository with one commit, in a fresh temporary folder (`root`: remove it afterwards). */
-export function makeRepo(): { root: string; repo: string } {
-  const root = mkdtempSync(join(tmpdir(), 'kp-paseo-'));
-  const repo = join(root, 'repo');
-  mkdirSync(repo);
-  const git = (...args: string[]) => {
-    const result = spawnSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], {
-      cwd: repo,
-      encoding: 'utf8',
-    });
-    if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
-  };
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'hello\n');
-  git('add', '.');
-  git('commit', '-q', '-m', 'first');
-  return { root, repo };
-}
-
-export function removeRepo(root: string): void {
-  rmSync(root, { recursive: true, force: true });
-}
 
 /** Check steps that report the outcomes given per attempt (the last repeats), with generated counts. */
 export function scriptedChecks(outcomes: Record<string, string[]>) {

@@ -3,8 +3,7 @@
  * serves the workspace (serve) shows it and applies an operator's decision to it, but never takes it
  * over — no claim, no autopilot, its manager kept — so the manager still decides what runs next.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { vecToArray } from '@kairoku-playbook/machine';
@@ -12,6 +11,7 @@ import type { RunState } from '@kairoku-playbook/machine';
 import { RunHost } from '../../src/host/run-host.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { compileFile } from '../helpers.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 const PR = compileFile('playbooks/pr.yml');
 const cleanups: (() => void)[] = [];
@@ -23,7 +23,7 @@ const statusOf = (state: RunState, step: string) =>
   vecToArray(state.steps).find((s) => s.name === step)!.status;
 
 function hosts() {
-  const home = mkdtempSync(join(tmpdir(), 'foreign-manager-'));
+  const home = tempDir('foreign-manager-');
   const workspace = '/work/space';
   const quiet = {
     name: 'sim',

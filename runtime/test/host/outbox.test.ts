@@ -5,8 +5,7 @@
  * another live process drives is asked through the store's mailbox instead.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CarriedEffect } from '@kairoku-playbook/machine';
@@ -14,6 +13,7 @@ import type { Backend, BackendEffect } from '../../src/driver/backend.js';
 import { carry, performCarried } from '../../src/host/outbox.js';
 import { RunHost } from '../../src/host/run-host.js';
 import { compileFile } from '../helpers.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 const PR = compileFile('playbooks/pr.yml');
 const cleanups: (() => void)[] = [];
@@ -33,7 +33,7 @@ function recording(): Backend & { performed: BackendEffect[] } {
 }
 
 function store() {
-  const home = mkdtempSync(join(tmpdir(), 'outbox-'));
+  const home = tempDir('outbox-');
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   return { home, workspace: '/work/space' };
 }

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { advance, createRun, vecToArray } from '@kairoku-playbook/machine';
@@ -9,6 +8,7 @@ import type { RunChange } from '../../src/host/run-host.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { compile, compileFile } from '../helpers.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 const PR = compileFile('playbooks/pr.yml');
 const homes: string[] = [];
@@ -27,7 +27,7 @@ function newHost(home: string, options: Partial<ConstructorParameters<typeof Run
 }
 
 function home(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'run-host-'));
+  const dir = tempDir('run-host-');
   homes.push(dir);
   return dir;
 }

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
@@ -8,6 +7,7 @@ import type { RunState } from '@kairoku-playbook/machine';
 import { fileStamp } from '../../src/store/run-index.js';
 import { watchStore } from '../../src/host/store-watch.js';
 import { RunStore } from '../../src/store/run-store.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -36,7 +36,7 @@ function collector() {
 
 describe('watchStore', () => {
   it('reports each run file another process writes, once, and none of its own writes', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'store-watch-'));
+    const home = tempDir('store-watch-');
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     const mine = new RunStore(home);
     const own = new Map<string, string>();
@@ -67,7 +67,7 @@ describe('watchStore', () => {
   });
 
   it('leaves out temp files, request files and files that are not runs', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'store-watch-'));
+    const home = tempDir('store-watch-');
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     const store = new RunStore(home);
     const seen = collector();

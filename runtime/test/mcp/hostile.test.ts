@@ -6,8 +6,7 @@
  * The first part drives the built CLI (`npm run build` first) with the MCP SDK's real client; the second
  * feeds raw lines to the server in this process; the third calls the protocol directly.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,8 +19,8 @@ import { serveMcp } from '../../src/mcp/server.js';
 import type { RunningServer } from '../../src/mcp/server.js';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
 import { compileFile, repo } from '../helpers.js';
+import { CLI, tempDir } from '../../../test/kit/index.js';
 
-const CLI = join(repo, 'cli', 'dist', 'kairoku-playbook.js');
 const LIMIT = 10 * 1024 * 1024;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -32,7 +31,7 @@ afterAll(() => {
 });
 
 function temp(prefix: string): string {
-  const folder = mkdtempSync(join(tmpdir(), prefix));
+  const folder = tempDir(prefix);
   made.push(folder);
   return folder;
 }

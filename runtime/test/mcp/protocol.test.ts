@@ -3,17 +3,7 @@
  * timeouts, recovery, secrets, the store lock and step agents' tokens. The MCP server around it is
  * tested end to end in server.test.ts.
  */
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseYaml } from '../../src/backends/scenario.js';
@@ -25,6 +15,7 @@ import { checkStepAgentToken, stepAgentToken } from '../../src/store/step-token.
 import { ToolError } from '../../src/mcp/tool-error.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { compileFile, repo } from '../helpers.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,7 +26,7 @@ afterAll(() => {
 });
 
 function temp(prefix: string): string {
-  const folder = mkdtempSync(join(tmpdir(), prefix));
+  const folder = tempDir(prefix);
   made.push(folder);
   return folder;
 }

@@ -4,24 +4,13 @@
  * playbooks/pr.yml through the 13 tools.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-
-const REPO = new URL('../../../', import.meta.url).pathname;
-const CLI = join(REPO, 'cli', 'dist', 'kairoku-playbook.js');
+import { CLI, REPO, tempDir } from '../../../test/kit/index.js';
 
 const MANAGER_TOOLS = [
   'cancel_run',
@@ -69,7 +58,7 @@ afterAll(() => {
 });
 
 function temp(prefix: string): string {
-  const folder = mkdtempSync(join(tmpdir(), prefix));
+  const folder = tempDir(prefix);
   made.push(folder);
   return folder;
 }

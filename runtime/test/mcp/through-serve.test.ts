@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
 import { registerManagerTools } from '../../src/mcp/tools.js';
 import { removeServeInfo, writeServeInfo } from '../../src/store/serve-discovery.js';
-import { served, workspace } from '../serve/support.js';
+import { prWorkspace, serveOnSim } from '../../../test/kit/index.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -21,9 +21,9 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const ws = workspace();
+  const ws = prWorkspace();
   cleanups.push(ws.cleanup);
-  const s = await served(ws.root, ws.home);
+  const s = await serveOnSim(ws.root, ws.home);
   cleanups.push(s.close);
   // As `serve` does once it listens: how other processes (here, the MCP server) find it.
   writeServeInfo(ws.home, {

@@ -3,8 +3,7 @@
  * no process: how a Claude Code tool call meets the one policy function (RF-017), and what the
  * EventQueue hands on.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunnerArgs } from '../../src/runner/options.js';
@@ -12,8 +11,9 @@ import type { RunnerOptions } from '../../src/runner/options.js';
 import { disallowedFor, toolCallOf } from '../../src/runner/providers/claude.js';
 import { EventQueue } from '../../src/runner/providers/types.js';
 import { providerFor } from '../../src/runner/providers/index.js';
+import { tempDir } from '../../../test/kit/index.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'kairoku-provider-units-'));
+const dir = tempDir('kairoku-provider-units-');
 const tokenFile = join(dir, 'token');
 writeFileSync(tokenFile, 'a-token-that-is-long-enough\n');
 const base = ['--app', 'http://127.0.0.1:7400', '--token-file', tokenFile, '--repo', dir];

@@ -12,20 +12,21 @@ import type { KairokuBackend } from '../../src/backends/kairoku/index.js';
 import { stepRun } from '@kairoku-playbook/machine';
 import {
   alive,
+  CLI,
   ensureRunnerBuilt,
-  stopRunners,
+  gitRepo,
   history,
-  makeRepo,
-  ROOT,
   removeTempDirs,
+  REPO,
   runnerLog,
   spawnRunner,
   startApp,
   startRun,
+  stopRunners,
   tempDir,
   waitFor,
-} from '../fixtures/kairoku/harness.js';
-import type { RunnerProcess } from '../fixtures/kairoku/harness.js';
+} from '../../../test/kit/index.js';
+import type { RunnerProcess } from '../../../test/kit/index.js';
 import { playbook } from '../helpers.js';
 
 const FAKES = new URL('../fixtures/providers/', import.meta.url).pathname;
@@ -39,7 +40,7 @@ const runners: RunnerProcess[] = [];
 
 beforeAll(() => {
   ensureRunnerBuilt();
-  repo = makeRepo();
+  repo = gitRepo();
 }, 240_000);
 
 afterEach(async () => {
@@ -110,7 +111,7 @@ function explain(driver: ReturnType<typeof startRun>, started: RunnerProcess): (
 describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 150_000 }, (provider) => {
   it('runs an agent that reports, with the role’s instructions, the first message and the report endpoint', async () => {
     app = await startApp(repo);
-    const record = tempDir(`${provider}-record`);
+    const record = tempDir(`kairoku-${provider}-record-`);
     const ir = writerPlaybook();
     const driver = startRun(app.backend, ir, `run-${provider}-reports`);
     const started = await runner(provider, {
@@ -207,7 +208,7 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
 
   it('interrupts the agent and ends its process group (a cancel, the wall clock)', async () => {
     app = await startApp(repo);
-    const record = tempDir(`${provider}-hang`);
+    const record = tempDir(`kairoku-${provider}-hang-`);
     const ir = writerPlaybook(provider === 'codex' ? '    timeout: 2s\n' : '');
     const driver = startRun(app.backend, ir, `run-${provider}-hang`);
     const started = await runner(provider, { record, hang: true });
@@ -313,8 +314,8 @@ describe.each<ProviderName>(['claude', 'codex'])('the %s provider', { timeout: 1
 
 describe('the CLI’s single bundle', { timeout: 150_000 }, () => {
   it('runs the claude provider, requiring the SDK from beside the program (the bundle does not carry it)', async () => {
-    const bundle = join(ROOT, 'cli/dist/kairoku-playbook.js');
-    expect(readFileSync(join(ROOT, 'cli/dist/kairoku-playbook.bundle.cjs'), 'utf8')).not.toContain(
+    const bundle = CLI;
+    expect(readFileSync(join(REPO, 'cli/dist/kairoku-playbook.bundle.cjs'), 'utf8')).not.toContain(
       'canUseTool callback cannot be used',
     );
     app = await startApp(repo);

@@ -9,19 +9,19 @@ import { stepRun } from '@kairoku-playbook/machine';
 import {
   alive,
   ensureRunnerBuilt,
-  stopRunners,
+  gitRepo,
   history,
-  makeRepo,
   removeTempDirs,
   runnerLog,
   spawnRunner,
   startApp,
   startRun,
+  stopRunners,
   tempDir,
   waitFor,
   writeScript,
-} from '../fixtures/kairoku/harness.js';
-import type { RunnerProcess } from '../fixtures/kairoku/harness.js';
+} from '../../../test/kit/index.js';
+import type { RunnerProcess } from '../../../test/kit/index.js';
 import { playbook } from '../helpers.js';
 
 let repo: string;
@@ -31,8 +31,8 @@ const runners: RunnerProcess[] = [];
 
 beforeAll(() => {
   ensureRunnerBuilt();
-  repo = makeRepo();
-  scratch = tempDir('scratch');
+  repo = gitRepo();
+  scratch = tempDir('kairoku-scratch-');
 }, 240_000);
 
 afterEach(async () => {
@@ -88,7 +88,7 @@ describe('the reference runner', { timeout: 150_000 }, () => {
   it('runs an agent in a fresh worktree under the dispatch’s tool policy, logs in full, and tears down', async () => {
     app = await startApp(repo);
     const launches = join(scratch, 'launches-policy');
-    const script = writeScript(tempDir('script'), {
+    const script = writeScript(tempDir('kairoku-script-'), {
       work: [
         {
           outcome: 'done',
@@ -153,7 +153,9 @@ describe('the reference runner', { timeout: 150_000 }, () => {
 
   it('starts a dispatch from the run’s branch once an earlier step moved it, so work reaches the next step', async () => {
     app = await startApp(repo);
-    const script = writeScript(tempDir('script'), { build: [{ outcome: 'done', commit: 'made.txt' }] });
+    const script = writeScript(tempDir('kairoku-script-'), {
+      build: [{ outcome: 'done', commit: 'made.txt' }],
+    });
     const ir = playbook(
       `  build:
     role: implementer
@@ -256,7 +258,7 @@ describe('the reference runner', { timeout: 150_000 }, () => {
   it('kills the process group at the wall clock (RF-018); the step times out', async () => {
     app = await startApp(repo);
     const launches = join(scratch, 'launches-clock');
-    const script = writeScript(tempDir('script'), { slow: [{ hang: true, launches }] });
+    const script = writeScript(tempDir('kairoku-script-'), { slow: [{ hang: true, launches }] });
     const ir = playbook(`  slow:
     role: implementer
     prompt: Take forever
@@ -278,7 +280,7 @@ describe('the reference runner', { timeout: 150_000 }, () => {
   it('tears everything down on SIGTERM and reports the dispatch interrupted (RF-010)', async () => {
     app = await startApp(repo);
     const launches = join(scratch, 'launches-term');
-    const script = writeScript(tempDir('script'), { work: [{ hang: true, launches }] });
+    const script = writeScript(tempDir('kairoku-script-'), { work: [{ hang: true, launches }] });
     const ir = playbook(`  work:
     role: implementer
     prompt: Work

@@ -11,7 +11,7 @@ import { createRun, prepareInputs, splitSecrets } from '@kairoku-playbook/machin
 import { Driver } from '../../src/driver/driver.js';
 import {
   ensureRunnerBuilt,
-  makeRepo,
+  gitRepo,
   removeTempDirs,
   runnerLog,
   spawnRunner,
@@ -19,8 +19,8 @@ import {
   tempDir,
   waitFor,
   writeScript,
-} from '../fixtures/kairoku/harness.js';
-import type { RunnerProcess } from '../fixtures/kairoku/harness.js';
+} from '../../../test/kit/index.js';
+import type { RunnerProcess } from '../../../test/kit/index.js';
 import { playbook } from '../helpers.js';
 
 const SECRET = 'tok-Sup3rS3cret-12345';
@@ -31,7 +31,7 @@ let runner: RunnerProcess | undefined;
 
 beforeAll(() => {
   ensureRunnerBuilt();
-  repo = makeRepo();
+  repo = gitRepo();
 });
 afterEach(async () => {
   if (runner && runner.child.exitCode === null && runner.child.signalCode === null)
@@ -87,13 +87,13 @@ describe('the runner’s files', { timeout: 60_000 }, () => {
 
   it('an agent’s breadcrumb holds no report token (the agent has it in its environment)', async () => {
     app = await startApp(repo);
-    const launches = tempDir('launches');
+    const launches = tempDir('kairoku-launches-');
     runner = await start(
       `  work:
     role: implementer
     prompt: Work
 `,
-      writeScript(tempDir('script'), { work: [{ hang: true, launches }] }),
+      writeScript(tempDir('kairoku-script-'), { work: [{ hang: true, launches }] }),
     );
     await waitFor('the agent to start', () => existsSync(join(launches, 'work.1')));
     const [view] = app.backend.dispatches('run-s');

@@ -5,13 +5,13 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { served, workspace } from './support.js';
-import type { Served } from './support.js';
+import { prWorkspace, serveOnSim } from '../../../test/kit/index.js';
+import type { Served } from '../../../test/kit/index.js';
 
-const ws = workspace();
+const ws = prWorkspace();
 let serve: Served;
 beforeAll(async () => {
-  serve = await served(ws.root, ws.home);
+  serve = await serveOnSim(ws.root, ws.home);
 });
 afterAll(async () => {
   await serve.close();

@@ -5,14 +5,14 @@
  * step's agent is started exactly once. Needs root (mount); skipped, saying so, where it cannot mount.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackendContext, BackendEffect } from '../../src/driver/backend.js';
 import { RunHost } from '../../src/host/run-host.js';
 import { startServe } from '../../src/serve/server.js';
 import type { RunningServe } from '../../src/serve/server.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 const SHIP = `version: 1
 id: ship
@@ -34,7 +34,7 @@ steps:
     prompt: Land it
 `;
 
-const scratch = mkdtempSync(join(tmpdir(), 'full-disk-'));
+const scratch = tempDir('full-disk-');
 const home = join(scratch, 'home');
 let mounted = false;
 
@@ -86,7 +86,7 @@ function fill(leave: number): string {
 describe('a full disk', () => {
   it('starts nothing it could not write; the same approval goes through once space returns', async (test) => {
     if (!mounted) test.skip(); // mount needs root: CI runs as root on this machine
-    const workspace = realpathSync(mkdtempSync(join(scratch, 'ws-')));
+    const workspace = tempDir('ws-', scratch);
     mkdirSync(join(workspace, 'playbooks'));
     writeFileSync(join(workspace, 'playbooks', 'ship.yml'), SHIP);
     const far = agents();

@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RunHost } from '../../src/host/run-host.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { startServe } from '../../src/serve/server.js';
-import { workspace } from './support.js';
+import { prWorkspace } from '../../../test/kit/index.js';
 
-const ws = workspace();
+const ws = prWorkspace();
 afterAll(() => ws.cleanup());
 
 describe('the address serve advertises', () => {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { diskFileSystem } from '@kairoku-playbook/compiler/disk';
 import type { WorkspaceFileSystem } from '@kairoku-playbook/compiler';
 import { serveWorkspace } from '../../src/serve/loaded-workspace.js';
-import { openEvents, served, workspace } from './support.js';
+import { openEvents, prWorkspace, serveOnSim } from '../../../test/kit/index.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -42,12 +42,12 @@ async function until(test: () => boolean, ms = 5000): Promise<void> {
 
 describe('serve’s loaded workspace', () => {
   it('starts a run of a 50-playbook workspace reading no playbook that has not changed, and sees an edit', async () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     mkdirSync(join(ws.root, 'more'));
     for (let n = 0; n < 50; n++) writeFileSync(join(ws.root, 'more', `p${n}.playbook.yml`), playbook(n));
     const disk = countingDisk();
-    const s = await served(ws.root, ws.home, { watchPlaybooks: true, workspaceFs: disk.fs });
+    const s = await serveOnSim(ws.root, ws.home, { watchPlaybooks: true, workspaceFs: disk.fs });
     cleanups.push(s.close);
     expect(disk.reads.filter((path) => path.endsWith('.playbook.yml')).length).toBe(50);
 
@@ -71,7 +71,7 @@ describe('serve’s loaded workspace', () => {
   });
 
   it('without a watch, looks at the files on each question and reads only the changed ones', () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     const disk = countingDisk();
     const loaded = serveWorkspace(ws.root, { fs: disk.fs, watch: false });
@@ -89,7 +89,7 @@ describe('serve’s loaded workspace', () => {
   });
 
   it('where watching fails, looks every pollMs for the events and on each question for the answer', async () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     const disk = countingDisk();
     let changes = 0;
@@ -110,7 +110,7 @@ describe('serve’s loaded workspace', () => {
   });
 
   it('follows the policy found above the workspace root', async () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     const root = join(ws.root, 'sub');
     mkdirSync(join(root, 'playbooks'), { recursive: true });

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { registerOperation } from '../../src/host/operations.js';
 import type { Operation } from '../../src/host/operations.js';
 import { RunHost } from '../../src/host/run-host.js';
-import { served, workspace } from './support.js';
+import { prWorkspace, serveOnSim } from '../../../test/kit/index.js';
 
 // "hold": pause, with a note of why, at POST /api/v1/runs/ID/steps/STEP/hold (a made-up operation).
 registerOperation({
@@ -18,12 +18,12 @@ registerOperation({
   apply: () => ({ event: { type: 'pause' } }),
 });
 
-const ws = workspace();
+const ws = prWorkspace();
 afterAll(() => ws.cleanup());
 
 describe('an operation registered once', () => {
   it("is routed by serve's API and applied to the hosted run", async () => {
-    const { api, close } = await served(ws.root, ws.home);
+    const { api, close } = await serveOnSim(ws.root, ws.home);
     try {
       const started = await api('/api/v1/runs', {
         body: { playbook: 'playbooks/pr.yml', inputs: { task: 'x' } },

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
 import { slowPattern } from '../../src/serve/pattern-budget.js';
-import { served, workspace } from './support.js';
+import { prWorkspace, serveOnSim } from '../../../test/kit/index.js';
 
 // Polynomial, not exponential: not a PB108 shape, but quadratic on a long run of digits.
 const DIGITS = `version: 1
@@ -41,10 +41,10 @@ describe('the patterns of a start', () => {
   });
 
   it('a slow one is refused through serve, which answers other requests meanwhile', async () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     writeFileSync(join(ws.root, 'playbooks', 'digits.yml'), DIGITS);
-    const { api, close } = await served(ws.root, ws.home);
+    const { api, close } = await serveOnSim(ws.root, ws.home);
     cleanups.push(close);
     const order: string[] = [];
     const start = api('/api/v1/runs', {

@@ -5,9 +5,9 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../src/store/run-store.js';
 import { Run, compileFile } from '../helpers.js';
-import { openEvents, served, workspace } from './support.js';
+import { openEvents, prWorkspace, serveOnSim } from '../../../test/kit/index.js';
 
-const ws = workspace();
+const ws = prWorkspace();
 afterAll(() => ws.cleanup());
 const pr = compileFile('playbooks/pr.yml');
 
@@ -30,7 +30,7 @@ describe("serve's run list", () => {
     const store = new RunStore(ws.home);
     fill(store);
     const load = vi.spyOn(RunStore.prototype, 'load');
-    const { api, close } = await served(ws.root, ws.home, {}, { steps: {} });
+    const { api, close } = await serveOnSim(ws.root, ws.home, {}, { steps: {} });
     try {
       expect(new Set(load.mock.calls.map(([id]) => id))).toEqual(new Set(['r12']));
       load.mockRestore();
@@ -63,7 +63,7 @@ describe("serve's run list", () => {
   });
 
   it("shows another process's write at once, and drops a removed run with an event", async () => {
-    const { api, serve, close } = await served(ws.root, ws.home, {}, { steps: {} });
+    const { api, serve, close } = await serveOnSim(ws.root, ws.home, {}, { steps: {} });
     const stream = openEvents(serve.url, serve.token);
     try {
       await stream.ready;
@@ -87,7 +87,7 @@ describe("serve's run list", () => {
 
 describe('serve --archive-after DAYS', () => {
   it('archives the runs that ended more than DAYS ago, and deletes none', async () => {
-    const own = workspace();
+    const own = prWorkspace();
     try {
       const store = new RunStore(own.home);
       for (const [id, endedAt] of [
@@ -100,7 +100,7 @@ describe('serve --archive-after DAYS', () => {
         run.send({ type: 'cancel', reason: 'enough' });
         store.save({ ...run.state, endedAt });
       }
-      const { api, close } = await served(own.root, own.home, { archiveAfterDays: 30 }, { steps: {} });
+      const { api, close } = await serveOnSim(own.root, own.home, { archiveAfterDays: 30 }, { steps: {} });
       try {
         await vi.waitFor(async () =>
           expect((await api('/api/v1/runs?archived=only')).body.runs.map((r) => r.id)).toEqual(['long-ago']),

@@ -6,8 +6,8 @@ import { RunHost } from '../../src/host/run-host.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { CONTENT_SECURITY_POLICY, startServe } from '../../src/serve/server.js';
-import { BROKEN, openEvents, served, workspace } from './support.js';
-import type { Answer, Served } from './support.js';
+import { BROKEN, openEvents, prWorkspace, serveOnSim } from '../../../test/kit/index.js';
+import type { Answer, Served } from '../../../test/kit/index.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -15,9 +15,9 @@ afterEach(async () => {
 });
 
 async function setup(scenario?: unknown): Promise<Served & { root: string; home: string }> {
-  const ws = workspace();
+  const ws = prWorkspace();
   cleanups.push(ws.cleanup);
-  const s = await served(ws.root, ws.home, {}, scenario);
+  const s = await serveOnSim(ws.root, ws.home, {}, scenario);
   cleanups.push(s.close);
   return { ...s, root: ws.root, home: ws.home };
 }
@@ -91,7 +91,7 @@ describe('serve: security', () => {
   });
 
   it('refuses to listen where other machines could reach it (there is no TLS)', async () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     const host = new RunHost({
       home: ws.home,
@@ -332,9 +332,9 @@ describe('serve: live updates', () => {
   });
 
   it('says when a playbook changed', async () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
-    const s = await served(ws.root, ws.home, { watchPlaybooks: true, watchPlaybooksMs: 50 });
+    const s = await serveOnSim(ws.root, ws.home, { watchPlaybooks: true, watchPlaybooksMs: 50 });
     cleanups.push(s.close);
     const stream = openEvents(s.serve.url, s.serve.token);
     await stream.ready;
@@ -359,10 +359,10 @@ describe('serve: live updates', () => {
     expect(noAgent.body.refusal).toMatchObject({ code: 'option-unsupported', field: '/options/newAgent' });
 
     // A host whose backend offers them (as serve --backend paseo does).
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     const startOptions = { newAgent: false, worktree: true, agents: { defaultProvider: 'claude' } };
-    const s = await served(ws.root, ws.home, { startOptions });
+    const s = await serveOnSim(ws.root, ws.home, { startOptions });
     cleanups.push(s.close);
     const cards = await s.api('/api/v1/playbooks');
     expect(cards.body.playbooks.find((p) => p.id === 'playbooks/pr.yml')!.startOptions).toEqual(startOptions);

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOGIN_TTL_MS, sessionCookieName } from '../../src/serve/gate.js';
-import { served, workspace } from './support.js';
-import type { Served } from './support.js';
+import { prWorkspace, serveOnSim } from '../../../test/kit/index.js';
+import type { Served } from '../../../test/kit/index.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -15,9 +15,9 @@ afterEach(async () => {
 });
 
 async function setup(): Promise<Served> {
-  const ws = workspace();
+  const ws = prWorkspace();
   cleanups.push(ws.cleanup);
-  const s = await served(ws.root, ws.home);
+  const s = await serveOnSim(ws.root, ws.home);
   cleanups.push(s.close);
   return s;
 }
@@ -95,7 +95,7 @@ describe('serve: sessions', () => {
   });
 
   it('a login URL expires', async () => {
-    const ws = workspace();
+    const ws = prWorkspace();
     cleanups.push(ws.cleanup);
     let now = Date.now();
     const { Gate } = await import('../../src/serve/gate.js');

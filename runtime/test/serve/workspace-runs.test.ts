@@ -2,20 +2,19 @@
  * Runs belong to a workspace (issue 27 item 5): the run store under one home is shared by every
  * workspace, and a serve lists, streams and answers only its own workspace's runs.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunHost } from '../../src/host/run-host.js';
 import { simBackendFor } from '../../src/serve/backends.js';
 import { compileFile } from '../helpers.js';
 import { RunStore } from '../../src/store/run-store.js';
-import { openEvents, served, workspace } from './support.js';
+import { openEvents, prWorkspace, serveOnSim, tempDir } from '../../../test/kit/index.js';
 
 const elsewhereStore = (home: string) => new RunStore(home);
 
-const ws = workspace();
-const other = realpathSync(mkdtempSync(join(tmpdir(), 'serve-other-ws-')));
+const ws = prWorkspace();
+const other = tempDir('serve-other-ws-');
 mkdirSync(join(other, 'playbooks'));
 afterAll(() => {
   ws.cleanup();
@@ -24,7 +23,7 @@ afterAll(() => {
 
 describe("a serve and another workspace's runs in the same home", () => {
   it('neither lists, streams nor answers them', async () => {
-    const { api, serve, close } = await served(ws.root, ws.home);
+    const { api, serve, close } = await serveOnSim(ws.root, ws.home);
     const stream = openEvents(serve.url, serve.token);
     try {
       await stream.ready;

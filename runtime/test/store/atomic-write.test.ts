@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import type * as Fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { tempDir } from '../../../test/kit/index.js';
 
 /** Every file-system call the atomic write makes, in order. */
 const calls: string[] = [];
@@ -53,7 +53,7 @@ const { FileWriteError, writeFileAtomic, writeFully } = await import('../../src/
 
 describe('writeFileAtomic', () => {
   it('writes a temp file in the same folder, fsyncs it, renames it over the target, fsyncs the folder', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'kp-atomic-'));
+    const folder = tempDir('kp-atomic-');
     const target = join(folder, 'run.json');
     calls.length = 0;
     writeFileAtomic(target, '{"a":1}');
@@ -76,7 +76,7 @@ describe('writeFileAtomic', () => {
   });
 
   it('leaves the old file whole, and no temp file, when the write fails', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'kp-atomic-'));
+    const folder = tempDir('kp-atomic-');
     const target = join(folder, 'run.json');
     writeFileSync(target, 'old');
     process.env.FAIL_WRITE = '1';
@@ -119,7 +119,7 @@ describe('writeFully', () => {
 
 describe('writeFileAtomic on a full disk', () => {
   it('a write the disk cuts short is an error that says the disk is full; the old file stays whole', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'kp-atomic-'));
+    const folder = tempDir('kp-atomic-');
     const target = join(folder, 'run.json');
     writeFileSync(target, '{"old":true}');
     process.env.ROOM_LEFT = '5'; // five bytes fit, then ENOSPC

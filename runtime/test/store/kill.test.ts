@@ -1,6 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { vecToArray } from '@kairoku-playbook/machine';
@@ -10,6 +9,7 @@ import { lockStore } from '../../src/store/lock.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { repo } from '../helpers.js';
 import { prng } from '../../../test/support/random.js';
+import { CLI, tempDir } from '../../../test/kit/index.js';
 
 /**
  * Kills a real `kairoku-playbook run` process with SIGKILL at random moments of its run and checks the
@@ -21,7 +21,7 @@ const KILLS = 50;
 const PARALLEL = 3;
 const DELAY_MS = 10;
 const SECRET = 'sk-secret-value-1234';
-const cli = join(repo, 'cli/dist/kairoku-playbook.js');
+const cli = CLI;
 const playbook = join(repo, 'playbooks/pr.yml');
 const SCENARIO = `inputs: { task: add a flag, strict: true, api_key: ${SECRET} }
 steps:
@@ -67,11 +67,11 @@ beforeAll(async () => {
     });
     if (built.status !== 0) throw new Error(`build failed:\n${built.stdout}\n${built.stderr}`);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'kp-kill-'));
+  const dir = tempDir('kp-kill-');
   scenario = join(dir, 'scenario.yml');
   writeFileSync(scenario, SCENARIO);
   // One whole run: how long it takes, and that it completes as the scenario says.
-  const home = mkdtempSync(join(tmpdir(), 'kp-kill-home-'));
+  const home = tempDir('kp-kill-home-');
   const { args, env } = cliArgs(home);
   const begun = Date.now();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -149,7 +149,7 @@ function runCli(
 
 async function trial(seed: number): Promise<Trial> {
   const random = prng(seed);
-  const home = mkdtempSync(join(tmpdir(), 'kp-kill-home-'));
+  const home = tempDir('kp-kill-home-');
   const { args, env } = cliArgs(home);
   const begun = Date.now();
   const child = spawn(process.execPath, args, { env, stdio: 'ignore' });

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readScenario } from '../../src/backends/scenario.js';
@@ -8,9 +7,10 @@ import { runSim } from '../../src/testing/sim-run.js';
 import { recoverRuns } from '../../src/store/recover.js';
 import { RunStore, defaultHome, deserializeRun, serializeRun } from '../../src/store/run-store.js';
 import { Run, compileFile } from '../helpers.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 const pr = compileFile('playbooks/pr.yml');
-const home = () => mkdtempSync(join(tmpdir(), 'kp-home-'));
+const home = () => tempDir('kp-home-');
 
 describe('the run store', () => {
   it('removes temp files that killed processes left mid-write, and keeps those of live ones', () => {
@@ -163,7 +163,7 @@ function grepAll(folder: string): string {
 
 describe('a run driven by another process', () => {
   it('is claimed, asked to cancel through a request file, and released', () => {
-    const store = new RunStore(mkdtempSync(join(tmpdir(), 'kp-owner-')));
+    const store = new RunStore(tempDir('kp-owner-'));
     // This process's own claim is not "another process".
     store.claim('r-1');
     expect(store.owner('r-1')).toBeUndefined();

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { PlaybookProtocol } from '../../src/mcp/protocol.js';
 import { runSim } from '../../src/testing/sim-run.js';
 import { changesSince, isWorktreeError, snapshotWorktree } from '../../src/worktree/git-snapshot.js';
 import { Run, compileFile, playbook } from '../helpers.js';
+import { tempDir } from '../../../test/kit/index.js';
 
 const pr = compileFile('playbooks/pr.yml');
 
@@ -18,7 +18,7 @@ let root: string;
 let repo: string;
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'kp-read-only-'));
+  root = tempDir('kp-read-only-');
   repo = join(root, 'repo');
   mkdirSync(repo);
   git('init', '-q', '-b', 'main');

@@ -4,8 +4,7 @@
  * (playwright-core) showing it. Screenshots and code-server's log go to the file's folder of artefacts.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -15,10 +14,10 @@ import { CHROMIUM, notReady } from '../../../scripts/setup-vscode-e2e.mjs';
 import { installExtension, makeSandbox, sandboxEnv, startCodeServer } from './code-server.js';
 import type { CodeServer, Sandbox } from './code-server.js';
 import { CHROMIUM_ARGS } from './workbench.js';
+import { CLI } from '../../kit/cli.js';
+import { tempDir } from '../../kit/temp.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** The CLI's bundle (`npm run build`). */
-export const CLI = join(ROOT, 'cli', 'dist', 'kairoku-playbook.js');
 const BUILD_EXTENSION = join(ROOT, 'vscode-extension', 'build.mjs');
 const VSIX = join(ROOT, 'vscode-extension', 'dist', 'kairoku-playbook.vsix');
 
@@ -71,7 +70,7 @@ export async function openSession(
     // The .vsix from the current sources (a few seconds).
     execFileSync(process.execPath, [BUILD_EXTENSION, '--package'], { stdio: 'pipe' });
 
-    const sandbox = (parts.sandbox = makeSandbox(mkdtempSync(join(tmpdir(), `kairoku-${name}-`))));
+    const sandbox = (parts.sandbox = makeSandbox(tempDir(`kairoku-${name}-`)));
     const workspace = join(sandbox.dir, 'workspace');
     mkdirSync(join(workspace, 'playbooks'), { recursive: true });
     fill(workspace);

@@ -9,8 +9,8 @@ import { stepRun } from '@kairoku-playbook/machine';
 import {
   alive,
   ensureRunnerBuilt,
+  gitRepo,
   history,
-  makeRepo,
   removeTempDirs,
   runnerLog,
   spawnRunner,
@@ -19,8 +19,8 @@ import {
   tempDir,
   waitFor,
   writeScript,
-} from '../../fixtures/kairoku/harness.js';
-import type { RunnerProcess } from '../../fixtures/kairoku/harness.js';
+} from '../../../../test/kit/index.js';
+import type { RunnerProcess } from '../../../../test/kit/index.js';
 import { compile } from '../../helpers.js';
 
 const FLAKY_CHECK = new URL('../../fixtures/kairoku/flaky-check.mjs', import.meta.url).pathname;
@@ -33,8 +33,8 @@ afterAll(async () => {
 describe('a fleet of runner processes', () => {
   it('finishes a run with parallel steps, a check and a loop while one runner is killed mid-dispatch', async () => {
     ensureRunnerBuilt();
-    const repo = makeRepo();
-    const scratch = tempDir('fleet');
+    const repo = gitRepo();
+    const scratch = tempDir('kairoku-fleet-');
     cleanup.push(() => removeTempDirs());
     const counter = join(scratch, 'check-runs');
     const launches = join(scratch, 'agent-launches');

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dispatch, KairokuBackend } from '../../../src/backends/kairoku/index.js';
 import { stepRun } from '@kairoku-playbook/machine';
-import { APP_TOKEN, HandRunner, history, post, startApp, startRun } from '../../fixtures/kairoku/harness.js';
+import { APP_TOKEN, HandRunner, history, post, startApp, startRun } from '../../../../test/kit/index.js';
 import { playbook } from '../../helpers.js';
 
 const REPO = '/srv/repo-a';

@@ -1,7 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +12,7 @@ import {
 } from '../../../src/backends/kairoku/index.js';
 import { derInteger } from '../../../src/backends/kairoku/tls.js';
 import { AppClient, AppUntrusted } from '../../../src/runner/app-client.js';
-import { APP_TOKEN } from '../../fixtures/kairoku/harness.js';
+import { APP_TOKEN, tempDir } from '../../../../test/kit/index.js';
 
 const folders: string[] = [];
 afterAll(() => {
@@ -51,7 +50,7 @@ describe('the app certificate', () => {
   });
 
   it('is made once and kept (mode 0600), and made again only for an address it does not name', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kairoku-tls-'));
+    const dir = tempDir('kairoku-tls-');
     folders.push(dir);
     const first = selfSignedIdentity(dir, ['127.0.0.1']);
     expect(first.made).toBe(true);

@@ -20,15 +20,19 @@ import { Driver } from '../../../src/driver/driver.js';
 import { LiveRun } from '../../../src/host/live-run.js';
 import {
   FakePaseoDaemon,
+  gitRepo,
+  PaseoRun,
+  removeDir,
   reports,
   reportsWhenReminded,
   runsUntilCanceled,
+  scriptedChecks,
   silent,
+  tempDir,
   triesReports,
   writesThenReports,
-} from '../../fake-paseo/index.js';
-import type { FakeAgent } from '../../fake-paseo/index.js';
-import { PaseoRun, makeRepo, removeRepo, scriptedChecks } from '../../fake-paseo/harness.js';
+} from '../../../../test/kit/index.js';
+import type { FakeAgent } from '../../../../test/kit/index.js';
 import { compileFile, playbook } from '../../helpers.js';
 
 let root: string;
@@ -36,12 +40,13 @@ let repo: string;
 const cleanup: (() => Promise<void> | void)[] = [];
 
 beforeEach(() => {
-  ({ root, repo } = makeRepo());
+  root = tempDir('kp-paseo-');
+  repo = gitRepo({ dir: join(root, 'repo') });
 });
 
 afterEach(async () => {
   for (const done of cleanup.splice(0).reverse()) await done();
-  removeRepo(root);
+  removeDir(root);
 });
 
 async function daemon(options: Parameters<typeof FakePaseoDaemon.start>[0] = {}): Promise<FakePaseoDaemon> {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { PaseoClient, daemonUrl } from '../../../src/backends/paseo/client.js';
 import type { LogLevel, PaseoError } from '../../../src/backends/paseo/client.js';
-import { FakePaseoDaemon, runsUntilCanceled } from '../../fake-paseo/index.js';
+import { FakePaseoDaemon, runsUntilCanceled } from '../../../../test/kit/index.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 

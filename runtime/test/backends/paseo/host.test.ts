@@ -5,8 +5,7 @@
  * land in the stored run; the manager agent is woken, only while idle, with merged wake-ups; a
  * restarted server takes the run up again.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Readable, Writable } from 'node:stream';
@@ -23,9 +22,15 @@ import { serveMcp } from '../../../src/mcp/server.js';
 import type { RunningServer } from '../../../src/mcp/server.js';
 import { RunHost } from '../../../src/host/run-host.js';
 import { RunStore } from '../../../src/store/run-store.js';
-import { FakePaseoDaemon, runsUntilCanceled, silent } from '../../fake-paseo/index.js';
-import type { AgentScript, FakeAgent, Scripts } from '../../fake-paseo/index.js';
-import { makeRepo, removeRepo } from '../../fake-paseo/harness.js';
+import {
+  FakePaseoDaemon,
+  gitRepo,
+  removeDir,
+  runsUntilCanceled,
+  silent,
+  tempDir,
+} from '../../../../test/kit/index.js';
+import type { AgentScript, FakeAgent, Scripts } from '../../../../test/kit/index.js';
 import { playbook } from '../../helpers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -80,14 +85,15 @@ let home: string;
 const cleanup: (() => Promise<void> | void)[] = [];
 
 beforeEach(() => {
-  ({ root, repo } = makeRepo());
-  home = mkdtempSync(join(tmpdir(), 'kp-mcp-paseo-home-'));
+  root = tempDir('kp-paseo-');
+  repo = gitRepo({ dir: join(root, 'repo') });
+  home = tempDir('kp-mcp-paseo-home-');
   cleanup.push(() => rmSync(home, { recursive: true, force: true }));
 });
 
 afterEach(async () => {
   for (const done of cleanup.splice(0).reverse()) await done();
-  removeRepo(root);
+  removeDir(root);
 });
 
 /** The playbook `duo` (and `pair`) in the repository's playbooks/ folder. */

@@ -4,17 +4,15 @@
  * run's labels — adopted when the daemon made it after all, the run failed when it did not, and an
  * agent made later still is archived by serve's watch, never left behind.
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PaseoClient } from '../../../src/backends/paseo/client.js';
 import { MANAGER_BEING_MADE, startWithNewManager } from '../../../src/backends/paseo/manager-agent.js';
 import type { NewManagerRequest } from '../../../src/backends/paseo/manager-agent.js';
 import { PaseoRunWatch } from '../../../src/backends/paseo/run-watch.js';
 import { RunHost } from '../../../src/host/run-host.js';
-import { FakePaseoDaemon } from '../../fake-paseo/index.js';
-import type { FakePaseoOptions } from '../../fake-paseo/index.js';
+import { FakePaseoDaemon, tempDir } from '../../../../test/kit/index.js';
+import type { FakePaseoOptions } from '../../../../test/kit/index.js';
 import { playbook } from '../../helpers.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -24,8 +22,8 @@ afterEach(async () => {
 
 async function setUp(options: FakePaseoOptions) {
   const fake = await FakePaseoDaemon.start(options);
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'kp-new-manager-')));
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'kp-new-manager-ws-')));
+  const home = tempDir('kp-new-manager-');
+  const workspace = tempDir('kp-new-manager-ws-');
   const host = new RunHost({ home, workspace, backend: 'paseo' });
   const client = await PaseoClient.connect({ host: fake.host, log: () => undefined });
   cleanups.push(

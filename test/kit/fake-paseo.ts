@@ -1,50 +1,55 @@
 /**
- * `kairoku-playbook serve --backend paseo` as the serve-paseo tests start and call it: the built CLI in
- * a child process, on a port it picks, with the home given and no Paseo variables of the caller's.
+ * The fake Paseo daemon and what drives it, in one place: the daemon (start it in-process with
+ * `FakePaseoDaemon.start({ scripts })`) and its agent scripts, a run on the paseo backend in this process
+ * (`PaseoRun`), and the built CLI's `serve --backend paseo` for the CLI's tests. The daemon's
+ * implementation stays beside the backend it fakes (runtime/test/fake-paseo/); tests import it from here.
  */
 import type { ChildProcess } from 'node:child_process';
-import { startServe } from '../../../test/kit/index.js';
+import { startServe } from './serve-process.js';
+import type { ServeProcess } from './serve-process.js';
 
-export interface Serving {
-  child: ChildProcess;
-  url: string;
-  token: string;
-  stderr: () => string;
-  /** the exit code, once the process has exited */
-  exited: Promise<number | null>;
-}
+export { FakePaseoDaemon } from '../../runtime/test/fake-paseo/daemon.js';
+export type {
+  FakeAgent,
+  FakePaseoOptions,
+  ReceivedRequest,
+  ReportCall,
+} from '../../runtime/test/fake-paseo/daemon.js';
+export {
+  reports,
+  reportsWhenReminded,
+  runsUntilCanceled,
+  silent,
+  triesReports,
+  writesThenReports,
+} from '../../runtime/test/fake-paseo/scripts.js';
+export type {
+  AgentScript,
+  AgentTurn,
+  ScriptedReport,
+  Scripts,
+} from '../../runtime/test/fake-paseo/scripts.js';
+export { PaseoRun, scriptedChecks } from '../../runtime/test/fake-paseo/harness.js';
+export type { PaseoRunOptions } from '../../runtime/test/fake-paseo/harness.js';
 
-/** Starts serve (the test kit's `startServe`); resolves once it prints its login URL. The child is pushed onto `children`. */
+/**
+ * The built CLI's `serve --backend paseo` (`startServe`) with `extra` arguments, in this process's
+ * environment without `PASEO_HOST`, and without `PASEO_PASSWORD` unless `env` gives one; resolves once it
+ * prints its login URL. The child is pushed onto `children`.
+ */
 export async function startPaseoServe(
   children: ChildProcess[],
   workspace: string,
   home: string,
   extra: string[] = [],
   env: NodeJS.ProcessEnv = {},
-): Promise<Serving> {
+): Promise<ServeProcess> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (env.PASEO_PASSWORD === undefined) delete childEnv.PASEO_PASSWORD;
   delete childEnv.PASEO_HOST;
   const served = await startServe({ workspace, home, args: ['--backend', 'paseo', ...extra], env: childEnv });
   children.push(served.child);
   return served;
-}
-
-/** A request to serve's API with its bearer token: GET without a body, POST with one. */
-export async function callServe<T>(
-  serving: Serving,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${serving.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      Authorization: `Bearer ${serving.token}`,
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as T };
 }
 
 /**

@@ -1,13 +1,8 @@
 /**
- * Helpers for tests that drive real tools (shells, editors) and the built CLI.
+ * Real interactive tools (shells, editors) driven by a test: whether one is installed, and a program
+ * in a pseudo-terminal typed at step by step.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-export const REPO = new URL('../../', import.meta.url).pathname;
-export const BIN = join(REPO, 'cli/dist/kairoku-playbook.js');
 
 /**
  * Whether a tool (zsh, fish, nvim, emacs) is here. CI installs them (.ci/run) and sets
@@ -20,24 +15,6 @@ export function hasTool(command: string): boolean {
       `${command} is not installed, and REQUIRE_AUTHORING_TOOLS=1 requires it (.ci/run installs it)`,
     );
   return found;
-}
-
-/** A folder holding a `kairoku-playbook` command that runs the built bundle, to put first on PATH. */
-export function binFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'kp-bin-'));
-  const command = join(folder, 'kairoku-playbook');
-  writeFileSync(command, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-  chmodSync(command, 0o755);
-  return folder;
-}
-
-export function tempFolder(files: Record<string, string> = {}): string {
-  const root = mkdtempSync(join(tmpdir(), 'kp-authoring-'));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
 }
 
 /** Terminal output without its escape sequences, carriage returns and bells. */

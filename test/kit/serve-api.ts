@@ -1,12 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+/**
+ * Calls to a running `serve` (in this process or the CLI's): its API with the bearer token, and its event
+ * stream read with node:http, headers under the test's control (such as Last-Event-ID).
+ */
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { RunHost } from '../../src/host/run-host.js';
-import { simBackendFor } from '../../src/serve/backends.js';
-import { startServe } from '../../src/serve/server.js';
-import type { RunningServe, ServeOptions } from '../../src/serve/server.js';
-import { repo } from '../helpers.js';
 import type {
   PlaybooksAnswer,
   RefusalBody,
@@ -16,59 +12,21 @@ import type {
   StartAnswer,
 } from '@kairoku-playbook/protocol';
 
-export const BROKEN =
-  'version: 1\nid: broken\ntitle: Broken\nsteps:\n  a:\n    needs: [nope]\n    prompt: x\n';
-
-/** A workspace with playbooks/pr.yml and a broken playbook, and a home for its runs. */
-export function workspace(): { root: string; home: string; cleanup: () => void } {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'serve-ws-')));
-  const home = mkdtempSync(join(tmpdir(), 'serve-home-'));
-  mkdirSync(join(root, 'playbooks'));
-  copyFileSync(join(repo, 'playbooks/pr.yml'), join(root, 'playbooks/pr.yml'));
-  writeFileSync(join(root, 'playbooks/broken.yml'), BROKEN);
-  return {
-    root,
-    home,
-    cleanup: () => {
-      rmSync(root, { recursive: true, force: true });
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
-
 /** Any answer of the API, read as the union of their fields (a test knows which one it asked for). */
 export type Answer = RefusalBody & RunDetail & StartAnswer & RunsAnswer & PlaybooksAnswer;
 
-export interface Served {
-  host: RunHost;
-  serve: RunningServe;
-  /** fetch with the bearer token */
-  api: (
-    path: string,
-    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
-  ) => Promise<{ status: number; body: Answer; headers: Headers }>;
-  close: () => Promise<void>;
-}
+export type ServeApi = (
+  path: string,
+  init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+) => Promise<{ status: number; body: Answer; headers: Headers }>;
 
-export async function served(
-  root: string,
-  home: string,
-  options: Partial<ServeOptions> = {},
-  scenario?: unknown,
-): Promise<Served> {
-  const host = new RunHost({ home, workspace: root, backend: 'sim', backendFor: simBackendFor(scenario) });
-  host.recover();
-  const serve = await startServe({
-    host,
-    listen: { host: '127.0.0.1', port: 0 },
-    watchPlaybooks: false,
-    ...options,
-  });
-  const api: Served['api'] = async (path, init = {}) => {
-    const response = await fetch(`${serve.url}${path}`, {
+/** Calls serve's API at `url` with the bearer token: GET without a body, POST with a JSON one. */
+export function serveApi(url: string, token: string): ServeApi {
+  return async (path, init = {}) => {
+    const response = await fetch(`${url}${path}`, {
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
       headers: {
-        Authorization: `Bearer ${serve.token}`,
+        Authorization: `Bearer ${token}`,
         ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
         ...init.headers,
       },
@@ -84,15 +42,16 @@ export async function served(
     }
     return { status: response.status, body: body as Answer, headers: response.headers };
   };
-  return {
-    host,
-    serve,
-    api,
-    close: async () => {
-      await serve.close();
-      host.close();
-    },
-  };
+}
+
+/** One call to a serve's API (`serving`: its URL and token), its answer read as `T`. */
+export async function callServe<T>(
+  serving: { url: string; token: string },
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const answer = await serveApi(serving.url, serving.token)(path, body === undefined ? {} : { body });
+  return { status: answer.status, body: answer.body as T };
 }
 
 export interface SseEvent {
