@@ -1,12 +1,15 @@
 /**
- * `parseExpression`: the expression parser (expression.ts, chevrotain) with a fast path for the commonest
- * expression by far, a member chain (`inputs.task`, `steps.build.outputs.branch`, `report.summary`: 5,720
- * of the 6,057 `${{ }}` of the 2,000-step benchmark), whose tree is built as the parser builds it, without
- * lexing and parsing. Anything else (space inside, a keyword first, an index, a call, an operator) goes to
- * the parser; grammar/test/parse-expression.test.ts holds the two equal.
+ * `parseExpression`: the expression parser (expression.ts, chevrotain) with two fast paths that build the
+ * tree it builds. First the commonest expression by far, a member chain (`inputs.task`,
+ * `steps.build.outputs.branch`, `report.summary`: 5,720 of the 6,057 `${{ }}` of the 2,000-step benchmark),
+ * without lexing; then any other well-formed expression (fast-expression.ts, a small hand-written parser).
+ * Only text with a mistake reaches chevrotain, whose parser is then built: its errors, recovery and
+ * messages are the one source of PB400. grammar/test/parse-expression.test.ts and fast-expression.test.ts
+ * hold the paths equal.
  */
 import type { Expr, ParseResult } from './ast.js';
 import { parseExpressionWithParser } from './expression.js';
+import { parseWellFormed } from './fast-expression.js';
 import { MAX_EXPRESSION_LENGTH } from './limits.js';
 
 /** Names as the Identifier token reads them, joined by dots; space only around the whole chain. */
@@ -22,8 +25,9 @@ const KEYWORDS = new Set(['true', 'false', 'null']);
  * `error` nodes where pieces were missing.
  */
 export function parseExpression(text: string, offset = 0): ParseResult<Expr> {
-  const chain = text.length <= MAX_EXPRESSION_LENGTH ? memberChain(text, offset) : undefined;
-  return chain ? { value: chain, errors: [] } : parseExpressionWithParser(text, offset);
+  if (text.length > MAX_EXPRESSION_LENGTH) return parseExpressionWithParser(text, offset);
+  const tree = memberChain(text, offset) ?? parseWellFormed(text, offset);
+  return tree ? { value: tree, errors: [] } : parseExpressionWithParser(text, offset);
 }
 
 /** The tree of a member chain, spans moved by `offset`; undefined for any other expression. */
