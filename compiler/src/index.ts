@@ -24,6 +24,8 @@ export { validate, validateWorkspace, decodeSource } from './validate.js';
 export { analyzeTestFile, playbooksOfTests } from './playbook-tests/test-file.js';
 export type { TestFileAnalysis } from './playbook-tests/test-file.js';
 export type { TestSite } from './playbook-tests/sites.js';
+export { gatesOf, resolveName } from './playbook-tests/resolve-names.js';
+export type { NameProblem, NameUse, NamedUnit, TestPlaybook } from './playbook-tests/resolve-names.js';
 export type { RefusedSource, Validation, ValidationOptions, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';
