@@ -85,10 +85,10 @@ export function finishCoverage(
   const reports = files.map((f) => f.report);
   const lcovPath = resolve(io.cwd, options.lcov);
   mkdirSync(dirname(lcovPath), { recursive: true });
-  writeUserFile(lcovPath, toLcov(reports));
+  writeUserFile(lcovPath, toLcov(reports), { durable: false });
   for (const { path, report, sha256 } of files) {
     const file: CoverageFile = { coverage: 1, sha256, ...report };
-    writeUserFile(coverageFileOf(path), `${JSON.stringify(file, null, 2)}\n`);
+    writeUserFile(coverageFileOf(path), `${JSON.stringify(file, null, 2)}\n`, { durable: false });
   }
   const lcov = displayPath(lcovPath, io.cwd);
   if (!options.json) {
