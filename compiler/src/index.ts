@@ -29,7 +29,7 @@ export type { NameProblem, NameUse, NamedUnit, TestPlaybook } from './playbook-t
 export type { RefusedSource, Validation, ValidationOptions, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';
-export { typeToString } from './types/type.js';
+export { toJsonSchema, typeToString } from './types/type.js';
 export { compileAnalysis, compilePlaybook, serializeIr } from './compile-ir.js';
 export { expression as lowerExpression } from './ir/emit.js';
 export type { Compilation } from './compile-ir.js';
