@@ -109,6 +109,13 @@ const GENERATORS = [
     env: { UPDATE_DOCS: '1' },
   },
   {
+    name: 'samples',
+    writes: ['docs/samples.md'],
+    from: "each sample playbook's bounds and its tests' coverage (docs/samples.test.ts)",
+    tests: () => ['docs/samples.test.ts'],
+    env: { UPDATE_SAMPLES_DOC: '1' },
+  },
+  {
     name: 'protocol-schemas',
     writes: ['runtime/schema'],
     from: "the Kairoku runner protocol's schemas the runtime carries as data (its schema test)",

@@ -21,8 +21,12 @@
 //   [ours]     what should never ship: source maps, tests, sources, node_modules, dotfiles; and size budgets.
 import { inflateRawSync } from 'node:zlib';
 
-/** Our budgets (the registries' limits are hundreds of MB): a bundled extension stays small. */
-export const BUDGET = { vsixBytes: 2 * 1024 * 1024, fileBytes: 3 * 1024 * 1024 };
+/**
+ * Our budgets (the registries' limits are hundreds of MB): a bundled extension stays small. A file's was
+ * 3 MiB until the bundled CLI (dist/cli.js, minified) passed it by 3 KB with `test --coverage` and the
+ * coverage hints (about 12 KB): 3.25 MiB leaves it room without letting the bundle double unseen.
+ */
+export const BUDGET = { vsixBytes: 2 * 1024 * 1024, fileBytes: 3.25 * 1024 * 1024 };
 
 const MB = 1024 * 1024;
 const OPENVSX = {

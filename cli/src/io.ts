@@ -54,8 +54,9 @@ export function readScenarioFile(file: string | undefined, cwd: string): unknown
 /**
  * Writes a file the user named (`compile -o`) whole or not at all: the runtime's `writeFileAtomic`, which
  * also refuses a target that is not a regular file, with a new file's mode left to the umask. What it
- * cannot write it throws as a `FileWriteError`, which the CLI prints as one line (exit 2).
+ * cannot write it throws as a `FileWriteError`, which the CLI prints as one line (exit 2). `durable: false`
+ * for what the command rebuilds whenever it is lost (`test --coverage`'s files): no fsync.
  */
-export function writeUserFile(path: string, data: string): void {
-  writeFileAtomic(path, data, 0o666);
+export function writeUserFile(path: string, data: string, options: { durable?: boolean } = {}): void {
+  writeFileAtomic(path, data, 0o666, options);
 }

@@ -22,3 +22,4 @@ export * from './core/view.js';
 export * from './expr/evaluate.js';
 export * from './policy/index.js';
 export * from './explore/index.js';
+export * from './coverage/index.js';

@@ -21,9 +21,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
   // Every YAML file: playbooks on disk take part in the duplicate-id check (PB110).
   // And each workspace's `.kairoku/exclude`: what it names is not a playbook, so a change re-discovers.
+  // And `NAME.coverage.json`, which `test --coverage` writes beside a playbook: its coverage hints.
   const watcher = [
     vscode.workspace.createFileSystemWatcher('**/*.{yml,yaml}'),
     vscode.workspace.createFileSystemWatcher('**/.kairoku/exclude'),
+    vscode.workspace.createFileSystemWatcher('**/*.coverage.json'),
   ];
   context.subscriptions.push(output, ...watcher);
 

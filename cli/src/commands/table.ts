@@ -102,7 +102,16 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
     },
     positionals: 'runs',
   },
-  test: { flags: { help: 'none' }, positionals: 'playbooks' },
+  test: {
+    flags: {
+      coverage: 'none',
+      'coverage-lcov': 'file',
+      'min-coverage': 'text',
+      format: ['text', 'json'],
+      help: 'none',
+    },
+    positionals: 'playbooks',
+  },
   init: {
     flags: { force: 'none', mcp: 'none', 'paseo-host': 'text', 'paseo-password-file': 'file', help: 'none' },
     positionals: 'dir',

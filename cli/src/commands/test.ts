@@ -2,11 +2,12 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SourceText, compilePlaybook } from '@kairoku-playbook/compiler';
 import { forTerminal, parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
-import { parseArgs } from '../args.js';
+import { flag, oneOf, parseArgs } from '../args.js';
 import { discoverFiles, displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
 import { UsageError, readPlaybookFile } from '../io.js';
 import type { CommandIo } from '../io.js';
+import { CoverageCollector, DEFAULT_LCOV, finishCoverage, parseMinCoverage } from './test-coverage.js';
 
 export const TEST_HELP = `Usage: kairoku-playbook test [PATH...]
 
@@ -25,46 +26,97 @@ docs/reference.md, "Scenarios and playbook tests"):
     outputs: { branch: sim/implement-c71e23 }
 
 Options:
-  -h, --help   this help
+  --coverage              record what the tests cover, per playbook over all of its tests: each
+                          step reached, each outcome and gate choice taken, each loop taken and
+                          exhausted, each after-task started, each when true and false; print a
+                          table, write lcov and NAME.coverage.json beside each playbook (which the
+                          editor reads to fade the outcomes no test takes)
+  --coverage-lcov FILE    where the lcov goes (default ${DEFAULT_LCOV}; implies --coverage)
+  --min-coverage N        exit 1 when under N percent of the branches are taken (implies --coverage)
+  --format text|json      json: the tests' results (and the coverage) as one JSON document
+  -h, --help              this help
 
-Exit codes: 0 every test passed, 1 a test failed (or there were none), 2 usage or I/O errors.`;
+Exit codes: 0 every test passed, 1 a test failed (or there were none, or the coverage is below
+--min-coverage), 2 usage or I/O errors.`;
 
 const TEST_FILE = /\.test\.ya?ml$/i;
 
 export function runTest(argv: readonly string[], io: CommandIo): number {
-  const args = parseArgs(argv, { help: 'boolean' }, { h: 'help' });
+  const args = parseArgs(
+    argv,
+    {
+      help: 'boolean',
+      coverage: 'boolean',
+      'coverage-lcov': 'string',
+      'min-coverage': 'string',
+      format: 'string',
+    },
+    { h: 'help' },
+  );
   if (args.flags.has('help')) {
     io.stdout(`${TEST_HELP}\n`);
     return 0;
   }
+  const json = oneOf(flag(args, 'format'), ['text', 'json'] as const, 'format', 'text') === 'json';
+  const min = parseMinCoverage(flag(args, 'min-coverage'));
+  const lcov = flag(args, 'coverage-lcov');
+  const coverage =
+    args.flags.has('coverage') || min !== undefined || lcov !== undefined
+      ? new CoverageCollector()
+      : undefined;
   const files = collectTests(args.positionals.length ? args.positionals : ['.'], io.cwd);
   if (!files.length) {
-    io.stdout('no playbook tests found (*.test.yml beside the playbooks)\n');
+    if (json) io.stdout(`${JSON.stringify({ tests: [], passed: 0, failed: 0 })}\n`);
+    else io.stdout('no playbook tests found (*.test.yml beside the playbooks)\n');
     return 1;
   }
-  const green = (t: string) => (io.color ? `\u001b[32m${t}\u001b[39m` : t);
-  const red = (t: string) => (io.color ? `\u001b[31m${t}\u001b[39m` : t);
-  let passed = 0;
-  let failed = 0;
-  for (const file of files) {
+  const results = files.map((file) => {
     const shown = displayPath(file, io.cwd);
-    const outcome = runOne(file, shown, io);
-    // Names, differences and refusals quote the test files and the run's texts: no control sequences.
-    const title = forTerminal(outcome.name ? `${outcome.name} (${shown})` : shown, { oneLine: true });
-    if (outcome.problems.length === 0) {
-      passed++;
-      io.stdout(`${green('✓')} ${title}\n`);
-    } else {
-      failed++;
-      io.stdout(`${red('✗')} ${title}\n${outcome.problems.map((p) => `    ${forTerminal(p)}\n`).join('')}`);
-    }
+    return { file: shown, ...runOne(file, shown, io, coverage) };
+  });
+  const failed = results.filter((r) => r.problems.length > 0).length;
+  if (!json) printResults(results, io);
+  const covered = coverage
+    ? finishCoverage(coverage, { lcov: lcov ?? DEFAULT_LCOV, min, json }, io)
+    : undefined;
+  if (json) {
+    const tests = results.map((r) => ({ ...r, passed: r.problems.length === 0 }));
+    const document = { tests, passed: results.length - failed, failed };
+    const withCoverage = covered
+      ? { ...document, coverage: { lcov: covered.lcov, playbooks: covered.reports } }
+      : document;
+    io.stdout(`${JSON.stringify(withCoverage, null, 2)}\n`);
   }
-  const line = `${passed} passed, ${failed} failed`;
-  io.stdout(`\n${failed ? red(line) : green(line)}\n`);
-  return failed ? 1 : 0;
+  return failed || (covered && !covered.met) ? 1 : 0;
 }
 
-function runOne(file: string, shown: string, io: CommandIo): { name?: string; problems: string[] } {
+/** Each test's line (✓ or ✗ with its problems), then the count. */
+function printResults(
+  results: readonly { file: string; name?: string; problems: string[] }[],
+  io: CommandIo,
+): void {
+  const green = (t: string) => (io.color ? `\u001b[32m${t}\u001b[39m` : t);
+  const red = (t: string) => (io.color ? `\u001b[31m${t}\u001b[39m` : t);
+  for (const outcome of results) {
+    // Names, differences and refusals quote the test files and the run's texts: no control sequences.
+    const title = forTerminal(outcome.name ? `${outcome.name} (${outcome.file})` : outcome.file, {
+      oneLine: true,
+    });
+    if (outcome.problems.length === 0) io.stdout(`${green('✓')} ${title}\n`);
+    else
+      io.stdout(`${red('✗')} ${title}\n${outcome.problems.map((p) => `    ${forTerminal(p)}\n`).join('')}`);
+  }
+  const failed = results.filter((r) => r.problems.length > 0).length;
+  const line = `${results.length - failed} passed, ${failed} failed`;
+  io.stdout(`\n${failed ? red(line) : green(line)}\n`);
+}
+
+function runOne(
+  file: string,
+  shown: string,
+  io: CommandIo,
+  coverage: CoverageCollector | undefined,
+): { name?: string; problems: string[] } {
   const read = readPlaybookFile(file, shown, 'a playbook test');
   if ('diagnostic' in read) return { problems: [read.diagnostic.message] };
   const parsed = parseYaml(read.text);
@@ -86,7 +138,8 @@ function runOne(file: string, shown: string, io: CommandIo): { name?: string; pr
     const lines = text.split('\n').filter((l) => /: error PB\d+ /.test(l));
     return { problems: [`${playbookShown} has errors:`, ...lines.map((l) => `  ${l}`)] };
   }
-  const result = runPlaybookTest(compiled.ir, parsed.value);
+  const hits = coverage?.hitsFor(playbook, compiled.ir);
+  const result = runPlaybookTest(compiled.ir, parsed.value, hits ? { coverage: hits } : {});
   const problems = [...result.errors, ...result.differences];
   return result.name !== undefined ? { name: result.name, problems } : { problems };
 }

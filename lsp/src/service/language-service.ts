@@ -39,6 +39,7 @@ import {
   toRange,
   toTextEdit,
 } from './convert.js';
+import { COVERAGE_SOURCE, coverageActions, coverageDiagnostics } from './coverage.js';
 import { WorkspaceExplorer } from './explore.js';
 import { codeActionsFor } from './features/code-actions.js';
 import { completionsAt } from './features/completion.js';
@@ -59,6 +60,7 @@ import type { RenamedName } from './features/test-files.js';
 import { occurrenceAt, warmSymbolIndex } from './language/symbols.js';
 import type { PlaybookSymbol } from './language/symbols.js';
 import { isPlaybookPath, isPlaybookTest } from './workspace/discovery.js';
+import { CoverageFiles } from './workspace/coverage-files.js';
 import type { PlaybookFileSystem } from './workspace/file-system.js';
 import { PlaybookWorkspace, normalizeUri } from './workspace/playbook-workspace.js';
 import type { DiscoveryWalk, WorkspaceFolder } from './workspace/playbook-workspace.js';
@@ -97,8 +99,12 @@ export class PlaybookLanguageService {
   /** PB310 and PB311 as `check --explore` reports them, when on (`exploreWithin`) */
   private explorer: WorkspaceExplorer | undefined;
 
-  constructor(fileSystem: PlaybookFileSystem) {
+  /** `NAME.coverage.json` beside the playbooks, for the coverage hints of open ones */
+  private readonly coverage: CoverageFiles;
+
+  constructor(private readonly fileSystem: PlaybookFileSystem) {
     this.workspace = new PlaybookWorkspace(fileSystem);
+    this.coverage = new CoverageFiles(fileSystem);
   }
 
   // ---- documents and files --------------------------------------------------------------------
@@ -154,6 +160,12 @@ export class PlaybookLanguageService {
       try {
         path = fileURLToPath(change.uri);
       } catch {
+        continue;
+      }
+      if (path.endsWith('.coverage.json')) {
+        // (read again at the next validation: the coverage hints of its playbook change)
+        this.coverage.forget(path);
+        any = true;
         continue;
       }
       if (!isPlaybookPath(path) && !isPlaybookTest(path) && !isPolicyFile(path)) continue;
@@ -229,10 +241,23 @@ export class PlaybookLanguageService {
       return items;
     };
     const open = new Map<string, LspDiagnostic[]>();
-    for (const [key, diagnostics] of result.diagnostics) open.set(key, convert(key, diagnostics));
+    for (const [key, diagnostics] of result.diagnostics)
+      open.set(key, [...convert(key, diagnostics), ...this.coverageHintsOf(key)]);
     const onDisk = new Map<string, LspDiagnostic[]>();
     for (const [key, diagnostics] of result.onDisk) onDisk.set(key, convert(key, diagnostics));
     return { open, onDisk, crashes: result.crashes, exploreNotes };
+  }
+
+  /**
+   * The coverage hints of an open playbook (an editor-only layer, not `check`'s: lsp/README.md), when
+   * `test --coverage` wrote `NAME.coverage.json` beside it.
+   */
+  private coverageHintsOf(key: string): LspDiagnostic[] {
+    const path = pathOf(key);
+    if (path === undefined || !key.startsWith('file:') || !this.isPlaybook(key)) return [];
+    const analysis = this.workspace.analysisFor(key);
+    const coverage = analysis && this.coverage.of(path);
+    return analysis && coverage ? coverageDiagnostics(analysis, coverage) : [];
   }
 
   /**
@@ -363,6 +388,8 @@ export class PlaybookLanguageService {
     context: { diagnostics: LspDiagnostic[]; only?: string[] },
   ): CodeAction[] {
     if (context.only && !context.only.some((kind) => 'quickfix'.startsWith(kind))) return [];
+    const hints = context.diagnostics.filter((d) => d.source === COVERAGE_SOURCE);
+    if (hints.length) return this.with(uri, [], (analysis) => this.testActions(uri, analysis, hints));
     return this.with(uri, [], (analysis) => {
       const start = analysis.source.offsetAt(range.start);
       const end = analysis.source.offsetAt(range.end);
@@ -389,6 +416,20 @@ export class PlaybookLanguageService {
         toCodeAction(analysis.source, uri, action, toLsp(action.diagnostic)),
       );
     });
+  }
+
+  /** The code actions of coverage hints: write the playbook's test, while it has none. */
+  private testActions(uri: string, analysis: FileAnalysis, hints: LspDiagnostic[]): CodeAction[] {
+    const path = pathOf(uri);
+    if (path === undefined || !uri.startsWith('file:')) return [];
+    const testPath = `${path.replace(/\.ya?ml$/i, '')}.test.yml`;
+    const exists =
+      this.workspace.testsOf(analysis.file).length > 0 ||
+      // (a limit of 0 reads nothing: it only says whether the file is there)
+      [testPath, testPath.replace(/\.yml$/, '.yaml')].some(
+        (p) => this.fileSystem.readFile(p, 0, 'a playbook test').problem !== 'missing',
+      );
+    return coverageActions(analysis, hints, testPath, exists);
   }
 
   /**

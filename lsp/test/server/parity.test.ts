@@ -32,12 +32,21 @@ import {
 import type { Diagnostic, JsonDiagnostic } from '@kairoku-playbook/compiler';
 import { explorePlaybook, isExplored } from '@kairoku-playbook/machine';
 import { diskExcludes, diskLister } from '@kairoku-playbook/compiler/disk';
+import { COVERAGE_SOURCE } from '../../src/service/coverage.js';
 import { REPO, buildServer, fileUri, startClient } from '../support/client.js';
 import type { TestClient } from '../support/client.js';
 import { CLI } from '../../../test/kit/cli.js';
 import { tempDir } from '../../../test/kit/temp.js';
 
 const SEVERITY: Record<number, JsonDiagnostic['severity']> = { 1: 'error', 2: 'warning', 3: 'info' };
+
+/**
+ * The server's diagnostics that are `check`'s: all but the coverage hints, an editor-only layer drawn
+ * from `NAME.coverage.json` beside a playbook (lsp/README.md, "Coverage hints"), which check never reads.
+ */
+function checks(diagnostics: readonly LspDiagnostic[]): LspDiagnostic[] {
+  return diagnostics.filter((d) => d.source !== COVERAGE_SOURCE);
+}
 
 function toJson(file: string, d: LspDiagnostic, fileOf: (uri: string) => string): JsonDiagnostic {
   expect(d.source).toBe('kairoku-playbook');
@@ -157,7 +166,7 @@ describe('parity with check --format json, file by file', () => {
       for (const { file, text } of files) await client.open(fileUri(file), text);
       for (const { file } of files) {
         const published = await client.diagnosticsOf(fileUri(file), 1);
-        const actual = published.map((d) => toJson(file, d, (uri) => fileURLToPath(uri)));
+        const actual = checks(published).map((d) => toJson(file, d, (uri) => fileURLToPath(uri)));
         const expected = diagnostics
           .filter((d) => d.file === file)
           .map((d) => toJsonDiagnostic(d, (f) => sources.get(f)));
@@ -186,7 +195,9 @@ describe('parity with check --format json for the repository as a workspace', ()
     for (const { path, text } of files) await client.open(fileUri(path), text);
     for (const { path, file } of files) {
       const published = await client.diagnosticsOf(fileUri(path), 1);
-      const actual = published.map((d) => toJson(file, d, (uri) => displayPath(fileURLToPath(uri), REPO)));
+      const actual = checks(published).map((d) =>
+        toJson(file, d, (uri) => displayPath(fileURLToPath(uri), REPO)),
+      );
       expect(actual, file).toEqual(checked.filter((d) => d.file === file));
     }
     expect(await client.stop()).toBe(0);
@@ -247,7 +258,9 @@ async function expectWorkspacePullParity(
   for (const { path, file } of files) {
     const item = report.items.find((i) => i.uri === fileUri(path)) as WorkspaceFullDocumentDiagnosticReport;
     expect(item.kind).toBe('full');
-    const actual = item.items.map((d) => toJson(file, d, (uri) => displayPath(fileURLToPath(uri), root)));
+    const actual = checks(item.items).map((d) =>
+      toJson(file, d, (uri) => displayPath(fileURLToPath(uri), root)),
+    );
     expect(actual, file).toEqual(checked.filter((d) => d.file === file));
   }
   expect(await client.stop()).toBe(0);

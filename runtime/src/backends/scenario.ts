@@ -1,4 +1,5 @@
-import type { Ir, IrStep } from '@kairoku-playbook/compiler';
+import { resolveName } from '@kairoku-playbook/compiler';
+import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { parse } from 'yaml';
 import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
@@ -71,7 +72,11 @@ export function readScenario(
   return { scenario, errors };
 }
 
-/** The scripted reports of the steps (or after-tasks) a section names, each checked against its owner. */
+/**
+ * The scripted reports of the steps (or after-tasks) a section names, each checked against its owner. The
+ * names are checked by the compiler's rules for a test's names (`resolveName`, also behind PB803–PB806),
+ * worded here with where they stand (`steps.qa[0]`).
+ */
 function readReports(
   section: 'steps' | 'after',
   entries: Record<string, unknown>,
@@ -79,47 +84,45 @@ function readReports(
   target: Record<string, ScriptedReport[]>,
   errors: string[],
 ): void {
-  const owners = new Map<string, IrStep | Ir['after'][number]>(
-    section === 'steps' ? ir.steps.map((s) => [s.name, s]) : ir.after.map((a) => [a.name, a]),
-  );
+  const after = section === 'after';
+  const what = after ? 'after-task' : 'step';
   for (const [name, list] of Object.entries(entries)) {
     const where = `${section}.${name}`;
-    const owner = owners.get(name);
-    if (!owner) {
-      const names =
-        section === 'steps'
-          ? ir.steps.filter((s) => s.kind !== 'gate').map((s) => s.name)
-          : [...owners.keys()];
-      errors.push(`${where}: ${unknownName(section === 'steps' ? 'step' : 'after-task', name, names)}`);
+    const problem = resolveName({ kind: 'step', name, after, scripted: true }, ir);
+    if (problem?.problem === 'unknown-step') {
+      errors.push(`${where}: ${unknownName(what, name, problem.declared)}`);
       continue;
     }
-    if (section === 'steps' && (owner as IrStep).kind === 'gate') {
+    if (problem?.problem === 'gate-under-steps') {
       errors.push(`${where}: "${name}" is a gate; script its decisions under gates`);
       continue;
     }
-    const outcomes = owner.outcomes.map((o) => o.name);
-    const what = `${section === 'steps' ? 'step' : 'after-task'} "${name}"`;
-    target[name] = asList(list).map((item, i) => readReport(item, `${where}[${i}]`, what, outcomes, errors));
+    const owner = { name, after, what: `${what} "${name}"` };
+    target[name] = asList(list).map((item, i) => readReport(item, `${where}[${i}]`, owner, ir, errors));
   }
 }
 
 function readReport(
   item: unknown,
   at: string,
-  what: string,
-  outcomes: readonly string[],
+  owner: { name: string; after: boolean; what: string },
+  ir: Ir,
   errors: string[],
 ): ScriptedReport {
   if (!isObject(item)) {
-    errors.push(`${at}: a report is a mapping like { outcome: ${outcomes[0]}, summary: …, outputs: … }`);
+    errors.push(
+      `${at}: a report is a mapping like { outcome: ${outcomesOf(ir, owner)[0]}, summary: …, outputs: … }`,
+    );
     return {};
   }
   checkKeys(item, REPORT_KEYS, at, errors);
   const report: ScriptedReport = {};
   if (item.outcome !== undefined) {
-    if (typeof item.outcome !== 'string' || !outcomes.includes(item.outcome))
+    const outcome = typeof item.outcome === 'string' ? item.outcome : '';
+    const problem = resolveName({ kind: 'outcome', name: outcome, step: owner.name, after: owner.after }, ir);
+    if (typeof item.outcome !== 'string' || problem?.problem === 'unknown-outcome')
       errors.push(
-        `${at}: ${what} has no outcome ${JSON.stringify(item.outcome)}; its outcomes are ${outcomes.join(', ')}`,
+        `${at}: ${owner.what} has no outcome ${JSON.stringify(item.outcome)}; its outcomes are ${outcomesOf(ir, owner).join(', ')}`,
       );
     else report.outcome = item.outcome;
   }
@@ -132,25 +135,23 @@ function readReport(
   return report;
 }
 
-/** The scripted decisions of each gate, checked against its choices. */
+/** The scripted decisions of each gate, checked against its choices by the same rules (`resolveName`). */
 function readDecisions(
   gates: Record<string, unknown>,
   ir: Ir,
   target: Record<string, ScriptedDecision[]>,
   errors: string[],
 ): void {
-  const steps = new Map(ir.steps.map((s) => [s.name, s]));
   for (const [name, list] of Object.entries(gates)) {
     const where = `gates.${name}`;
-    const gate = steps.get(name);
-    if (!gate || gate.kind !== 'gate') {
-      const names = ir.steps.filter((s) => s.kind === 'gate').map((s) => s.name);
+    const problem = resolveName({ kind: 'gate', name }, ir);
+    if (problem) {
       errors.push(
-        `${where}: ${gate ? `step "${name}" is not a gate; script its reports under steps` : unknownName('gate', name, names)}`,
+        `${where}: ${problem.problem === 'unknown-gate' ? unknownName('gate', name, problem.declared) : `step "${name}" is not a gate; script its reports under steps`}`,
       );
       continue;
     }
-    const choices = gate.outcomes.map((o) => o.name);
+    const choices = outcomesOf(ir, { name, after: false });
     target[name] = asList(list).map((item, i) => {
       const at = `${where}[${i}]`;
       if (!isObject(item) || typeof item.choice !== 'string') {
@@ -158,7 +159,7 @@ function readDecisions(
         return { choice: '' };
       }
       checkKeys(item, DECISION_KEYS, at, errors);
-      if (!choices.includes(item.choice))
+      if (resolveName({ kind: 'choice', name: item.choice, gate: name }, ir))
         errors.push(
           `${at}: gate "${name}" has no choice "${item.choice}"; its choices are ${choices.join(', ')}`,
         );
@@ -167,6 +168,12 @@ function readDecisions(
       return decision;
     });
   }
+}
+
+/** The outcomes (a gate's choices) of a step or after-task the rules have found. */
+function outcomesOf(ir: Ir, unit: { name: string; after: boolean }): string[] {
+  const found = (unit.after ? ir.after : ir.steps).find((s) => s.name === unit.name);
+  return found ? found.outcomes.map((o) => o.name) : [];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -102,9 +102,17 @@ export function writeFully(fd: number, bytes: Uint8Array, calls: WriteCalls = { 
  * file stays as it was. A target that exists and is not a regular file (a FIFO, a device such as
  * `/dev/null`, a folder; through a symbolic link too) is refused the same way: the rename would replace
  * that entry instead of writing to it. `mode` is for a new file (0o600 for run state; the CLI passes
- * 0o666 for files the user asked for, so the umask decides).
+ * 0o666 for files the user asked for, so the umask decides). `durable: false` skips both fsyncs, for a
+ * file a command rebuilds whenever it is lost (coverage): still whole or not at all to a reader (the
+ * editor reads `NAME.coverage.json` while `test --coverage` may be writing it), not kept across a crash.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  mode = 0o600,
+  options: { durable?: boolean } = {},
+): void {
+  const durable = options.durable ?? true;
   refuseIrregularTarget(path);
   const folder = dirname(path);
   const temp = join(folder, `.${basename(path)}.${process.pid}.${counter++}.tmp`);
@@ -112,7 +120,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   try {
     fd = openSync(temp, 'w', mode);
     writeFully(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     renameSync(temp, path);
@@ -121,7 +129,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     removeQuietly(temp);
     throw asWriteError(path, error);
   }
-  syncFolder(folder);
+  if (durable) syncFolder(folder);
 }
 
 function refuseIrregularTarget(path: string): void {

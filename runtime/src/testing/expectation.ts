@@ -1,4 +1,4 @@
-import { STEP_STATUSES } from '@kairoku-playbook/compiler';
+import { STEP_STATUSES, resolveName } from '@kairoku-playbook/compiler';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { equal } from '@kairoku-playbook/machine';
@@ -47,12 +47,13 @@ export function readExpectation(value: unknown, ir: Ir): { expect: Expectation; 
       errors.push(`expect.${section}: must be a mapping of names`);
       continue;
     }
-    const names = section === 'steps' ? ir.steps.map((s) => s.name) : ir.after.map((a) => a.name);
     for (const [name, spec] of Object.entries(entries)) {
       const where = `expect.${section}.${name}`;
-      if (!names.includes(name)) {
+      // (the compiler's rules for a test's names, behind PB803 too)
+      const problem = resolveName({ kind: 'step', name, after: section === 'after', scripted: false }, ir);
+      if (problem?.problem === 'unknown-step') {
         errors.push(
-          `${where}: unknown ${section === 'steps' ? 'step' : 'after-task'} "${name}"${hint(name, names)}`,
+          `${where}: unknown ${section === 'steps' ? 'step' : 'after-task'} "${name}"${hint(name, problem.declared)}`,
         );
         continue;
       }

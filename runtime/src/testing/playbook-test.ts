@@ -1,7 +1,7 @@
 import type { Ir } from '@kairoku-playbook/compiler';
 import { readScenario } from '../backends/scenario.js';
-import { summarize } from '@kairoku-playbook/machine';
-import type { RunSummary } from '@kairoku-playbook/machine';
+import { recordTransition, summarize } from '@kairoku-playbook/machine';
+import type { CoverageHits, RunSummary } from '@kairoku-playbook/machine';
 import { runSim } from './sim-run.js';
 import { compareExpectation, readExpectation } from './expectation.js';
 
@@ -18,16 +18,28 @@ export interface PlaybookTestResult {
 
 /**
  * Runs one playbook test (SPEC §8): a scenario plus `expect:`, on the sim backend, without asking
- * anything, and compares. Deterministic: a fixed clock and run id.
+ * anything, and compares. Deterministic: a fixed clock and run id. With `coverage`, what the run covers
+ * (`recordTransition`, from each accepted transition) is counted into it.
  */
-export function runPlaybookTest(ir: Ir, test: unknown): PlaybookTestResult {
+export function runPlaybookTest(
+  ir: Ir,
+  test: unknown,
+  options: { coverage?: CoverageHits } = {},
+): PlaybookTestResult {
   const record = (test ?? {}) as Record<string, unknown>;
   const name = typeof record.name === 'string' ? record.name : undefined;
   const { scenario, errors } = readScenario(test, ir, ['expect', 'name']);
   const { expect, errors: expectErrors } = readExpectation(record.expect, ir);
   errors.push(...expectErrors);
   if (errors.length) return { name, passed: false, errors, differences: [], summary: undefined };
-  const result = runSim({ ir, scenario, id: `${ir.id}-test`, clock: () => Date.UTC(2025, 0, 1) });
+  const hits = options.coverage;
+  const result = runSim({
+    ir,
+    scenario,
+    id: `${ir.id}-test`,
+    clock: () => Date.UTC(2025, 0, 1),
+    ...(hits ? { onTransition: (before, after, event) => recordTransition(hits, before, after, event) } : {}),
+  });
   if (!result.ok)
     return { name, passed: false, errors: result.inputErrors, differences: [], summary: undefined };
   const summary = summarize(result.state);

@@ -75,6 +75,22 @@ describe('writeFileAtomic', () => {
     expect(statSync(target).mode & 0o777).toBe(0o600);
   });
 
+  it('durable: false renames the temp file over the target without the fsyncs (a rebuilt file)', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'kp-atomic-'));
+    const target = join(folder, 'pr.coverage.json');
+    calls.length = 0;
+    writeFileAtomic(target, '{}', 0o666, { durable: false });
+    const temp = calls[0]!.slice('open '.length);
+    expect(calls).toEqual([
+      `open ${temp}`,
+      `write ${temp}`,
+      `close ${temp}`,
+      `rename ${temp} → pr.coverage.json`,
+    ]);
+    expect(readFileSync(target, 'utf8')).toBe('{}');
+    expect(readdirSync(folder)).toEqual(['pr.coverage.json']);
+  });
+
   it('leaves the old file whole, and no temp file, when the write fails', () => {
     const folder = tempDir('kp-atomic-');
     const target = join(folder, 'run.json');

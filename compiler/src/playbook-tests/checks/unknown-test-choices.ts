@@ -1,4 +1,5 @@
 import { shown, shownList } from '../../diagnostic.js';
+import { resolveName } from '../resolve-names.js';
 import { didYouMean } from '../test-context.js';
 import type { TestCheck } from '../test-context.js';
 
@@ -6,18 +7,15 @@ import type { TestCheck } from '../test-context.js';
 export const checkUnknownTestChoices: TestCheck = (context) => {
   for (const site of context.sites) {
     if (site.kind !== 'choice') continue;
-    const gate = context.stepNamed(site.gate, false);
-    if (gate?.kind !== 'gate') continue;
-    const choices = gate.outcomes.map((o) => o.name);
-    if (choices.includes(site.name)) continue;
+    const problem = resolveName(site, context.playbook);
+    if (problem?.problem !== 'unknown-choice') continue;
+    const choices = problem.declared;
     const { hint, fix } = didYouMean(site, choices, `; its choices are ${shownList(choices)}`);
     context.report(
       'PB806',
       site.range,
-      `gate "${shown(gate.name)}" has no choice "${shown(site.name)}"${hint}`,
-      {
-        fix,
-      },
+      `gate "${shown(problem.gate.name)}" has no choice "${shown(site.name)}"${hint}`,
+      { fix },
     );
   }
 };

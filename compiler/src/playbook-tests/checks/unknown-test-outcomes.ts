@@ -1,4 +1,5 @@
 import { shown, shownList } from '../../diagnostic.js';
+import { resolveName } from '../resolve-names.js';
 import { didYouMean } from '../test-context.js';
 import type { TestCheck } from '../test-context.js';
 
@@ -9,12 +10,15 @@ import type { TestCheck } from '../test-context.js';
 export const checkUnknownTestOutcomes: TestCheck = (context) => {
   for (const site of context.sites) {
     if (site.kind !== 'outcome') continue;
-    const step = context.stepNamed(site.step, site.after);
-    if (!step) continue;
-    const outcomes = step.outcomes.map((o) => o.name);
-    if (outcomes.includes(site.name)) continue;
+    const problem = resolveName(site, context.playbook);
+    if (problem?.problem !== 'unknown-outcome') continue;
+    const step = problem.owner;
     const what = step.kind === 'gate' ? 'choice' : 'outcome';
-    const { hint, fix } = didYouMean(site, outcomes, `; its ${what}s are ${shownList(outcomes)}`);
+    const { hint, fix } = didYouMean(
+      site,
+      problem.declared,
+      `; its ${what}s are ${shownList(problem.declared)}`,
+    );
     context.report(
       'PB805',
       site.range,
