@@ -1,16 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CoverageFile } from '@kairoku-playbook/machine';
 import { main } from '../src/main.js';
 import type { CommandIo } from '../src/io.js';
-import { REPO, hasTool } from './tools.js';
+import { REPO, hasTool, tempDir } from '../../test/kit/index.js';
 
 /** The samples and their tests, copied: `test --coverage` writes beside them and into coverage/. */
 function samples(): string {
-  const root = mkdtempSync(join(tmpdir(), 'kp-coverage-'));
+  const root = tempDir('kp-coverage-');
   cpSync(join(REPO, 'playbooks'), join(root, 'playbooks'), { recursive: true });
   return root;
 }

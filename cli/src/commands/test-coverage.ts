@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
 import {
+  coverageFileOf,
   coverageReport,
   coverageSummary,
   coverageTable,
@@ -16,11 +17,6 @@ import type { CommandIo } from '../io.js';
 
 /** Where `test --coverage` writes lcov when `--coverage-lcov` does not say (relative to the folder it runs in). */
 export const DEFAULT_LCOV = 'coverage/playbooks.lcov';
-
-/** `pr.yml` → `pr.coverage.json` beside it: the coverage the editor reads. */
-export function coverageFileOf(playbook: string): string {
-  return playbook.replace(/\.ya?ml$/i, '') + '.coverage.json';
-}
 
 /** The hits of every test of each playbook, merged: what `test --coverage` collects while tests run. */
 export class CoverageCollector {

@@ -4,15 +4,15 @@
  * test, and they go when the file says the tests take everything (a watched-file event). The service's
  * side is in test/service/features/coverage-hints.test.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
 import { compilePlaybook } from '@kairoku-playbook/compiler';
 import { coverageReport } from '@kairoku-playbook/machine';
 import type { CoverageHits } from '@kairoku-playbook/machine';
 import { buildServer, fileUri, startClient } from '../support/client.js';
+import { tempDir } from '../../../test/kit/temp.js';
 
 const PLAYBOOK = `version: 1
 title: Review
@@ -23,11 +23,10 @@ steps:
     outcomes: { approved: next, blocked: fail }
 `;
 
-const dir = mkdtempSync(join(tmpdir(), 'kp-lsp-coverage-'));
+const dir = tempDir('kp-lsp-coverage-');
 const path = join(dir, 'review.playbook.yml');
 const coveragePath = join(dir, 'review.playbook.coverage.json');
 const uri = fileUri(path);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeAll(() => buildServer(), 120_000);
 
 function writeCoverage(hits: CoverageHits): void {

@@ -26,6 +26,11 @@ export interface CoverageReport {
 }
 
 /** What `test --coverage` writes beside a playbook as `NAME.coverage.json` (for the editor). */
+/** Where `test --coverage` writes a playbook's coverage and the editor reads it: `pr.yml` → `pr.coverage.json`. */
+export function coverageFileOf(playbook: string): string {
+  return `${playbook.replace(/\.ya?ml$/i, '')}.coverage.json`;
+}
+
 export interface CoverageFile extends CoverageReport {
   coverage: 1;
   /** the playbook's sha256 when the tests ran (the IR's `source.sha256`) */

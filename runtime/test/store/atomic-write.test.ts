@@ -76,7 +76,7 @@ describe('writeFileAtomic', () => {
   });
 
   it('durable: false renames the temp file over the target without the fsyncs (a rebuilt file)', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'kp-atomic-'));
+    const folder = tempDir('kp-atomic-');
     const target = join(folder, 'pr.coverage.json');
     calls.length = 0;
     writeFileAtomic(target, '{}', 0o666, { durable: false });

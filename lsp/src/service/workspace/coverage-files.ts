@@ -1,14 +1,10 @@
+import { coverageFileOf } from '@kairoku-playbook/machine';
 import { readCoverageFile } from '../features/coverage-hints.js';
 import type { CoverageBranches } from '../features/coverage-hints.js';
 import type { PlaybookFileSystem } from './file-system.js';
 
 /** A coverage file past this is not read (the samples' are a few kilobytes; 2,000 steps about 2 MB). */
 const COVERAGE_LIMIT = 16 * 1024 * 1024;
-
-/** `pr.yml` → `pr.coverage.json` beside it, as `kairoku-playbook test --coverage` writes it. */
-export function coverageFileOf(playbook: string): string {
-  return `${playbook.replace(/\.ya?ml$/i, '')}.coverage.json`;
-}
 
 /**
  * The coverage files beside the playbooks, read through the workspace's file system and kept until
