@@ -80,6 +80,13 @@ export class GraphPanel implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (this.panel && event.document === this.document && event.contentChanges.length) this.schedule();
       }),
+      // The server's diagnostics of the document came: its analysis (and the explorer's bounds, which the
+      // graph view says) are of the current text now. The page is set again only if it changed.
+      vscode.languages.onDidChangeDiagnostics((event) => {
+        const shown = this.document?.uri.toString();
+        // render shows its own failures in the panel
+        if (this.panel && shown && event.uris.some((uri) => uri.toString() === shown)) void this.render();
+      }),
       vscode.workspace.onDidSaveTextDocument((document) => {
         // render shows its own failures in the panel
         if (this.panel && document === this.document) void this.render();
