@@ -311,7 +311,8 @@ describe('the Playbooks panel in Chromium', () => {
     const { page, problems } = await openPanel(1400);
     await page.getByRole('tab', { name: /Another run/ }).click();
     const width = async () => (await node(page, 'plan').boundingBox())!.width;
-    expect(await width()).toBe(240);
+    // (polled: the graph is drawn again once its frame's width is measured)
+    await expect.poll(width).toBe(240);
     // In between, the node takes what the panel has beside the loop lane (68 px of padding, gap and lane).
     await page.setViewportSize({ width: 300, height: 800 });
     await page.waitForFunction(() => {
@@ -321,7 +322,7 @@ describe('the Playbooks panel in Chromium', () => {
     });
     await page.setViewportSize({ width: 180, height: 800 });
     await page.locator('.graph-frame.scrolls').waitFor(); // sideways scrolling only when 132 px do not fit
-    expect(await width()).toBe(132);
+    await expect.poll(width).toBe(132);
     await page.setViewportSize({ width: 1000, height: 800 });
     await page.locator('.graph-frame.scrolls').waitFor({ state: 'detached' });
 
@@ -332,7 +333,7 @@ describe('the Playbooks panel in Chromium', () => {
         .evaluate((e) => getComputedStyle(e).animationName);
     expect(await animation()).toBe('pulse');
     await page.emulateMedia({ reducedMotion: 'reduce' });
-    expect(await animation()).toBe('none');
+    await expect.poll(animation).toBe('none');
 
     // Another run completes while this one is open: its dot stays green until its tab is opened.
     const third = fake.addRun({
