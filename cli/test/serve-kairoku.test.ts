@@ -1,6 +1,12 @@
-import { CLI, removeTempDirs, startServe as startServeProcess, tempDir } from '../../test/kit/index.js';
+import {
+  CLI,
+  removeTempDirs,
+  runCli,
+  startServe as startServeProcess,
+  tempDir,
+} from '../../test/kit/index.js';
 import { X509Certificate } from 'node:crypto';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,11 +46,7 @@ function workspace(): string {
 }
 
 function serveOnce(args: string[], home: string) {
-  return spawnSync(process.execPath, [CLI, 'serve', ...args], {
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  return runCli(['serve', ...args], { home });
 }
 
 /** `serve --backend kairoku` over TLS (the test kit's `startServe`), once it says where runners dial in. */

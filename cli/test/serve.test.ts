@@ -1,10 +1,16 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveInfoPath } from '@kairoku-playbook/runtime/serve';
-import { CLI, removeTempDirs, startServe as startServeProcess, tempDir } from '../../test/kit/index.js';
+import {
+  CLI,
+  removeTempDirs,
+  runCli,
+  startServe as startServeProcess,
+  tempDir,
+} from '../../test/kit/index.js';
 import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 
 /**
@@ -124,10 +130,7 @@ describe('kairoku-playbook serve', () => {
     const home = tempDir('serve-home-');
     const served = await startServe(workspace, home);
     expect(served.login).not.toContain(served.token);
-    const printed = spawnSync(process.execPath, [CLI, 'serve', workspace, '--login-url'], {
-      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-      encoding: 'utf8',
-    });
+    const printed = runCli(['serve', workspace, '--login-url'], { home });
     expect(printed.status).toBe(0);
     const another = printed.stdout.trim();
     expect(another).toMatch(new RegExp(`^${served.url}/\\?login=[A-Za-z0-9_-]+$`));
@@ -137,10 +140,7 @@ describe('kairoku-playbook serve', () => {
       expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
     }
     // No serve for a folder: says so.
-    const none = spawnSync(process.execPath, [CLI, 'serve', tempDir('serve-none-'), '--login-url'], {
-      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-      encoding: 'utf8',
-    });
+    const none = runCli(['serve', tempDir('serve-none-'), '--login-url'], { home });
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/no serve runs for .*start one with kairoku-playbook serve/);
   });
