@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO, tempDir } from '../../../test/kit/index.js';
+import { CLI, REPO, runCli, tempDir } from '../../../test/kit/index.js';
 
 const MANAGER_TOOLS = [
   'cancel_run',
@@ -431,10 +431,7 @@ describe('kairoku-playbook mcp: validate_playbooks', () => {
         'version: 1\ntitle: Spare\ninputs:\n  spare: { type: string, default: x }\nsteps:\n  only:\n    role: implementer\n    prompt: Do it.\n',
       'playbooks/pr.test.yml': 'not: a playbook',
     });
-    const check = spawnSync(process.execPath, [CLI, 'check', '--format', 'json'], {
-      cwd: ws,
-      encoding: 'utf8',
-    });
+    const check = runCli(['check', '--format', 'json'], { cwd: ws });
     expect(check.status).toBe(1);
     const m = await connect(['--workspace', ws], temp('kp-mcp-home-'));
     const { text } = await m.call('validate_playbooks');
