@@ -1,4 +1,5 @@
 import {
+  callServe,
   CLI,
   removeTempDirs,
   runCli,
@@ -179,13 +180,13 @@ describe('serve --backend kairoku', () => {
     );
     const home = tempDir('kp-serve-home-');
     const first = await startServe(ws, home);
-    const started = await fetch(`${first.panel}/api/v1/runs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ playbook: 'playbooks/one.yml', inputs: {} }),
-    });
+    const started = await callServe<{ run: { id: string } }>(
+      { url: first.panel, token: first.token },
+      '/api/v1/runs',
+      { playbook: 'playbooks/one.yml', inputs: {} },
+    );
     expect(started.status).toBe(201);
-    const { run } = (await started.json()) as { run: { id: string } };
+    const { run } = started.body;
     // No runner claims it: the dispatch is queued when serve dies.
     const killed = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');
