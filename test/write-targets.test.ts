@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } 
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileWriteError, writeFileAtomic } from '@kairoku-playbook/runtime';
-import { CLI, REPO, tempDir } from './kit/index.js';
+import { runCli, tempDir } from './kit/index.js';
 
 const folder = tempDir('kp-write-targets-');
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -70,11 +70,7 @@ describe('writeFileAtomic refuses a target that is not a regular file, and leave
 
 describe('compile -o', () => {
   function compile(output: string) {
-    const result = spawnSync(process.execPath, [CLI, 'compile', 'playbooks/pr.yml', '-o', output], {
-      cwd: REPO,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const result = runCli(['compile', 'playbooks/pr.yml', '-o', output]);
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 

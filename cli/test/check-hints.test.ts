@@ -3,22 +3,16 @@
  * in a repository that installed the package (issue 23: a bare `kairoku-playbook` is not on the PATH
  * there), the bare name elsewhere. The language server says the same (lsp/test/server/parity.test.ts).
  */
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from './in-process.js';
 import { REPO, tempDir } from '../../test/kit/index.js';
 
 const BROKEN = join(REPO, 'test/fixtures/err/pb802-test-of-broken-playbook');
 
-const made: string[] = [];
-afterAll(() => {
-  for (const folder of made) rmSync(folder, { recursive: true, force: true });
-});
-
 function brokenRepository(manifest: object | undefined): string {
   const folder = tempDir('kp-pb802-');
-  made.push(folder);
   cpSync(BROKEN, join(folder, 'playbooks'), { recursive: true });
   if (manifest) writeFileSync(join(folder, 'package.json'), JSON.stringify(manifest));
   return folder;

@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
 import { describe, expect, it } from 'vitest';
 import { runMain as run } from './in-process.js';
-import { CLI, tempDir } from '../../test/kit/index.js';
+import { CLI, runCli, tempDir } from '../../test/kit/index.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 
@@ -190,7 +189,7 @@ describe('kairoku-playbook compile and graph', () => {
 describe('the bundled binary', () => {
   it('is built by `npm run build` and checks the sample playbooks clean', () => {
     expect(existsSync(CLI), 'run npm run build first').toBe(true);
-    const result = spawnSync(process.execPath, [CLI, 'check', 'playbooks'], { cwd: repo, encoding: 'utf8' });
+    const result = runCli(['check', 'playbooks'], { cwd: repo });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^no problems in \d+ files\n$/);

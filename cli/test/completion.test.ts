@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain, runMainToEnd } from './in-process.js';
 import { complete } from '../src/commands/completion.js';
 import { COMMAND_TABLE } from '../src/commands/table.js';
-import { CLI, cliOnPath, hasTool, tempDir, terminal, workspaceWith } from '../../test/kit/index.js';
+import { cliOnPath, hasTool, runCli, tempDir, terminal, workspaceWith } from '../../test/kit/index.js';
 
 /** An empty folder: whatever a command given here did, it would do it there, not in the repository. */
 const SCRATCH = tempDir();
@@ -47,7 +47,7 @@ describe('the command table that completion reads', () => {
       let text: string;
       if (command === 'runner') {
         // the runner prints its help itself, on the process's stdout
-        const result = spawnSync(process.execPath, [CLI, 'runner', '--help'], { encoding: 'utf8' });
+        const result = runCli(['runner', '--help']);
         text = result.stdout + result.stderr;
       } else text = await helpOf(command);
       const named = new Set(

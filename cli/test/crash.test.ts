@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, tempDir } from '../../test/kit/index.js';
+import { CLI, runCli, tempDir } from '../../test/kit/index.js';
 
 const REPO = new URL('../../', import.meta.url).pathname;
 const folder = tempDir('kp-crash-');
@@ -109,9 +109,7 @@ describe('an internal error', { timeout: 120_000 }, () => {
   it('while findings and usage errors keep their codes: 1 and 2', () => {
     const broken = join(folder, 'broken.playbook.yml');
     writeFileSync(broken, 'version: 1\ntitle: x\nsteps:\n  a:\n    needs: [nope]\n    run: echo\n');
-    expect(spawnSync(process.execPath, [CLI, 'check', broken], { encoding: 'utf8' }).status).toBe(1);
-    expect(spawnSync(process.execPath, [CLI, 'check', '--format', 'xml'], { encoding: 'utf8' }).status).toBe(
-      2,
-    );
+    expect(runCli(['check', broken]).status).toBe(1);
+    expect(runCli(['check', '--format', 'xml']).status).toBe(2);
   });
 });

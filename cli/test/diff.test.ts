@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complete } from '../src/commands/completion.js';
 import { DIFF_HELP } from '../src/commands/diff.js';
 import { runMain } from './in-process.js';
-import { CLI, tempDir } from '../../test/kit/index.js';
+import { runCli, tempDir } from '../../test/kit/index.js';
 
 const PR = `version: 1
 title: Implement and ship
@@ -359,10 +359,7 @@ describe('kairoku-playbook diff', () => {
   });
 
   it('runs as the built command, git and all', () => {
-    const result = spawnSync(process.execPath, [CLI, 'diff', renamed, widened, '--fail-on', 'widened'], {
-      cwd: repo,
-      encoding: 'utf8',
-    });
+    const result = runCli(['diff', renamed, widened, '--fail-on', 'widened'], { cwd: repo });
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('8 widened, 2 narrowed, 0 changed in 3 of 3 playbooks');
   });

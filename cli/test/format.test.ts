@@ -3,21 +3,19 @@
  * --check lists what is not formatted (exit 1) and writes nothing; a YAML error is never touched (exit 2);
  * an Ansible playbook in a bare playbooks/ folder is left alone; BOM and CRLF are kept.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMainToEnd } from './in-process.js';
-import { tempDir } from '../../test/kit/index.js';
+import { removeTempDirs, tempDir } from '../../test/kit/index.js';
 
 const MESSY = 'version:   1\ntitle:    "Fix it"   # the title\nsteps:\n  only:\n      run:   make\n';
 const FORMATTED = 'version: 1\ntitle: "Fix it" # the title\nsteps:\n  only:\n    run: make\n';
 
-const made: string[] = [];
-afterEach(() => made.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterEach(removeTempDirs);
 
 function workspace(files: Record<string, string>): string {
   const root = tempDir('kp-format-');
-  made.push(root);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(root, name, '..'), { recursive: true });
     writeFileSync(join(root, name), text);
@@ -127,7 +125,6 @@ describe('format', () => {
 
   it('leaves an Ansible playbook in a bare playbooks/ folder alone, and formats it when named', async () => {
     const root = tempDir('kp-format-');
-    made.push(root);
     cpSync(join(import.meta.dirname, 'fixtures', 'ansible-workspace'), root, { recursive: true });
     const site = read(root, 'playbooks/site.yml');
     writeFileSync(

@@ -5,16 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { runMain as run } from './in-process.js';
 import { commandHere } from '../src/command-here.js';
 import { EXTENSION_ID, initFiles } from '../src/commands/init.js';
-import { CLI, REPO, tempDir, workspaceWith } from '../../test/kit/index.js';
+import { CLI, REPO, runCli, tempDir, workspaceWith } from '../../test/kit/index.js';
 
 /** The built CLI as a process, in `cwd`, runs saved below it, without a terminal. */
 function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: join(cwd, '.home'), NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return runCli(args, { cwd, home: join(cwd, '.home'), env: { NO_COLOR: '1', ...env } });
 }
 
 describe('kairoku-playbook init', () => {

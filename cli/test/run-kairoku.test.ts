@@ -5,11 +5,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, tempDir } from '../../test/kit/index.js';
+import { CLI, gitRepo, tempDir } from '../../test/kit/index.js';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 const fakeAgent = join(repoRoot, 'runtime/test/fixtures/kairoku/fake-agent.mjs');
@@ -49,15 +49,8 @@ const children: ChildProcess[] = [];
 
 beforeEach(() => {
   root = tempDir('kp-cli-kairoku-');
-  repo = join(root, 'repo');
+  repo = gitRepo({ dir: join(root, 'repo'), files: { 'playbooks/fleet.yml': PLAYBOOK } });
   home = join(root, 'home');
-  mkdirSync(join(repo, 'playbooks'), { recursive: true });
-  writeFileSync(join(repo, 'playbooks', 'fleet.yml'), PLAYBOOK);
-  const git = (...args: string[]) =>
-    spawnSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
-  git('init', '-q', '-b', 'main');
-  git('add', '.');
-  git('commit', '-q', '-m', 'first');
 });
 
 afterEach(() => {

@@ -2,21 +2,13 @@ import { findServe } from '@kairoku-playbook/runtime/serve';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunStore, stepRun, vecToArray } from '@kairoku-playbook/runtime';
 import type { RunState } from '@kairoku-playbook/runtime';
-import { CLI, removeTempDirs, tempDir, waitFor } from '../../test/kit/index.js';
+import { CLI, FAKE_AGENT, gitRepo, removeTempDirs, REPO, tempDir, waitFor } from '../../test/kit/index.js';
 
 /**
  * The fleet across a real network boundary (issue 15 §1): two network namespaces joined by a veth
@@ -28,8 +20,6 @@ import { CLI, removeTempDirs, tempDir, waitFor } from '../../test/kit/index.js';
  * on every exit path. Needs root and iproute2's `ip`: skipped, with the reason, where they are missing.
  */
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const FAKE_AGENT = join(ROOT, 'runtime/test/fixtures/kairoku/fake-agent.mjs');
 const REPOSITORY = 'fleet.example/acme/shop.git';
 
 /** Why namespaces cannot be made here, or undefined when they can. */
@@ -278,29 +268,19 @@ function runState(home: string, id: string): RunState | undefined {
 const outcomes = (state: RunState, step: string) =>
   stepRun(state, step)?.attempts.map((a) => a.outcome ?? a.ended) ?? [];
 
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', dir, '-c', 'user.name=Test', '-c', 'user.email=t@example.com', ...args], {
-    encoding: 'utf8',
-  });
-}
-
 /** The workspace (serve's, with playbooks/pr.yml) and the runners' clone of it. */
 function makeRepos(): { workspace: string; clone: string } {
-  const workspace = tempDir('kp-ws-');
-  git(workspace, 'init', '-q', '-b', 'main');
-  mkdirSync(join(workspace, 'playbooks'));
-  copyFileSync(join(ROOT, 'playbooks/pr.yml'), join(workspace, 'playbooks/pr.yml'));
-  // pr.yml's qa runs `npm run lint` and `npm test`: both pass, with a summary the runner parses.
-  writeFileSync(
-    join(workspace, 'package.json'),
-    JSON.stringify({
-      name: 'shop',
-      private: true,
-      scripts: { lint: 'node -e "0"', test: 'node -e "console.log(\' Tests  3 passed (3)\')"' },
-    }),
-  );
-  git(workspace, 'add', '.');
-  git(workspace, 'commit', '-q', '-m', 'init');
+  const workspace = gitRepo({
+    files: {
+      'playbooks/pr.yml': readFileSync(join(REPO, 'playbooks/pr.yml'), 'utf8'),
+      // pr.yml's qa runs `npm run lint` and `npm test`: both pass, with a summary the runner parses.
+      'package.json': JSON.stringify({
+        name: 'shop',
+        private: true,
+        scripts: { lint: 'node -e "0"', test: 'node -e "console.log(\' Tests  3 passed (3)\')"' },
+      }),
+    },
+  });
   const clone = tempDir('kp-clone-');
   rmSync(clone, { recursive: true });
   execFileSync('git', ['clone', '-q', workspace, clone]);

@@ -1,6 +1,13 @@
-import { CLI, removeTempDirs, startServe as startServeProcess, tempDir } from '../../test/kit/index.js';
+import {
+  callServe,
+  CLI,
+  removeTempDirs,
+  runCli,
+  startServe as startServeProcess,
+  tempDir,
+} from '../../test/kit/index.js';
 import { X509Certificate } from 'node:crypto';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,11 +47,7 @@ function workspace(): string {
 }
 
 function serveOnce(args: string[], home: string) {
-  return spawnSync(process.execPath, [CLI, 'serve', ...args], {
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  return runCli(['serve', ...args], { home });
 }
 
 /** `serve --backend kairoku` over TLS (the test kit's `startServe`), once it says where runners dial in. */
@@ -177,13 +180,13 @@ describe('serve --backend kairoku', () => {
     );
     const home = tempDir('kp-serve-home-');
     const first = await startServe(ws, home);
-    const started = await fetch(`${first.panel}/api/v1/runs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ playbook: 'playbooks/one.yml', inputs: {} }),
-    });
+    const started = await callServe<{ run: { id: string } }>(
+      { url: first.panel, token: first.token },
+      '/api/v1/runs',
+      { playbook: 'playbooks/one.yml', inputs: {} },
+    );
     expect(started.status).toBe(201);
-    const { run } = (await started.json()) as { run: { id: string } };
+    const { run } = started.body;
     // No runner claims it: the dispatch is queued when serve dies.
     const killed = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');

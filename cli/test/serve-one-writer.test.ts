@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunHost } from '@kairoku-playbook/runtime';
 import { simBackendFor, startServe } from '@kairoku-playbook/runtime/serve';
-import { CLI, tempDir } from '../../test/kit/index.js';
+import { callServe, CLI, tempDir } from '../../test/kit/index.js';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -79,13 +79,12 @@ describe('serve and a run another process drives', () => {
       await serve.close();
       host.close();
     });
-    const response = await fetch(`${serve.url}/api/v1/runs/${id}/cancel`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${serve.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ reason: 'from the panel' }),
-    });
-    const body = (await response.json()) as { run: { status: string } };
-    expect(response.status).toBe(200);
+    const { status, body } = await callServe<{ run: { status: string } }>(
+      serve,
+      `/api/v1/runs/${id}/cancel`,
+      { reason: 'from the panel' },
+    );
+    expect(status).toBe(200);
     expect(body.run.status).toBe('canceled');
     // serve never drove it: the `run` process ends it as canceled, not completed.
     expect(host.active).not.toContain(id);

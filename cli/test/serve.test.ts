@@ -1,10 +1,17 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveInfoPath } from '@kairoku-playbook/runtime/serve';
-import { CLI, removeTempDirs, startServe as startServeProcess, tempDir } from '../../test/kit/index.js';
+import {
+  callServe,
+  CLI,
+  removeTempDirs,
+  runCli,
+  startServe as startServeProcess,
+  tempDir,
+  workspaceWith,
+} from '../../test/kit/index.js';
 import type { RunDetail, StartAnswer } from '@kairoku-playbook/runtime/serve';
 
 /**
@@ -49,28 +56,8 @@ async function startServe(workspace: string, home: string) {
   return served;
 }
 
-async function call<T>(
-  url: string,
-  token: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      Authorization: `Bearer ${token}`,
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as T };
-}
-
 function workspaceWithPlaybook(): string {
-  const workspace = tempDir('serve-ws-');
-  mkdirSync(join(workspace, 'playbooks'));
-  writeFileSync(join(workspace, 'playbooks', 'twogates.yml'), TWO_GATES);
-  return workspace;
+  return workspaceWith({ 'playbooks/twogates.yml': TWO_GATES }, 'serve-ws-');
 }
 
 describe('kairoku-playbook serve', () => {
@@ -82,13 +69,13 @@ describe('kairoku-playbook serve', () => {
     expect(existsSync(info)).toBe(true);
     expect(statSync(info).mode & 0o777).toBe(0o600);
 
-    const started = await call<StartAnswer>(first.url, first.token, '/api/v1/runs', {
+    const started = await callServe<StartAnswer>(first, '/api/v1/runs', {
       playbook: 'playbooks/twogates.yml',
       inputs: {},
     });
     expect(started.status).toBe(201);
     const id = started.body.run.id;
-    const decided = await call<RunDetail>(first.url, first.token, `/api/v1/runs/${id}/gates/first`, {
+    const decided = await callServe<RunDetail>(first, `/api/v1/runs/${id}/gates/first`, {
       choice: 'approve',
       comment: 'looks right',
     });
@@ -99,16 +86,16 @@ describe('kairoku-playbook serve', () => {
     // The discovery file is stale (its process is gone): the next serve starts anyway.
     const second = await startServe(workspace, home);
     expect(second.token).not.toBe(first.token);
-    const detail = await call<RunDetail>(second.url, second.token, `/api/v1/runs/${id}`);
+    const detail = await callServe<RunDetail>(second, `/api/v1/runs/${id}`);
     expect(detail.body.run.status).toBe('running');
     const gate = detail.body.steps.find((s) => s.name === 'first')!;
     expect(gate).toMatchObject({ status: 'completed', outcome: 'approve' });
     expect(gate.attempts).toMatchObject([{ outcome: 'approve', comment: 'looks right' }]);
     expect(detail.body.steps.find((s) => s.name === 'second')).toMatchObject({ status: 'waiting' });
     // The first token no longer opens anything.
-    expect((await call(second.url, first.token, '/api/v1/runs')).status).toBe(401);
+    expect((await callServe({ url: second.url, token: first.token }, '/api/v1/runs')).status).toBe(401);
     // The run goes on under the new serve.
-    const ended = await call<RunDetail>(second.url, second.token, `/api/v1/runs/${id}/gates/second`, {
+    const ended = await callServe<RunDetail>(second, `/api/v1/runs/${id}/gates/second`, {
       choice: 'approve',
     });
     expect(ended.body.run.status).toBe('completed');
@@ -124,10 +111,7 @@ describe('kairoku-playbook serve', () => {
     const home = tempDir('serve-home-');
     const served = await startServe(workspace, home);
     expect(served.login).not.toContain(served.token);
-    const printed = spawnSync(process.execPath, [CLI, 'serve', workspace, '--login-url'], {
-      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-      encoding: 'utf8',
-    });
+    const printed = runCli(['serve', workspace, '--login-url'], { home });
     expect(printed.status).toBe(0);
     const another = printed.stdout.trim();
     expect(another).toMatch(new RegExp(`^${served.url}/\\?login=[A-Za-z0-9_-]+$`));
@@ -137,10 +121,7 @@ describe('kairoku-playbook serve', () => {
       expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
     }
     // No serve for a folder: says so.
-    const none = spawnSync(process.execPath, [CLI, 'serve', tempDir('serve-none-'), '--login-url'], {
-      env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home },
-      encoding: 'utf8',
-    });
+    const none = runCli(['serve', tempDir('serve-none-'), '--login-url'], { home });
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/no serve runs for .*start one with kairoku-playbook serve/);
   });
@@ -171,11 +152,7 @@ describe('kairoku-playbook serve', () => {
     // The run is started by the serve: it shows in its API, waiting at its first gate.
     let id: string | undefined;
     while (id === undefined) {
-      const runs = await call<{ runs: { id: string; waiting: number }[] }>(
-        server.url,
-        server.token,
-        '/api/v1/runs',
-      );
+      const runs = await callServe<{ runs: { id: string; waiting: number }[] }>(server, '/api/v1/runs');
       id = runs.body.runs.find((r) => r.waiting === 1)?.id;
       if (id === undefined) await new Promise((r) => setTimeout(r, 100));
     }
@@ -195,11 +172,13 @@ describe('kairoku-playbook serve', () => {
     expect(refused.code).toBe(1);
     expect(refused.out).toMatch(/the run is not running \(it is paused\)/);
     expect((await cliOf('runs', 'resume', id)).code).toBe(0);
-    await call(server.url, server.token, `/api/v1/runs/${id}/gates/first`, {
+    await callServe(server, `/api/v1/runs/${id}/gates/first`, {
       choice: 'approve',
       comment: 'ok',
     });
-    await call(server.url, server.token, `/api/v1/runs/${id}/gates/second`, { choice: 'approve' });
+    await callServe(server, `/api/v1/runs/${id}/gates/second`, {
+      choice: 'approve',
+    });
     expect(await runExit).toBe(0);
     expect(out).toContain(`run ${id} started on the serve of this workspace (${server.url})`);
     expect(out).toContain(`run ${id} completed`);

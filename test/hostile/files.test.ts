@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO, tempDir } from '../kit/index.js';
+import { CLI, REPO, runCli, tempDir } from '../kit/index.js';
 
 const HEAP = '--max-old-space-size=1024';
 /** Far above any honest answer here (the slowest, a 100,001-folder walk, takes seconds): only a hang reaches it. */
@@ -94,7 +94,7 @@ function checkJson(cwd: string, ...paths: string[]): CliResult & { diagnostics: 
 
 describe.runIf(unix)('check --format json on hostile folders', { timeout: HANG_GUARD_MS * 2 }, () => {
   it('builds the CLI first', () => {
-    expect(spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' }).status).toBe(0);
+    expect(runCli(['--version']).status).toBe(0);
   });
 
   it('symbolic-link loops: each folder once, however many links (1 to 32) lead back to it', () => {

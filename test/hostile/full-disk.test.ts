@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, REPO, tempDir } from '../kit/index.js';
+import { CLI, runCli, tempDir } from '../kit/index.js';
 
 /** A 1 MiB tmpfs of our own, or why there cannot be one here. */
 function mountSmallDisk(): { home: string } | { reason: string } {
@@ -40,12 +40,7 @@ afterAll(() => {
 });
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: REPO,
-    env: { ...process.env, KAIROKU_PLAYBOOK_HOME: home, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const result = runCli(args, { home, env: { NO_COLOR: '1' } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

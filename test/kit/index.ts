@@ -11,6 +11,7 @@ export type { BoundedCliResult, CliResult } from './cli.js';
 export { gitRepo, removeDir, removeTempDirs, tempDir, workspaceWith, writeFiles } from './temp.js';
 export type { GitRepoOptions } from './temp.js';
 export { alive, waitFor } from './process.js';
+export { buildOnce } from './build.js';
 export { hasTool, plain, terminal } from './terminal.js';
 export { startServe } from './serve-process.js';
 export type { ServeProcess, ServeProcessOptions } from './serve-process.js';

@@ -1,7 +1,7 @@
 /**
  * `serve` in this process on the `sim` backend: a run host over a workspace and its HTTP API on a free
- * port, the API called with its bearer token, and its event stream read as a browser reads it. (The
- * built CLI's `serve` as a process is `startServe`, serve-process.ts; calls to either, serve-api.ts.)
+ * port, for tests that look at the host as well as the API. (The built CLI's `serve` as a process is
+ * `startServe`, serve-process.ts; calls to either, with the bearer token, are in serve-api.ts.)
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

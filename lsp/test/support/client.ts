@@ -4,13 +4,11 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { buildOnce } from '../../../test/kit/build.js';
 import type {
   ClientCapabilities,
   Diagnostic,
@@ -22,30 +20,14 @@ export const REPO = new URL('../../../', import.meta.url).pathname;
 export const SERVER = `${REPO}lsp/dist/stdio.js`;
 
 /**
- * Builds the server (incremental, so fast when nothing changed). Test files run in parallel workers: a
- * lock folder makes them build one at a time, so none spawns a server from half-written files.
+ * Builds the server (incremental, so fast when nothing changed), one test file at a time (the kit's
+ * `buildOnce`): none spawns a server from half-written files.
  */
 export function buildServer(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const lock = join(tmpdir(), 'kairoku-playbook-lsp-build.lock');
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      // A lock left by a killed run goes stale after two minutes.
-      const stat = statSync(lock, { throwIfNoEntry: false });
-      if (stat && Date.now() - stat.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`could not take ${lock}`);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-    }
-  }
-  try {
-    execFileSync(process.execPath, [tsc, '-b', 'lsp'], { cwd: REPO, stdio: 'pipe' });
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  buildOnce('kairoku-playbook-lsp-build', () =>
+    execFileSync(process.execPath, [tsc, '-b', 'lsp'], { cwd: REPO, stdio: 'pipe' }),
+  );
 }
 
 export interface StartOptions {

@@ -1,25 +1,12 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { repo } from '../helpers.js';
-import { runCli, tempDir } from '../../../test/kit/index.js';
+import { runCli, workspaceWith } from '../../../test/kit/index.js';
 
 /** Runs the built CLI (`npm run build` first) as a user would: a process, no colour. */
 function cli(args: string[], cwd = repo) {
   const run = runCli(args, { cwd, env: { NO_COLOR: '1', FORCE_COLOR: undefined } });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
-
-const folders: string[] = [];
-function folder(files: Record<string, string>): string {
-  const dir = tempDir('kairoku-explore-');
-  folders.push(dir);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
 
 const head = 'version: 1\ntitle: Test\n';
 const NEVER = `${head}steps:
@@ -57,7 +44,7 @@ no step that can never run (PB310), no run that can get stuck (PB311)
   });
 
   it('prints PB310 with its code frame; a warning does not fail the command', () => {
-    const dir = folder({ 'never.playbook.yml': NEVER });
+    const dir = workspaceWith({ 'never.playbook.yml': NEVER });
     const { code, stdout } = cli(['explore', 'never.playbook.yml'], dir);
     expect(code).toBe(0);
     expect(stdout).toContain('  b     agent  0 (never runs)\n');
@@ -81,7 +68,7 @@ no step that can never run (PB310), no run that can get stuck (PB311)
   });
 
   it('refuses a playbook with errors (exit 1, diagnostics on standard error)', () => {
-    const dir = folder({
+    const dir = workspaceWith({
       'broken.playbook.yml': `${head}steps:\n  a: { needs: zz, role: implementer, prompt: A }\n`,
     });
     const { code, stdout, stderr } = cli(['explore', 'broken.playbook.yml'], dir);
@@ -113,7 +100,7 @@ no step that can never run (PB310), no run that can get stuck (PB311)
 
 describe('kairoku-playbook check --explore', () => {
   it('adds PB310 for the playbooks that compile, in every format', () => {
-    const dir = folder({
+    const dir = workspaceWith({
       'never.playbook.yml': NEVER,
       'clean.playbook.yml': CLEAN,
       'broken.playbook.yml': `${head}steps:\n  a: { needs: zz, role: implementer, prompt: A }\n`,
@@ -139,7 +126,7 @@ describe('kairoku-playbook check --explore', () => {
 
   it('honours `# playbook-ignore PB310`, and then the comment silences something (no PB903)', () => {
     const text = NEVER.replace('  b:', '  # playbook-ignore PB310 b comes back in the next release\n  b:');
-    const dir = folder({ 'never.playbook.yml': text });
+    const dir = workspaceWith({ 'never.playbook.yml': text });
     const explored = cli(['check', '--explore', '--format', 'json'], dir);
     expect(JSON.parse(explored.stdout)).toEqual([]);
     expect(explored.code).toBe(0);

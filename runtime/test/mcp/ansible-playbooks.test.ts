@@ -1,17 +1,15 @@
 /** SPEC §2 in the manager protocol: an Ansible playbook in a bare playbooks/ folder is not listed nor validated. */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readWorkspace } from '../../src/mcp/workspace.js';
-import { tempDir } from '../../../test/kit/index.js';
+import { removeTempDirs, tempDir } from '../../../test/kit/index.js';
 
-const made: string[] = [];
-afterEach(() => made.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterEach(removeTempDirs);
 
 describe('the workspace of the manager protocol', () => {
   it('leaves an Ansible playbook in playbooks/ alone and keeps a list where it is ours', () => {
     const root = tempDir('kp-ansible-');
-    made.push(root);
     mkdirSync(join(root, 'playbooks'));
     mkdirSync(join(root, '.kairoku', 'playbooks'), { recursive: true });
     const ansible = '- hosts: all\n  tasks:\n    - ansible.builtin.ping:\n';

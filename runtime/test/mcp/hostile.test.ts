@@ -6,13 +6,13 @@
  * The first part drives the built CLI (`npm run build` first) with the MCP SDK's real client; the second
  * feeds raw lines to the server in this process; the third calls the protocol directly.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseYaml, readScenario } from '../../src/backends/scenario.js';
 import { prepareInputs } from '@kairoku-playbook/machine';
 import { serveMcp } from '../../src/mcp/server.js';
@@ -25,19 +25,8 @@ const LIMIT = 10 * 1024 * 1024;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const made: string[] = [];
-afterAll(() => {
-  for (const folder of made.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function temp(prefix: string): string {
-  const folder = tempDir(prefix);
-  made.push(folder);
-  return folder;
-}
-
 function workspace(): string {
-  const root = temp('kp-hostile-ws-');
+  const root = tempDir('kp-hostile-ws-');
   mkdirSync(join(root, 'playbooks'));
   copyFileSync(join(repo, 'playbooks', 'pr.yml'), join(root, 'playbooks', 'pr.yml'));
   return root;
@@ -83,7 +72,7 @@ describe('kairoku-playbook mcp (built) with the MCP SDK client', () => {
   }
 
   it('answers a call over 10 MiB with an error for that call, and answers the calls after it', async () => {
-    const home = temp('kp-hostile-home-');
+    const home = tempDir('kp-hostile-home-');
     const client = await connect(home);
     const big = await refusal(
       client.callTool({
@@ -104,7 +93,7 @@ describe('kairoku-playbook mcp (built) with the MCP SDK client', () => {
   }, 60_000);
 
   it('refuses keys named __proto__ in start_playbook inputs and report outputs, storing nothing', async () => {
-    const home = temp('kp-hostile-home-');
+    const home = tempDir('kp-hostile-home-');
     const client = await connect(home);
     const top = await refusal(
       client.callTool({
@@ -157,7 +146,7 @@ describe('the MCP server fed raw lines', () => {
       pending = lines.pop()!;
       for (const line of lines) answers.push(JSON.parse(line) as Json);
     });
-    const home = temp('kp-hostile-home-');
+    const home = tempDir('kp-hostile-home-');
     running = await serveMcp({
       version: 'test',
       workspace: workspace(),
@@ -226,7 +215,7 @@ describe('the MCP server fed raw lines', () => {
 });
 
 describe('keys named __proto__ reaching the protocol by other ways', () => {
-  const home = () => temp('kp-hostile-home-');
+  const home = () => tempDir('kp-hostile-home-');
 
   function protocol(options: Partial<ConstructorParameters<typeof PlaybookProtocol>[0]> = {}) {
     return new PlaybookProtocol({ workspace: workspace(), home: home(), caller: () => 'tester', ...options });

@@ -3,9 +3,9 @@
  * timeouts, recovery, secrets, the store lock and step agents' tokens. The MCP server around it is
  * tested end to end in server.test.ts.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseYaml } from '../../src/backends/scenario.js';
 import { advance, createRun } from '@kairoku-playbook/machine';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
@@ -19,21 +19,9 @@ import { tempDir } from '../../../test/kit/index.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const made: string[] = [];
-
-afterAll(() => {
-  for (const folder of made.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function temp(prefix: string): string {
-  const folder = tempDir(prefix);
-  made.push(folder);
-  return folder;
-}
-
 function setup(options: Partial<ConstructorParameters<typeof PlaybookProtocol>[0]> = {}) {
-  const home = temp('kp-protocol-home-');
-  const workspace = temp('kp-protocol-ws-');
+  const home = tempDir('kp-protocol-home-');
+  const workspace = tempDir('kp-protocol-ws-');
   mkdirSync(join(workspace, 'playbooks'));
   copyFileSync(join(repo, 'playbooks', 'pr.yml'), join(workspace, 'playbooks', 'pr.yml'));
   let now = Date.UTC(2025, 0, 1);
@@ -207,7 +195,7 @@ describe('runs the protocol starts and changes go through the run host', () => {
 
 describe('the store lock', () => {
   it('takes over a lock whose process is gone', () => {
-    const folder = temp('kp-lock-');
+    const folder = tempDir('kp-lock-');
     writeFileSync(join(folder, '.lock'), '999999999\n');
     const past = new Date(Date.now() - 5000);
     utimesSync(join(folder, '.lock'), past, past);
@@ -216,7 +204,7 @@ describe('the store lock', () => {
   });
 
   it('waits for a live holder, then says the store is busy: a refusal of the tool call, not a crash', () => {
-    const folder = temp('kp-lock-');
+    const folder = tempDir('kp-lock-');
     writeFileSync(join(folder, '.lock'), `${process.pid}\n`);
     const busy = () => busyAsRefusal(() => lockStore(folder, () => 'ran', { waitMs: 50 }));
     expect(busy).toThrow(ToolError);
@@ -226,7 +214,7 @@ describe('the store lock', () => {
 
 describe("step agents' tokens", () => {
   it('bind one run, step and attempt under a key kept in the home', () => {
-    const home = temp('kp-token-');
+    const home = tempDir('kp-token-');
     const token = stepAgentToken(home, 'pr-1', 'plan', 1);
     expect(token).toMatch(/^[0-9a-f]{32}$/);
     expect(stepAgentToken(home, 'pr-1', 'plan', 1)).toBe(token);

@@ -4,13 +4,13 @@
  * playbooks/pr.yml through the 13 tools.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO, tempDir } from '../../../test/kit/index.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, REPO, runCli, tempDir } from '../../../test/kit/index.js';
 
 const MANAGER_TOOLS = [
   'cancel_run',
@@ -51,21 +51,9 @@ beforeAll(() => {
   execFileSync(process.execPath, [join(REPO, 'cli', 'build.mjs')], { cwd: REPO, stdio: 'pipe' });
 }, 240_000);
 
-const made: string[] = [];
-
-afterAll(() => {
-  for (const folder of made.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function temp(prefix: string): string {
-  const folder = tempDir(prefix);
-  made.push(folder);
-  return folder;
-}
-
 /** A workspace folder with a copy of playbooks/pr.yml (and any other files given). */
 function workspace(files: Record<string, string> = {}): string {
-  const root = temp('kp-mcp-ws-');
+  const root = tempDir('kp-mcp-ws-');
   mkdirSync(join(root, 'playbooks'));
   copyFileSync(join(REPO, 'playbooks', 'pr.yml'), join(root, 'playbooks', 'pr.yml'));
   for (const [path, text] of Object.entries(files)) {
@@ -119,7 +107,7 @@ const CHECKS = (failed: number) => ({ passed: 40, failed, skipped: 0, todo: 0, e
 
 describe('kairoku-playbook mcp: a whole run of pr.yml', () => {
   it('runs with the qa loop firing once, the review loop once, and the gate decided through resume', async () => {
-    const home = temp('kp-mcp-home-');
+    const home = tempDir('kp-mcp-home-');
     const ws = workspace();
     const m = await connect(['--workspace', ws, '--agents', 'external', '--with-step-tools'], home);
     expect(await m.tools()).toEqual([...MANAGER_TOOLS, 'report_step_result'].sort());
@@ -266,7 +254,7 @@ describe('kairoku-playbook mcp: a whole run of pr.yml', () => {
   }, 60_000);
 
   it("progresses with the sim backend's agents reporting by themselves", async () => {
-    const home = temp('kp-mcp-home-');
+    const home = tempDir('kp-mcp-home-');
     const m = await connect(['--workspace', workspace()], home);
     expect(await m.tools()).toEqual(MANAGER_TOOLS);
     const { run } = await m.call('start_playbook', { playbook: 'pr', inputs: { task: 'add a --json flag' } });
@@ -287,7 +275,7 @@ describe('kairoku-playbook mcp: a whole run of pr.yml', () => {
 
 describe('kairoku-playbook mcp: refusals', () => {
   it('refuses what the playbook does not allow, and says what to do', async () => {
-    const home = temp('kp-mcp-home-');
+    const home = tempDir('kp-mcp-home-');
     const ws = workspace();
     const m = await connect(['--workspace', ws, '--agents', 'external', '--with-step-tools'], home);
 
@@ -401,7 +389,7 @@ describe('kairoku-playbook mcp: refusals', () => {
 
 describe('kairoku-playbook mcp: archived runs', () => {
   it('lists archived runs only when asked, and restart_run reopens them', async () => {
-    const home = temp('kp-mcp-home-');
+    const home = tempDir('kp-mcp-home-');
     const m = await connect(['--workspace', workspace()], home);
     const { run } = await m.call('start_playbook', { playbook: 'pr', inputs: { task: 'x' } });
     await m.call('cancel_run', { run });
@@ -431,12 +419,9 @@ describe('kairoku-playbook mcp: validate_playbooks', () => {
         'version: 1\ntitle: Spare\ninputs:\n  spare: { type: string, default: x }\nsteps:\n  only:\n    role: implementer\n    prompt: Do it.\n',
       'playbooks/pr.test.yml': 'not: a playbook',
     });
-    const check = spawnSync(process.execPath, [CLI, 'check', '--format', 'json'], {
-      cwd: ws,
-      encoding: 'utf8',
-    });
+    const check = runCli(['check', '--format', 'json'], { cwd: ws });
     expect(check.status).toBe(1);
-    const m = await connect(['--workspace', ws], temp('kp-mcp-home-'));
+    const m = await connect(['--workspace', ws], tempDir('kp-mcp-home-'));
     const { text } = await m.call('validate_playbooks');
     expect(text).toBe(check.stdout);
     // (the playbook test is checked against its playbook too, as check checks it: an unknown key)
@@ -453,7 +438,7 @@ describe('kairoku-playbook mcp: validate_playbooks', () => {
       'playbook "broken" has errors and cannot start; fix them first',
     );
 
-    const clean = await connect(['--workspace', workspace()], temp('kp-mcp-home-'));
+    const clean = await connect(['--workspace', workspace()], tempDir('kp-mcp-home-'));
     expect((await clean.call('validate_playbooks')).text).toBe('[]\n');
   }, 30_000);
 });
@@ -461,7 +446,7 @@ describe('kairoku-playbook mcp: validate_playbooks', () => {
 describe('kairoku-playbook mcp --step-agent', () => {
   it("masks a run's secret in what a step agent's server stores, though that process never had the value", async () => {
     const secret = 'sk-live-7f3a9c2e41d0';
-    const home = temp('kp-mcp-home-');
+    const home = tempDir('kp-mcp-home-');
     const ws = workspace({
       '.kairoku/playbooks/deploy.yml': [
         'version: 1',
@@ -500,7 +485,7 @@ describe('kairoku-playbook mcp --step-agent', () => {
   }, 60_000);
 
   it('exposes exactly report_step_result, bound to its run, step and attempt', async () => {
-    const home = temp('kp-mcp-home-');
+    const home = tempDir('kp-mcp-home-');
     const m = await connect(['--workspace', workspace(), '--agents', 'external'], home);
     expect(await m.tools()).toEqual(MANAGER_TOOLS);
     const { run } = await m.call('start_playbook', { playbook: 'pr', inputs: { task: 'x' } });

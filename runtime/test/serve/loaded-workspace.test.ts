@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { diskFileSystem } from '@kairoku-playbook/compiler/disk';
 import type { WorkspaceFileSystem } from '@kairoku-playbook/compiler';
 import { serveWorkspace } from '../../src/serve/loaded-workspace.js';
-import { openEvents, prWorkspace, serveOnSim } from '../../../test/kit/index.js';
+import { openEvents, prWorkspace, serveOnSim, waitFor } from '../../../test/kit/index.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -33,13 +33,6 @@ function countingDisk(): { fs: WorkspaceFileSystem; reads: string[] } {
   };
 }
 
-async function until(test: () => boolean, ms = 5000): Promise<void> {
-  for (const end = Date.now() + ms; !test();) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('serve’s loaded workspace', () => {
   it('starts a run of a 50-playbook workspace reading no playbook that has not changed, and sees an edit', async () => {
     const ws = prWorkspace();
@@ -62,7 +55,7 @@ describe('serve’s loaded workspace', () => {
     await stream.ready;
     writeFileSync(join(ws.root, 'more', 'p7.playbook.yml'), playbook(7, 'Edited'));
     expect((await stream.next(1))[0]!.event).toBe('playbooks');
-    await until(() => disk.reads.length > 0);
+    await waitFor('a read of the edited playbook', () => disk.reads.length > 0, 5000);
     const cards = (await s.api('/api/v1/playbooks')).body.playbooks;
     expect(cards.find((c) => c.id === 'more/p7.playbook.yml')?.title).toBe('Edited');
     const again = await s.api('/api/v1/runs', { body: { playbook: 'more/p7.playbook.yml', inputs: {} } });
@@ -104,7 +97,7 @@ describe('serve’s loaded workspace', () => {
     expect(loaded.watching).toBe(false);
     disk.reads.length = 0;
     writeFileSync(join(ws.root, 'playbooks', 'new.yml'), playbook(1));
-    await until(() => changes === 1);
+    await waitFor('the change to be seen', () => changes === 1, 5000);
     expect(loaded.snapshot().playbooks.map((p) => p.file)).toContain('playbooks/new.yml');
     expect(disk.reads).toEqual([join(ws.root, 'playbooks', 'new.yml')]);
   });
@@ -126,7 +119,7 @@ describe('serve’s loaded workspace', () => {
     const pb700 = () => loaded.snapshot().diagnostics.filter((d) => d.code === 'PB700').length;
     expect(pb700()).toBe(0);
     writeFileSync(join(ws.root, '.kairoku', 'policy.yml'), 'gated: [docker push*]\n');
-    await until(() => changes === 1);
+    await waitFor('the change to be seen', () => changes === 1, 5000);
     expect(pb700()).toBe(1);
   });
 });

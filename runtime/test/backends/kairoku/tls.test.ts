@@ -1,8 +1,8 @@
 import { X509Certificate } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   KairokuBackend,
   fingerprintOf,
@@ -13,11 +13,6 @@ import {
 import { derInteger } from '../../../src/backends/kairoku/tls.js';
 import { AppClient, AppUntrusted } from '../../../src/runner/app-client.js';
 import { APP_TOKEN, tempDir } from '../../../../test/kit/index.js';
-
-const folders: string[] = [];
-afterAll(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
 
 const hello = {
   runner: 'r-1',
@@ -51,7 +46,6 @@ describe('the app certificate', () => {
 
   it('is made once and kept (mode 0600), and made again only for an address it does not name', () => {
     const dir = tempDir('kairoku-tls-');
-    folders.push(dir);
     const first = selfSignedIdentity(dir, ['127.0.0.1']);
     expect(first.made).toBe(true);
     expect(statSync(join(dir, 'app.key')).mode & 0o777).toBe(0o600);
