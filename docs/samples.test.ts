@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compilePlaybook } from '@kairoku-playbook/compiler';
+import { compilePlaybook, playbookFilesOf } from '@kairoku-playbook/compiler';
 import { coverageReport, sayBranch, sayDuration, totalBranches, withBounds } from '@kairoku-playbook/machine';
 import type { CoverageHits, CoverageReport } from '@kairoku-playbook/machine';
 import { parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
@@ -21,6 +21,15 @@ interface Sample {
   coverage: CoverageReport;
 }
 
+/** The tests in playbooks/ whose playbook is `file` (the first of its candidates that is there). */
+function testsOf(file: string): string[] {
+  return readdirSync(join(REPO, 'playbooks'))
+    .filter((n) => n.endsWith('.test.yml'))
+    .map((n) => `playbooks/${n}`)
+    .filter((test) => playbookFilesOf(test).find((candidate) => existsSync(join(REPO, candidate))) === file)
+    .sort();
+}
+
 function samples(): Sample[] {
   const names = readdirSync(join(REPO, 'playbooks'))
     .filter((n) => n.endsWith('.yml') && !n.endsWith('.test.yml'))
@@ -32,16 +41,15 @@ function samples(): Sample[] {
     const bounds = withBounds(ir).bounds;
     if (!bounds) throw new Error(`${file} has no finite bounds`);
     const hits: CoverageHits = {};
-    const testFile = join(REPO, file.replace(/\.yml$/, '.test.yml'));
-    let tests = 0;
-    if (existsSync(testFile)) {
-      const parsed = parseYaml(readFileSync(testFile, 'utf8'));
+    // every test of the playbook: pr.test.yml and the named ones, pr.reject.test.yml (as `test` finds them)
+    const tests = testsOf(file);
+    for (const testFile of tests) {
+      const parsed = parseYaml(readFileSync(join(REPO, testFile), 'utf8'));
       if ('error' in parsed) throw new Error(parsed.error);
       const result = runPlaybookTest(ir, parsed.value, { coverage: hits });
-      if (!result.passed) throw new Error(`${file}'s test fails: ${result.differences.join('; ')}`);
-      tests = 1;
+      if (!result.passed) throw new Error(`${testFile} fails: ${result.differences.join('; ')}`);
     }
-    return { file, bounds, coverage: coverageReport(ir, file, hits, tests) };
+    return { file, bounds, coverage: coverageReport(ir, file, hits, tests.length) };
   });
 }
 

@@ -33,13 +33,15 @@ describe('kairoku-playbook test --coverage', () => {
     const result = run(['test', '--coverage', 'playbooks'], root);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('5 passed, 0 failed');
+    expect(result.stdout).toContain('6 passed, 0 failed');
     expect(result.stdout).toMatch(
-      /\nplaybooks\/pr\.yml: 1 test, steps 6 of 6 reached, branches \d+ of \d+ taken/,
+      /\nplaybooks\/pr\.yml: 2 tests, steps 6 of 6 reached, branches \d+ of \d+ taken/,
     );
     expect(result.stdout).toMatch(/ {2}qa +loop qa\.fail taken +1\n/);
     expect(result.stdout).toMatch(/ {2}qa +loop qa\.fail exhausted +0 {2}not taken\n/);
-    expect(result.stdout).toMatch(/ {2}ship +choice reject +0 {2}not taken\n/);
+    // pr.yml's two tests merged: pr.reject.test.yml (a named test of it) rejects the change
+    expect(result.stdout).toMatch(/ {2}ship +choice reject +1\n/);
+    expect(result.stdout).toMatch(/ {2}review +outcome blocked +0 {2}not taken\n/);
     expect(result.stdout).toMatch(
       /\ncoverage: branches \d+ of \d+ taken \([\d.]+%\) in 5 playbooks; lcov: coverage\/playbooks\.lcov\n$/,
     );
@@ -52,7 +54,8 @@ describe('kairoku-playbook test --coverage', () => {
     const file = JSON.parse(readFileSync(join(root, 'playbooks/pr.coverage.json'), 'utf8')) as CoverageFile;
     expect(file.coverage).toBe(1);
     expect(file.playbook).toBe('playbooks/pr.yml');
-    expect(file.branches.find((b) => b.key === 'outcome ship reject')).toMatchObject({ hits: 0, line: 92 });
+    expect(file.branches.find((b) => b.key === 'outcome ship reject')).toMatchObject({ hits: 1, line: 92 });
+    expect(file.branches.find((b) => b.key === 'outcome review blocked')).toMatchObject({ hits: 0 });
   });
 
   it('--format json prints the results and the coverage as one document', () => {

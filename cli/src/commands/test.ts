@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SourceText, compilePlaybook } from '@kairoku-playbook/compiler';
+import { SourceText, compilePlaybook, playbookFilesOf } from '@kairoku-playbook/compiler';
 import { forTerminal, parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { discoverFiles, displayPath } from '../discover.js';
@@ -13,7 +13,8 @@ export const TEST_HELP = `Usage: kairoku-playbook test [PATH...]
 
 Runs playbook tests: every *.test.yml|yaml below the given folders (default: the current folder;
 node_modules and .git are skipped), or the test files given. A test sits beside its playbook
-(pr.test.yml tests pr.yml) and is a scenario for the sim backend plus an expect: block (see
+(pr.test.yml tests pr.yml; more tests of it by name: pr.reject.test.yml) and is a scenario for the
+sim backend plus an expect: block (see
 docs/reference.md, "Scenarios and playbook tests"):
 
   inputs: { task: add a flag }
@@ -121,11 +122,14 @@ function runOne(
   if ('diagnostic' in read) return { problems: [read.diagnostic.message] };
   const parsed = parseYaml(read.text);
   if ('error' in parsed) return { problems: [`${shown}: ${parsed.error}`] };
-  const playbook = playbookOf(file);
-  if (!playbook)
-    return {
-      problems: [`no playbook beside it: expected ${displayPath(file.replace(TEST_FILE, '.yml'), io.cwd)}`],
-    };
+  const candidates = playbookFilesOf(file);
+  const playbook = candidates.find((path) => existsSync(path));
+  if (!playbook) {
+    const expected = candidates
+      .filter((path) => path.endsWith('.yml'))
+      .map((path) => displayPath(path, io.cwd));
+    return { problems: [`no playbook beside it: expected ${expected.join(' or ')}`] };
+  }
   const playbookShown = displayPath(playbook, io.cwd);
   const source = readPlaybookFile(playbook, playbookShown);
   if ('diagnostic' in source) return { problems: [source.diagnostic.message] };
@@ -142,14 +146,6 @@ function runOne(
   const result = runPlaybookTest(compiled.ir, parsed.value, hits ? { coverage: hits } : {});
   const problems = [...result.errors, ...result.differences];
   return result.name !== undefined ? { name: result.name, problems } : { problems };
-}
-
-/** `pr.test.yml` → `pr.yml` (or `pr.yaml`) in the same folder. */
-function playbookOf(testFile: string): string | undefined {
-  const match = TEST_FILE.exec(testFile);
-  if (!match) return undefined;
-  const stem = testFile.slice(0, match.index);
-  return [`${stem}.yml`, `${stem}.yaml`].find((p) => existsSync(p));
 }
 
 function collectTests(paths: readonly string[], cwd: string): string[] {

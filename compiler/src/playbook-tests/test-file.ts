@@ -100,8 +100,9 @@ export function analyzeTestFile(
     // (a diagnostic about the whole test points at its first key, the start of a file without one)
     const at = document ? requiredRange(document, '') : { start: 0, end: 0 };
     if (!playbook) {
-      const [expected] = playbookFilesOf(file);
-      diagnostics.push(missingPlaybook(file, at, (expected ?? file).split('/').pop()!));
+      const expected = playbookFilesOf(file).filter((name) => name.endsWith('.yml'));
+      const names = expected.map((name) => name.split('/').pop()!);
+      diagnostics.push(missingPlaybook(file, at, names.length ? names : [file.split('/').pop()!]));
     } else {
       const errors = playbook.diagnostics.filter((d) => d.severity === 'error').length;
       if (errors || !playbook.model)

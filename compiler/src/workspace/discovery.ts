@@ -89,12 +89,23 @@ export function isPlaybookPath(path: string): boolean {
   return parts[parts.length - 2] === 'playbooks';
 }
 
-/** The files a test's playbook may be: `pr.test.yml` → `pr.yml`, then `pr.yaml`, in its folder. */
+/**
+ * The files a test's playbook may be, in its folder, the first that is there: `pr.test.yml` → `pr.yml`,
+ * `pr.yaml`. A playbook has as many tests as it needs, by name: `NAME.LABEL.test.yml` (`pr.reject.test.yml`)
+ * tests `pr.reject.yml` if there is one, else `pr.yml` (or `.yaml`). The label is the last `.` part of the
+ * name before `.test.yml`, never `playbook` (`deploy.playbook.test.yml` tests `deploy.playbook.yml` only;
+ * `deploy.playbook.smoke.test.yml` tests it too).
+ */
 export function playbookFilesOf(testFile: string): string[] {
   const match = /\.test\.ya?ml$/i.exec(testFile);
   if (!match) return [];
   const stem = testFile.slice(0, match.index);
-  return [`${stem}.yml`, `${stem}.yaml`];
+  const files = [`${stem}.yml`, `${stem}.yaml`];
+  const nameStart = Math.max(stem.lastIndexOf('/'), stem.lastIndexOf('\\')) + 1;
+  const dot = stem.lastIndexOf('.');
+  if (dot > nameStart && stem.slice(dot + 1).toLowerCase() !== 'playbook')
+    files.push(`${stem.slice(0, dot)}.yml`, `${stem.slice(0, dot)}.yaml`);
+  return files;
 }
 
 /**

@@ -358,9 +358,10 @@ export class WorkspaceLoader {
     for (const { file } of files) {
       const path = onDisk.get(file)?.path;
       if (path === undefined || !isPlaybookTest(file)) continue;
-      const names = playbookFilesOf(file);
-      const paths = playbookFilesOf(path);
-      names.forEach((name, i) => byCandidate.set(name, paths[i]!));
+      // (the same names in the file's folder on disk: `path` ends with the file's own name)
+      const folder = path.slice(0, path.length - (file.length - file.lastIndexOf('/') - 1));
+      for (const name of playbookFilesOf(file))
+        byCandidate.set(name, folder + name.slice(name.lastIndexOf('/') + 1));
     }
     return (candidate) => byCandidate.get(candidate);
   }

@@ -39,22 +39,22 @@ function hintData(diagnostic: LspDiagnostic): HintData | undefined {
 }
 
 /**
- * For each coverage hint among `diagnostics`: an action that creates the playbook's test file
- * (`testPath`, `NAME.test.yml` beside it) with a scenario that takes the outcome or choice. Offered only
- * while the playbook has no test file: a test file holds one test, and rewriting one is the author's.
+ * For each coverage hint among `diagnostics`: an action that creates a test file beside the playbook with
+ * a scenario that takes the outcome or choice. `testPathFor` names the file (`NAME.test.yml` while the
+ * playbook has no test, else a named test, `NAME.STEP-ARM.test.yml`), or undefined where that file is there
+ * already: a test file holds one test, and rewriting one is the author's.
  */
 export function coverageActions(
   analysis: FileAnalysis,
   diagnostics: readonly LspDiagnostic[],
-  testPath: string,
-  testExists: boolean,
+  testPathFor: (hint: { unit: string; arm: string }) => string | undefined,
 ): CodeAction[] {
-  if (testExists) return [];
-  const uri = pathToFileURL(testPath).href;
-  const name = testPath.slice(testPath.lastIndexOf('/') + 1);
   return diagnostics.flatMap((diagnostic) => {
     const hint = hintData(diagnostic);
-    if (!hint) return [];
+    const testPath = hint && testPathFor(hint);
+    if (!hint || testPath === undefined) return [];
+    const uri = pathToFileURL(testPath).href;
+    const name = testPath.slice(testPath.lastIndexOf('/') + 1);
     const action: CodeAction = {
       title: `Write a test that takes ${hint.unit}: ${hint.arm} (${name})`,
       kind: 'quickfix',

@@ -418,18 +418,24 @@ export class PlaybookLanguageService {
     });
   }
 
-  /** The code actions of coverage hints: write the playbook's test, while it has none. */
+  /**
+   * The code actions of coverage hints: write a test that takes the path, `NAME.test.yml` while the
+   * playbook has none, else a named one (`NAME.STEP-ARM.test.yml`, SPEC §8 as docs/reference.md extends it).
+   */
   private testActions(uri: string, analysis: FileAnalysis, hints: LspDiagnostic[]): CodeAction[] {
     const path = pathOf(uri);
     if (path === undefined || !uri.startsWith('file:')) return [];
-    const testPath = `${path.replace(/\.ya?ml$/i, '')}.test.yml`;
-    const exists =
-      this.workspace.testsOf(analysis.file).length > 0 ||
-      // (a limit of 0 reads nothing: it only says whether the file is there)
-      [testPath, testPath.replace(/\.yml$/, '.yaml')].some(
+    const stem = path.replace(/\.ya?ml$/i, '');
+    // (a limit of 0 reads nothing: it only says whether the file is there)
+    const there = (test: string) =>
+      [test, test.replace(/\.yml$/, '.yaml')].some(
         (p) => this.fileSystem.readFile(p, 0, 'a playbook test').problem !== 'missing',
       );
-    return coverageActions(analysis, hints, testPath, exists);
+    const hasTest = this.workspace.testsOf(analysis.file).length > 0 || there(`${stem}.test.yml`);
+    return coverageActions(analysis, hints, ({ unit, arm }) => {
+      const test = hasTest ? `${stem}.${testLabel(unit, arm)}.test.yml` : `${stem}.test.yml`;
+      return there(test) ? undefined : test;
+    });
   }
 
   /**
@@ -529,4 +535,10 @@ function flatten(uri: string, symbols: DocumentSymbol[], container?: string): Sy
     if (container) info.containerName = container;
     return [info, ...flatten(uri, symbol.children ?? [], symbol.name)];
   });
+}
+
+/** A named test's label for the path it takes: `ship` and `reject` → `ship-reject` (letters, digits, `-`). */
+function testLabel(unit: string, arm: string): string {
+  const label = `${unit}-${arm}`.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return label.toLowerCase() === 'playbook' || label === '' ? 'path' : label;
 }

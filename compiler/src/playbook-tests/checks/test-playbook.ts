@@ -1,13 +1,17 @@
 import type { Diagnostic, OffsetRange } from '../../diagnostic.js';
 import { createDiagnostic } from '../../diagnostic.js';
 
-/** PB801: no playbook beside the test (`pr.test.yml` tests `pr.yml` or `pr.yaml` in its folder). */
-export function missingPlaybook(file: string, range: OffsetRange, expected: string): Diagnostic {
+/**
+ * PB801: no playbook beside the test (`pr.test.yml` tests `pr.yml` or `pr.yaml` in its folder; a named
+ * test `pr.reject.test.yml` tests `pr.reject.yml`, else `pr.yml`). `expected`: the `.yml` names, in order.
+ */
+export function missingPlaybook(file: string, range: OffsetRange, expected: readonly string[]): Diagnostic {
+  const named = expected.length > 1 ? ', and a test NAME.LABEL.test.yml tests NAME.yml too' : '';
   return createDiagnostic(
     file,
     'PB801',
     range,
-    `no playbook beside this test: expected ${expected} (a test NAME.test.yml tests NAME.yml in its folder)`,
+    `no playbook beside this test: expected ${expected.join(' or ')} (a test NAME.test.yml tests NAME.yml in its folder${named})`,
   );
 }
 

@@ -146,12 +146,36 @@ describe('coverage hints', () => {
     expect(checked.diagnostics.filter((d) => d.file === 'playbooks/ship.test.yml')).toEqual([]);
   });
 
-  it('offer no test to write while the playbook has one', () => {
-    const { svc } = service({
+  it('offer a named test (NAME.STEP-ARM.test.yml) while the playbook has one, and none once that is there', () => {
+    const files: Record<string, string> = {
       '/ws/playbooks/ship.coverage.json': TAKEN,
       '/ws/playbooks/ship.test.yml': 'inputs: { task: x, reviewers: 1 }\nexpect: {}\n',
+    };
+    const first = service(files).svc;
+    const [hint] = hints(first.validate().open.get(URI));
+    const [action] = first.codeActions(URI, hint!.range, { diagnostics: [hint!] });
+    expect(action?.title).toBe(
+      'Write a test that takes review: changes_requested (ship.review-changes_requested.test.yml)',
+    );
+    const create = action!.edit!.documentChanges![0] as { kind: string; uri: string };
+    expect(create).toMatchObject({
+      kind: 'create',
+      uri: 'file:///ws/playbooks/ship.review-changes_requested.test.yml',
     });
-    const [hint] = hints(svc.validate().open.get(URI));
-    expect(svc.codeActions(URI, hint!.range, { diagnostics: [hint!] })).toEqual([]);
+    // the named test is the playbook's (it tests ship.yml) and checks clean
+    const edit = action!.edit!.documentChanges![1] as { edits: { newText: string }[] };
+    const checked = validateWorkspace([
+      { file: 'playbooks/ship.yml', text: PLAYBOOK },
+      { file: 'playbooks/ship.review-changes_requested.test.yml', text: edit.edits[0]!.newText },
+    ]);
+    expect(checked.diagnostics.filter((d) => d.file.endsWith('.test.yml'))).toEqual([]);
+    expect(checked.tests.get('playbooks/ship.review-changes_requested.test.yml')).toBeDefined();
+    // once written, that test is not offered again
+    const second = service({
+      ...files,
+      '/ws/playbooks/ship.review-changes_requested.test.yml': edit.edits[0]!.newText,
+    }).svc;
+    const [again] = hints(second.validate().open.get(URI));
+    expect(second.codeActions(URI, again!.range, { diagnostics: [again!] })).toEqual([]);
   });
 });
