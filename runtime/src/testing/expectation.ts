@@ -1,8 +1,9 @@
-import { STEP_STATUSES, resolveName } from '@kairoku-playbook/compiler';
+import { resolveName, shapeProblems } from '@kairoku-playbook/compiler';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { equal } from '@kairoku-playbook/machine';
 import type { RunStatus, RunSummary, StepStatus, StepSummary } from '@kairoku-playbook/machine';
+import { wordShapeProblem } from '../backends/scenario.js';
 
 /**
  * The `expect:` block of a playbook test (SPEC §8): the run's status, per step its attempts (a count,
@@ -22,73 +23,37 @@ export interface Expectation {
   outputs?: Record<string, unknown>;
 }
 
-const RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'canceled'];
-
+/**
+ * Reads the `expect:` block of a playbook test and checks it: its shape by the compiler's rules for a
+ * playbook test (`shapeProblems`, behind PB800 too), then the steps and after-tasks it names
+ * (`resolveName`, behind PB803); each problem is worded with where it stands (`expect.steps.qa`).
+ */
 export function readExpectation(value: unknown, ir: Ir): { expect: Expectation; errors: string[] } {
-  const errors: string[] = [];
   const expect: Expectation = { steps: {}, after: {} };
-  if (value === undefined || value === null) return { expect, errors };
-  if (!isObject(value))
-    return { expect, errors: ['expect: must be a mapping with status, steps, after, loops, outputs'] };
-  for (const key of Object.keys(value))
-    if (!['status', 'steps', 'after', 'loops', 'outputs'].includes(key))
-      errors.push(
-        `expect: unknown key "${key}"${hint(key, ['status', 'steps', 'after', 'loops', 'outputs'])}`,
-      );
-  if (value.status !== undefined) {
-    if (typeof value.status === 'string' && RUN_STATUSES.includes(value.status))
-      expect.status = value.status as RunStatus;
-    else errors.push(`expect.status: must be one of ${RUN_STATUSES.join(', ')}`);
-  }
+  if (value === undefined) return { expect, errors: [] };
+  const problems = shapeProblems({ expect: value }, 'test');
+  const errors = problems.map((p) => wordShapeProblem(p, 'expect'));
+  if (!isObject(value)) return { expect, errors };
   for (const section of ['steps', 'after'] as const) {
     const entries = value[section];
-    if (entries === undefined || entries === null) continue;
-    if (!isObject(entries)) {
-      errors.push(`expect.${section}: must be a mapping of names`);
-      continue;
-    }
+    if (!isObject(entries)) continue;
     for (const [name, spec] of Object.entries(entries)) {
-      const where = `expect.${section}.${name}`;
       // (the compiler's rules for a test's names, behind PB803 too)
       const problem = resolveName({ kind: 'step', name, after: section === 'after', scripted: false }, ir);
       if (problem?.problem === 'unknown-step') {
         errors.push(
-          `${where}: unknown ${section === 'steps' ? 'step' : 'after-task'} "${name}"${hint(name, problem.declared)}`,
+          `expect.${section}.${name}: unknown ${section === 'steps' ? 'step' : 'after-task'} "${name}"${hint(name, problem.declared)}`,
         );
         continue;
       }
-      if (!isObject(spec)) {
-        errors.push(`${where}: must be a mapping like { attempts: 2 } or { attempts: [fail, pass] }`);
-        continue;
-      }
-      const step: StepExpectation = {};
-      for (const key of Object.keys(spec))
-        if (key !== 'attempts' && key !== 'status')
-          errors.push(`${where}: unknown key "${key}"${hint(key, ['attempts', 'status'])}`);
-      const attempts = spec.attempts;
-      if (typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0)
-        step.attempts = attempts;
-      else if (Array.isArray(attempts) && attempts.every((a) => typeof a === 'string' || a === null))
-        step.attempts = attempts as (string | null)[];
-      else if (attempts !== undefined)
-        errors.push(`${where}.attempts: must be a count or a list of outcomes`);
-      if (spec.status !== undefined) {
-        if (typeof spec.status === 'string' && (STEP_STATUSES as readonly string[]).includes(spec.status))
-          step.status = spec.status as StepStatus;
-        else errors.push(`${where}.status: must be one of ${STEP_STATUSES.join(', ')}`);
-      }
-      expect[section][name] = step;
+      if (isObject(spec)) expect[section][name] = spec as StepExpectation;
     }
   }
-  if (value.loops !== undefined) {
-    if (isObject(value.loops) && Object.values(value.loops).every((v) => typeof v === 'number'))
-      expect.loops = value.loops as Record<string, number>;
-    else errors.push('expect.loops: must be a mapping of STEP.OUTCOME to counts');
-  }
-  if (value.outputs !== undefined) {
-    if (isObject(value.outputs)) expect.outputs = value.outputs;
-    else errors.push('expect.outputs: must be a mapping of output names to values');
-  }
+  // (what does not fit its shape is not compared: the test does not run)
+  if (problems.length) return { expect, errors };
+  if (value.status !== undefined) expect.status = value.status as RunStatus;
+  if (value.loops !== undefined) expect.loops = value.loops as Record<string, number>;
+  if (value.outputs !== undefined) expect.outputs = value.outputs as Record<string, unknown>;
   return { expect, errors };
 }
 

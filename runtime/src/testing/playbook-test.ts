@@ -28,7 +28,7 @@ export function runPlaybookTest(
 ): PlaybookTestResult {
   const record = (test ?? {}) as Record<string, unknown>;
   const name = typeof record.name === 'string' ? record.name : undefined;
-  const { scenario, errors } = readScenario(test, ir, ['expect', 'name']);
+  const { scenario, errors } = readScenario(test, ir, 'test');
   const { expect, errors: expectErrors } = readExpectation(record.expect, ir);
   errors.push(...expectErrors);
   if (errors.length) return { name, passed: false, errors, differences: [], summary: undefined };

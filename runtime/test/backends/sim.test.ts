@@ -155,10 +155,12 @@ gates:
 `);
     expect('value' in parsed).toBe(true);
     const { errors } = readScenario((parsed as { value: unknown }).value, pr);
+    // (the shape first, by the rules behind check's PB800, then the names, by those behind PB803–PB806)
     expect(errors).toEqual([
-      'unknown key "step"; did you mean "steps"? (expected inputs, steps, gates, after)',
-      'steps.qq: unknown step "qq"; did you mean "qa"?',
+      'unknown key "step"; did you mean "steps"? (expected $schema, inputs, steps, after, gates)',
       'steps.qa[0]: unknown key "sumary"; did you mean "summary"? (expected outcome, summary, outputs, silent)',
+      'steps.ship[0]: unknown key "choice" (expected outcome, summary, outputs, silent)',
+      'steps.qq: unknown step "qq"; did you mean "qa"?',
       'steps.qa[0]: step "qa" has no outcome "ok"; its outcomes are pass, fail',
       'steps.ship: "ship" is a gate; script its decisions under gates',
       'gates.ship[0]: gate "ship" has no choice "yes"; its choices are approve, reject, revise',
@@ -253,7 +255,7 @@ expect:
       expect: { steps: { qq: { attempts: 1 } }, statu: 'x' },
     });
     expect(result.errors).toEqual([
-      'expect: unknown key "statu"; did you mean "status"?',
+      'expect: unknown key "statu"; did you mean "status"? (expected status, steps, after, loops, outputs)',
       'expect.steps.qq: unknown step "qq"; did you mean "qa"?',
     ]);
     const inputs = runPlaybookTest(pr, { inputs: { reviewers: 9 }, expect: {} });
