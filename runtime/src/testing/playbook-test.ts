@@ -38,7 +38,12 @@ export function runPlaybookTest(
     scenario,
     id: `${ir.id}-test`,
     clock: () => Date.UTC(2025, 0, 1),
-    ...(hits ? { onTransition: (before, after, event) => recordTransition(hits, before, after, event) } : {}),
+    ...(hits
+      ? {
+          onTransition: (before, after, event, effects) =>
+            recordTransition(hits, before, after, event, effects),
+        }
+      : {}),
   });
   if (!result.ok)
     return { name, passed: false, errors: result.inputErrors, differences: [], summary: undefined };
