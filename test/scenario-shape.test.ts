@@ -84,7 +84,9 @@ function checkPlaces(text: string): string[] {
   const found: string[] = [];
   for (const d of analysis.diagnostics) {
     if (d.code !== 'PB800') continue;
-    const unknown = /^unknown key "(.*?)" in (?:a playbook test|(.*?));/.exec(d.message);
+    const unknown =
+      /^unknown key "(.*?)" in (?:a playbook test|(.*?));/.exec(d.message) ??
+      /^key "(.*?)" in (.*?) must be /.exec(d.message);
     const missing = /^(?:the test|(.*?)) is missing the required key/.exec(d.message);
     const wrong = /^(?:a playbook test|(.*?)) must be /.exec(d.message);
     if (unknown) found.push(joined(unknown[2] ?? '', unknown[1]!));
@@ -106,7 +108,7 @@ function runtimePlaces(value: unknown): string[] {
 function placesOfErrors(errors: readonly string[]): string[] {
   const found: string[] = [];
   for (const error of errors) {
-    const match = /^(?:(.*?): )?(unknown key "(.*?)"|missing the required key|must be )/.exec(error);
+    const match = /^(?:(.*?): )?((?:unknown )?key "(.*?)"|missing the required key|must be )/.exec(error);
     if (!match) continue; // a name's problem (PB803–PB806's rules)
     found.push(match[3] === undefined ? (match[1] ?? '') : joined(match[1] ?? '', match[3]));
   }
@@ -173,5 +175,20 @@ describe('the shape of a scenario and a playbook test: one set of rules for chec
       'expect.loops.qa.fail: must be a whole number, not "x"',
     ]);
     expect(readExpectation(null, ir).errors).toEqual(['expect: must be a mapping, not null']);
+    expect(readExpectation({ loops: { qa: 1, 'qa.fail': 1 } }, ir).errors).toEqual([
+      `expect.loops: key "qa" must be STEP.OUTCOME (or STEP.CHOICE for a gate's choice)`,
+    ]);
+  });
+
+  it('says in check where a loop counter is not STEP.OUTCOME, on the key, once', () => {
+    const text = 'inputs: { task: x }\nexpect:\n  loops: { qa: 1, .fail: 2, qa.fail: -1 }\n';
+    const found = analyzeTestFile('playbooks/pr.test.yml', text, playbook).diagnostics.map(
+      (d) => `${d.code} ${text.slice(d.range.start, d.range.end)}: ${d.message}`,
+    );
+    expect(found).toEqual([
+      `PB800 qa: key "qa" in expect.loops must be STEP.OUTCOME (or STEP.CHOICE for a gate's choice)`,
+      `PB800 .fail: key ".fail" in expect.loops must be STEP.OUTCOME (or STEP.CHOICE for a gate's choice)`,
+      'PB800 -1: expect.loops.qa.fail must be at least 0, not -1',
+    ]);
   });
 });

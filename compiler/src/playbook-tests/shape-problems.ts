@@ -29,6 +29,8 @@ export interface ShapePlace {
 export type ShapeProblem = ShapePlace &
   (
     | { problem: 'unknown-key'; key: string; allowed: string[]; suggestion: string | undefined }
+    /** a key of a mapping whose keys have a form (a loop counter's `STEP.OUTCOME`) that is not of it */
+    | { problem: 'bad-key'; key: string; form: string }
     | { problem: 'missing-key'; key: string }
     | { problem: 'wrong-type'; types: string[]; value: unknown }
     | { problem: 'not-one-of'; allowed: unknown[]; value: unknown }
@@ -42,6 +44,7 @@ interface StandaloneValidator {
 }
 
 interface SchemaNode {
+  description?: string;
   properties?: Record<string, unknown>;
   enum?: unknown[];
   type?: string | string[];
@@ -70,7 +73,8 @@ export function shapeProblems(value: unknown, format: ShapeFormat = 'test'): Sha
     const problem = problemOf(error, suggested);
     if (!problem) continue;
     problems.push(problem);
-    if (problem.problem === 'unknown-key') reportedAt.push(`${pointer}/${escapePointer(problem.key)}`);
+    if (problem.problem === 'unknown-key' || problem.problem === 'bad-key')
+      reportedAt.push(`${pointer}/${escapePointer(problem.key)}`);
     else if (problem.problem !== 'missing-key') reportedAt.push(pointer);
   }
   return format === 'scenario' ? asScenario(value, problems) : problems;
@@ -80,6 +84,10 @@ function problemOf(error: ErrorObject, suggested: Set<string>): ShapeProblem | u
   const pointer = error.instancePath;
   const place = { pointer, path: segmentsOf(pointer) };
   const parent = (error.parentSchema ?? {}) as SchemaNode;
+  // (a key of the wrong form fails its pattern, then `propertyNames` again: one problem)
+  if (error.keyword === 'propertyNames') return undefined;
+  if (error.propertyName !== undefined)
+    return { ...place, problem: 'bad-key', key: error.propertyName, form: parent.description ?? 'valid' };
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String((error.params as { additionalProperty: string }).additionalProperty);
@@ -163,7 +171,8 @@ function segmentsOf(pointer: string): string[] {
 
 /** The place an unknown key's problem is about: the key's own, under its mapping. */
 export function placeOfProblem(problem: ShapeProblem): ShapePlace {
-  if (problem.problem !== 'unknown-key') return { pointer: problem.pointer, path: problem.path };
+  if (problem.problem !== 'unknown-key' && problem.problem !== 'bad-key')
+    return { pointer: problem.pointer, path: problem.path };
   return {
     pointer: `${problem.pointer}/${escapePointer(problem.key)}`,
     path: [...problem.path, problem.key],
@@ -187,9 +196,14 @@ const TYPE_WORDS: Record<string, string> = {
   null: 'null',
 };
 
-/** What a value with a `wrong-type`, `not-one-of`, `below-minimum` or `invalid` problem must be, in words. */
+/**
+ * What a value with a `wrong-type`, `not-one-of`, `below-minimum` or `invalid` problem (a key with a
+ * `bad-key` one) must be, in words.
+ */
 export function expectedWords(problem: ShapeProblem): string {
   switch (problem.problem) {
+    case 'bad-key':
+      return problem.form;
     case 'wrong-type':
       return problem.types.map((t) => TYPE_WORDS[t] ?? t).join(' or ');
     case 'not-one-of':

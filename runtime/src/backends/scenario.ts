@@ -171,6 +171,8 @@ export function wordShapeProblem(problem: ShapeProblem, whole = 'a scenario'): s
       return `${at}unknown key "${problem.key}"${problem.suggestion ? `; did you mean "${problem.suggestion}"?` : ''} (expected ${problem.allowed.join(', ')})`;
     case 'missing-key':
       return `${at}missing the required key "${problem.key}"`;
+    case 'bad-key':
+      return `${at}key "${problem.key}" must be ${expectedWords(problem)}`;
     default:
       return `${where || whole}: must be ${expectedWords(problem)}, not ${shownValue(problem.value)}`;
   }

@@ -32,6 +32,15 @@ function diagnosticOf(file: string, document: Document.Parsed, problem: ShapePro
       { fix: isScalar(pair?.key) ? replaceFix(range, suggestion) : undefined },
     );
   }
+  if (problem.problem === 'bad-key') {
+    const pair = pairAtPointer(document, problem.pointer, problem.key);
+    return createDiagnostic(
+      file,
+      'PB800',
+      rangeOf(pair?.key as Node),
+      `key "${shown(problem.key)}" in ${where} must be ${expectedWords(problem)}`,
+    );
+  }
   if (problem.problem === 'missing-key')
     return createDiagnostic(
       file,
