@@ -25,36 +25,84 @@ export interface Expectation {
 
 /**
  * Reads the `expect:` block of a playbook test and checks it: its shape by the compiler's rules for a
- * playbook test (`shapeProblems`, behind PB800 too), then the steps and after-tasks it names
- * (`resolveName`, behind PB803); each problem is worded with where it stands (`expect.steps.qa`).
+ * playbook test (`shapeProblems`, behind PB800 too), then the steps, after-tasks and outcomes it names
+ * (`resolveName`, behind PB803 and PB805), in `steps`, `after`, their attempts' outcomes and the loop
+ * counters; each problem is worded with where it stands (`expect.steps.qa`). With a problem, nothing
+ * is compared (the test does not run).
  */
 export function readExpectation(value: unknown, ir: Ir): { expect: Expectation; errors: string[] } {
   const expect: Expectation = { steps: {}, after: {} };
   if (value === undefined) return { expect, errors: [] };
-  const problems = shapeProblems({ expect: value }, 'test');
-  const errors = problems.map((p) => wordShapeProblem(p, 'expect'));
+  const errors = shapeProblems({ expect: value }, 'test').map((p) => wordShapeProblem(p, 'expect'));
   if (!isObject(value)) return { expect, errors };
+  checkNames(value, ir, errors);
+  if (errors.length) return { expect, errors };
+  // (its shape is the schema's, so these are what they say)
+  const fits = value as {
+    status?: RunStatus;
+    steps?: Record<string, StepExpectation>;
+    after?: Record<string, StepExpectation>;
+    loops?: Record<string, number>;
+    outputs?: Record<string, unknown>;
+  };
+  expect.steps = { ...fits.steps };
+  expect.after = { ...fits.after };
+  if (fits.status !== undefined) expect.status = fits.status;
+  if (fits.loops !== undefined) expect.loops = fits.loops;
+  if (fits.outputs !== undefined) expect.outputs = fits.outputs;
+  return { expect, errors };
+}
+
+/** The names `expect` uses, by the compiler's rules for a test's names (PB803, PB805). */
+function checkNames(value: Record<string, unknown>, ir: Ir, errors: string[]): void {
   for (const section of ['steps', 'after'] as const) {
     const entries = value[section];
     if (!isObject(entries)) continue;
+    const after = section === 'after';
     for (const [name, spec] of Object.entries(entries)) {
-      // (the compiler's rules for a test's names, behind PB803 too)
-      const problem = resolveName({ kind: 'step', name, after: section === 'after', scripted: false }, ir);
-      if (problem?.problem === 'unknown-step') {
-        errors.push(
-          `expect.${section}.${name}: unknown ${section === 'steps' ? 'step' : 'after-task'} "${name}"${hint(name, problem.declared)}`,
-        );
-        continue;
-      }
-      if (isObject(spec)) expect[section][name] = spec as StepExpectation;
+      const where = `expect.${section}.${name}`;
+      if (!knownStep(name, after, where, ir, errors)) continue;
+      const attempts = isObject(spec) ? spec.attempts : undefined;
+      if (Array.isArray(attempts))
+        attempts.forEach((outcome, i) => {
+          if (typeof outcome === 'string')
+            checkOutcome(outcome, name, after, `${where}.attempts[${i}]`, ir, errors);
+        });
     }
   }
-  // (what does not fit its shape is not compared: the test does not run)
-  if (problems.length) return { expect, errors };
-  if (value.status !== undefined) expect.status = value.status as RunStatus;
-  if (value.loops !== undefined) expect.loops = value.loops as Record<string, number>;
-  if (value.outputs !== undefined) expect.outputs = value.outputs as Record<string, unknown>;
-  return { expect, errors };
+  if (!isObject(value.loops)) return;
+  for (const counter of Object.keys(value.loops)) {
+    const dot = counter.indexOf('.');
+    if (dot <= 0) continue; // (not STEP.OUTCOME: its shape's problem)
+    const step = counter.slice(0, dot);
+    const where = `expect.loops.${counter}`;
+    if (knownStep(step, false, where, ir, errors))
+      checkOutcome(counter.slice(dot + 1), step, false, where, ir, errors);
+  }
+}
+
+function knownStep(name: string, after: boolean, where: string, ir: Ir, errors: string[]): boolean {
+  const problem = resolveName({ kind: 'step', name, after, scripted: false }, ir);
+  if (problem?.problem !== 'unknown-step') return true;
+  errors.push(`${where}: unknown ${after ? 'after-task' : 'step'} "${name}"${hint(name, problem.declared)}`);
+  return false;
+}
+
+function checkOutcome(
+  name: string,
+  step: string,
+  after: boolean,
+  where: string,
+  ir: Ir,
+  errors: string[],
+): void {
+  const problem = resolveName({ kind: 'outcome', name, step, after }, ir);
+  if (problem?.problem !== 'unknown-outcome') return;
+  const gate = problem.owner.kind === 'gate';
+  const what = after ? 'after-task' : gate ? 'gate' : 'step';
+  const arm = gate ? 'choice' : 'outcome';
+  const hinted = hint(name, problem.declared) || `; its ${arm}s are ${problem.declared.join(', ')}`;
+  errors.push(`${where}: ${what} "${step}" has no ${arm} "${name}"${hinted}`);
 }
 
 /** The differences between what a test expects and what the run did, one line each; none when it passes. */

@@ -258,6 +258,20 @@ expect:
       'expect: unknown key "statu"; did you mean "status"? (expected status, steps, after, loops, outputs)',
       'expect.steps.qq: unknown step "qq"; did you mean "qa"?',
     ]);
+    // (the outcomes of expected attempts and loop counters too, as check's PB803 and PB805 name them)
+    const names = runPlaybookTest(pr, {
+      inputs: { task: 'x' },
+      expect: {
+        steps: { qa: { attempts: ['fail', 'pas'] }, ship: { attempts: ['aprove'] } },
+        loops: { 'qa.fial': 1, 'qq.fail': 1, 'ship.revise': 1 },
+      },
+    });
+    expect(names.errors).toEqual([
+      'expect.steps.qa.attempts[1]: step "qa" has no outcome "pas"; did you mean "pass"?',
+      'expect.steps.ship.attempts[0]: gate "ship" has no choice "aprove"; did you mean "approve"?',
+      'expect.loops.qa.fial: step "qa" has no outcome "fial"; did you mean "fail"?',
+      'expect.loops.qq.fail: unknown step "qq"; did you mean "qa"?',
+    ]);
     const inputs = runPlaybookTest(pr, { inputs: { reviewers: 9 }, expect: {} });
     expect(inputs.errors).toEqual(['input "task" is required', 'input "reviewers" must be <= 3']);
   });
