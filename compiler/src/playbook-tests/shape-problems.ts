@@ -56,9 +56,9 @@ const TEST_ONLY_KEYS = ['name', 'expect'];
 
 /**
  * What is wrong with the shape of a scenario or playbook test (parsed YAML), in the order of the schema's
- * checks. Nothing (undefined: a file without a document) is an empty test; null is not a mapping. One mistake, one problem: a value is reported once,
- * by its first failing rule, and not again for what lies inside it; `{ choise: approve }` is an unknown
- * key with a did-you-mean, not also a missing "choice".
+ * checks. Nothing (undefined: a file without a document) is an empty test; null is not a mapping. One
+ * mistake, one problem: a value is reported once, by its first failing rule, and not again for what lies
+ * inside it; `{ choise: approve }` is an unknown key with a did-you-mean, not also a missing "choice".
  */
 export function shapeProblems(value: unknown, format: ShapeFormat = 'test'): ShapeProblem[] {
   if (value === undefined) return [];
@@ -149,12 +149,12 @@ function forScenario(problem: ShapeProblem): ShapeProblem {
 }
 
 /** The keys a scenario may have: a test's, but `name` and `expect`. */
-export function scenarioKeys(): string[] {
+function scenarioKeys(): string[] {
   return testKeys().filter((key) => !TEST_ONLY_KEYS.includes(key));
 }
 
 /** The keys a playbook test may have, in the schema's order. */
-export function testKeys(): string[] {
+function testKeys(): string[] {
   return Object.keys(schema.properties);
 }
 
@@ -167,16 +167,6 @@ function segmentsOf(pointer: string): string[] {
     .split('/')
     .slice(1)
     .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-/** The place an unknown key's problem is about: the key's own, under its mapping. */
-export function placeOfProblem(problem: ShapeProblem): ShapePlace {
-  if (problem.problem !== 'unknown-key' && problem.problem !== 'bad-key')
-    return { pointer: problem.pointer, path: problem.path };
-  return {
-    pointer: `${problem.pointer}/${escapePointer(problem.key)}`,
-    path: [...problem.path, problem.key],
-  };
 }
 
 /** `steps`, `qa`, `0`, `outcome` → `steps.qa[0].outcome`. */
