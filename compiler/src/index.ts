@@ -7,7 +7,7 @@ export type {
   Severity,
   TextEdit,
 } from './diagnostic.js';
-export { MAX_MESSAGE, MAX_SHOWN, createDiagnostic, sortDiagnostics } from './diagnostic.js';
+export { MAX_MESSAGE, MAX_SHOWN, createDiagnostic, shownValue, sortDiagnostics } from './diagnostic.js';
 export { CODES } from './codes.js';
 export { REPOSITORY_URL, codeLink, diagnosticAnchor, githubAnchor } from './code-links.js';
 export type { Code, CodeInfo } from './codes.js';
@@ -26,6 +26,8 @@ export type { TestFileAnalysis } from './playbook-tests/test-file.js';
 export type { TestSite } from './playbook-tests/sites.js';
 export { gatesOf, resolveName } from './playbook-tests/resolve-names.js';
 export type { NameProblem, NameUse, NamedUnit, TestPlaybook } from './playbook-tests/resolve-names.js';
+export { describePath, expectedWords, shapeProblems } from './playbook-tests/shape-problems.js';
+export type { ShapeFormat, ShapePlace, ShapeProblem } from './playbook-tests/shape-problems.js';
 export type { RefusedSource, Validation, ValidationOptions, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';
 export type { Type } from './types/type.js';

@@ -7,8 +7,12 @@ import type { WakeUp } from './wakeup.js';
  * persisted or printed.
  */
 export type Effect =
-  /** a step became ready: the manager is told when it next wakes; autopilot starts it */
-  | { type: 'step-ready'; step: string; kind: 'agent' | 'check' | 'gate' }
+  /**
+   * a step became ready: the manager is told when it next wakes; autopilot starts it. `when` says that
+   * the step's `when` condition was evaluated as it became ready, and held (SPEC §3.3); absent for a
+   * step without one, and for a retry, which evaluates nothing
+   */
+  | { type: 'step-ready'; step: string; kind: 'agent' | 'check' | 'gate'; when?: true }
   | {
       type: 'start-agent';
       step: string;

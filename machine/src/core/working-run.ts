@@ -270,7 +270,7 @@ export class WorkingRun {
         this.settle(index);
         continue;
       }
-      this.makeReady(ref);
+      this.makeReady(ref, Boolean(when));
     }
     this.unblocked.length = 0;
     const n = this.state.ir.steps.length;
@@ -278,10 +278,16 @@ export class WorkingRun {
       this.completeRun();
   }
 
-  makeReady(ref: Ref): void {
+  /** `whenHeld`: the step's `when` was just evaluated, true (the effect says so, for coverage). */
+  makeReady(ref: Ref, whenHeld = false): void {
     this.put(ref, { status: 'ready' });
     const kind = ref.after ? this.state.ir.after[ref.index]!.kind : this.state.ir.steps[ref.index]!.kind;
-    this.effects.push({ type: 'step-ready', step: this.name(ref), kind });
+    this.effects.push({
+      type: 'step-ready',
+      step: this.name(ref),
+      kind,
+      ...(whenHeld ? { when: true } : {}),
+    });
   }
 
   // ---- outcomes and transitions --------------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { Ir } from '@kairoku-playbook/compiler';
+import type { Effect } from '../core/effects.js';
 import type { RunEvent } from '../core/events.js';
 import { vecSlice } from '../core/pvec.js';
 import type { RunState } from '../core/state.js';
@@ -13,15 +13,18 @@ function hit(hits: CoverageHits, key: string): void {
 
 /**
  * Counts what one accepted transition of a run covered into `hits`, from structured data only: the
- * event (the outcome a `complete-step` applies, the choice a `gate-decided` makes) and the kinds and
- * steps of the history entries the transition added (`step-started`, `gate-opened`, `step-skipped`,
- * `loop`, `loop-exhausted`); never the entries' text. Give it what a driver's `onTransition` gets.
+ * event (the outcome a `complete-step` applies, the choice a `gate-decided` makes), the transition's
+ * effects (a `step-ready` whose `when` held: the condition is evaluated as the step becomes ready, SPEC
+ * §3.3, so a step made ready just before the run ends counts too) and the kinds and steps of the history
+ * entries the transition added (`step-started`, `gate-opened`, `step-skipped`, `loop`,
+ * `loop-exhausted`); never the entries' text. Give it what a driver's `onTransition` gets.
  */
 export function recordTransition(
   hits: CoverageHits,
   before: RunState,
   after: RunState,
   event: RunEvent,
+  effects: readonly Effect[],
 ): void {
   const decided =
     event.type === 'complete-step'
@@ -30,6 +33,8 @@ export function recordTransition(
         ? { step: event.step, arm: event.choice }
         : undefined;
   if (decided) hit(hits, coverageKeys.outcome(decided.step, decided.arm));
+  for (const effect of effects)
+    if (effect.type === 'step-ready' && effect.when) hit(hits, coverageKeys.when(effect.step, true));
   const added = after.history.size > before.history.size ? vecSlice(after.history, before.history.size) : [];
   for (const entry of added) {
     const step = entry.step;
@@ -38,7 +43,6 @@ export function recordTransition(
       case 'step-started':
       case 'gate-opened':
         hit(hits, coverageKeys.reached(step));
-        if (stepsWithWhen(after.ir).has(step)) hit(hits, coverageKeys.when(step, true));
         break;
       case 'step-skipped':
         // (the one skip the history records per step: its `when` is false)
@@ -54,18 +58,6 @@ export function recordTransition(
         break;
     }
   }
-}
-
-const WHEN_STEPS = new WeakMap<Ir, ReadonlySet<string>>();
-
-/** The steps of a playbook that have a `when` (kept per IR: a run's IR does not change). */
-function stepsWithWhen(ir: Ir): ReadonlySet<string> {
-  let steps = WHEN_STEPS.get(ir);
-  if (!steps) {
-    steps = new Set(ir.steps.filter((s) => s.when).map((s) => s.name));
-    WHEN_STEPS.set(ir, steps);
-  }
-  return steps;
 }
 
 /** Adds `more` into `hits` (the hits of every test of a playbook, merged). */

@@ -43,7 +43,7 @@ class CoveredRun extends Run {
   override send(event: RunEvent) {
     const before = this.state;
     const effects = super.send(event);
-    recordTransition(this.hits, before, this.state, event);
+    recordTransition(this.hits, before, this.state, event, effects);
     return effects;
   }
 }
@@ -122,6 +122,52 @@ describe('playbook coverage', () => {
     strict.decide('ship', 'reject');
     const hits = mergeHits({ 'outcome build pass': 2 }, strict.hits);
     expect(hits).toMatchObject({ 'outcome build pass': 3, 'when review true': 1, 'outcome ship reject': 1 });
+  });
+
+  it('counts a when true as the step becomes ready, also when the run ends before it starts', () => {
+    // (SPEC §3.3: `when` is evaluated when the step becomes ready; here `late` never starts)
+    const ended = compile(`version: 1
+id: ended
+title: Ended
+inputs:
+  go: { type: boolean, default: true }
+steps:
+  first:
+    run: [make]
+    outcomes: { pass: end, fail: fail }
+  late:
+    when: inputs.go
+    role: reviewer
+    prompt: Review it.
+`);
+    const run = new CoveredRun(ended);
+    const effects = run.send({ type: 'start' });
+    expect(effects).toContainEqual({ type: 'step-ready', step: 'late', kind: 'agent', when: true });
+    expect(effects).toContainEqual({ type: 'step-ready', step: 'first', kind: 'check' });
+    run.pass('first', 'pass');
+    expect(run.state.status).toBe('completed');
+    expect(run.status('late')).not.toBe('running');
+    expect(run.hits).toEqual({ 'reached first': 1, 'outcome first pass': 1, 'when late true': 1 });
+  });
+
+  it('counts a when once per evaluation, not again on a retry', () => {
+    const retried = compile(`version: 1
+id: retried
+title: Retried
+inputs:
+  go: { type: boolean, default: true }
+steps:
+  flaky:
+    when: inputs.go
+    retries: 1
+    run: [make]
+    outcomes: { pass: next, fail: retry }
+`);
+    const run = new CoveredRun(retried);
+    run.send({ type: 'start' });
+    run.pass('flaky', 'fail');
+    run.pass('flaky', 'pass');
+    expect(run.hits).toMatchObject({ 'when flaky true': 1, 'reached flaky': 2 });
   });
 
   it('writes lcov: a BRDA per branch at its line, - where its decision was never made, a DA per step', () => {

@@ -1,5 +1,11 @@
-import { resolveName } from '@kairoku-playbook/compiler';
-import type { Ir } from '@kairoku-playbook/compiler';
+import {
+  describePath,
+  expectedWords,
+  resolveName,
+  shapeProblems,
+  shownValue,
+} from '@kairoku-playbook/compiler';
+import type { Ir, ShapeFormat, ShapeProblem } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { parse } from 'yaml';
 import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
@@ -33,49 +39,44 @@ export function emptyScenario(): Scenario {
   return { inputs: {}, steps: {}, gates: {}, after: {} };
 }
 
-const SCENARIO_KEYS = ['inputs', 'steps', 'gates', 'after'];
-const REPORT_KEYS = ['outcome', 'summary', 'outputs', 'silent'];
-const DECISION_KEYS = ['choice', 'comment'];
-
 /**
- * Reads a scenario (parsed YAML) and checks it against the playbook: unknown keys, steps, gates,
- * outcomes and choices are errors that say where (`steps.qa[0]`) and what would fit.
- * `extraKeys` are top-level keys another format adds (a playbook test's `expect` and `name`).
+ * Reads a scenario (parsed YAML) and checks it: its shape by the compiler's rules for a scenario or a
+ * playbook test (`shapeProblems`, behind PB800 too: unknown keys, values of the wrong shape), then every
+ * name it uses against the playbook (`resolveName`, behind PB803–PB806); each problem is worded here with
+ * where it stands (`steps.qa[0]`) and what would fit. `format` is `test` where a playbook test serves as
+ * a scenario (`serve`, `mcp`, `kairoku-playbook test`): its `name` and `expect` are allowed, and what lies
+ * in `expect` is `readExpectation`'s.
  */
 export function readScenario(
   value: unknown,
   ir: Ir,
-  extraKeys: readonly string[] = [],
+  format: ShapeFormat = 'scenario',
 ): { scenario: Scenario; errors: string[] } {
-  const errors: string[] = [];
   const scenario = emptyScenario();
-  if (value === null || value === undefined) return { scenario, errors };
-  if (!isObject(value))
-    return { scenario, errors: ['a scenario is a mapping with inputs, steps, gates, after'] };
+  // (an empty file is null: nothing scripted)
+  if (value === null || value === undefined) return { scenario, errors: [] };
   const forbidden = forbiddenKey(value);
   if (forbidden) return { scenario, errors: [describeForbidden(forbidden)] };
-  checkKeys(value, [...SCENARIO_KEYS, ...extraKeys], '', errors);
-  if (value.inputs !== undefined) {
-    if (isObject(value.inputs)) scenario.inputs = { ...value.inputs };
-    else errors.push('inputs: must be a mapping of input names to values');
-  }
+  const problems = shapeProblems(value, format).filter(
+    (p) => format === 'scenario' || p.path[0] !== 'expect',
+  );
+  const errors = problems.map((p) =>
+    wordShapeProblem(p, format === 'scenario' ? 'a scenario' : 'a playbook test'),
+  );
+  if (!isObject(value)) return { scenario, errors };
+  if (isObject(value.inputs)) scenario.inputs = { ...value.inputs };
   for (const section of ['steps', 'after'] as const) {
     const entries = value[section];
-    if (entries === undefined || entries === null) continue;
-    if (!isObject(entries)) errors.push(`${section}: must be a mapping of names to reports`);
-    else readReports(section, entries, ir, scenario[section], errors);
+    if (isObject(entries)) readReports(section, entries, ir, scenario[section], errors);
   }
-  if (value.gates !== undefined && value.gates !== null) {
-    if (!isObject(value.gates)) errors.push('gates: must be a mapping of gate names to decisions');
-    else readDecisions(value.gates, ir, scenario.gates, errors);
-  }
+  if (isObject(value.gates)) readDecisions(value.gates, ir, scenario.gates, errors);
   return { scenario, errors };
 }
 
 /**
  * The scripted reports of the steps (or after-tasks) a section names, each checked against its owner. The
  * names are checked by the compiler's rules for a test's names (`resolveName`, also behind PB803–PB806),
- * worded here with where they stand (`steps.qa[0]`).
+ * worded here with where they stand (`steps.qa[0]`). What has the wrong shape has its problem already.
  */
 function readReports(
   section: 'steps' | 'after',
@@ -109,29 +110,22 @@ function readReport(
   ir: Ir,
   errors: string[],
 ): ScriptedReport {
-  if (!isObject(item)) {
-    errors.push(
-      `${at}: a report is a mapping like { outcome: ${outcomesOf(ir, owner)[0]}, summary: …, outputs: … }`,
-    );
-    return {};
-  }
-  checkKeys(item, REPORT_KEYS, at, errors);
+  if (!isObject(item)) return {};
   const report: ScriptedReport = {};
-  if (item.outcome !== undefined) {
-    const outcome = typeof item.outcome === 'string' ? item.outcome : '';
-    const problem = resolveName({ kind: 'outcome', name: outcome, step: owner.name, after: owner.after }, ir);
-    if (typeof item.outcome !== 'string' || problem?.problem === 'unknown-outcome')
+  if (typeof item.outcome === 'string') {
+    const problem = resolveName(
+      { kind: 'outcome', name: item.outcome, step: owner.name, after: owner.after },
+      ir,
+    );
+    if (problem?.problem === 'unknown-outcome')
       errors.push(
         `${at}: ${owner.what} has no outcome ${JSON.stringify(item.outcome)}; its outcomes are ${outcomesOf(ir, owner).join(', ')}`,
       );
     else report.outcome = item.outcome;
   }
-  if (item.summary !== undefined) report.summary = String(item.summary);
-  if (item.outputs !== undefined) {
-    if (isObject(item.outputs)) report.outputs = { ...item.outputs };
-    else errors.push(`${at}.outputs: must be a mapping of output names to values`);
-  }
-  if (item.silent !== undefined) report.silent = item.silent === true;
+  if (typeof item.summary === 'string') report.summary = item.summary;
+  if (isObject(item.outputs)) report.outputs = { ...item.outputs };
+  if (item.silent === true) report.silent = true;
   return report;
 }
 
@@ -153,20 +147,34 @@ function readDecisions(
     }
     const choices = outcomesOf(ir, { name, after: false });
     target[name] = asList(list).map((item, i) => {
-      const at = `${where}[${i}]`;
-      if (!isObject(item) || typeof item.choice !== 'string') {
-        errors.push(`${at}: a decision is a mapping like { choice: ${choices[0]}, comment: … }`);
-        return { choice: '' };
-      }
-      checkKeys(item, DECISION_KEYS, at, errors);
+      if (!isObject(item) || typeof item.choice !== 'string') return { choice: '' };
       if (resolveName({ kind: 'choice', name: item.choice, gate: name }, ir))
         errors.push(
-          `${at}: gate "${name}" has no choice "${item.choice}"; its choices are ${choices.join(', ')}`,
+          `${where}[${i}]: gate "${name}" has no choice "${item.choice}"; its choices are ${choices.join(', ')}`,
         );
       const decision: ScriptedDecision = { choice: item.choice };
-      if (item.comment !== undefined && item.comment !== null) decision.comment = String(item.comment);
+      if (typeof item.comment === 'string') decision.comment = item.comment;
       return decision;
     });
+  }
+}
+
+/**
+ * A problem with the shape of a scenario or playbook test, as the CLI and the manager protocol say it:
+ * where (`steps.qa[0]`), then what is wrong. `whole` names the value when the problem is about all of it.
+ */
+export function wordShapeProblem(problem: ShapeProblem, whole = 'a scenario'): string {
+  const where = describePath(problem.path);
+  const at = where ? `${where}: ` : '';
+  switch (problem.problem) {
+    case 'unknown-key':
+      return `${at}unknown key "${problem.key}"${problem.suggestion ? `; did you mean "${problem.suggestion}"?` : ''} (expected ${problem.allowed.join(', ')})`;
+    case 'missing-key':
+      return `${at}missing the required key "${problem.key}"`;
+    case 'bad-key':
+      return `${at}key "${problem.key}" must be ${expectedWords(problem)}`;
+    default:
+      return `${where || whole}: must be ${expectedWords(problem)}, not ${shownValue(problem.value)}`;
   }
 }
 
@@ -182,21 +190,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function asList(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
-}
-
-function checkKeys(
-  value: Record<string, unknown>,
-  allowed: readonly string[],
-  where: string,
-  errors: string[],
-): void {
-  for (const key of Object.keys(value)) {
-    if (allowed.includes(key)) continue;
-    const suggestion = closest(key, allowed);
-    errors.push(
-      `${where ? `${where}: ` : ''}unknown key "${key}"${suggestion ? `; did you mean "${suggestion}"?` : ''} (expected ${allowed.join(', ')})`,
-    );
-  }
 }
 
 function unknownName(what: string, name: string, names: string[]): string {

@@ -23,8 +23,8 @@ export interface DriverOptions {
   maskKey?: Uint8Array;
   /** writes the state; called once per batch of events, after the queue drains */
   persist?: (state: RunState) => void;
-  /** sees every accepted event with the state before and after it */
-  onTransition?: (before: RunState, after: RunState, event: RunEvent) => void;
+  /** sees every accepted event with the state before and after it, and the effects it asks for */
+  onTransition?: (before: RunState, after: RunState, event: RunEvent, effects: readonly Effect[]) => void;
 }
 
 export interface Refusal {
@@ -163,7 +163,7 @@ export class Driver {
     }
     if (result.state === before) return undefined;
     this.current = result.state;
-    this.options.onTransition?.(before, result.state, event);
+    this.options.onTransition?.(before, result.state, event, result.effects);
     for (const effect of result.effects) this.perform(effect);
     return undefined;
   }

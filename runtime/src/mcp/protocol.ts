@@ -546,7 +546,7 @@ export class PlaybookProtocol {
   private scenarioFor(ir: Ir): { scenario: Scenario | undefined; errors: string[] } {
     if (this.options.scenario === undefined) return { scenario: undefined, errors: [] };
     // A playbook test (`*.test.yml`) is a scenario too: its `name` and `expect` are ignored here.
-    return readScenario(this.options.scenario, ir, ['name', 'expect']);
+    return readScenario(this.options.scenario, ir, 'test');
   }
 
   private load(runId: string): RunState {

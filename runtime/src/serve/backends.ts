@@ -11,7 +11,7 @@ import { SimBackend } from '../backends/sim.js';
  */
 export function simBackendFor(scenario: unknown, delayMs = 0): (state: RunState) => Backend {
   return (state) => {
-    const read = scenario === undefined ? undefined : readScenario(scenario, state.ir, ['name', 'expect']);
+    const read = scenario === undefined ? undefined : readScenario(scenario, state.ir, 'test');
     const sim = new SimBackend({
       ...(read && !read.errors.length ? { scenario: read.scenario } : {}),
       askGate: () => undefined,

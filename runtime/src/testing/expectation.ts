@@ -1,8 +1,9 @@
-import { STEP_STATUSES, resolveName } from '@kairoku-playbook/compiler';
+import { resolveName, shapeProblems } from '@kairoku-playbook/compiler';
 import type { Ir } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
 import { equal } from '@kairoku-playbook/machine';
 import type { RunStatus, RunSummary, StepStatus, StepSummary } from '@kairoku-playbook/machine';
+import { wordShapeProblem } from '../backends/scenario.js';
 
 /**
  * The `expect:` block of a playbook test (SPEC §8): the run's status, per step its attempts (a count,
@@ -22,74 +23,86 @@ export interface Expectation {
   outputs?: Record<string, unknown>;
 }
 
-const RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'canceled'];
-
+/**
+ * Reads the `expect:` block of a playbook test and checks it: its shape by the compiler's rules for a
+ * playbook test (`shapeProblems`, behind PB800 too), then the steps, after-tasks and outcomes it names
+ * (`resolveName`, behind PB803 and PB805), in `steps`, `after`, their attempts' outcomes and the loop
+ * counters; each problem is worded with where it stands (`expect.steps.qa`). With a problem, nothing
+ * is compared (the test does not run).
+ */
 export function readExpectation(value: unknown, ir: Ir): { expect: Expectation; errors: string[] } {
-  const errors: string[] = [];
   const expect: Expectation = { steps: {}, after: {} };
-  if (value === undefined || value === null) return { expect, errors };
-  if (!isObject(value))
-    return { expect, errors: ['expect: must be a mapping with status, steps, after, loops, outputs'] };
-  for (const key of Object.keys(value))
-    if (!['status', 'steps', 'after', 'loops', 'outputs'].includes(key))
-      errors.push(
-        `expect: unknown key "${key}"${hint(key, ['status', 'steps', 'after', 'loops', 'outputs'])}`,
-      );
-  if (value.status !== undefined) {
-    if (typeof value.status === 'string' && RUN_STATUSES.includes(value.status))
-      expect.status = value.status as RunStatus;
-    else errors.push(`expect.status: must be one of ${RUN_STATUSES.join(', ')}`);
-  }
+  if (value === undefined) return { expect, errors: [] };
+  const errors = shapeProblems({ expect: value }, 'test').map((p) => wordShapeProblem(p, 'expect'));
+  if (!isObject(value)) return { expect, errors };
+  checkNames(value, ir, errors);
+  if (errors.length) return { expect, errors };
+  // (its shape is the schema's, so these are what they say)
+  const fits = value as {
+    status?: RunStatus;
+    steps?: Record<string, StepExpectation>;
+    after?: Record<string, StepExpectation>;
+    loops?: Record<string, number>;
+    outputs?: Record<string, unknown>;
+  };
+  expect.steps = { ...fits.steps };
+  expect.after = { ...fits.after };
+  if (fits.status !== undefined) expect.status = fits.status;
+  if (fits.loops !== undefined) expect.loops = fits.loops;
+  if (fits.outputs !== undefined) expect.outputs = fits.outputs;
+  return { expect, errors };
+}
+
+/** The names `expect` uses, by the compiler's rules for a test's names (PB803, PB805). */
+function checkNames(value: Record<string, unknown>, ir: Ir, errors: string[]): void {
   for (const section of ['steps', 'after'] as const) {
     const entries = value[section];
-    if (entries === undefined || entries === null) continue;
-    if (!isObject(entries)) {
-      errors.push(`expect.${section}: must be a mapping of names`);
-      continue;
-    }
+    if (!isObject(entries)) continue;
+    const after = section === 'after';
     for (const [name, spec] of Object.entries(entries)) {
       const where = `expect.${section}.${name}`;
-      // (the compiler's rules for a test's names, behind PB803 too)
-      const problem = resolveName({ kind: 'step', name, after: section === 'after', scripted: false }, ir);
-      if (problem?.problem === 'unknown-step') {
-        errors.push(
-          `${where}: unknown ${section === 'steps' ? 'step' : 'after-task'} "${name}"${hint(name, problem.declared)}`,
-        );
-        continue;
-      }
-      if (!isObject(spec)) {
-        errors.push(`${where}: must be a mapping like { attempts: 2 } or { attempts: [fail, pass] }`);
-        continue;
-      }
-      const step: StepExpectation = {};
-      for (const key of Object.keys(spec))
-        if (key !== 'attempts' && key !== 'status')
-          errors.push(`${where}: unknown key "${key}"${hint(key, ['attempts', 'status'])}`);
-      const attempts = spec.attempts;
-      if (typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0)
-        step.attempts = attempts;
-      else if (Array.isArray(attempts) && attempts.every((a) => typeof a === 'string' || a === null))
-        step.attempts = attempts as (string | null)[];
-      else if (attempts !== undefined)
-        errors.push(`${where}.attempts: must be a count or a list of outcomes`);
-      if (spec.status !== undefined) {
-        if (typeof spec.status === 'string' && (STEP_STATUSES as readonly string[]).includes(spec.status))
-          step.status = spec.status as StepStatus;
-        else errors.push(`${where}.status: must be one of ${STEP_STATUSES.join(', ')}`);
-      }
-      expect[section][name] = step;
+      if (!knownStep(name, after, where, ir, errors)) continue;
+      const attempts = isObject(spec) ? spec.attempts : undefined;
+      if (Array.isArray(attempts))
+        attempts.forEach((outcome, i) => {
+          if (typeof outcome === 'string')
+            checkOutcome(outcome, name, after, `${where}.attempts[${i}]`, ir, errors);
+        });
     }
   }
-  if (value.loops !== undefined) {
-    if (isObject(value.loops) && Object.values(value.loops).every((v) => typeof v === 'number'))
-      expect.loops = value.loops as Record<string, number>;
-    else errors.push('expect.loops: must be a mapping of STEP.OUTCOME to counts');
+  if (!isObject(value.loops)) return;
+  for (const counter of Object.keys(value.loops)) {
+    const dot = counter.indexOf('.');
+    if (dot <= 0) continue; // (not STEP.OUTCOME: its shape's problem)
+    const step = counter.slice(0, dot);
+    const where = `expect.loops.${counter}`;
+    if (knownStep(step, false, where, ir, errors))
+      checkOutcome(counter.slice(dot + 1), step, false, where, ir, errors);
   }
-  if (value.outputs !== undefined) {
-    if (isObject(value.outputs)) expect.outputs = value.outputs;
-    else errors.push('expect.outputs: must be a mapping of output names to values');
-  }
-  return { expect, errors };
+}
+
+function knownStep(name: string, after: boolean, where: string, ir: Ir, errors: string[]): boolean {
+  const problem = resolveName({ kind: 'step', name, after, scripted: false }, ir);
+  if (problem?.problem !== 'unknown-step') return true;
+  errors.push(`${where}: unknown ${after ? 'after-task' : 'step'} "${name}"${hint(name, problem.declared)}`);
+  return false;
+}
+
+function checkOutcome(
+  name: string,
+  step: string,
+  after: boolean,
+  where: string,
+  ir: Ir,
+  errors: string[],
+): void {
+  const problem = resolveName({ kind: 'outcome', name, step, after }, ir);
+  if (problem?.problem !== 'unknown-outcome') return;
+  const gate = problem.owner.kind === 'gate';
+  const what = after ? 'after-task' : gate ? 'gate' : 'step';
+  const arm = gate ? 'choice' : 'outcome';
+  const hinted = hint(name, problem.declared) || `; its ${arm}s are ${problem.declared.join(', ')}`;
+  errors.push(`${where}: ${what} "${step}" has no ${arm} "${name}"${hinted}`);
 }
 
 /** The differences between what a test expects and what the run did, one line each; none when it passes. */

@@ -28,7 +28,7 @@ export function runPlaybookTest(
 ): PlaybookTestResult {
   const record = (test ?? {}) as Record<string, unknown>;
   const name = typeof record.name === 'string' ? record.name : undefined;
-  const { scenario, errors } = readScenario(test, ir, ['expect', 'name']);
+  const { scenario, errors } = readScenario(test, ir, 'test');
   const { expect, errors: expectErrors } = readExpectation(record.expect, ir);
   errors.push(...expectErrors);
   if (errors.length) return { name, passed: false, errors, differences: [], summary: undefined };
@@ -38,7 +38,12 @@ export function runPlaybookTest(
     scenario,
     id: `${ir.id}-test`,
     clock: () => Date.UTC(2025, 0, 1),
-    ...(hits ? { onTransition: (before, after, event) => recordTransition(hits, before, after, event) } : {}),
+    ...(hits
+      ? {
+          onTransition: (before, after, event, effects) =>
+            recordTransition(hits, before, after, event, effects),
+        }
+      : {}),
   });
   if (!result.ok)
     return { name, passed: false, errors: result.inputErrors, differences: [], summary: undefined };

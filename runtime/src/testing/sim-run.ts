@@ -3,7 +3,7 @@ import type { Scenario } from '../backends/scenario.js';
 import { SimBackend } from '../backends/sim.js';
 import type { SimOptions } from '../backends/sim.js';
 import { createRun, prepareInputs, splitSecrets } from '@kairoku-playbook/machine';
-import type { RunEvent, RunState } from '@kairoku-playbook/machine';
+import type { Effect, RunEvent, RunState } from '@kairoku-playbook/machine';
 import { Driver } from '../driver/driver.js';
 import type { Refusal } from '../driver/driver.js';
 import { newWorktreeBranch } from '../host/run-host.js';
@@ -18,7 +18,7 @@ export interface SimRunOptions {
   branch?: string;
   askGate?: SimOptions['askGate'];
   persist?: (state: RunState) => void;
-  onTransition?: (before: RunState, after: RunState, event: RunEvent) => void;
+  onTransition?: (before: RunState, after: RunState, event: RunEvent, effects: readonly Effect[]) => void;
   /**
    * Each sim agent and check takes this long before it reports (SimOptions.delayMs); with a delay,
    * the run is also persisted after every accepted event, as a backend whose reports arrive one at a
@@ -114,9 +114,9 @@ function simDriver(
     ...(persist ? { persist } : {}),
     ...(onTransition || everyEvent
       ? {
-          onTransition: (before: RunState, after: RunState, event: RunEvent) => {
+          onTransition: (before: RunState, after: RunState, event: RunEvent, effects: readonly Effect[]) => {
             if (everyEvent) persist(after);
-            onTransition?.(before, after, event);
+            onTransition?.(before, after, event, effects);
           },
         }
       : {}),

@@ -155,10 +155,12 @@ gates:
 `);
     expect('value' in parsed).toBe(true);
     const { errors } = readScenario((parsed as { value: unknown }).value, pr);
+    // (the shape first, by the rules behind check's PB800, then the names, by those behind PB803–PB806)
     expect(errors).toEqual([
-      'unknown key "step"; did you mean "steps"? (expected inputs, steps, gates, after)',
-      'steps.qq: unknown step "qq"; did you mean "qa"?',
+      'unknown key "step"; did you mean "steps"? (expected $schema, inputs, steps, after, gates)',
       'steps.qa[0]: unknown key "sumary"; did you mean "summary"? (expected outcome, summary, outputs, silent)',
+      'steps.ship[0]: unknown key "choice" (expected outcome, summary, outputs, silent)',
+      'steps.qq: unknown step "qq"; did you mean "qa"?',
       'steps.qa[0]: step "qa" has no outcome "ok"; its outcomes are pass, fail',
       'steps.ship: "ship" is a gate; script its decisions under gates',
       'gates.ship[0]: gate "ship" has no choice "yes"; its choices are approve, reject, revise',
@@ -253,8 +255,22 @@ expect:
       expect: { steps: { qq: { attempts: 1 } }, statu: 'x' },
     });
     expect(result.errors).toEqual([
-      'expect: unknown key "statu"; did you mean "status"?',
+      'expect: unknown key "statu"; did you mean "status"? (expected status, steps, after, loops, outputs)',
       'expect.steps.qq: unknown step "qq"; did you mean "qa"?',
+    ]);
+    // (the outcomes of expected attempts and loop counters too, as check's PB803 and PB805 name them)
+    const names = runPlaybookTest(pr, {
+      inputs: { task: 'x' },
+      expect: {
+        steps: { qa: { attempts: ['fail', 'pas'] }, ship: { attempts: ['aprove'] } },
+        loops: { 'qa.fial': 1, 'qq.fail': 1, 'ship.revise': 1 },
+      },
+    });
+    expect(names.errors).toEqual([
+      'expect.steps.qa.attempts[1]: step "qa" has no outcome "pas"; did you mean "pass"?',
+      'expect.steps.ship.attempts[0]: gate "ship" has no choice "aprove"; did you mean "approve"?',
+      'expect.loops.qa.fial: step "qa" has no outcome "fial"; did you mean "fail"?',
+      'expect.loops.qq.fail: unknown step "qq"; did you mean "qa"?',
     ]);
     const inputs = runPlaybookTest(pr, { inputs: { reviewers: 9 }, expect: {} });
     expect(inputs.errors).toEqual(['input "task" is required', 'input "reviewers" must be <= 3']);
