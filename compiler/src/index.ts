@@ -26,7 +26,7 @@ export type { TestFileAnalysis } from './playbook-tests/test-file.js';
 export type { TestSite } from './playbook-tests/sites.js';
 export { gatesOf, resolveName } from './playbook-tests/resolve-names.js';
 export type { NameProblem, NameUse, NamedUnit, TestPlaybook } from './playbook-tests/resolve-names.js';
-export { describePath, expectedWords, shapeProblems } from './playbook-tests/shape-problems.js';
+export { describeShapePath, expectedWords, shapeProblems } from './playbook-tests/shape-problems.js';
 export type { ShapeFormat, ShapePlace, ShapeProblem } from './playbook-tests/shape-problems.js';
 export type { RefusedSource, Validation, ValidationOptions, WorkspaceFile } from './validate.js';
 export type * from './model/model.js';

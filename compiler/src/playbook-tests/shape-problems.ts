@@ -170,7 +170,7 @@ function segmentsOf(pointer: string): string[] {
 }
 
 /** `steps`, `qa`, `0`, `outcome` → `steps.qa[0].outcome`. */
-export function describePath(path: readonly string[]): string {
+export function describeShapePath(path: readonly string[]): string {
   let text = '';
   for (const segment of path) text += /^\d+$/.test(segment) ? `[${segment}]` : text ? `.${segment}` : segment;
   return text;

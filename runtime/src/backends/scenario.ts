@@ -1,5 +1,5 @@
 import {
-  describePath,
+  describeShapePath,
   expectedWords,
   resolveName,
   shapeProblems,
@@ -164,7 +164,7 @@ function readDecisions(
  * where (`steps.qa[0]`), then what is wrong. `whole` names the value when the problem is about all of it.
  */
 export function wordShapeProblem(problem: ShapeProblem, whole = 'a scenario'): string {
-  const where = describePath(problem.path);
+  const where = describeShapePath(problem.path);
   const at = where ? `${where}: ` : '';
   switch (problem.problem) {
     case 'unknown-key':

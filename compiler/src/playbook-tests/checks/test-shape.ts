@@ -3,7 +3,7 @@ import type { Document, Node } from 'yaml';
 import { createDiagnostic, replaceFix, shown, shownValue } from '../../diagnostic.js';
 import type { Diagnostic } from '../../diagnostic.js';
 import { nodeAtPointer, pairAtPointer, rangeOf, requiredRange } from '../../yaml/read-yaml.js';
-import { describePath, expectedWords, shapeProblems } from '../shape-problems.js';
+import { describeShapePath, expectedWords, shapeProblems } from '../shape-problems.js';
 import type { ShapeProblem } from '../shape-problems.js';
 
 /**
@@ -17,7 +17,7 @@ export function checkTestShape(file: string, document: Document.Parsed, value: u
 }
 
 function diagnosticOf(file: string, document: Document.Parsed, problem: ShapeProblem): Diagnostic {
-  const where = describePath(problem.path);
+  const where = describeShapePath(problem.path);
   if (problem.problem === 'unknown-key') {
     const pair = pairAtPointer(document, problem.pointer, problem.key);
     const range = rangeOf(pair?.key as Node);
