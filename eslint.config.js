@@ -103,15 +103,17 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      // Two merged branches that each add an import leave it twice; a test file is not type-checked by
-      // `tsc -b`, and vitest's transform only says so when the file runs.
+      // Two merged branches that each add an import leave it twice; said here, before the type check of
+      // the tests (`npm run typecheck`) or vitest's transform says so less plainly.
       'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
     },
   },
   {
     // Type-aware rules over every package's src and test, and the cross-package tests: one TypeScript
     // program for all of them (tsconfig.eslint.json), read from the packages' built declarations, so
-    // `npm run build` comes first (as in `npm test` and CI).
+    // `npm run build` comes first (as in `npm test` and CI). Its settings are the union of the packages'
+    // (the panel's JSX and DOM, the playground's aliases): until 2026-12-07 they were not, the panel's
+    // components had no types here, and the promise rules missed two async form handlers in them.
     //
     // Only the promise rules of typescript-eslint's type-checked configs, not the whole
     // recommendedTypeChecked: on 2026-12-01 that reported ~550 findings, 420 of them no-unsafe-* on

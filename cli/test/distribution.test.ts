@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { isPlaybookPath } from '@kairoku-playbook/compiler';
-// @ts-expect-error: a plain ES module without types
 import { assetPaths } from '../build.mjs';
 import { ASSETS } from '../src/assets.js';
 import { REPOSITORY_URL, VERSION } from '../src/version.js';

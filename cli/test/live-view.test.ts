@@ -263,7 +263,10 @@ describe('LiveView', () => {
     view.update(run[1]!);
     view.pause();
     const frame = lineCount(writes.at(-1)!);
-    const prompt = view.below({ write: (t: string) => void writes.push(t), ask: () => 'approve' });
+    const prompt = view.below({
+      write: (t: string) => void writes.push(t),
+      ask: (_question: string) => 'approve',
+    });
     prompt.write('\n? ship: Ship it?\n  choices:\n');
     prompt.ask('choice> ');
     const before = writes.length;

@@ -6,6 +6,8 @@
  * (panel/test/panel-browser.test.ts) covers every control against a stand-in server; this one proves
  * the page and the server agree.
  */
+// The callbacks given to page.evaluate run in the browser: the DOM's types.
+/// <reference lib="dom" />
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

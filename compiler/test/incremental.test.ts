@@ -14,7 +14,6 @@ import type { FileAnalysis } from '../src/compile.js';
 import { analyzeChange, changeBetween } from '../src/incremental.js';
 import { validateWorkspace } from '../src/validate.js';
 import type { TextChange } from '../src/incremental.js';
-// @ts-expect-error: a JavaScript module without types (the benchmarks' generator)
 import { generatePlaybook } from '../../bench/generate.mjs';
 import { prng } from '../../test/support/random.js';
 

@@ -75,7 +75,7 @@ function explored(ir: Ir): { unapproved: Set<string>; started: Set<string>; comp
       const choices = approving[i];
       if (!choices) return;
       const run = model.runOf(state, i);
-      mark += run.status === 'completed' && run.outcome !== undefined && choices.has(run.outcome) ? '1' : '0';
+      mark += run.status === 'completed' && run.outcome !== null && choices.has(run.outcome) ? '1' : '0';
     });
     return mark;
   };

@@ -156,8 +156,10 @@ describe('the panel in a VS Code webview', () => {
   });
 });
 
-async function runItem(id: string): Promise<unknown> {
+async function runItem(id: string): Promise<{ id: string }> {
   const response = await fetch(`${fake.url}/api/v1/runs`, { headers: { authorization: `Bearer ${TOKEN}` } });
   const { runs } = (await response.json()) as { runs: { id: string }[] };
-  return runs.find((r) => r.id === id);
+  const run = runs.find((r) => r.id === id);
+  if (!run) throw new Error(`the fake API lists no run ${id}`);
+  return run;
 }

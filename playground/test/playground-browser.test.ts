@@ -204,7 +204,7 @@ describe('the playground', () => {
       ['#nothing-here', 'has no playbook in it'],
     ] as const) {
       const { page, problems } = await open(`${url}${fragment}`);
-      await expect.poll(() => page.locator('#status').textContent(), fragment).toContain(says);
+      await expect.poll(() => page.locator('#status').textContent(), { message: fragment }).toContain(says);
       expect(await page.locator('#status').getAttribute('data-kind')).toBe('error');
       await expect.poll(() => page.locator('#summary').textContent()).toBe('pr.yml: no problems');
       expect(problems, fragment).toEqual([]);

@@ -12,6 +12,8 @@
  * Needs `node scripts/setup-vscode-e2e.mjs` (which `npm run test:e2e` runs first) and the CLI's bundle
  * (`npm run build`). Everything listens on 127.0.0.1, lives in one temporary folder, and is stopped after.
  */
+// The callbacks given to page.evaluate run in the browser: the DOM's types.
+/// <reference lib="dom" />
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -16,16 +16,7 @@ import { checkJson, faultsOf, jsonFaultsOf } from './support.js';
 /** A guard against hangs only: the inputs are large and the machine may be busy. */
 const GUARD_MS = 600_000;
 
-interface HostileClass {
-  id: string;
-  issue: number;
-  what: string;
-  sizes: number[];
-  make(n: number): string | { bytes: Uint8Array; badAt: number };
-  codes(n: number): string[] | undefined;
-}
-
-const classes = HOSTILE_CLASSES as HostileClass[];
+const classes = HOSTILE_CLASSES;
 const FILE = 'hostile.playbook.yml';
 const count = (diagnostics: readonly { code: string }[], code: string) =>
   diagnostics.filter((d) => d.code === code).length;

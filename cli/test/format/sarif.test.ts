@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CODES, SourceText } from '@kairoku-playbook/compiler';
+import type { Code } from '@kairoku-playbook/compiler';
+import { isCode } from '../../src/diagnostics-reference.js';
 import { formatSarif, helpUri, toSarif, type SarifLog } from '../../src/format/sarif.js';
 import { sampleDiagnostics, sourceOf } from './fixtures.js';
 
@@ -44,6 +46,7 @@ describe('formatSarif', () => {
     expect(level('PB900')).toBe('warning');
     expect(level('PB901')).toBe('note');
     for (const rule of rules) {
+      if (!isCode(rule.id)) throw new Error(`a rule that is not a diagnostic code: ${rule.id}`);
       expect(rule.helpUri).toBe(helpUri(rule.id));
       expect(rule.helpUri).toMatch(
         /^https:\/\/github\.com\/kairoku\/kairoku-playbook\/blob\/v\d+\.\d+\.\d+\/docs\/diagnostics\.md#pb\d{3}(-[a-z0-9-]+)?$/,
@@ -188,7 +191,14 @@ describe('formatSarif', () => {
           message: 'a',
         },
         { file: '/other/b.yml', range: { start: 0, end: 1 }, severity: 'error', code: 'PB100', message: 'b' },
-        { file: './c.yml', range: { start: 0, end: 1 }, severity: 'error', code: 'PB999', message: 'c' },
+        // (deliberately a code outside the table: it keeps its ruleId, below)
+        {
+          file: './c.yml',
+          range: { start: 0, end: 1 },
+          severity: 'error',
+          code: 'PB999' as Code,
+          message: 'c',
+        },
       ],
       () => source,
       { toolVersion: '0.0.0', cwd: '/repo' },

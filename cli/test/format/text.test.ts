@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '@kairoku-playbook/compiler';
+import type { Code, Diagnostic } from '@kairoku-playbook/compiler';
 import { SourceText } from '@kairoku-playbook/compiler';
 import { formatText } from '../../src/format/text.js';
 import { PR, PR_FILE, rangeOf, sampleDiagnostics, sourceOf } from './fixtures.js';
@@ -107,7 +107,7 @@ describe('formatText', () => {
   });
 
   it('sorts by file, then position, then code', () => {
-    const at = (file: string, start: number, code: string): Diagnostic => ({
+    const at = (file: string, start: number, code: Code): Diagnostic => ({
       file,
       range: { start, end: start + 1 },
       severity: 'error',

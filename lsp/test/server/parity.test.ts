@@ -28,8 +28,9 @@ import {
   validateWorkspace,
   walkFiles,
   codeLink,
+  CODES,
 } from '@kairoku-playbook/compiler';
-import type { Diagnostic, JsonDiagnostic } from '@kairoku-playbook/compiler';
+import type { Code, Diagnostic, JsonDiagnostic } from '@kairoku-playbook/compiler';
 import { explorePlaybook, isExplored } from '@kairoku-playbook/machine';
 import { diskExcludes, diskLister } from '@kairoku-playbook/compiler/disk';
 import { COVERAGE_SOURCE } from '../../src/service/coverage.js';
@@ -48,10 +49,17 @@ function checks(diagnostics: readonly LspDiagnostic[]): LspDiagnostic[] {
   return diagnostics.filter((d) => d.source !== COVERAGE_SOURCE);
 }
 
+const isCode = (code: string): code is Code => Object.hasOwn(CODES, code);
+
 function toJson(file: string, d: LspDiagnostic, fileOf: (uri: string) => string): JsonDiagnostic {
   expect(d.source).toBe('kairoku-playbook');
   // The link `explain` prints and SARIF's helpUri: the compiler's code-links (test/code-links.test.ts).
   expect(d.codeDescription?.href).toBe(codeLink(String(d.code)));
+  // The server sends the compiler's codes and plain-text messages (LSP allows numbers and markup too).
+  const code = String(d.code);
+  if (!isCode(code)) throw new Error(`not a diagnostic code: ${code}`);
+  if (typeof d.message !== 'string')
+    throw new Error(`a message that is not plain text: ${JSON.stringify(d.message)}`);
   const json: JsonDiagnostic = {
     file,
     line: d.range.start.line + 1,
@@ -59,7 +67,7 @@ function toJson(file: string, d: LspDiagnostic, fileOf: (uri: string) => string)
     endLine: d.range.end.line + 1,
     endColumn: d.range.end.character + 1,
     severity: SEVERITY[d.severity!]!,
-    code: String(d.code),
+    code,
     message: d.message,
   };
   if (d.relatedInformation?.length) {

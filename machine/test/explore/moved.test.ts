@@ -85,7 +85,7 @@ describe('an exploration moved with an edit inside a template is the new text ex
   });
 
   it('but not after an edit of a `feedback` or a `when`, whose text a run may depend on', () => {
-    const found = {
+    const found: ExploredPlaybook = {
       diagnostics: [],
       used: [],
       found: [],
@@ -93,6 +93,15 @@ describe('an exploration moved with an edit inside a template is the new text ex
       states: 1,
       maxStates: 1,
       outOfTime: false,
+      bounds: {
+        explored: true,
+        agentTurns: 0,
+        gateDecisions: 0,
+        chainTurns: 0,
+        longestMs: 0,
+        perInput: [],
+        units: [],
+      },
     };
     const change = { start: 1, end: 1, text: 'x' };
     expect(movedExploration(found, 'x', { change, place: 'feedback' })).toBeUndefined();

@@ -199,18 +199,17 @@ function SheetActions({
 }) {
   const [message, setMessage] = useState('');
   const canRestart = detail.actions.restartFrom.includes(step.name);
+  const nudge = async (e: Event) => {
+    e.preventDefault();
+    if (!message.trim()) return;
+    if (await act(() => api.nudge(detail.run.id, step.name, message.trim()), `Nudged ${step.name}.`))
+      setMessage('');
+  };
   return (
     <div class="sheet-actions">
       {step.canNudge && (
-        <form
-          class="nudge"
-          onSubmit={async (e) => {
-            e.preventDefault();
-            if (!message.trim()) return;
-            if (await act(() => api.nudge(detail.run.id, step.name, message.trim()), `Nudged ${step.name}.`))
-              setMessage('');
-          }}
-        >
+        // (act never rejects: a failure is shown in the status line)
+        <form class="nudge" onSubmit={(e) => void nudge(e)}>
           <label for="nudge-message">Nudge {step.name}</label>
           <textarea
             id="nudge-message"

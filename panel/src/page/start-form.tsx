@@ -321,7 +321,8 @@ export function StartForm({ card }: { card: PlaybookCard }) {
 
   const titleId = `start-${card.id.replace(/[^A-Za-z0-9]/g, '-')}`;
   return (
-    <form class="start-form" ref={form} onSubmit={submit} noValidate aria-labelledby={titleId}>
+    // (submit shows its own failure: a refusal beside its field, or in the form)
+    <form class="start-form" ref={form} onSubmit={(e) => void submit(e)} noValidate aria-labelledby={titleId}>
       <h3 id={titleId}>Start {card.title}</h3>
       {card.inputs.length === 0 && <p>This playbook takes no inputs.</p>}
       {card.inputs.map((field) => (

@@ -534,7 +534,7 @@ export async function startFakeApi(): Promise<FakeApi> {
     const notNow = (message: string) => refuse(res, 409, { code: 'not-now', message });
     if (action === 'pause' || action === 'resume' || action === 'cancel') {
       if (ended) return notNow('The run has ended.');
-      run.item.status = action === 'pause' ? 'paused' : action === 'resume' ? 'running' : 'cancelled';
+      run.item.status = action === 'pause' ? 'paused' : action === 'resume' ? 'running' : 'canceled';
       if (action === 'cancel') run.item.endedAt = new Date().toISOString();
     } else if (action === 'archive') {
       if (!ended) return notNow('Only an ended run can be archived: cancel it first.');

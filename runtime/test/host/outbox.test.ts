@@ -8,10 +8,10 @@ import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CarriedEffect } from '@kairoku-playbook/machine';
 import type { Backend, BackendEffect } from '../../src/driver/backend.js';
 import { carry, performCarried } from '../../src/host/outbox.js';
 import { RunHost } from '../../src/host/run-host.js';
+import { HOST_MANAGER } from '../../src/host/run-host-types.js';
 import { compileFile } from '../helpers.js';
 import { tempDir } from '../../../test/kit/index.js';
 
@@ -92,10 +92,12 @@ describe('a decision applied where nobody can perform its effects', () => {
 
   it('is performed by the host that takes the run up, before anything else, and the outbox is emptied', () => {
     const { home, workspace } = store();
-    // `runs pause` with no serve up: a host of no backend of its own changes the run in place.
+    // `runs pause` with no serve up: a host of no backend of its own changes the run in place. The run is
+    // one serve hosts (its manager is the one serve records, HOST_MANAGER), left at work with no serve up.
     const cli = new RunHost({ home, workspace, backend: 'sim' });
     cleanups.push(() => cli.close());
-    const started = cli.startManaged(PR, { task: 'x' }, {}, { backend: () => recording() }, (driver) => {
+    const how = { backend: () => recording() };
+    const started = cli.startManaged(PR, { task: 'x' }, { manager: HOST_MANAGER }, how, (driver) => {
       driver.send({ type: 'start' });
       driver.send({ type: 'start-step', step: 'plan' });
       driver.send({ type: 'step-started', step: 'plan', attempt: 1, agent: 'agent-1' });
@@ -164,14 +166,14 @@ describe('what is carried', () => {
       },
     };
     const base = {
-      type: 'start-check',
+      type: 'start-check' as const,
       step: 'tests',
       commands: ['true'],
       env: {},
       cwd: null,
       timeoutMs: 1,
-    } as const;
-    performCarried({ ...base, attempt: 1, withheld: ['TOKEN'] } as CarriedEffect, backend, context);
+    };
+    performCarried({ ...base, attempt: 1, withheld: ['TOKEN'] }, backend, context);
     expect(emitted).toEqual([
       {
         type: 'agent-lost',
@@ -181,7 +183,7 @@ describe('what is carried', () => {
       },
     ]);
     expect(backend.performed).toEqual([]);
-    performCarried({ ...base, attempt: 2, withheld: [] } as CarriedEffect, backend, context);
+    performCarried({ ...base, attempt: 2, withheld: [] }, backend, context);
     expect(backend.performed).toEqual([{ ...base, attempt: 2 }]);
   });
 });
@@ -191,12 +193,16 @@ describe('a run another live process drives', () => {
     const { home, workspace } = store();
     const cli = new RunHost({ home, workspace, backend: 'sim' });
     cleanups.push(() => cli.close());
-    const started = cli.startManaged(PR, { task: 'x' }, {}, { backend: () => recording() }, (driver) =>
-      driver.send({ type: 'start' }),
+    const started = cli.startManaged(
+      PR,
+      { task: 'x' },
+      { manager: HOST_MANAGER },
+      { backend: () => recording() },
+      (driver) => driver.send({ type: 'start' }),
     );
     if (!started.ok) throw new Error(started.refusal.message);
     const id = started.value.state.id;
-    // `kairoku-playbook run` at a terminal, in another process: a live pid in the owner file.
+    // Another serve (or `kairoku-playbook run` at a terminal), in another process: a live pid in the owner file.
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     cleanups.push(() => other.kill());
     await new Promise((resolve) => other.once('spawn', resolve));

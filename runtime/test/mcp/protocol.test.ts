@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseYaml } from '../../src/backends/scenario.js';
 import { advance, createRun } from '@kairoku-playbook/machine';
 import { PlaybookProtocol } from '../../src/mcp/protocol.js';
+import type { StepView } from '../../src/mcp/views.js';
 import { busyAsRefusal } from '../../src/mcp/store-lock.js';
 import { lockStore } from '../../src/store/lock.js';
 import { checkStepAgentToken, stepAgentToken } from '../../src/store/step-token.js';
@@ -85,7 +86,8 @@ describe('PlaybookProtocol', () => {
       running: [{ step: 'plan', attempt: 1 }],
     });
     clock.advance(1);
-    const late = protocol.getRun({ run });
+    // (a tool's result is untyped JSON: a run's view, runView's, with its steps)
+    const late = protocol.getRun({ run }) as { events: unknown; steps: StepView[] };
     expect(late).toMatchObject({ status: 'failed' });
     expect(late.events).toContain('plan timed out after 1h');
     expect(late.steps[0]).toMatchObject({ name: 'plan', status: 'failed' });

@@ -129,7 +129,8 @@ describe('serve: the API', () => {
     expect(status).toBe(200);
     const ids = body.playbooks.map((p) => p.id);
     expect(ids).toEqual(['playbooks/broken.yml', 'playbooks/pr.yml']);
-    const [broken, pr] = body.playbooks;
+    const broken = body.playbooks[0]!;
+    const pr = body.playbooks[1]!;
     expect(broken).toMatchObject({ canStart: false, inputs: [] });
     expect(broken.why).toMatch(/error/);
     expect(broken.diagnostics[0]).toMatchObject({ file: 'playbooks/broken.yml', severity: 'error' });
@@ -189,8 +190,8 @@ describe('serve: the API', () => {
 
     const detail = await api(`/api/v1/runs/${id}`);
     expect(detail.status).toBe(200);
-    const ship = detail.body.steps.find((s) => s.name === 'ship');
-    expect(ship.gate.choices.map((c) => c.name)).toEqual(['approve', 'reject', 'revise']);
+    const ship = detail.body.steps.find((s) => s.name === 'ship')!;
+    expect(ship.gate!.choices.map((c) => c.name)).toEqual(['approve', 'reject', 'revise']);
     expect(detail.body.actions).toEqual({
       cancel: true,
       pause: true,

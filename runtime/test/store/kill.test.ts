@@ -180,7 +180,7 @@ async function trial(seed: number): Promise<Trial> {
   const claims = names.filter((n) => /^pr-[0-9a-f]{6}\.owner$/.test(n));
   // A kill inside one of the store's locked moments (creating the run, recovery at start) leaves the
   // store's lock: its process is gone, so the next process takes it over (lockStore), as below.
-  const lock = names.filter((n) => n === '.lock');
+  const lock: string[] = names.filter((n) => n === '.lock');
   const stray = names.filter(
     (n) => (!n.endsWith('.json') || n.startsWith('.')) && !claims.includes(n) && !lock.includes(n),
   );

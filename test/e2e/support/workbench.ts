@@ -3,6 +3,8 @@
  * rows, the editor's rendered lines, the hover and the suggest widget. Every wait is for something to appear,
  * never a fixed sleep.
  */
+// The callbacks given to page.evaluate run in the browser: the DOM's types.
+/// <reference lib="dom" />
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 

@@ -123,7 +123,10 @@ describe('coverage hints', () => {
       uri: 'file:///ws/playbooks/ship.test.yml',
       options: { ignoreIfExists: true },
     });
-    const text = (write as TextDocumentEdit).edits[0]!.newText;
+    const edit = (write as TextDocumentEdit).edits[0]!;
+    if (!('newText' in edit))
+      throw new Error(`a snippet edit (LSP 3.18), not a text edit: ${JSON.stringify(edit)}`);
+    const text = edit.newText;
     expect(text).toBe(
       [
         '# A playbook test of ship.yml that takes ship: reject (format: docs/reference.md,',

@@ -793,7 +793,7 @@ describe('the paseo backend when the daemon goes away', () => {
     cleanup.push(() => backend.close());
     expect(backend.agentExists(agent)).toBe(true);
     const driver = new Driver(first.state, { backend });
-    backend.adopt({ emit: (event) => void driver.dispatch(event), state: () => driver.state });
+    backend.adopt(driver.context);
     // Its turn ends (its report goes to the old process's endpoint, which is gone): lost, retried.
     fake.release(agent);
     await vi.waitFor(() => expect(driver.state.status).toBe('completed'), { timeout: 10_000, interval: 10 });
