@@ -1,10 +1,12 @@
 // Builds the CLI into dist/:
 //
 //   node cli/build.mjs          kairoku-playbook.bundle.cjs   the program, one file
-//                               kairoku-playbook.check.cjs    `check` and shell completion alone (smaller)
+//                               kairoku-playbook.check.cjs    `check` and `completion` alone (smaller)
+//                               kairoku-playbook.complete.cjs `__complete` alone (a TAB: the smallest)
 //                               kairoku-playbook.js           the launcher (bin/kairoku-playbook.js runs it)
 //                               kairoku-playbook.v8cache      a V8 code cache of each bundle, warmed by a
-//                               kairoku-playbook.check.v8cache  real check
+//                               kairoku-playbook.check.v8cache  real check (the completion's by a TAB)
+//                               kairoku-playbook.complete.v8cache
 //                               schema/*.json                 the surface's and the IR's JSON Schemas
 //                               THIRD-PARTY-NOTICES.txt       the licences of the bundled packages
 //   node cli/build.mjs --sea    the same, then sea/kairoku-playbook: a single executable (Node's SEA)
@@ -124,6 +126,14 @@ export async function buildCli() {
     plugins: [workspaceSources, embeddedAssetsPlugin({ leaveOut: NOT_FOR_CHECK })],
     define,
   });
+  // `__complete` alone (cli/src/bin-complete.ts), what a shell runs at every TAB: completion's modules only.
+  await build({
+    ...common,
+    entryPoints: [join(here, 'src', 'bin-complete.ts')],
+    outfile: dist('kairoku-playbook.complete.cjs'),
+    format: 'cjs',
+    plugins: [workspaceSources],
+  });
   // (with the packages of the playground's page, which the bundle carries as text)
   const inputs = { ...program.metafile.inputs, ...playground.metafile.inputs };
   writeFileSync(dist('THIRD-PARTY-NOTICES.txt'), thirdPartyNotices({ inputs }, 'kairoku-playbook'));
@@ -169,6 +179,13 @@ export async function buildCli() {
       throw new Error('the built CLI failed to check the sample playbooks');
     }
   }
+  // and the completion bundle's, with one TAB after `runs show ` (the run ids: the store's folder read)
+  rmSync(dist('kairoku-playbook.complete.v8cache'), { force: true });
+  const tab = spawnSync(process.execPath, [dist('kairoku-playbook.js'), '__complete', 'runs', 'show', ''], {
+    env: { ...process.env, KAIROKU_PLAYBOOK_WRITE_CODE_CACHE: '1' },
+    encoding: 'utf8',
+  });
+  if (tab.status !== 0) throw new Error(`the built CLI failed a completion: ${tab.stderr}`);
 }
 
 /**

@@ -283,6 +283,8 @@ async function testPackage() {
       'dist/kairoku-playbook.bundle.cjs',
       'dist/kairoku-playbook.check.cjs',
       'dist/kairoku-playbook.check.v8cache',
+      'dist/kairoku-playbook.complete.cjs',
+      'dist/kairoku-playbook.complete.v8cache',
       'dist/kairoku-playbook.js',
       'dist/kairoku-playbook.v8cache',
       'dist/schema/ir.schema.json',

@@ -1,4 +1,4 @@
-import { UsageError } from './io.js';
+import { UsageError } from './usage-error.js';
 
 export interface ParsedArgs {
   positionals: string[];

@@ -3,6 +3,7 @@ import { displayPath, readWorkspaceFile } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
 import { diskFileSystem } from '@kairoku-playbook/compiler/disk';
 import { parseYaml, writeFileAtomic } from '@kairoku-playbook/runtime';
+import { UsageError } from './usage-error.js';
 
 /**
  * What a command may touch: passed in, so commands run in tests without a process of their own. Declared
@@ -17,8 +18,7 @@ export interface CommandIo {
   colorStderr: boolean;
 }
 
-/** A usage or I/O problem: printed as one line, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
 /**
  * A playbook's text (also a scenario's or a test's: playbook-sized YAML). A file that is missing or

@@ -3,9 +3,10 @@
  * `check` skips compiling the bundle. The cache is written at build time, beside the bundle; when
  * this Node rejects it (another version), the bundle is compiled as usual and nothing is written.
  *
- * Two bundles, each with its cache: kairoku-playbook.check.cjs answers the commands a person waits for
- * most often (check-bundle-commands.ts: `check` and shell completion) and carries only what they use;
- * kairoku-playbook.bundle.cjs answers everything. A cold start pays for reading, deserializing and
+ * Three bundles, each with its cache: kairoku-playbook.complete.cjs answers `__complete`, what a shell
+ * runs at every TAB (completion's modules alone); kairoku-playbook.check.cjs the commands a person waits
+ * for most often (check-bundle-commands.ts: `check`, and `completion`'s script) and carries only what they
+ * use; kairoku-playbook.bundle.cjs answers everything. A cold start pays for reading, deserializing and
  * evaluating its bundle, so the smaller one starts faster. `--version` is answered here, from the text
  * the built program printed for it at build time (cli/build.mjs), without loading either.
  */
@@ -24,11 +25,11 @@ if ((command === '--version' || command === '-v') && typeof KAIROKU_PLAYBOOK_VER
   process.stdout.write(KAIROKU_PLAYBOOK_VERSION_TEXT);
 } else {
   // KAIROKU_PLAYBOOK_BUNDLE=full: the build warms the whole bundle's cache with a `check` too.
-  const light = process.env.KAIROKU_PLAYBOOK_BUNDLE !== 'full' && CHECK_BUNDLE_COMMANDS.has(command ?? '');
-  launch(
-    light ? 'kairoku-playbook.check' : 'kairoku-playbook.bundle',
-    light ? 'kairoku-playbook.check' : 'kairoku-playbook',
-  );
+  const full = process.env.KAIROKU_PLAYBOOK_BUNDLE === 'full';
+  if (!full && command === '__complete') launch('kairoku-playbook.complete', 'kairoku-playbook.complete');
+  else if (!full && CHECK_BUNDLE_COMMANDS.has(command ?? ''))
+    launch('kairoku-playbook.check', 'kairoku-playbook.check');
+  else launch('kairoku-playbook.bundle', 'kairoku-playbook');
 }
 
 /** Runs the bundle NAME.cjs through the code cache CACHE.v8cache. */

@@ -1,8 +1,9 @@
 import { readdirSync } from 'node:fs';
-import { CODES } from '@kairoku-playbook/compiler';
-import { RunStore, defaultHome } from '@kairoku-playbook/runtime';
+// Light imports only: `__complete` runs from a bundle of its own (cli/src/bin-complete.ts), at every TAB.
+import { CODES } from '@kairoku-playbook/compiler/codes';
+import { defaultHome, runsFolder } from '@kairoku-playbook/runtime/home';
 import { parseArgs } from '../args.js';
-import { UsageError } from '../io.js';
+import { UsageError } from '../usage-error.js';
 import type { CommandIo } from '../io.js';
 import { COMMAND_TABLE, RUNS_SUBCOMMANDS, SHELLS } from './table.js';
 import type { FlagValue, Positionals } from './table.js';
@@ -129,7 +130,7 @@ function positionalCandidates(
 /** The ids of the saved runs, archived ones included, read from the file names (nothing is parsed). */
 function savedRunIds(): string[] {
   try {
-    return readdirSync(new RunStore(defaultHome()).folder)
+    return readdirSync(runsFolder(defaultHome()))
       .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
       .map((name) => name.slice(0, -'.json'.length))
       .sort();

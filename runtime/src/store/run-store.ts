@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { checkIr } from '@kairoku-playbook/compiler';
 import { FILE_LIMITS, readTextBounded } from '@kairoku-playbook/compiler/disk';
@@ -8,13 +7,11 @@ import { STATE_VERSION, vecFromArray, vecToArray } from '@kairoku-playbook/machi
 import type { HistoryEntry, RunState, StepRun } from '@kairoku-playbook/machine';
 import { FileWriteError, writeFileAtomic } from './atomic-write.js';
 import { processIsAlive } from './process-alive.js';
+import { defaultHome, runsFolder } from './home.js';
 import { RunIndex, SKIP } from './run-index.js';
 import type { RunIndexEntry, RunIndexProblem } from './run-index.js';
 
-/** `$KAIROKU_PLAYBOOK_HOME`, else `~/.kairoku-playbook`. */
-export function defaultHome(env: Record<string, string | undefined> = process.env): string {
-  return env.KAIROKU_PLAYBOOK_HOME || join(homedir(), '.kairoku-playbook');
-}
+export { defaultHome };
 
 /** The run file: the state with its steps and history as plain arrays, for people and other tools. */
 export function serializeRun(state: RunState): string {
@@ -48,7 +45,7 @@ export class RunStore {
   readonly index: RunIndex;
 
   constructor(readonly home: string = defaultHome()) {
-    this.folder = join(home, 'runs');
+    this.folder = runsFolder(home);
     this.index = new RunIndex(home, this.folder, (id) => {
       const state = this.load(id);
       if (!state) throw new Error('the run file is gone');
