@@ -268,6 +268,13 @@ async function started(answer: StartAnswer): Promise<void> {
   attention.value = { run: answer.run.id, heading: true };
 }
 
+/** A refused start as the form shows it: beside the field the refusal names, else below the form. */
+function refusedErrors(error: unknown): FieldError[] {
+  const pointer = error instanceof RefusedError ? error.refusal.field : undefined;
+  const field = pointer?.startsWith('/options/') ? pointer.slice(1) : fieldOfPointer(pointer);
+  return [{ field: field ?? '', message: refusalText(error) }];
+}
+
 export function StartForm({ card }: { card: PlaybookCard }) {
   const [values, setValues] = useState<Record<string, RawValue>>(() => initialValues(card.inputs));
   const [errors, setErrors] = useState<FieldError[]>([]);
@@ -309,9 +316,7 @@ export function StartForm({ card }: { card: PlaybookCard }) {
         await api.start(startRequest(card, inputs, withManager(card, options, manager), { provider, model })),
       );
     } catch (error) {
-      const pointer = error instanceof RefusedError ? error.refusal.field : undefined;
-      const field = pointer?.startsWith('/options/') ? pointer.slice(1) : fieldOfPointer(pointer);
-      const refused = [{ field: field ?? '', message: refusalText(error) }];
+      const refused = refusedErrors(error);
       setErrors(refused);
       focusFirstError(refused);
     } finally {
