@@ -21,7 +21,8 @@ function joinStyles(names) {
   return names.map((name) => readFileSync(join(here, 'static', name), 'utf8')).join('\n');
 }
 
-const browserBundle = (minify) => ({
+/** esbuild's options for a page's script (the playground's build takes them too, as it bundles the step graph). */
+export const browserBundle = (minify) => ({
   bundle: true,
   format: 'esm',
   platform: 'browser',

@@ -12,6 +12,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } fro
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { thirdPartyNotices, workspaceSources } from '../scripts/build/bundling.mjs';
+import { browserBundle } from '../panel/build.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -98,21 +99,13 @@ async function docsExamples() {
 export async function buildPlayground({ minify = true } = {}) {
   mkdirSync(PLAYGROUND_DIST, { recursive: true });
   const result = await build({
+    // the panel's page options (the step graph is its Preact component), but:
+    ...browserBundle(minify),
     entryPoints: [join(here, 'src', 'main.ts')],
     outfile: join(PLAYGROUND_DIST, 'playground.js'),
-    bundle: true,
     // a classic script: a module script loaded from a file: URL is refused by the browser
     format: 'iife',
-    platform: 'browser',
     target: ['chrome110', 'firefox113', 'safari16.4'],
-    // the panel's one step graph is a Preact component
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    minify,
-    sourcemap: false,
-    legalComments: 'eof',
-    logLevel: 'warning',
-    metafile: true,
     absWorkingDir: root,
     plugins: [browserAliases, workspaceSources],
   });
