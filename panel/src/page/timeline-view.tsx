@@ -83,10 +83,11 @@ function TimelineTable({ detail }: { detail: RunDetail }) {
 
 /**
  * The value a frame after it changed, once the browser has painted: the graph and the gates show an
- * event first, the timeline follows (it never delays them).
+ * event first, the timeline follows (it never delays them). Undefined until the first paint, so a run
+ * opened (a click in the run list) shows its graph in the first frame and its timeline in the next.
  */
-function useAfterPaint<T>(value: T): T {
-  const [shown, setShown] = useState(value);
+function useAfterPaint<T>(value: T): T | undefined {
+  const [shown, setShown] = useState<T | undefined>(undefined);
   useEffect(() => {
     if (shown === value) return;
     let timer = 0;
@@ -101,10 +102,13 @@ function useAfterPaint<T>(value: T): T {
   return shown;
 }
 
+const startedIn = (detail: RunDetail) => startedSteps(detail.steps) + startedSteps(detail.after);
+
 export function Timeline({ detail: latest }: { detail: RunDetail }) {
   const detail = useAfterPaint(latest);
-  const count = startedSteps(detail.steps) + startedSteps(detail.after);
-  const [unfolded, setUnfolded] = useState(count <= FOLDED_ABOVE);
+  const [unfolded, setUnfolded] = useState(() => startedIn(latest) <= FOLDED_ABOVE);
+  if (!detail) return null;
+  const count = startedIn(detail);
   if (count === 0) return null;
   return (
     <section class="timeline-section" aria-labelledby="timeline-title">
