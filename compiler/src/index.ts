@@ -24,7 +24,7 @@ export { validate, validateWorkspace, decodeSource } from './validate.js';
 export { analyzeTestFile, playbooksOfTests } from './playbook-tests/test-file.js';
 export type { TestFileAnalysis } from './playbook-tests/test-file.js';
 export type { TestSite } from './playbook-tests/sites.js';
-export { gatesOf, resolveName } from './playbook-tests/resolve-names.js';
+export { gatesOf, resolveName, withoutMisplacedEchoes } from './playbook-tests/resolve-names.js';
 export type { NameProblem, NameUse, NamedUnit, TestPlaybook } from './playbook-tests/resolve-names.js';
 export { describeShapePath, expectedWords, shapeProblems } from './playbook-tests/shape-problems.js';
 export type { ShapeFormat, ShapePlace, ShapeProblem } from './playbook-tests/shape-problems.js';

@@ -98,3 +98,27 @@ export function resolveName(use: NameUse, playbook: TestPlaybook): NameProblem |
 export function gatesOf(playbook: TestPlaybook): string[] {
   return playbook.steps.filter((s) => s.kind === 'gate').map((s) => s.name);
 }
+
+/**
+ * The shape problems that are not echoes of a misplaced name (one mistake, one diagnostic): a gate
+ * scripted under `steps:` (its `{ choice }` is no report) or a step under `gates:` (its report has no
+ * `choice`) is said once, by the name rules (PB804); what is wrong inside its entries only follows from it.
+ */
+export function withoutMisplacedEchoes<P extends { path: readonly string[]; key?: string }>(
+  problems: readonly P[],
+  playbook: TestPlaybook,
+): P[] {
+  return problems.filter((problem) => {
+    const [section, name] = problem.path;
+    // inside the entry: below it (a list's items), or a key of it (one mapping for a list of one)
+    const inside = problem.path.length > 2 || (problem.path.length === 2 && problem.key !== undefined);
+    if (name === undefined || !inside) return true;
+    if (section === 'steps')
+      return (
+        resolveName({ kind: 'step', name, after: false, scripted: true }, playbook)?.problem !==
+        'gate-under-steps'
+      );
+    if (section === 'gates') return resolveName({ kind: 'gate', name }, playbook)?.problem !== 'not-a-gate';
+    return true;
+  });
+}

@@ -92,7 +92,9 @@ export function analyzeTestFile(
   const diagnostics = [...yaml.diagnostics];
   const document = yaml.document;
   if (document && !yaml.damaged.length) {
-    for (const diagnostic of checkTestShape(file, document, yaml.value)) diagnostics.push(diagnostic);
+    const model =
+      playbook && !playbook.diagnostics.some((d) => d.severity === 'error') ? playbook.model : undefined;
+    for (const diagnostic of checkTestShape(file, document, yaml.value, model)) diagnostics.push(diagnostic);
     analysis.sites = collectSites(document);
   }
   const syntaxErrors = diagnostics.some((d) => d.code === 'PB100' || d.code === 'PB101');

@@ -3,6 +3,7 @@ import {
   expectedWords,
   resolveName,
   shapeProblems,
+  withoutMisplacedEchoes,
   shownValue,
 } from '@kairoku-playbook/compiler';
 import type { Ir, ShapeFormat, ShapeProblem } from '@kairoku-playbook/compiler';
@@ -57,8 +58,9 @@ export function readScenario(
   if (value === null || value === undefined) return { scenario, errors: [] };
   const forbidden = forbiddenKey(value);
   if (forbidden) return { scenario, errors: [describeForbidden(forbidden)] };
-  const problems = shapeProblems(value, format).filter(
-    (p) => format === 'scenario' || p.path[0] !== 'expect',
+  const problems = withoutMisplacedEchoes(
+    shapeProblems(value, format).filter((p) => format === 'scenario' || p.path[0] !== 'expect'),
+    ir,
   );
   const errors = problems.map((p) =>
     wordShapeProblem(p, format === 'scenario' ? 'a scenario' : 'a playbook test'),

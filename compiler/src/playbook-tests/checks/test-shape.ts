@@ -5,6 +5,8 @@ import type { Diagnostic } from '../../diagnostic.js';
 import { nodeAtPointer, pairAtPointer, rangeOf, requiredRange } from '../../yaml/read-yaml.js';
 import { describeShapePath, expectedWords, shapeProblems } from '../shape-problems.js';
 import type { ShapeProblem } from '../shape-problems.js';
+import { withoutMisplacedEchoes } from '../resolve-names.js';
+import type { TestPlaybook } from '../resolve-names.js';
 
 /**
  * PB800: where a playbook test does not fit its shape (the rules of `shapeProblems`, the JSON Schema
@@ -12,8 +14,16 @@ import type { ShapeProblem } from '../shape-problems.js';
  * missing one, a value of the wrong shape. One mistake, one diagnostic; this only words each problem and
  * finds its characters.
  */
-export function checkTestShape(file: string, document: Document.Parsed, value: unknown): Diagnostic[] {
-  return shapeProblems(value, 'test').map((problem) => diagnosticOf(file, document, problem));
+export function checkTestShape(
+  file: string,
+  document: Document.Parsed,
+  value: unknown,
+  playbook?: TestPlaybook,
+): Diagnostic[] {
+  const problems = shapeProblems(value, 'test');
+  // (with its playbook known, what only echoes a misplaced name, PB804, is left to that diagnostic)
+  const shown = playbook ? withoutMisplacedEchoes(problems, playbook) : problems;
+  return shown.map((problem) => diagnosticOf(file, document, problem));
 }
 
 function diagnosticOf(file: string, document: Document.Parsed, problem: ShapeProblem): Diagnostic {
