@@ -55,7 +55,7 @@ export type { Backend, BackendContext, BackendEffect } from './driver/backend.js
 export { SimBackend } from './backends/sim.js';
 export { generatedOutputs, representative, simString } from '@kairoku-playbook/machine';
 export type { SimOptions } from './backends/sim.js';
-export { readScenario, emptyScenario, parseYaml } from './backends/scenario.js';
+export { readScenario, emptyScenario, parseYaml, scenarioShapeErrors } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';
 export { Driver } from './driver/driver.js';
 export { LiveRun } from './host/live-run.js';

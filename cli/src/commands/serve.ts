@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defaultHome, forTerminal } from '@kairoku-playbook/runtime';
+import { defaultHome, forTerminal, scenarioShapeErrors } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { panelFiles } from '../panel-files.js';
 import { UsageError, readScenarioFile } from '../io.js';
@@ -19,12 +19,15 @@ export { SERVE_HELP };
 const SIM_SERVE: ServeBackendEntry = {
   flags: { scenario: 'string', 'sim-delay': 'string' },
   help: SIM_SERVE_HELP,
-  setup: async ({ args, io }) => {
+  setup: async ({ args, io, log }) => {
     const delayMs = simDelay(flag(args, 'sim-delay'));
     const file = flag(args, 'scenario');
     const scenario = file === undefined ? undefined : readScenarioFile(file, io.cwd);
+    // Its shape is refused at once; whether its names fit is the playbook's of each run (said in the log).
+    const wrong = scenarioShapeErrors(scenario);
+    if (wrong.length) throw new UsageError(`--scenario ${file}: ${wrong.join('; ')}`);
     const { simBackendFor } = await import('@kairoku-playbook/runtime/serve');
-    return { backendFor: simBackendFor(scenario, delayMs ?? 0) };
+    return { backendFor: simBackendFor(scenario, delayMs ?? 0, log) };
   },
 };
 

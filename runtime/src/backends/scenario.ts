@@ -162,6 +162,19 @@ function readDecisions(
 }
 
 /**
+ * What is wrong with a scenario's shape whatever playbook it scripts (serve takes one for all its runs):
+ * the problems `readScenario` says first, worded the same. `expect` is allowed (a playbook test serves).
+ */
+export function scenarioShapeErrors(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  const forbidden = forbiddenKey(value);
+  if (forbidden) return [describeForbidden(forbidden)];
+  return shapeProblems(value, 'test')
+    .filter((p) => p.path[0] !== 'expect')
+    .map((p) => wordShapeProblem(p, 'a playbook test'));
+}
+
+/**
  * A problem with the shape of a scenario or playbook test, as the CLI and the manager protocol say it:
  * where (`steps.qa[0]`), then what is wrong. `whole` names the value when the problem is about all of it.
  */

@@ -9,9 +9,21 @@ import { SimBackend } from '../backends/sim.js';
  * taking that long without blocking the host (a timer, not the sim's blocking sleep), so runs stay
  * active long enough to be watched, paused or killed. Gates are the host's: never decided here.
  */
-export function simBackendFor(scenario: unknown, delayMs = 0): (state: RunState) => Backend {
+export function simBackendFor(
+  scenario: unknown,
+  delayMs = 0,
+  warn: (line: string) => void = () => undefined,
+): (state: RunState) => Backend {
+  const warned = new Set<string>();
   return (state) => {
     const read = scenario === undefined ? undefined : readScenario(scenario, state.ir, 'test');
+    // A scenario is for one playbook: a run of another gets generated reports, and the log says so once.
+    if (read?.errors.length && !warned.has(state.ir.source.sha256)) {
+      warned.add(state.ir.source.sha256);
+      warn(
+        `serve: the scenario does not fit ${state.ir.source.file} (${read.errors.join('; ')}): its runs report each step's first outcome`,
+      );
+    }
     const sim = new SimBackend({
       ...(read && !read.errors.length ? { scenario: read.scenario } : {}),
       askGate: () => undefined,
