@@ -34,8 +34,7 @@ export type { CheckExecutor, PaseoBackendOptions, StartCheck } from './backend-o
  * attempt by a token of its own). Turn ends come from the `agent_stream` events every client
  * receives; a turn that ends without a report gives `agent-stopped` (the core answers with one
  * reminder, then the lost-agent rule). Check steps run locally in the worktree. Gates and the
- * manager's wake-ups are the host's, not this backend's. Archiving agents is serve's watch's
- * (run-watch.ts), not this backend's. See docs/paseo.md.
+ * manager's wake-ups (the host's) and archiving agents (serve's run-watch.ts) are not. See docs/paseo.md.
  */
 export class PaseoBackend implements Backend {
   readonly name = 'paseo';
