@@ -11,7 +11,7 @@ import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
 import { startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
-import { axeProblems, focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
+import { advanceUntil, axeProblems, focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
 
@@ -146,26 +146,12 @@ describe('the step’s sheet', () => {
   }, 120_000);
 });
 
-/** Advances the fake run until its step has the status, waiting for the page to show each move. */
-async function advanceUntil(page: Page, runId: string, step: string, status: string): Promise<void> {
-  const shown = page.locator(`.node-button[data-step="${step}"][data-status="${status}"]`);
-  for (let i = 0; i < 20 && (await shown.count()) === 0; i++) {
-    const version = fake.run(runId)!.version;
-    fake.advance(runId);
-    await page.waitForFunction(
-      ([v]) => document.querySelector('.run-view')?.getAttribute('data-version') === String(v),
-      [version + 1],
-    );
-  }
-  await shown.waitFor();
-}
-
 describe('the timeline', () => {
   it('shows each step’s attempts on one time strip, a loop as the steps again, with names and times in words', async () => {
     const id = fake.addRun({ title: 'Looped run' }); // review → implement on "changes", once
     const { page, problems } = await openPanelAt(browser, fake, { address: `#/runs/${id}` });
     await runHeading(page, 'Looped run').waitFor();
-    await advanceUntil(page, id, 'ship', 'waiting');
+    await advanceUntil(page, fake, id, 'ship', 'waiting');
     const table = page.getByRole('table', { name: 'Timeline' });
     const row = (step: string) =>
       table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: step, exact: true }) });

@@ -10,7 +10,7 @@ import { launchChromium } from '../../test/e2e/support/workbench.js';
 import { buildPanel } from '../build.mjs';
 import { startFakeApi } from './support/fake-api.js';
 import type { FakeApi } from './support/fake-api.js';
-import { axeProblems, focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
+import { advanceUntil, axeProblems, focused, hash, openPanelAt, runHeading } from './support/panel-page.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/panel/', import.meta.url));
 
@@ -73,20 +73,6 @@ describe('every run addressable', () => {
   }, 120_000);
 });
 
-/** Advances the fake run until its step has the status, waiting for the page to show each move. */
-async function advanceUntil(page: Page, runId: string, step: string, status: string): Promise<void> {
-  const shown = page.locator(`.node-button[data-step="${step}"][data-status="${status}"]`);
-  for (let i = 0; i < 20 && (await shown.count()) === 0; i++) {
-    const version = fake.run(runId)!.version;
-    fake.advance(runId);
-    await page.waitForFunction(
-      ([v]) => document.querySelector('.run-view')?.getAttribute('data-version') === String(v),
-      [version + 1],
-    );
-  }
-  await shown.waitFor();
-}
-
 describe('what needs the person first', () => {
   it('after Start the new run is selected and its gate takes the focus when it opens', async () => {
     const { page, problems } = await openPanelAt(browser, fake);
@@ -97,7 +83,7 @@ describe('what needs the person first', () => {
     await runHeading(page, 'Open a pull request').waitFor();
     const runId = (await page.getByRole('tab', { selected: true }).getAttribute('id'))!.slice('tab-'.length);
     await expect.poll(() => focused(page)).toMatch(/^h2 run-title/);
-    await advanceUntil(page, runId, 'ship', 'waiting');
+    await advanceUntil(page, fake, runId, 'ship', 'waiting');
     await expect.poll(() => focused(page)).toMatch(/^textarea gate-ship-comment/);
     await expect.poll(() => page.title()).toBe('(1) Playbooks');
     // The gate is on the first screen, above the graph.

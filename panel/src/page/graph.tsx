@@ -73,4 +73,3 @@ function StepTime({ step }: { step: StepDetail | undefined }) {
   return took === null ? null : <span class="time">&nbsp;· {duration(took)}</span>;
 }
 
-export type { StepDetail };

@@ -75,3 +75,23 @@ export const focused = (page: Page) =>
     const element = document.activeElement as HTMLElement | null;
     return `${element?.tagName.toLowerCase()} ${element?.id ?? ''} ${element?.textContent?.trim() ?? ''}`;
   });
+
+/** Advances the fake's run until `step` shows `status` on its node (each step awaited in the page). */
+export async function advanceUntil(
+  page: Page,
+  fake: FakeApi,
+  runId: string,
+  step: string,
+  status: string,
+): Promise<void> {
+  const shown = page.locator(`.node-button[data-step="${step}"][data-status="${status}"]`);
+  for (let i = 0; i < 20 && (await shown.count()) === 0; i++) {
+    const version = fake.run(runId)!.version;
+    fake.advance(runId);
+    await page.waitForFunction(
+      ([v]) => document.querySelector('.run-view')?.getAttribute('data-version') === String(v),
+      [version + 1],
+    );
+  }
+  await shown.waitFor();
+}
