@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Ir } from '@kairoku-playbook/compiler';
-import { runBounds } from '@kairoku-playbook/runtime/serve';
+import { headlineBounds } from '@kairoku-playbook/machine';
 import type { RunBounds } from '@kairoku-playbook/runtime/serve';
 import { selfCommand } from '../self-command.js';
 
@@ -18,7 +18,7 @@ export function boundsByCompile(workspace: string): (file: string, ir: Ir) => Pr
     const [command, ...args] = selfCommand();
     const output = await childOutput(command!, [...args, 'compile', resolve(workspace, file)], workspace);
     const bounds = (JSON.parse(output) as Ir).bounds;
-    return bounds && runBounds(bounds);
+    return bounds && headlineBounds(bounds);
   };
 }
 

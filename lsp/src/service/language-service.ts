@@ -25,6 +25,7 @@ import type {
 } from 'vscode-languageserver-types';
 import { analyzeTestFile, isPolicyFile } from '@kairoku-playbook/compiler';
 import type { Diagnostic, FileAnalysis } from '@kairoku-playbook/compiler';
+import { headlineBounds } from '@kairoku-playbook/machine';
 import {
   DIAGNOSTIC_SOURCE,
   crashDiagnostic,
@@ -478,9 +479,7 @@ export class PlaybookLanguageService {
         const answer = playbookGraph(analysis);
         // the worst case of a run, once the explorer has been over this text (as the title's hover says it)
         const bounds = this.explorer?.boundsOf(analysis.file, analysis.text);
-        if (answer.kind !== 'graph' || !bounds) return answer;
-        const { explored, agentTurns, gateDecisions, chainTurns, longestMs } = bounds;
-        return { ...answer, bounds: { explored, agentTurns, gateDecisions, chainTurns, longestMs } };
+        return answer.kind === 'graph' && bounds ? { ...answer, bounds: headlineBounds(bounds) } : answer;
       },
     );
   }

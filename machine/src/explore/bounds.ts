@@ -10,6 +10,17 @@ import type { Ir, IrAfterTask, IrBounds, IrStep } from '@kairoku-playbook/compil
 /** The worst case of a run: the IR's own contract (`compile` writes it there), defined once. */
 export type RunBounds = IrBounds;
 
+/**
+ * A run's bounds as the start form and the graph view say them (the protocol's `RunBounds`): without the
+ * per-input and per-step parts that hover and `check --explore` read.
+ */
+export function headlineBounds(
+  bounds: RunBounds,
+): Pick<RunBounds, 'explored' | 'agentTurns' | 'gateDecisions' | 'chainTurns' | 'longestMs'> {
+  const { explored, agentTurns, gateDecisions, chainTurns, longestMs } = bounds;
+  return { explored, agentTurns, gateDecisions, chainTurns, longestMs };
+}
+
 /** The part of the explorer's state graph the bounds read (explore.ts builds it). */
 export interface BoundsGraph {
   nodes: number;

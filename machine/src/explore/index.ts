@@ -9,7 +9,7 @@ export type { RunBudget } from './diagnostics.js';
 export type { PlaybookSource } from './diagnostics.js';
 export { budgetRanOut, explorePlaybook, isExplored, movedExploration } from './check.js';
 export type { ExploredPlaybook } from './check.js';
-export { exploredBounds, staticAttempts, staticBounds } from './bounds.js';
+export { exploredBounds, headlineBounds, staticAttempts, staticBounds } from './bounds.js';
 export { withBounds } from './ir-bounds.js';
 export type { RunBounds } from './bounds.js';
 export { sayBounds, sayDuration, sayUnitBound } from './bounds-text.js';

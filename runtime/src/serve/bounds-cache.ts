@@ -4,7 +4,7 @@
  * working waits for the same answer.
  */
 import type { Ir } from '@kairoku-playbook/compiler';
-import { withBounds } from '@kairoku-playbook/machine';
+import { headlineBounds, withBounds } from '@kairoku-playbook/machine';
 import type { RunBounds } from '@kairoku-playbook/protocol';
 
 /** How many playbook versions' bounds are kept (the oldest go first). */
@@ -13,16 +13,9 @@ const KEPT = 100;
 export type BoundsOf = (file: string, ir: Ir) => Promise<RunBounds | undefined>;
 
 /** machine's `withBounds` in this process: what `compile` writes into the IR. */
-export async function boundsInProcess(_file: string, ir: Ir): Promise<RunBounds | undefined> {
-  await Promise.resolve();
+export function boundsInProcess(_file: string, ir: Ir): Promise<RunBounds | undefined> {
   const bounds = withBounds(ir).bounds;
-  return bounds && runBounds(bounds);
-}
-
-/** The numbers the start form shows, out of the IR's bounds (which say more: per input, per step). */
-export function runBounds(bounds: NonNullable<Ir['bounds']>): RunBounds {
-  const { explored, agentTurns, gateDecisions, chainTurns, longestMs } = bounds;
-  return { explored, agentTurns, gateDecisions, chainTurns, longestMs };
+  return Promise.resolve(bounds && headlineBounds(bounds));
 }
 
 export class BoundsCache {

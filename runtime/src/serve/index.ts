@@ -23,4 +23,3 @@ export { findServe, removeServeInfo, serveInfoPath, writeServeInfo } from '../st
 export { lockServe } from './serve-lock.js';
 export type { ServeLockHolder, ServeLockResult } from './serve-lock.js';
 export type { ServeInfo } from '../store/serve-discovery.js';
-export { runBounds } from './bounds-cache.js';
