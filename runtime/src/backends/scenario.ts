@@ -56,16 +56,8 @@ export function readScenario(
   const scenario = emptyScenario();
   // (an empty file is null: nothing scripted)
   if (value === null || value === undefined) return { scenario, errors: [] };
-  const forbidden = forbiddenKey(value);
-  if (forbidden) return { scenario, errors: [describeForbidden(forbidden)] };
-  const problems = withoutMisplacedEchoes(
-    shapeProblems(value, format).filter((p) => format === 'scenario' || p.path[0] !== 'expect'),
-    ir,
-  );
-  const errors = problems.map((p) =>
-    wordShapeProblem(p, format === 'scenario' ? 'a scenario' : 'a playbook test'),
-  );
-  if (!isObject(value)) return { scenario, errors };
+  const { errors, readable } = shapeErrorsOf(value, format, ir);
+  if (!readable || !isObject(value)) return { scenario, errors };
   if (isObject(value.inputs)) scenario.inputs = { ...value.inputs };
   for (const section of ['steps', 'after'] as const) {
     const entries = value[section];
@@ -166,12 +158,27 @@ function readDecisions(
  * the problems `readScenario` says first, worded the same. `expect` is allowed (a playbook test serves).
  */
 export function scenarioShapeErrors(value: unknown): string[] {
-  if (value === null || value === undefined) return [];
+  return value === null || value === undefined ? [] : shapeErrorsOf(value, 'test').errors;
+}
+
+/**
+ * The shape problems of a scenario or test, worded (a test's `expect` is `readExpectation`'s); with its
+ * playbook's IR, without those that only echo a misplaced name. Not `readable` when a key is forbidden
+ * (`__proto__` and the like): nothing of it is read then.
+ */
+function shapeErrorsOf(
+  value: unknown,
+  format: ShapeFormat,
+  ir?: Ir,
+): { errors: string[]; readable: boolean } {
   const forbidden = forbiddenKey(value);
-  if (forbidden) return [describeForbidden(forbidden)];
-  return shapeProblems(value, 'test')
-    .filter((p) => p.path[0] !== 'expect')
-    .map((p) => wordShapeProblem(p, 'a playbook test'));
+  if (forbidden) return { errors: [describeForbidden(forbidden)], readable: false };
+  const problems = shapeProblems(value, format).filter(
+    (p) => format === 'scenario' || p.path[0] !== 'expect',
+  );
+  const shown = ir ? withoutMisplacedEchoes(problems, ir) : problems;
+  const whole = format === 'scenario' ? 'a scenario' : 'a playbook test';
+  return { errors: shown.map((p) => wordShapeProblem(p, whole)), readable: true };
 }
 
 /**
