@@ -176,7 +176,7 @@ export interface FakeApi {
 }
 
 /** pr.yml's worst case as `compile` writes it into the IR (serve works it out by running `compile`). */
-export const PR_BOUNDS = {
+const PR_BOUNDS = {
   explored: true,
   agentTurns: 17,
   gateDecisions: 3,
