@@ -72,4 +72,3 @@ function StepTime({ step }: { step: StepDetail | undefined }) {
   // its own span, which keeps its width when a narrow node cuts the kind and status short
   return took === null ? null : <span class="time">&nbsp;· {duration(took)}</span>;
 }
-
