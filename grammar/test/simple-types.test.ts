@@ -57,6 +57,48 @@ describe('a simple type string parsed without the parser', () => {
     expect(same(`string${' '.repeat(100_000)}`)).toBe(false); // past the length limit: the parser's PB403
   });
 
+  it('is what the parser gives on generated nested types, objects and nullables, and their mutations', () => {
+    const next = prng(2812);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+    const space = () => pick(SPACE);
+    const typeOf = (depth: number): string => {
+      const roll = depth > 3 ? next() * 0.4 : next();
+      let type: string;
+      if (roll < 0.3) type = next() < 0.85 ? pick(WORDS.slice(0, 4)) : pick(WORDS);
+      else if (roll < 0.45) type = `list${space()}<${space()}${typeOf(depth + 1)}${space()}>`;
+      else if (roll < 0.6) {
+        const members = Array.from({ length: Math.floor(next() * 3) + 1 }, () => pick(WORDS));
+        type = `enum${space()}(${members.map((m) => `${space()}${m}${space()}`).join(',')})`;
+      } else {
+        const fields = Array.from({ length: Math.floor(next() * 4) }, () => {
+          const name = next() < 0.8 ? pick(['name', 'risk', 'a_b', 'x-y', 'list']) : pick([...WORDS, '9z']);
+          return `${space()}${name}${next() < 0.3 ? `${space()}?` : ''}${space()}:${space()}${typeOf(depth + 1)}`;
+        });
+        type = `{${fields.join(',')}${next() < 0.1 ? ',' : ''}${space()}}`;
+      }
+      return next() < 0.15 ? `${type}${space()}?${next() < 0.05 ? '?' : ''}` : type;
+    };
+    const MUTATIONS = ['', '<', '>', '{', '}', '(', ')', ',', ':', '?', ' ', '"', 'x', '\u00a0', '\f'];
+    let answered = 0;
+    let objects = 0;
+    for (let i = 0; i < 4_000; i++) {
+      const text = `${space()}${typeOf(0)}${space()}`;
+      if (same(text)) {
+        answered++;
+        if (text.includes('{')) objects++;
+      }
+      for (let m = 0; m < 2; m++) {
+        const at = Math.floor(next() * (text.length + 1));
+        const cut = next() < 0.5 ? 1 : 0;
+        same(`${text.slice(0, at)}${pick(MUTATIONS)}${text.slice(at + cut)}`);
+      }
+    }
+    expect(answered).toBeGreaterThan(800);
+    expect(objects).toBeGreaterThan(200);
+    const deep = (n: number): string => (n === 0 ? 'string' : `list<{ a: ${deep(n - 1)} }?>`);
+    for (const n of [1, 10, 16, 17, 40]) same(deep(n)); // near and past the fast path's own depth
+  });
+
   it('is what the parser gives on every type string of the samples and fixtures', () => {
     let answered = 0;
     for (const dir of ['playbooks', 'test/fixtures/ok', 'test/fixtures/err']) {
@@ -64,7 +106,7 @@ describe('a simple type string parsed without the parser', () => {
       for (const name of readdirSync(root).filter((n) => /\.ya?ml$/.test(n))) {
         const text = readFileSync(new URL(name, root), 'utf8');
         for (const match of text.matchAll(
-          /(?:type: |: )'?((?:string|number|integer|boolean|list<|enum\()[^'\n}]*)/g,
+          /(?:type: |: )'?((?:string|number|integer|boolean|list<|enum\(|\{ ?\w+\??:)[^'\n]*)/g,
         ))
           if (same(match[1]!.trim())) answered++;
       }

@@ -87,8 +87,9 @@ export function readYaml(file: string, text: string): YamlSource {
   if (text.includes('\r')) result.parsedText = text.replace(/\r(?!\n)/g, '\n');
 
   let documents: Document.Parsed[];
+  let mayHaveAliases: boolean;
   try {
-    documents = parseCounted(result.parsedText);
+    ({ documents, mayHaveAliases } = parseCounted(result.parsedText));
   } catch (error) {
     if (error instanceof TooManyValues) return crowdedRefusal(refuse, error.offset);
     // The yaml parser recurses on nesting; a pathological file can exhaust the stack. (Counting stopped
@@ -133,7 +134,8 @@ export function readYaml(file: string, text: string): YamlSource {
     if (!inside) result.damaged.push(damageAround(first, result.parsedText, start));
   }
   result.document = first;
-  result.aliases = aliasTargets(first);
+  // (walking a big document for aliases it has none of is a few percent of a `check`)
+  if (mayHaveAliases) result.aliases = aliasTargets(first);
   const converter = new PlainConverter(
     first,
     result.parsedText,
@@ -177,9 +179,10 @@ class TooManyValues extends Error {
  * `parseAllDocuments(text, …)` with the values counted on the lexer's tokens as they pass to the parser
  * (one lexing, not two): past `YAML_LIMITS.maxValues` it throws `TooManyValues` at the token that
  * crosses the limit, before the composer builds the nodes of the document being read. Counts as
- * `pastValueLimit` does, token for token.
+ * `pastValueLimit` does, token for token. `mayHaveAliases` is false when no token starts with `*`, so
+ * no document has an alias (a block scalar's text may start with one too: then it is only a maybe).
  */
-function parseCounted(text: string): Document.Parsed[] {
+function parseCounted(text: string): { documents: Document.Parsed[]; mayHaveAliases: boolean } {
   const parser = new Parser();
   const composer = new Composer({
     // No source tokens kept on the nodes: the CST would live as long as the document, a good part of the
@@ -192,10 +195,12 @@ function parseCounted(text: string): Document.Parsed[] {
   });
   // (every value takes a character at least: a shorter file need not be counted)
   const count = text.length > YAML_LIMITS.maxValues;
+  let mayHaveAliases = false;
   function* tokens() {
     let values = 0;
     let offset = 0;
     for (const token of new Lexer().lex(text)) {
+      if (token.charCodeAt(0) === 0x2a) mayHaveAliases = true; // *
       if (count) {
         if (isValueToken(token) && ++values > YAML_LIMITS.maxValues) throw new TooManyValues(offset);
         if (!isMarker(token)) offset += token.length;
@@ -204,7 +209,8 @@ function parseCounted(text: string): Document.Parsed[] {
     }
     yield* parser.end();
   }
-  return Array.from(composer.compose(tokens())) as Document.Parsed[];
+  const documents = Array.from(composer.compose(tokens())) as Document.Parsed[];
+  return { documents, mayHaveAliases };
 }
 
 /** The lexer's one-character markers with no text of their own (see `pastValueLimit`). */
