@@ -147,15 +147,19 @@ export function decodeSource(
   const nul = bytes.indexOf(0);
   if (nul >= 0)
     return refuse(nul, (where) => `this is a binary file, not a YAML playbook (a NUL byte ${where})`);
-  const bad = firstInvalidUtf8(bytes);
-  if (bad >= 0) {
+  let text: string;
+  try {
+    // (the decoder's own check is native; the byte walk that says where runs only when it fails)
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (error) {
+    const bad = firstInvalidUtf8(bytes);
+    if (bad < 0) throw error;
     const byte = bytes[bad]!.toString(16).padStart(2, '0');
     return refuse(
       bad,
       (where) => `this file is not valid UTF-8 (an invalid byte 0x${byte} ${where}); save it as UTF-8`,
     );
   }
-  let text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return { text };
 }

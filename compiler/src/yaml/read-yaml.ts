@@ -145,7 +145,7 @@ export function readYaml(file: string, text: string): YamlSource {
     result.aliases,
     result,
   );
-  result.value = first.contents ? converter.convert(first.contents as Node, 0, '') : undefined;
+  result.value = first.contents ? converter.convert(first.contents as Node, 0) : undefined;
   if (tooDeep !== undefined && !converter.refused) {
     result.diagnostics.push(
       yamlDiagnostic(file, 'the YAML is nested too deeply to be read', tooDeep, tooDeep + 1),
@@ -311,6 +311,8 @@ class PlainConverter {
   refused = false;
   /** the alias of the source being expanded, where an alias bomb is reported */
   private expanding: Alias | undefined;
+  /** the keys and indexes from the document's root to the value being converted */
+  private readonly keys: (string | number)[] = [];
 
   constructor(
     private readonly document: Document.Parsed,
@@ -322,7 +324,7 @@ class PlainConverter {
     private readonly found: Pick<YamlSource, 'keysNotNames' | 'duplicateChoices'>,
   ) {}
 
-  convert(node: Node, depth: number, path: string, viaAlias = false): unknown {
+  convert(node: Node, depth: number, viaAlias = false): unknown {
     if (this.refused) return null;
     if (viaAlias && ++this.expanded > YAML_LIMITS.maxAliasExpansion) {
       this.refuse(
@@ -361,7 +363,7 @@ class PlainConverter {
       const outermost = this.expanding === undefined;
       if (outermost) this.expanding = node;
       try {
-        return this.convert(target, depth, path, true);
+        return this.convert(target, depth, true);
       } finally {
         if (outermost) this.expanding = undefined;
       }
@@ -384,32 +386,43 @@ class PlainConverter {
           continue;
         }
         if (Object.prototype.hasOwnProperty.call(out, key)) {
-          if (!viaAlias) this.duplicate(pair.key as Node | null, key, path);
+          if (!viaAlias) this.duplicate(pair.key as Node | null, key);
           continue;
         }
-        const escaped = key.includes('~') || key.includes('/');
-        const childPath = `${path}/${escaped ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key}`;
+        this.keys.push(key);
         defineOwn(
           out,
           key,
-          pair.value == null ? null : this.convert(pair.value as Node, depth + 1, childPath, viaAlias),
+          pair.value == null ? null : this.convert(pair.value as Node, depth + 1, viaAlias),
         );
+        this.keys.pop();
       }
       return out;
     }
     if (isSeq(node)) {
-      return (node as YAMLSeq).items.map((item, index) =>
-        item == null ? null : this.convert(item as Node, depth + 1, `${path}/${index}`, viaAlias),
-      );
+      return (node as YAMLSeq).items.map((item, index) => {
+        if (item == null) return null;
+        this.keys.push(index);
+        const value = this.convert(item as Node, depth + 1, viaAlias);
+        this.keys.pop();
+        return value;
+      });
     }
     if (isPair(node)) return null;
     return null;
   }
 
   /** The first of duplicate keys wins; the later ones are the mistake. Gate choices have their own code. */
-  private duplicate(keyNode: Node | null, key: string, path: string): void {
+  private duplicate(keyNode: Node | null, key: string): void {
     const range = rangeOf(keyNode);
-    if (/^\/steps\/[^/]+\/gate\/choices$/.test(path)) {
+    const [top, step, gate, choices] = this.keys;
+    if (
+      this.keys.length === 4 &&
+      top === 'steps' &&
+      step !== '' &&
+      gate === 'gate' &&
+      choices === 'choices'
+    ) {
       this.found.duplicateChoices.push({ name: key, range });
       return;
     }
