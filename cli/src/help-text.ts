@@ -22,6 +22,7 @@ Commands:
   lsp --stdio         start the language server (LSP over stdin/stdout)
   mcp                 serve the manager protocol over MCP (stdio): any MCP agent can manage runs
   serve [DIR]         serve the Playbooks panel and its HTTP API; owns the workspace's active runs
+  panel [--port N]    serve, on 127.0.0.1:N: the panel at http://127.0.0.1:N/
   playground [FILE]   serve the playground page: check, graph and explore a playbook as it is typed
   runner --app URL    the reference Kairoku runner daemon: claims steps from run --backend kairoku
   explain [CODE]      print a diagnostic code's reference (what it means, an example, the fix)

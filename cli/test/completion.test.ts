@@ -21,15 +21,21 @@ async function helpOf(command: string): Promise<string> {
 /**
  * Flags a parser takes that its help does not name (completion offers them all the same): runs' help
  * sends its restart options to run's ("as for `run`") and leaves out --allow-remote-runners; the
- * runner's (the runtime's) does not list --help.
+ * runner's (the runtime's) does not list --help; panel's names --port and leaves the rest to serve's.
  */
-const HELP_OMITS: Record<string, string[]> = { runs: ['allow-remote-runners'], runner: ['help'] };
+const HELP_OMITS: Record<string, string[]> = {
+  runs: ['allow-remote-runners'],
+  runner: ['help'],
+  // panel's help sends the rest of its options to serve's
+  panel: Object.keys(COMMAND_TABLE.serve!.flags).filter((flag) => flag !== 'listen' && flag !== 'help'),
+};
 
 /** Flags of other commands a help text names (the runner's `run --backend kairoku`, completion's examples). */
 const HELP_QUOTES: Record<string, string[]> = {
   runner: ['backend', 'tls-self-signed'], // serve's flag, which prints the fingerprint
   completion: ['format', 'backend'],
   serve: ['app-fingerprint'], // the runners' flag its self-signed certificate is pinned with
+  panel: ['listen'], // serve's, which --port stands for
 };
 
 const FLAG = /(?<![\w-])--([a-z][a-z-]*[a-z])/g;

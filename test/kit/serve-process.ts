@@ -17,6 +17,8 @@ export interface ServeProcessOptions {
   cwd?: string;
   /** what standard output must show before serve counts as up (default: the login URL line) */
   until?: RegExp;
+  /** `panel` starts it by the contract's name, with `--port 0` (default `serve`, `--listen 127.0.0.1:0`) */
+  command?: 'serve' | 'panel';
 }
 
 export interface ServeProcess {
@@ -55,7 +57,9 @@ export function startServe(options: ServeProcessOptions): Promise<ServeProcess> 
   };
   const child = spawn(
     process.execPath,
-    [CLI, 'serve', options.workspace, '--listen', '127.0.0.1:0', ...(options.args ?? [])],
+    options.command === 'panel'
+      ? [CLI, 'panel', options.workspace, '--port', '0', ...(options.args ?? [])]
+      : [CLI, 'serve', options.workspace, '--listen', '127.0.0.1:0', ...(options.args ?? [])],
     { env, cwd: options.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.add(child);
