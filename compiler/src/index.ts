@@ -18,7 +18,7 @@ export type { JsonDiagnostic } from './json-diagnostic.js';
 export { analyzeFile } from './compile.js';
 export { analyzeChange, analyzeEdited, changeBetween, templateEditOf } from './incremental.js';
 export type { EditAnalysis, TemplateEdit, TextChange } from './incremental.js';
-export { YAML_LIMITS, unreadable } from './yaml/read-yaml.js';
+export { YAML_LIMITS, readYaml, unreadable } from './yaml/read-yaml.js';
 export type { AnalyzeOptions, FileAnalysis } from './compile.js';
 export { validate, validateWorkspace, decodeSource } from './validate.js';
 export { analyzeTestFile, playbooksOfTests } from './playbook-tests/test-file.js';

@@ -1,6 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SourceText, compilePlaybook, playbookFilesOf } from '@kairoku-playbook/compiler';
+import {
+  SourceText,
+  analyzeFile,
+  analyzeTestFile,
+  compileAnalysis,
+  playbookFilesOf,
+} from '@kairoku-playbook/compiler';
+import type { Diagnostic } from '@kairoku-playbook/compiler';
 import { forTerminal, parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { discoverFiles, displayPath } from '../discover.js';
@@ -120,8 +127,6 @@ function runOne(
 ): { name?: string; problems: string[] } {
   const read = readPlaybookFile(file, shown, 'a playbook test');
   if ('diagnostic' in read) return { problems: [read.diagnostic.message] };
-  const parsed = parseYaml(read.text);
-  if ('error' in parsed) return { problems: [`${shown}: ${parsed.error}`] };
   const candidates = playbookFilesOf(file);
   const playbook = candidates.find((path) => existsSync(path));
   if (!playbook) {
@@ -133,15 +138,15 @@ function runOne(
   const playbookShown = displayPath(playbook, io.cwd);
   const source = readPlaybookFile(playbook, playbookShown);
   if ('diagnostic' in source) return { problems: [source.diagnostic.message] };
-  const compiled = compilePlaybook(playbookShown, source.text);
-  if (!compiled.ir) {
-    const text = formatText(compiled.diagnostics, () => new SourceText(source.text), {
-      color: false,
-      fileCount: 1,
-    });
-    const lines = text.split('\n').filter((l) => /: error PB\d+ /.test(l));
-    return { problems: [`${playbookShown} has errors:`, ...lines.map((l) => `  ${l}`)] };
-  }
+  const analysis = analyzeFile(playbookShown, source.text);
+  const compiled = compileAnalysis(analysis);
+  if (!compiled.ir)
+    return { problems: [`${playbookShown} has errors:`, ...errorLines(compiled.diagnostics, source.text)] };
+  // What check says of the test file (its YAML, its shape, its names), said the same way: one engine.
+  const testErrors = errorLines(analyzeTestFile(shown, read.text, analysis).diagnostics, read.text);
+  if (testErrors.length) return { problems: [`${shown} has errors:`, ...testErrors] };
+  const parsed = parseYaml(read.text);
+  if ('error' in parsed) return { problems: [`${shown}: ${parsed.error}`] };
   const hits = coverage?.hitsFor(playbook, compiled.ir);
   const result = runPlaybookTest(compiled.ir, parsed.value, hits ? { coverage: hits } : {});
   const problems = [...result.errors, ...result.differences];
@@ -171,4 +176,13 @@ function collectTests(paths: readonly string[], cwd: string): string[] {
     else throw new UsageError(`${arg} is not a playbook test (*.test.yml or *.test.yaml)`);
   }
   return [...new Set(found)];
+}
+
+/** The errors among `diagnostics` as check prints them, one line each, indented under their heading. */
+function errorLines(diagnostics: readonly Diagnostic[], text: string): string[] {
+  const printed = formatText([...diagnostics], () => new SourceText(text), { color: false, fileCount: 1 });
+  return printed
+    .split('\n')
+    .filter((line) => /: error PB\d+ /.test(line))
+    .map((line) => `  ${line}`);
 }

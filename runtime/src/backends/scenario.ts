@@ -1,14 +1,15 @@
 import {
+  SourceText,
   describeShapePath,
   expectedWords,
   resolveName,
   shapeProblems,
   withoutMisplacedEchoes,
+  readYaml,
   shownValue,
 } from '@kairoku-playbook/compiler';
 import type { Ir, ShapeFormat, ShapeProblem } from '@kairoku-playbook/compiler';
 import { closest } from '@kairoku-playbook/grammar';
-import { parse } from 'yaml';
 import { describeForbidden, forbiddenKey } from '@kairoku-playbook/machine';
 
 /**
@@ -219,11 +220,15 @@ function unknownName(what: string, name: string, names: string[]): string {
   return `unknown ${what} "${name}"${suggestion ? `; did you mean "${suggestion}"?` : names.length ? ` (the playbook has ${names.join(', ')})` : ''}`;
 }
 
-/** Parses the YAML of a scenario or a playbook test; a syntax error says where. */
+/**
+ * Reads the YAML of a scenario, a playbook test or an inputs file as `check` reads a playbook's
+ * (`readYaml`: the same refusals of hostile input, duplicate keys an error, an empty file null); its first
+ * error says where.
+ */
 export function parseYaml(text: string): { value: unknown } | { error: string } {
-  try {
-    return { value: parse(text, { prettyErrors: true, uniqueKeys: true }) as unknown };
-  } catch (error) {
-    return { error: (error as Error).message.split('\n')[0]! };
-  }
+  const read = readYaml('', text);
+  const error = read.diagnostics.find((d) => d.severity === 'error');
+  if (!error) return { value: read.value ?? null };
+  const { line, character } = new SourceText(text).positionAt(error.range.start);
+  return { error: `line ${line + 1}, column ${character + 1}: ${error.message}` };
 }

@@ -166,7 +166,13 @@ gates:
       'gates.ship[0]: gate "ship" has no choice "yes"; its choices are approve, reject, revise',
       'gates.qa: step "qa" is not a gate; script its reports under steps',
     ]);
-    expect(parseYaml('a: [')).toMatchObject({ error: expect.stringContaining('Flow sequence') });
+    expect(parseYaml('a: [')).toEqual({
+      error: 'line 1, column 4: this "[" is never closed; end the list with "]"',
+    });
+    expect(parseYaml('a: 1\na: 2')).toEqual({
+      error: 'line 2, column 1: duplicate key "a"; the first one is used',
+    });
+    expect(parseYaml('~')).toEqual({ value: null }); // nothing scripted, as an empty file
   });
 
   it('reports a scripted decision the core refuses (a required comment left out)', () => {
