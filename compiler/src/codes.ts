@@ -68,6 +68,7 @@ export const CODES = {
   PB807: { title: 'unknown output in a playbook test', severity: 'error' },
   PB808: { title: 'value that does not fit its type, in a playbook test', severity: 'error' },
   PB809: { title: 'unknown input in a playbook test', severity: 'error' },
+  PB810: { title: 'required input a playbook test does not give', severity: 'error' },
   PB900: { title: 'unused input', severity: 'warning' },
   PB901: { title: 'output declared but never referenced', severity: 'info' },
   PB902: { title: 'need already implied by another need', severity: 'info' },

@@ -18,6 +18,8 @@ export class TestCheckContext {
     readonly document: Document.Parsed,
     readonly sites: readonly TestSite[],
     readonly playbook: PlaybookModel,
+    /** whether the test's shape has a mistake (PB800): what a misspelt key held is then unknown */
+    readonly misshapen = false,
   ) {}
 
   get diagnostics(): readonly Diagnostic[] {

@@ -13,12 +13,13 @@ import { checkUnknownTestInputs } from './checks/unknown-test-inputs.js';
 import { checkUnknownTestOutcomes } from './checks/unknown-test-outcomes.js';
 import { checkUnknownTestOutputs } from './checks/unknown-test-outputs.js';
 import { checkUnknownTestSteps } from './checks/unknown-test-steps.js';
+import { checkMissingTestInputs, emptyTestMissingInputs } from './checks/missing-test-inputs.js';
 import { collectSites } from './sites.js';
 import type { TestSite } from './sites.js';
 import { TestCheckContext } from './test-context.js';
 import type { TestCheck } from './test-context.js';
 
-/** The checks of a playbook test against its playbook, each with codes of its own (PB803–PB809). */
+/** The checks of a playbook test against its playbook, each with codes of its own (PB803–PB810). */
 const TEST_CHECKS: readonly TestCheck[] = [
   checkUnknownTestSteps,
   checkUnknownTestGates,
@@ -27,6 +28,7 @@ const TEST_CHECKS: readonly TestCheck[] = [
   checkUnknownTestOutputs,
   checkTestValueTypes,
   checkUnknownTestInputs,
+  checkMissingTestInputs,
 ];
 
 /** One playbook test's analysis: its diagnostics and the names it uses (for the editor). */
@@ -110,9 +112,13 @@ export function analyzeTestFile(
       if (errors || !playbook.model)
         diagnostics.push(brokenPlaybook(file, at, playbook.file, errors, command));
       else if (document) {
-        const context = new TestCheckContext(file, document, analysis.sites, playbook.model);
+        const misshapen = diagnostics.some((d) => d.code === 'PB800');
+        const context = new TestCheckContext(file, document, analysis.sites, playbook.model, misshapen);
         for (const check of TEST_CHECKS) check(context);
         for (const diagnostic of context.diagnostics) diagnostics.push(diagnostic);
+      } else {
+        const missing = emptyTestMissingInputs(file, playbook.model);
+        if (missing) diagnostics.push(missing);
       }
     }
   }

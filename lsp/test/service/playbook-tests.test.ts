@@ -70,7 +70,7 @@ describe('a playbook test in the language server', () => {
   it('of a playbook discovery does not find is checked against it, read from disk', () => {
     const service = new PlaybookLanguageService(memoryFs({ '/ws/tools/x.yml': PLAYBOOK }));
     service.setFolders([{ uri: 'file:///ws', name: 'ws' }]);
-    service.openDocument('file:///ws/tools/x.test.yml', 'steps:\n  implemnt: []\n', 1);
+    service.openDocument('file:///ws/tools/x.test.yml', 'inputs: { task: x }\nsteps:\n  implemnt: []\n', 1);
     expect(
       service
         .validate()

@@ -1,0 +1,50 @@
+/**
+ * PB810 (a required input the test does not give) is one diagnostic per test, and never the echo of
+ * another mistake: a misspelt input is PB809's, an `inputs` that is not a mapping and a test that is not a
+ * mapping are PB800's.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyzeFile, analyzeTestFile } from '../../src/index.js';
+
+const PLAYBOOK = `version: 1
+title: Ship
+inputs:
+  task: { type: string }
+  area: { type: 'enum(frontend, backend)' }
+  strict: { type: boolean, default: false }
+  ticket: { type: string, required: false }
+steps:
+  implement:
+    role: implementer
+    prompt: \${{ inputs.task }} \${{ inputs.area }} \${{ inputs.strict }} \${{ inputs.ticket }}
+`;
+
+function codesOf(test: string): string[] {
+  const playbook = analyzeFile('ship.yml', PLAYBOOK);
+  expect(playbook.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return analyzeTestFile('ship.test.yml', test, playbook).diagnostics.map((d) => `${d.code} ${d.message}`);
+}
+
+describe('PB810', () => {
+  it('names every required input without a default the test leaves out, once', () => {
+    expect(codesOf('steps: {}\n')).toEqual([
+      'PB810 the test gives no required inputs "task", "area": ship.yml cannot start a run without them; give them under inputs',
+    ]);
+    expect(codesOf('inputs: { task: x }\n')).toEqual([
+      'PB810 the test gives no required input "area": ship.yml cannot start a run without it; give it under inputs',
+    ]);
+    expect(codesOf('')).toHaveLength(1); // an empty test still needs them
+  });
+
+  it('is quiet when they are given, whatever else is left out', () => {
+    expect(codesOf('inputs: { task: x, area: backend }\n')).toEqual([]);
+  });
+
+  it('leaves a misspelt input to PB809, and a test or inputs of the wrong shape to PB800', () => {
+    expect(codesOf('inputs: { tsk: x, area: backend }\n').map((c) => c.slice(0, 5))).toEqual(['PB809']);
+    expect(codesOf('inputs: [task, area]\n').map((c) => c.slice(0, 5))).toEqual(['PB800']);
+    expect(codesOf('~\n').map((c) => c.slice(0, 5))).toEqual(['PB800']);
+    // (a misspelt key may hold them)
+    expect(codesOf('inptus: { task: x, area: backend }\n').map((c) => c.slice(0, 5))).toEqual(['PB800']);
+  });
+});
