@@ -20,6 +20,8 @@ export class TestCheckContext {
     readonly playbook: PlaybookModel,
     /** whether the test's shape has a mistake (PB800): what a misspelt key held is then unknown */
     readonly misshapen = false,
+    /** the test's text (as parsed), for fixes that write at an entry's indentation */
+    readonly text = '',
   ) {}
 
   get diagnostics(): readonly Diagnostic[] {

@@ -113,7 +113,14 @@ export function analyzeTestFile(
         diagnostics.push(brokenPlaybook(file, at, playbook.file, errors, command));
       else if (document) {
         const misshapen = diagnostics.some((d) => d.code === 'PB800');
-        const context = new TestCheckContext(file, document, analysis.sites, playbook.model, misshapen);
+        const context = new TestCheckContext(
+          file,
+          document,
+          analysis.sites,
+          playbook.model,
+          misshapen,
+          yaml.parsedText,
+        );
         for (const check of TEST_CHECKS) check(context);
         for (const diagnostic of context.diagnostics) diagnostics.push(diagnostic);
       } else {

@@ -40,6 +40,38 @@ describe('PB810', () => {
     expect(codesOf('inputs: { task: x, area: backend }\n')).toEqual([]);
   });
 
+  it('fixes what it says: the missing inputs, with example values, written where the test keeps its inputs', () => {
+    const playbook = analyzeFile('ship.yml', PLAYBOOK);
+    const fixed = (test: string): string => {
+      const [diagnostic, ...rest] = analyzeTestFile('ship.test.yml', test, playbook).diagnostics;
+      expect(rest).toEqual([]);
+      expect(diagnostic?.code).toBe('PB810');
+      expect(diagnostic!.fix!.title).toMatch(/^Give (task, )?area under inputs$/);
+      let out = test;
+      for (const { range, newText } of [...diagnostic!.fix!.edits].reverse())
+        out = out.slice(0, range.start) + newText + out.slice(range.end);
+      // the fixed test checks clean
+      expect(analyzeTestFile('ship.test.yml', out, playbook).diagnostics).toEqual([]);
+      return out;
+    };
+    expect(fixed('steps: {}\n')).toBe('inputs:\n  task: "a task"\n  area: "frontend"\nsteps: {}\n');
+    expect(fixed('')).toBe('inputs:\n  task: "a task"\n  area: "frontend"\n');
+    expect(fixed('# a test\nname: x\n')).toBe(
+      '# a test\ninputs:\n  task: "a task"\n  area: "frontend"\nname: x\n',
+    );
+    expect(fixed('inputs: { task: x }\n')).toBe('inputs: { task: x, area: "frontend" }\n');
+    expect(fixed('inputs: {}\n')).toBe('inputs: { task: "a task", area: "frontend" }\n');
+    expect(fixed('inputs:\n    task: x # the task\nname: y\n')).toBe(
+      'inputs:\n    area: "frontend"\n    task: x # the task\nname: y\n',
+    );
+  });
+
+  it('offers no fix where the layout is not one it writes into', () => {
+    const playbook = analyzeFile('ship.yml', PLAYBOOK);
+    const fixOf = (test: string) => analyzeTestFile('ship.test.yml', test, playbook).diagnostics[0]?.fix;
+    expect(fixOf('{ steps: {} }\n')).toBeUndefined();
+  });
+
   it('leaves a misspelt input to PB809, and a test or inputs of the wrong shape to PB800', () => {
     expect(codesOf('inputs: { tsk: x, area: backend }\n').map((c) => c.slice(0, 5))).toEqual(['PB809']);
     expect(codesOf('inputs: [task, area]\n').map((c) => c.slice(0, 5))).toEqual(['PB800']);

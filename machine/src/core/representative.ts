@@ -1,4 +1,7 @@
+import { representative } from '@kairoku-playbook/compiler';
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
+
+export { representative };
 
 // Values made from declared types: what the sim backend's unscripted agents report, and the explorer's
 // stand-ins. Both need them, and the explorer does not import a backend.
@@ -22,46 +25,6 @@ export function generatedOutputs(
   for (const [name, schema] of Object.entries(properties))
     outputs[name] = representative(schema, `${ir.name}.${name}`, string);
   return outputs;
-}
-
-/**
- * One representative value of a schema: an enum's first member, a string the hint, a number its
- * `minimum` (0 without one), a list one item. Also the explorer's stand-in for a value no condition reads.
- */
-export function representative(
-  schema: Record<string, unknown>,
-  hint: string,
-  string: (hint: string) => string = (path) => path,
-): unknown {
-  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
-  if (Array.isArray(schema.anyOf)) {
-    const inner = (schema.anyOf as Record<string, unknown>[]).find((s) => s.type !== 'null');
-    return inner ? representative(inner, hint, string) : null;
-  }
-  switch (schema.type) {
-    case 'string':
-      return string(hint);
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 0;
-    case 'boolean':
-      return false;
-    case 'null':
-      return null;
-    case 'array':
-      return [
-        representative((schema.items as Record<string, unknown> | undefined) ?? {}, `${hint}[0]`, string),
-      ];
-    case 'object': {
-      const object: Record<string, unknown> = {};
-      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-      for (const [name, property] of Object.entries(properties))
-        object[name] = representative(property, `${hint}.${name}`, string);
-      return object;
-    }
-    default:
-      return string(hint);
-  }
 }
 
 /**

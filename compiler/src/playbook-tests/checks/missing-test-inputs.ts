@@ -3,10 +3,11 @@ import type { Document, Node, YAMLMap } from 'yaml';
 import { closest } from '@kairoku-playbook/grammar';
 import { createDiagnostic, shown, shownList } from '../../diagnostic.js';
 import type { Diagnostic, OffsetRange } from '../../diagnostic.js';
-import type { PlaybookModel } from '../../model/model.js';
+import type { InputDecl, PlaybookModel } from '../../model/model.js';
 import { findPair, rangeOf, requiredRange } from '../../yaml/read-yaml.js';
 import type { TestSite } from '../sites.js';
 import type { TestCheck } from '../test-context.js';
+import { missingInputsFix } from './test-inputs-fix.js';
 
 /**
  * PB810: a required input (no default) the test does not give. `test` has no other source of inputs,
@@ -17,13 +18,16 @@ import type { TestCheck } from '../test-context.js';
 export const checkMissingTestInputs: TestCheck = (context) => {
   if (context.misshapen) return;
   const missing = missingTestInputs(context.document, context.sites, context.playbook);
-  if (missing) context.report('PB810', missing.range, missing.message);
+  if (!missing) return;
+  const fix = missingInputsFix(context.document, context.text, missing.inputs);
+  context.report('PB810', missing.range, missing.message, { fix });
 };
 
 /** PB810 of an empty test file: a test of nothing, whose run still needs the required inputs. */
 export function emptyTestMissingInputs(file: string, playbook: PlaybookModel): Diagnostic | undefined {
   const missing = missingTestInputs(undefined, [], playbook);
-  return missing && createDiagnostic(file, 'PB810', missing.range, missing.message);
+  const fix = missing && missingInputsFix(undefined, '', missing.inputs);
+  return missing && createDiagnostic(file, 'PB810', missing.range, missing.message, { fix });
 }
 
 /** Where and what PB810 says of a test (`document` undefined: an empty file, which gives nothing). */
@@ -31,7 +35,7 @@ export function missingTestInputs(
   document: Document.Parsed | undefined,
   sites: readonly TestSite[],
   playbook: PlaybookModel,
-): { range: OffsetRange; message: string } | undefined {
+): { range: OffsetRange; message: string; inputs: InputDecl[] } | undefined {
   const root = document?.contents;
   if (root != null && !isMap(root)) return undefined; // (a test must be a mapping: PB800)
   const inputsPair = isMap(root) ? findPair(root as YAMLMap, 'inputs') : undefined;
@@ -44,10 +48,11 @@ export function missingTestInputs(
     // (a misspelt input is PB809's, with its did-you-mean)
     if (!declared.includes(site.name)) given.add(closest(site.name, declared) ?? site.name);
   }
-  const missing = playbook.inputs
-    .filter((input) => input.required && !input.defaultValue && !given.has(input.name))
-    .map((input) => input.name);
-  if (!missing.length) return undefined;
+  const inputs = playbook.inputs.filter(
+    (input) => input.required && !input.defaultValue && !given.has(input.name),
+  );
+  if (!inputs.length) return undefined;
+  const missing = inputs.map((input) => input.name);
   const range = inputsPair
     ? rangeOf(inputsPair.key as Node)
     : document
@@ -59,6 +64,7 @@ export function missingTestInputs(
   const them = missing.length === 1 ? 'it' : 'them';
   return {
     range,
+    inputs,
     message: `the test gives no ${what}: ${name} cannot start a run without ${them}; give ${them} under inputs`,
   };
 }

@@ -5,9 +5,9 @@
  * diagnostic: `check` never reports them (they depend on a file of test results, not on the playbook),
  * which is why the parity test between `check` and the server leaves them out (lsp/README.md).
  */
-import { toJsonSchema } from '@kairoku-playbook/compiler';
+import { exampleInputValue } from '@kairoku-playbook/compiler';
 import type { OffsetRange, PlaybookModel, StepDecl } from '@kairoku-playbook/compiler';
-import { AFTER_PREFIX, representative } from '@kairoku-playbook/machine';
+import { AFTER_PREFIX } from '@kairoku-playbook/machine';
 import type { CoverageFile } from '@kairoku-playbook/machine';
 import type { FileAnalysis } from '../language/types.js';
 
@@ -98,14 +98,7 @@ export function testSkeleton(
   const inputs = (model?.inputs ?? []).filter((i) => i.required && !i.defaultValue);
   if (inputs.length) {
     lines.push('inputs:');
-    for (const input of inputs) {
-      const schema = input.type ? toJsonSchema(input.type) : { type: 'string' };
-      const value = representative(schema as Record<string, unknown>, `a ${input.name}`);
-      // (a number input's `min` is the input's, not its type's)
-      lines.push(
-        `  ${input.name}: ${JSON.stringify(typeof value === 'number' && input.min !== undefined ? Math.max(value, input.min) : value)}`,
-      );
-    }
+    for (const input of inputs) lines.push(`  ${input.name}: ${exampleInputValue(input)}`);
   }
   if (hint.kind === 'choice') lines.push('gates:', `  ${hint.unit}:`, `    - { choice: ${hint.arm} }`);
   else if (hint.unit.startsWith(AFTER_PREFIX))
