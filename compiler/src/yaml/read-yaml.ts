@@ -102,16 +102,7 @@ export function readYaml(file: string, text: string): YamlSource {
     throw error;
   }
   const first = documents[0];
-  for (let i = 1; i < documents.length; i++) {
-    const extra = documents[i]!;
-    const start = extra.range[0];
-    const marker = text.lastIndexOf('---', start + 3);
-    const at = marker >= 0 && marker <= start ? marker : start;
-    result.diagnostics.push(
-      yamlDiagnostic(file, 'one playbook per file: a second YAML document starts here', at, at + 3),
-    );
-    break;
-  }
+  if (documents[1]) result.diagnostics.push(secondDocument(file, text, documents[1]));
   if (!first) return result;
   // One syntax error, one diagnostic: the errors the parser reports next to it are mostly its fallout
   // (tabs excepted: each tab-indented line is a mistake of its own).
@@ -158,6 +149,14 @@ export function readYaml(file: string, text: string): YamlSource {
     d.range.end = Math.min(Math.max(d.range.end, d.range.start), text.length);
   }
   return result;
+}
+
+/** One playbook per file: the second document is the mistake (the ones after it are its echo). */
+function secondDocument(file: string, text: string, second: Document.Parsed): Diagnostic {
+  const start = second.range[0];
+  const marker = text.lastIndexOf('---', start + 3);
+  const at = marker >= 0 && marker <= start ? marker : start;
+  return yamlDiagnostic(file, 'one playbook per file: a second YAML document starts here', at, at + 3);
 }
 
 function crowdedRefusal(refuse: (message: string, start?: number, end?: number) => YamlSource, at: number) {
