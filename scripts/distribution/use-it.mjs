@@ -113,7 +113,7 @@ export async function testUseIt({ repo, temp, kit }) {
 
 async function runCommand(ctx, command, output) {
   if (/ check\b/.test(command.text) && command.exit === 1 && !ctx.typo) makeTypo(ctx);
-  if (/ serve(\s|$)/.test(command.text)) return serve(ctx, command.text);
+  if (/ (serve|panel)(\s|$)/.test(command.text)) return serve(ctx, command.text);
   const result = spawnSync('sh', ['-c', command.text], {
     cwd: ctx.user,
     env: ctx.env,
@@ -219,7 +219,7 @@ function workflow(ctx, file) {
   assert(/^errors<<(.+)\n0\n\1$/m.test(readFileSync(join(runner, 'output'), 'utf8')), 'errors is not 0');
 }
 
-/** `serve` as typed: the login URL logs in, the panel's page answers; then Ctrl-C. */
+/** `serve` (or `panel`, which is serve on a port) as typed: the login URL logs in, the panel's page answers; then Ctrl-C. */
 async function serve(ctx, text) {
   const { assert, clip } = ctx.kit;
   const { user, env } = ctx;
