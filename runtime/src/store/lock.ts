@@ -13,8 +13,9 @@ export class StoreBusyError extends Error {
  * One lock for the whole run store, held for the few milliseconds a change takes to load a run,
  * apply events and save it. The manager's server and step agents' servers are separate processes
  * that write the same run files: without it, a report and a decision arriving together could each
- * save a state that lacks the other. A lock whose process is gone, or older than `staleMs`, is taken
- * over; one held longer than `waitMs` by a live process throws `StoreBusyError`.
+ * save a state that lacks the other. A lock whose process is gone, or older than `staleMs`, or still
+ * empty a second after it was made (its maker killed before it wrote its pid), is taken over; one held
+ * longer than `waitMs` by a live process throws `StoreBusyError`.
  */
 export function lockStore<T>(
   folder: string,
@@ -83,7 +84,8 @@ function readHolder(path: string): { pid: number | undefined; stale: (staleMs: n
   }
   return {
     pid,
-    stale: (staleMs) => age > staleMs || (pid !== undefined && age > 1000 && !processIsAlive(pid)),
+    // (no pid a second after the lock was made: its maker was killed between creating and writing it)
+    stale: (staleMs) => age > staleMs || (age > 1000 && (pid === undefined || !processIsAlive(pid))),
   };
 }
 

@@ -205,6 +205,17 @@ describe('the store lock', () => {
     expect(() => statSync(join(folder, '.lock'))).toThrow();
   });
 
+  it('takes over a lock left empty (its maker killed between creating it and writing its pid)', () => {
+    const folder = tempDir('kp-lock-');
+    writeFileSync(join(folder, '.lock'), '');
+    const past = new Date(Date.now() - 1500);
+    utimesSync(join(folder, '.lock'), past, past);
+    expect(lockStore(folder, () => 'ran', { waitMs: 50 })).toBe('ran');
+    // a fresh empty lock is its maker's, about to write its pid: waited for, not taken
+    writeFileSync(join(folder, '.lock'), '');
+    expect(() => lockStore(folder, () => 'ran', { waitMs: 50 })).toThrow('the run store is busy');
+  });
+
   it('waits for a live holder, then says the store is busy: a refusal of the tool call, not a crash', () => {
     const folder = tempDir('kp-lock-');
     writeFileSync(join(folder, '.lock'), `${process.pid}\n`);
