@@ -53,7 +53,7 @@ export { FileWriteError, writeFileAtomic } from './store/atomic-write.js';
 export { StoreBusyError, lockStore } from './store/lock.js';
 export type { Backend, BackendContext, BackendEffect } from './driver/backend.js';
 export { SimBackend } from './backends/sim.js';
-export { generatedOutputs, representative, simString } from '@kairoku-playbook/machine';
+export { generatedOutputs, simString } from '@kairoku-playbook/machine';
 export type { SimOptions } from './backends/sim.js';
 export { readScenario, emptyScenario, parseYaml, scenarioShapeErrors } from './backends/scenario.js';
 export type { Scenario, ScriptedDecision, ScriptedReport } from './backends/scenario.js';

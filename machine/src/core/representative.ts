@@ -1,8 +1,6 @@
 import { representative } from '@kairoku-playbook/compiler';
 import type { IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
 
-export { representative };
-
 // Values made from declared types: what the sim backend's unscripted agents report, and the explorer's
 // stand-ins. Both need them, and the explorer does not import a backend.
 

@@ -1,5 +1,6 @@
 import type { Ir, IrAfterTask, IrStep } from '@kairoku-playbook/compiler';
-import { generatedOutputs, representative } from '../core/representative.js';
+import { representative } from '@kairoku-playbook/compiler';
+import { generatedOutputs } from '../core/representative.js';
 import { checkNamedValues } from '../core/schemas.js';
 import type { WhenReads } from './reads.js';
 
