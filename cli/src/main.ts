@@ -10,8 +10,7 @@ import { MCP_HELP } from './commands/mcp-help.js';
 import { runRun } from './commands/run.js';
 import { runRuns } from './commands/runs.js';
 import { runSchema } from './commands/schema.js';
-import { SERVE_HELP } from './commands/serve-help.js';
-import { PANEL_HELP, panelArgs } from './commands/panel.js';
+import { PANEL_HELP, SERVE_HELP } from './commands/serve-help.js';
 import { PLAYGROUND_HELP } from './commands/playground-help.js';
 import { runTest } from './commands/test.js';
 import { runComplete, runCompletion } from './commands/completion.js';
@@ -61,15 +60,8 @@ const COMMANDS: Record<string, Command> = {
   explain: runExplain,
   schema: runSchema,
   serve: lazy(SERVE_HELP, () => import('./commands/serve.js').then((m) => m.runServe)),
-  // (its arguments are translated before serve is loaded: a usage error answers at once)
-  panel: (argv, io) => {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      io.stdout(`${PANEL_HELP}\n`);
-      return 0;
-    }
-    const serveArgv = panelArgs(argv);
-    return import('./commands/serve.js').then((m) => m.runServe(serveArgv, io));
-  },
+  // (serve under the contract's name: its --port N is serve's, for --listen 127.0.0.1:N)
+  panel: lazy(PANEL_HELP, () => import('./commands/serve.js').then((m) => m.runServe)),
   playground: lazy(PLAYGROUND_HELP, () => import('./commands/playground.js').then((m) => m.runPlayground)),
   runner: (argv, io) => {
     // Its help through `io` and at once, as every other command's (`help runner`, docs/cli.md's copy).

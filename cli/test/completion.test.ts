@@ -27,7 +27,7 @@ const HELP_OMITS: Record<string, string[]> = {
   runs: ['allow-remote-runners'],
   runner: ['help'],
   // panel's help sends the rest of its options to serve's
-  panel: Object.keys(COMMAND_TABLE.serve!.flags).filter((flag) => flag !== 'listen' && flag !== 'help'),
+  panel: Object.keys(COMMAND_TABLE.serve!.flags).filter((flag) => flag !== 'port' && flag !== 'help'),
 };
 
 /** Flags of other commands a help text names (the runner's `run --backend kairoku`, completion's examples). */
@@ -35,7 +35,6 @@ const HELP_QUOTES: Record<string, string[]> = {
   runner: ['backend', 'tls-self-signed'], // serve's flag, which prints the fingerprint
   completion: ['format', 'backend'],
   serve: ['app-fingerprint'], // the runners' flag its self-signed certificate is pinned with
-  panel: ['listen'], // serve's, which --port stands for
 };
 
 const FLAG = /(?<![\w-])--([a-z][a-z-]*[a-z])/g;

@@ -55,6 +55,7 @@ Ctrl-C stops it; the runs stay on disk.
 Options:
   --listen HOST:PORT   where to listen (default 127.0.0.1:7420; port 0 picks a free one); loopback
                        only: there is no TLS, so an address other machines can reach is refused
+  --port N             the same as --listen 127.0.0.1:N (kairoku-playbook panel --port N)
   --backend NAME       the backend runs are started on: sim (the default: scripted agents, no
                        model), paseo (agents of a Paseo daemon, docs/paseo.md) or kairoku (Kairoku
                        runner daemons claim the steps, docs/fleet.md)
@@ -66,3 +67,15 @@ Options:
   --login-url          print a new login URL of the serve running for the folder, and exit
   -h, --help           this help
 ${Object.values(BACKEND_HELP).join('\n')}`;
+
+/** `panel`: serve under the contract's name (SPEC §7); its options are serve's, `--port` first. */
+export const PANEL_HELP = `Usage: kairoku-playbook panel [DIR] [--port N] [serve's options]
+
+Serves the Playbooks panel for the workspace DIR (default: the current folder) at
+http://127.0.0.1:N/ and prints the URL that logs a browser in. It is kairoku-playbook serve under the
+contract's name: the panel's API, the runs it owns and every other option are serve's
+(kairoku-playbook serve --help). Ctrl-C stops it; the runs stay on disk.
+
+Options:
+  --port N             the port on 127.0.0.1 (default 7420; 0 picks a free one)
+  -h, --help           this help`;

@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultHome, forTerminal, scenarioShapeErrors } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
+import type { ParsedArgs } from '../args.js';
 import { panelFiles } from '../panel-files.js';
 import { UsageError, readScenarioFile } from '../io.js';
 import type { CommandIo } from '../io.js';
@@ -44,6 +45,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
     argv,
     {
       listen: 'string',
+      port: 'string',
       backend: 'string',
       'panel-dir': 'string',
       'login-url': 'boolean',
@@ -69,10 +71,7 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
     for (const only of Object.keys(other.flags))
       if (args.flags.has(only) && !(only in entry.flags))
         throw new UsageError(`--${only} is for serve --backend ${name}`);
-  const listen = flag(args, 'listen') ?? '127.0.0.1:7420';
-  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
-  if (!match || Number(match[2]) > 65535)
-    throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
+  const listen = listenAddress(args);
   const panelDir = flag(args, 'panel-dir');
   const archiveAfterDays = archiveAfter(flag(args, 'archive-after'));
   const home = defaultHome();
@@ -81,13 +80,32 @@ export function runServe(argv: readonly string[], io: CommandIo): number | Promi
   return serveUntilStopped(io, {
     workspace,
     backend,
-    listen: { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) },
+    listen,
     connect: () => entry.setup({ args, io, env: process.env, home, workspace, log }),
     panelDir,
     archiveAfterDays,
     home,
     log,
   });
+}
+
+/**
+ * Where serve listens: `--listen HOST:PORT`, or `--port N` for 127.0.0.1:N (how `panel`, serve under the
+ * contract's name, says it); 127.0.0.1:7420 when neither is given.
+ */
+function listenAddress(args: ParsedArgs): { host: string; port: number } {
+  const port = flag(args, 'port');
+  if (port !== undefined) {
+    if (args.flags.has('listen')) throw new UsageError('--port N is --listen 127.0.0.1:N: give one of them');
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65535)
+      throw new UsageError(`--port takes a port number from 0 to 65535 (0 picks a free one), not "${port}"`);
+    return { host: '127.0.0.1', port: Number(port) };
+  }
+  const listen = flag(args, 'listen') ?? '127.0.0.1:7420';
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
+  if (!match || Number(match[2]) > 65535)
+    throw new UsageError(`--listen takes HOST:PORT (127.0.0.1:0 picks a free port), not "${listen}"`);
+  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) };
 }
 
 /** `--archive-after DAYS`: a number of days, 0 or more (fractions too: 0.5 is twelve hours). */

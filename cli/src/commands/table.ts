@@ -29,28 +29,33 @@ const LIVE_FLAGS = {
   'app-token-file': 'file',
 } as const;
 
-/** serve's flags but --listen (panel takes --port instead). */
-const SERVE_FLAGS = {
-  backend: ['sim', 'paseo', 'kairoku'],
-  scenario: 'file',
-  'sim-delay': 'text',
-  'panel-dir': 'dir',
-  'login-url': 'none',
-  'archive-after': 'text',
-  'paseo-host': 'text',
-  'paseo-password-file': 'file',
-  'paseo-provider': 'text',
-  'paseo-model': 'text',
-  'paseo-keep-agents': 'none',
-  'app-listen': 'text',
-  'app-url': 'text',
-  'tls-cert': 'file',
-  'tls-key': 'file',
-  'tls-self-signed': 'none',
-  'app-token-file': 'file',
-  repository: 'text',
-  help: 'none',
-} as const;
+/** serve's, and panel's (serve under the contract's name). */
+const SERVE_ENTRY: CommandEntry = {
+  flags: {
+    listen: 'text',
+    port: 'text',
+    backend: ['sim', 'paseo', 'kairoku'],
+    scenario: 'file',
+    'sim-delay': 'text',
+    'panel-dir': 'dir',
+    'login-url': 'none',
+    'archive-after': 'text',
+    'paseo-host': 'text',
+    'paseo-password-file': 'file',
+    'paseo-provider': 'text',
+    'paseo-model': 'text',
+    'paseo-keep-agents': 'none',
+    'app-listen': 'text',
+    'app-url': 'text',
+    'tls-cert': 'file',
+    'tls-key': 'file',
+    'tls-self-signed': 'none',
+    'app-token-file': 'file',
+    repository: 'text',
+    help: 'none',
+  },
+  positionals: 'dir',
+};
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -139,9 +144,8 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandEntry>> = {
     flags: { force: 'none', mcp: 'none', 'paseo-host': 'text', 'paseo-password-file': 'file', help: 'none' },
     positionals: 'dir',
   },
-  serve: { flags: { listen: 'text', ...SERVE_FLAGS }, positionals: 'dir' },
-  // (serve under the contract's name: --port N for --listen 127.0.0.1:N)
-  panel: { flags: { port: 'text', ...SERVE_FLAGS }, positionals: 'dir' },
+  serve: SERVE_ENTRY,
+  panel: SERVE_ENTRY,
   playground: { flags: { listen: 'text', help: 'none' }, positionals: 'playbooks' },
   lsp: { flags: { stdio: 'none', help: 'none' }, positionals: 'none' },
   mcp: {
