@@ -8,7 +8,7 @@ import {
   playbookFilesOf,
 } from '@kairoku-playbook/compiler';
 import type { Diagnostic } from '@kairoku-playbook/compiler';
-import { forTerminal, parseYaml, runPlaybookTest } from '@kairoku-playbook/runtime';
+import { forTerminal, runPlaybookTest } from '@kairoku-playbook/runtime';
 import { flag, oneOf, parseArgs } from '../args.js';
 import { discoverFiles, displayPath } from '../discover.js';
 import { formatText } from '../format/index.js';
@@ -143,12 +143,11 @@ function runOne(
   if (!compiled.ir)
     return { problems: [`${playbookShown} has errors:`, ...errorLines(compiled.diagnostics, source.text)] };
   // What check says of the test file (its YAML, its shape, its names), said the same way: one engine.
-  const testErrors = errorLines(analyzeTestFile(shown, read.text, analysis).diagnostics, read.text);
+  const test = analyzeTestFile(shown, read.text, analysis);
+  const testErrors = errorLines(test.diagnostics, read.text);
   if (testErrors.length) return { problems: [`${shown} has errors:`, ...testErrors] };
-  const parsed = parseYaml(read.text);
-  if ('error' in parsed) return { problems: [`${shown}: ${parsed.error}`] };
   const hits = coverage?.hitsFor(playbook, compiled.ir);
-  const result = runPlaybookTest(compiled.ir, parsed.value, hits ? { coverage: hits } : {});
+  const result = runPlaybookTest(compiled.ir, test.value, hits ? { coverage: hits } : {});
   const problems = [...result.errors, ...result.differences];
   return result.name !== undefined ? { name: result.name, problems } : { problems };
 }

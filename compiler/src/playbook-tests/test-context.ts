@@ -18,10 +18,12 @@ export class TestCheckContext {
     readonly document: Document.Parsed,
     readonly sites: readonly TestSite[],
     readonly playbook: PlaybookModel,
-    /** whether the test's shape has a mistake (PB800): what a misspelt key held is then unknown */
-    readonly misshapen = false,
-    /** the test's text (as parsed), for fixes that write at an entry's indentation */
-    readonly text = '',
+    readonly test: {
+      /** whether the test's shape has a mistake (PB800): what a misspelt key held is then unknown */
+      misshapen: boolean;
+      /** the test's text (as parsed), for fixes that write at an entry's indentation */
+      text: string;
+    },
   ) {}
 
   get diagnostics(): readonly Diagnostic[] {

@@ -41,6 +41,8 @@ export interface TestFileAnalysis {
   playbook: string | undefined;
   /** every name the test uses of its playbook, where it stands */
   sites: TestSite[];
+  /** the test as plain data (null for an empty file): what `test` runs once no diagnostic is an error */
+  value: unknown;
 }
 
 /**
@@ -89,8 +91,10 @@ export function analyzeTestFile(
     diagnostics: [],
     playbook: playbook?.file,
     sites: [],
+    value: null,
   };
   const yaml = readYaml(file, text);
+  analysis.value = yaml.value ?? null;
   const diagnostics = [...yaml.diagnostics];
   const document = yaml.document;
   if (document && !yaml.damaged.length) {
@@ -113,14 +117,10 @@ export function analyzeTestFile(
         diagnostics.push(brokenPlaybook(file, at, playbook.file, errors, command));
       else if (document) {
         const misshapen = diagnostics.some((d) => d.code === 'PB800');
-        const context = new TestCheckContext(
-          file,
-          document,
-          analysis.sites,
-          playbook.model,
+        const context = new TestCheckContext(file, document, analysis.sites, playbook.model, {
           misshapen,
-          yaml.parsedText,
-        );
+          text: yaml.parsedText,
+        });
         for (const check of TEST_CHECKS) check(context);
         for (const diagnostic of context.diagnostics) diagnostics.push(diagnostic);
       } else {

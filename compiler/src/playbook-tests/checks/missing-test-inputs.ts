@@ -16,10 +16,10 @@ import { missingInputsFix } from './test-inputs-fix.js';
  * on its first key when it has none.
  */
 export const checkMissingTestInputs: TestCheck = (context) => {
-  if (context.misshapen) return;
+  if (context.test.misshapen) return;
   const missing = missingTestInputs(context.document, context.sites, context.playbook);
   if (!missing) return;
-  const fix = missingInputsFix(context.document, context.text, missing.inputs);
+  const fix = missingInputsFix(context.document, context.test.text, missing.inputs);
   context.report('PB810', missing.range, missing.message, { fix });
 };
 
@@ -31,7 +31,7 @@ export function emptyTestMissingInputs(file: string, playbook: PlaybookModel): D
 }
 
 /** Where and what PB810 says of a test (`document` undefined: an empty file, which gives nothing). */
-export function missingTestInputs(
+function missingTestInputs(
   document: Document.Parsed | undefined,
   sites: readonly TestSite[],
   playbook: PlaybookModel,
