@@ -17,7 +17,7 @@ import type { GrammarError, ParseResult, Span, TypeExpr } from './ast.js';
 import { closest } from './did-you-mean.js';
 import { VALIDATIONS_IN_PRODUCTION, lex, quoteImage, shortImage, unexpected } from './lexing.js';
 import { MAX_EXPRESSION_LENGTH, MAX_TREE_HEIGHT, tooDeepMessage } from './limits.js';
-import { parseSimpleType } from './simple-types.js';
+import { parseWellFormedType } from './fast-types.js';
 import { ProblemCollector } from './problems.js';
 import type { Problem } from './problems.js';
 import { decodeQuoted } from './strings.js';
@@ -530,7 +530,7 @@ const CACHE_LIMIT = 2_000;
 export function parseTypeExpression(text: string): ParseResult<TypeExpr> {
   let result = cache.get(text);
   if (result) return result;
-  result = parseSimpleType(text) ?? parseTypeExpressionWithParser(text); // (simple-types.ts: most of them)
+  result = parseWellFormedType(text) ?? parseTypeExpressionWithParser(text); // (fast-types.ts: most of them)
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
   return result;

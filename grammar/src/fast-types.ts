@@ -5,7 +5,7 @@
  * (chevrotain's self-analysis, about 15 ms of a `check`). It gives up, returning undefined, at the first
  * thing it does not take as it is: any mistake, quoted members, duplicate members or fields, field names
  * the grammar refuses, empty `enum()` or `{}`, trailing commas, unusual white space, deep nesting. The
- * parser then reads the text and its errors stay the only errors; grammar/test/simple-types.test.ts
+ * parser then reads the text and its errors stay the only errors; grammar/test/fast-types.test.ts
  * holds the two equal.
  */
 import type { ParseResult, Span, TypeExpr } from './ast.js';
@@ -21,10 +21,10 @@ const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const MAX_NESTING = 16;
 
 /** Thrown to give up: the parser reads the text instead. */
-class NotSimple extends Error {}
+class GiveUp extends Error {}
 
 /** The parse of a well-formed type string, or undefined for any other. */
-export function parseSimpleType(text: string): ParseResult<TypeExpr> | undefined {
+export function parseWellFormedType(text: string): ParseResult<TypeExpr> | undefined {
   if (text.length > MAX_EXPRESSION_LENGTH) return undefined; // (the parser refuses it)
   try {
     const reader = new TypeReader(text);
@@ -33,7 +33,7 @@ export function parseSimpleType(text: string): ParseResult<TypeExpr> | undefined
     if (reader.at < text.length) return undefined;
     return { value, errors: [] };
   } catch (error) {
-    if (error instanceof NotSimple) return undefined;
+    if (error instanceof GiveUp) return undefined;
     throw error;
   }
 }
@@ -55,7 +55,7 @@ class TypeReader {
   constructor(private readonly text: string) {}
 
   typeExpr(nesting: number): TypeExpr {
-    if (nesting > MAX_NESTING) throw new NotSimple();
+    if (nesting > MAX_NESTING) throw new GiveUp();
     const base = this.baseType(nesting);
     this.skipSpace();
     if (this.text.charCodeAt(this.at) !== 0x3f) return base; // ?
@@ -74,7 +74,7 @@ class TypeReader {
       return { kind: 'list', element, span: { start: word.span.start, end: this.at } };
     }
     if (word.text === 'enum') return this.enumeration(word.span.start);
-    if (!PRIMITIVES.has(word.text)) throw new NotSimple();
+    if (!PRIMITIVES.has(word.text)) throw new GiveUp();
     return { kind: 'primitive', name: word.text as Primitive, span: word.span };
   }
 
@@ -84,7 +84,7 @@ class TypeReader {
     const seen = new Set<string>();
     do {
       const member = this.word();
-      if (seen.has(member.text)) throw new NotSimple();
+      if (seen.has(member.text)) throw new GiveUp();
       seen.add(member.text);
       members.push({ value: member.text, span: member.span });
     } while (this.accept(0x2c)); // ,
@@ -98,7 +98,7 @@ class TypeReader {
     const seen = new Set<string>();
     do {
       const name = this.word();
-      if (seen.has(name.text) || !FIELD_NAME.test(name.text)) throw new NotSimple();
+      if (seen.has(name.text) || !FIELD_NAME.test(name.text)) throw new GiveUp();
       seen.add(name.text);
       const optional = this.accept(0x3f); // ?
       this.expect(0x3a); // :
@@ -114,7 +114,7 @@ class TypeReader {
     this.skipSpace();
     const start = this.at;
     while (isWordChar(this.text.charCodeAt(this.at))) this.at++;
-    if (this.at === start) throw new NotSimple();
+    if (this.at === start) throw new GiveUp();
     return { text: this.text.slice(start, this.at), span: { start, end: this.at } };
   }
 
@@ -127,7 +127,7 @@ class TypeReader {
   }
 
   private expect(code: number): void {
-    if (!this.accept(code)) throw new NotSimple();
+    if (!this.accept(code)) throw new GiveUp();
   }
 
   /** Spaces, tabs and line breaks; any other white space gives up (the lexer's `\s` is wider). */

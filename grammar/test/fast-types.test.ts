@@ -1,17 +1,17 @@
 /**
- * The fast path of `parseTypeExpression` (simple-types.ts) gives exactly the parser's result (value and
+ * The fast path of `parseTypeExpression` (fast-types.ts) gives exactly the parser's result (value and
  * errors, deep equal) wherever it answers: on generated type strings and near misses, and on every type
  * string of the sample playbooks and fixtures.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseSimpleType } from '../src/simple-types.js';
+import { parseWellFormedType } from '../src/fast-types.js';
 import { parseTypeExpressionWithParser } from '../src/type-expression.js';
 import { prng } from '../../test/support/random.js';
 
 /** Whether the fast path answered, after checking it answered as the parser does. */
 function same(text: string): boolean {
-  const fast = parseSimpleType(text);
+  const fast = parseWellFormedType(text);
   if (fast) expect(fast, JSON.stringify(text)).toEqual(parseTypeExpressionWithParser(text));
   return fast !== undefined;
 }
@@ -33,7 +33,7 @@ const WORDS = [
 ];
 const SPACE = ['', '', '', ' ', '  ', '\n', '\t'];
 
-describe('a simple type string parsed without the parser', () => {
+describe('a well-formed type string parsed without the parser', () => {
   it('is what the parser gives, on generated strings and near misses', () => {
     const next = prng(28);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
